@@ -1,0 +1,123 @@
+// Package agent is tandem's native runtime: our own loop over model steps.
+// Each step streams one provider call, records the assistant message, runs
+// the tool calls it asked for (through the permission checker) and records
+// their results, so that a kill at any point loses at most the step in
+// flight. The loop ends when the model stops calling tools, at the step
+// limit, on interrupt, or on an error retries cannot fix.
+package agent
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/tandem-agent/tandem/internal/event"
+	"github.com/tandem-agent/tandem/internal/provider"
+)
+
+// Model is a resolved model: the adapter to call and what we know of it.
+type Model struct {
+	Provider provider.Provider
+	// ID is the model id as the provider knows it.
+	ID string
+	// MaxOutput caps the response; 0 picks a default.
+	MaxOutput int64
+	// Cost prices a call's usage; nil result means unknown.
+	Cost func(event.Usage) *float64
+	// ThinkingBudget > 0 turns extended thinking on.
+	ThinkingBudget int64
+	Effort         string
+}
+
+// Resolver turns a "provider/model" spec into a Model. The loop resolves at
+// the start of every turn so a model switch between turns takes effect.
+type Resolver interface {
+	Resolve(spec string) (Model, error)
+}
+
+// ResolverFunc adapts a function to Resolver.
+type ResolverFunc func(spec string) (Model, error)
+
+// Resolve calls f.
+func (f ResolverFunc) Resolve(spec string) (Model, error) { return f(spec) }
+
+// HookRunner is the part of the hooks system the loop calls itself
+// (PreToolUse runs inside the permission checker). nil means no hooks.
+type HookRunner interface {
+	// UserPromptSubmit may block the prompt (returns a reason) or add context.
+	UserPromptSubmit(ctx context.Context, sessionID, cwd, prompt string) (block string, extra string, err error)
+	// PostToolUse may return feedback that is appended to the tool result.
+	PostToolUse(ctx context.Context, sessionID, cwd, toolName string, input []byte, result string) (feedback string, err error)
+	// Stop may ask the loop to continue with a reason given to the model.
+	Stop(ctx context.Context, sessionID, cwd string) (continueReason string, err error)
+}
+
+// Options configure the native runtime.
+type Options struct {
+	Models Resolver
+	// System builds the system prompt for a turn (see internal/prompt).
+	System func(cwd string, appendText string) []string
+	Retry  RetryPolicy
+	Hooks  HookRunner
+	// DoomLoopThreshold is how many identical consecutive tool calls are
+	// allowed before the next is refused; 0 means 3.
+	DoomLoopThreshold int
+	// ShellCwd reports the shell's current folder for permission checks of
+	// Bash calls; nil means the turn's Cwd.
+	ShellCwd CwdFunc
+	// Sleep waits between retries; tests replace it. nil means a timer
+	// that honours ctx.
+	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+// RetryPolicy bounds retries of failed provider calls.
+type RetryPolicy struct {
+	MaxAttempts int           // total attempts per step, 0 means 6
+	BaseDelay   time.Duration // first backoff, 0 means 1s
+	MaxDelay    time.Duration // cap, 0 means 60s
+}
+
+// Runtime is the native implementation of turn.Runtime.
+type Runtime struct {
+	opts Options
+}
+
+// New returns a native runtime.
+func New(opts Options) (*Runtime, error) {
+	if opts.Models == nil {
+		return nil, fmt.Errorf("agent: Options.Models is required")
+	}
+	if opts.DoomLoopThreshold == 0 {
+		opts.DoomLoopThreshold = 3
+	}
+	if opts.Retry.MaxAttempts == 0 {
+		opts.Retry.MaxAttempts = 6
+	}
+	if opts.Retry.BaseDelay == 0 {
+		opts.Retry.BaseDelay = time.Second
+	}
+	if opts.Retry.MaxDelay == 0 {
+		opts.Retry.MaxDelay = 60 * time.Second
+	}
+	if opts.Sleep == nil {
+		opts.Sleep = sleepCtx
+	}
+	if opts.System == nil {
+		opts.System = func(string, string) []string { return nil }
+	}
+	return &Runtime{opts: opts}, nil
+}
+
+// Name is "native".
+func (r *Runtime) Name() string { return "native" }
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

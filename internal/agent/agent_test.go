@@ -1,0 +1,373 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tandem-agent/tandem/internal/event"
+	"github.com/tandem-agent/tandem/internal/message"
+	"github.com/tandem-agent/tandem/internal/permission"
+	"github.com/tandem-agent/tandem/internal/provider"
+	"github.com/tandem-agent/tandem/internal/tool"
+	"github.com/tandem-agent/tandem/internal/turn"
+)
+
+// fakeProvider answers from a list of responses or errors, one per call.
+type fakeProvider struct {
+	mu    sync.Mutex
+	steps []any // *provider.Response or error or func(ctx) error
+	calls []provider.Request
+}
+
+func (f *fakeProvider) Name() string { return "fake" }
+
+func (f *fakeProvider) Stream(ctx context.Context, req provider.Request, onDelta func(provider.Delta)) (*provider.Response, error) {
+	f.mu.Lock()
+	f.calls = append(f.calls, req)
+	if len(f.steps) == 0 {
+		f.mu.Unlock()
+		return &provider.Response{Content: []message.Block{message.TextBlock("fallback")}}, nil
+	}
+	s := f.steps[0]
+	f.steps = f.steps[1:]
+	f.mu.Unlock()
+	switch v := s.(type) {
+	case error:
+		return nil, v
+	case func(context.Context, func(provider.Delta)) error:
+		return nil, v(ctx, onDelta)
+	case *provider.Response:
+		for _, b := range v.Content {
+			if b.Type == message.Text {
+				onDelta(provider.Delta{Kind: provider.DeltaText, Text: b.Text})
+			}
+		}
+		return v, nil
+	}
+	panic("bad step")
+}
+
+type memRecorder struct {
+	mu   sync.Mutex
+	msgs []message.Message
+	meta map[string]string
+}
+
+func (m *memRecorder) History(context.Context) ([]message.Message, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]message.Message(nil), m.msgs...), nil
+}
+func (m *memRecorder) Append(_ context.Context, msg message.Message) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.msgs = append(m.msgs, msg)
+	return nil
+}
+func (m *memRecorder) Meta(context.Context, string) (string, error) { return "", nil }
+func (m *memRecorder) SetMeta(context.Context, string, string) error { return nil }
+
+type echoTool struct {
+	ran  int
+	mu   sync.Mutex
+	slow time.Duration
+}
+
+func (e *echoTool) Name() string            { return "Echo" }
+func (e *echoTool) Description() string     { return "echo" }
+func (e *echoTool) Schema() json.RawMessage { return json.RawMessage(`{"type":"object"}`) }
+func (e *echoTool) ReadOnly() bool          { return true }
+func (e *echoTool) Execute(ctx context.Context, c tool.Call) (tool.Result, error) {
+	e.mu.Lock()
+	e.ran++
+	e.mu.Unlock()
+	if e.slow > 0 {
+		select {
+		case <-time.After(e.slow):
+		case <-ctx.Done():
+		}
+	}
+	return tool.Result{Content: "echo " + string(c.Input)}, nil
+}
+
+type denyChecker struct{}
+
+func (denyChecker) Check(context.Context, permission.Request) (permission.Decision, error) {
+	return permission.Decision{Behavior: permission.Deny, Message: "not allowed here"}, nil
+}
+
+func toolStep(calls ...[2]string) *provider.Response {
+	var bs []message.Block
+	for i, c := range calls {
+		bs = append(bs, message.Block{Type: message.ToolUse, ID: c[0] + string(rune('a'+i)), Name: c[0], Input: json.RawMessage(c[1])})
+	}
+	return &provider.Response{Content: bs, StopReason: "tool_use", Usage: event.Usage{InputTokens: 10, OutputTokens: 5}}
+}
+
+func textStep(s string) *provider.Response {
+	return &provider.Response{Content: []message.Block{message.TextBlock(s)}, StopReason: "end_turn", Usage: event.Usage{InputTokens: 3, OutputTokens: 2}}
+}
+
+type harness struct {
+	prov   *fakeProvider
+	rec    *memRecorder
+	echo   *echoTool
+	events []event.Event
+	mu     sync.Mutex
+	rt     *Runtime
+	deps   turn.Deps
+}
+
+func newHarness(t *testing.T, steps ...any) *harness {
+	h := &harness{prov: &fakeProvider{steps: steps}, rec: &memRecorder{}, echo: &echoTool{}}
+	price := 1.0
+	rt, err := New(Options{
+		Models: ResolverFunc(func(string) (Model, error) {
+			return Model{Provider: h.prov, ID: "m", Cost: func(u event.Usage) *float64 { c := float64(u.InputTokens) * price; return &c }}, nil
+		}),
+		Sleep: func(ctx context.Context, d time.Duration) error { return ctx.Err() },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.rt = rt
+	em := event.NewEmitter("ses_1", 0, event.SinkFunc(func(e event.Event) { h.mu.Lock(); h.events = append(h.events, e); h.mu.Unlock() }))
+	h.deps = turn.Deps{Events: em, Recorder: h.rec, Checker: permission.AllowAll{}, Tools: tool.NewRegistry(h.echo), Env: tool.NewEnv("ses_1", t.TempDir(), nil, "")}
+	return h
+}
+
+func (h *harness) run(t *testing.T, ctx context.Context, in turn.Input) event.Event {
+	t.Helper()
+	if in.Prompt == "" {
+		in.Prompt = "hi"
+	}
+	res, err := h.rt.RunTurn(ctx, in, h.deps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func (h *harness) types() []string {
+	var out []string
+	for _, e := range h.events {
+		out = append(out, string(e.Type))
+	}
+	return out
+}
+
+func TestLoopToolThenAnswer(t *testing.T) {
+	h := newHarness(t, toolStep([2]string{"Echo", `{"x":1}`}, [2]string{"Echo", `{"x":2}`}), textStep("all done"))
+	res := h.run(t, context.Background(), turn.Input{})
+	if res.Subtype != event.SubtypeSuccess || res.IsError || res.Result != "all done" || res.NumTurns != 2 {
+		t.Fatalf("result: %+v", res)
+	}
+	if res.Usage.InputTokens != 13 || res.CostUSD == nil || *res.CostUSD != 13 {
+		t.Errorf("usage/cost: %+v %v", res.Usage, res.CostUSD)
+	}
+	want := "status tool_use tool_use tool_result tool_result text result done"
+	if got := strings.Join(h.types(), " "); got != want {
+		t.Errorf("events:\n got %s\nwant %s", got, want)
+	}
+	for i, e := range h.events {
+		if e.Seq != int64(i+1) || e.SessionID != "ses_1" {
+			t.Fatalf("bad envelope %+v", e)
+		}
+	}
+	// user, assistant(tool_use x2), user(tool_result x2), assistant(text)
+	if len(h.rec.msgs) != 4 || len(h.rec.msgs[2].Content) != 2 || h.rec.msgs[2].Content[0].ToolUseID != "Echoa" {
+		t.Fatalf("stored: %+v", h.rec.msgs)
+	}
+	// The second call saw the tool results.
+	if n := len(h.prov.calls[1].Messages); n != 3 {
+		t.Errorf("second request had %d messages", n)
+	}
+}
+
+func TestMaxTurns(t *testing.T) {
+	h := newHarness(t, toolStep([2]string{"Echo", `{"a":1}`}), toolStep([2]string{"Echo", `{"a":2}`}), textStep("x"))
+	res := h.run(t, context.Background(), turn.Input{MaxTurns: 1})
+	if res.Subtype != event.SubtypeMaxTurns || !res.IsError || !strings.Contains(res.Error, "1 turns") {
+		t.Fatalf("result %+v", res)
+	}
+}
+
+func TestRetryThenSuccess(t *testing.T) {
+	h := newHarness(t,
+		&provider.Error{Provider: "fake", Status: 429, Retryable: true, RetryAfter: 2 * time.Second, Message: "slow down"},
+		&provider.Error{Provider: "fake", Status: 529, Retryable: true, Message: "overloaded"},
+		textStep("ok"))
+	res := h.run(t, context.Background(), turn.Input{})
+	if res.Subtype != event.SubtypeSuccess {
+		t.Fatalf("%+v", res)
+	}
+	var retries []event.Event
+	for _, e := range h.events {
+		if e.Type == event.Retry {
+			retries = append(retries, e)
+		}
+	}
+	if len(retries) != 2 || retries[0].DelayMS != 2000 || retries[0].HTTPStatus != 429 || retries[1].Attempt != 2 {
+		t.Fatalf("retries: %+v", retries)
+	}
+}
+
+func TestFatalProviderError(t *testing.T) {
+	h := newHarness(t, &provider.Error{Provider: "fake", Status: 401, Auth: true, Message: "invalid x-api-key"})
+	res := h.run(t, context.Background(), turn.Input{})
+	if res.Subtype != event.SubtypeProviderError || !strings.Contains(res.Error, "API key") {
+		t.Fatalf("%+v", res)
+	}
+	if len(h.prov.calls) != 1 {
+		t.Errorf("auth errors must not be retried: %d calls", len(h.prov.calls))
+	}
+	// The user's prompt is kept even though the turn failed.
+	if len(h.rec.msgs) != 1 || h.rec.msgs[0].Role != message.User {
+		t.Errorf("stored: %+v", h.rec.msgs)
+	}
+}
+
+func TestRetriesExhausted(t *testing.T) {
+	var steps []any
+	for i := 0; i < 10; i++ {
+		steps = append(steps, &provider.Error{Provider: "fake", Status: 500, Retryable: true, Message: "boom"})
+	}
+	h := newHarness(t, steps...)
+	res := h.run(t, context.Background(), turn.Input{})
+	if res.Subtype != event.SubtypeProviderError || len(h.prov.calls) != 6 {
+		t.Fatalf("%+v after %d calls", res, len(h.prov.calls))
+	}
+}
+
+func TestDoomLoop(t *testing.T) {
+	var steps []any
+	for i := 0; i < 5; i++ {
+		steps = append(steps, toolStep([2]string{"Echo", `{"same": true, "k": 1}`}))
+	}
+	steps = append(steps, textStep("gave up"))
+	h := newHarness(t, steps...)
+	res := h.run(t, context.Background(), turn.Input{})
+	if res.Subtype != event.SubtypeSuccess {
+		t.Fatal(res)
+	}
+	if h.echo.ran != 3 {
+		t.Errorf("tool ran %d times, want 3 before the loop guard", h.echo.ran)
+	}
+	var doom int
+	for _, e := range h.events {
+		if e.Type == event.Error && strings.Contains(e.Error, "doom loop") {
+			doom++
+		}
+	}
+	if doom != 2 {
+		t.Errorf("doom events %d", doom)
+	}
+}
+
+func TestPermissionDenied(t *testing.T) {
+	h := newHarness(t, toolStep([2]string{"Echo", `{}`}), textStep("ok"))
+	h.deps.Checker = denyChecker{}
+	res := h.run(t, context.Background(), turn.Input{})
+	if h.echo.ran != 0 || len(res.PermissionDenials) != 1 || res.PermissionDenials[0].Reason != "not allowed here" {
+		t.Fatalf("ran=%d denials=%+v", h.echo.ran, res.PermissionDenials)
+	}
+	tr := h.rec.msgs[2].Content[0]
+	if !tr.IsError || !strings.Contains(tr.Content[0].Text, "Permission denied: not allowed here") {
+		t.Errorf("tool result %+v", tr)
+	}
+}
+
+func TestUnknownToolAndDisallowed(t *testing.T) {
+	h := newHarness(t, toolStep([2]string{"Nope", `{}`}, [2]string{"Echo", `{}`}), textStep("ok"))
+	h.run(t, context.Background(), turn.Input{DisallowedTools: []string{"Echo"}})
+	c := h.rec.msgs[2].Content
+	if !c[0].IsError || !strings.Contains(c[0].Content[0].Text, `No tool named "Nope"`) || !c[1].IsError {
+		t.Fatalf("%+v", c)
+	}
+	if len(h.prov.calls[0].Tools) != 0 {
+		t.Errorf("disallowed tool offered: %+v", h.prov.calls[0].Tools)
+	}
+}
+
+func TestInterruptDuringStreamKeepsPartial(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	h := newHarness(t, func(ctx context.Context, on func(provider.Delta)) error {
+		on(provider.Delta{Kind: provider.DeltaText, Text: "partial answer"})
+		cancel()
+		<-ctx.Done()
+		return ctx.Err()
+	})
+	res := h.run(t, ctx, turn.Input{})
+	if res.Subtype != event.SubtypeInterrupted {
+		t.Fatalf("%+v", res)
+	}
+	if len(h.rec.msgs) != 2 || h.rec.msgs[1].PlainText() != "partial answer" {
+		t.Fatalf("stored %+v", h.rec.msgs)
+	}
+}
+
+func TestInterruptDuringToolsPairsResults(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	h := newHarness(t, toolStep([2]string{"Echo", `{"a":1}`}, [2]string{"Echo", `{"a":2}`}))
+	h.echo.slow = 5 * time.Second
+	go func() { time.Sleep(50 * time.Millisecond); cancel() }()
+	start := time.Now()
+	res := h.run(t, ctx, turn.Input{})
+	if time.Since(start) > 3*time.Second || res.Subtype != event.SubtypeInterrupted {
+		t.Fatalf("interrupt not prompt: %v %+v", time.Since(start), res)
+	}
+	if len(h.rec.msgs) != 3 || len(h.rec.msgs[2].Content) != 2 {
+		t.Fatalf("tool results not stored in pairs: %+v", h.rec.msgs)
+	}
+}
+
+func TestRepairHistory(t *testing.T) {
+	use := message.Block{Type: message.ToolUse, ID: "t1", Name: "Echo", Input: json.RawMessage(`{}`)}
+	h := []message.Message{
+		{Role: message.User, Content: []message.Block{message.TextBlock("a")}},
+		{Role: message.Assistant, Content: []message.Block{use}},
+		{Role: message.User, Content: []message.Block{message.TextBlock("b")}},
+		{Role: message.User, Content: []message.Block{message.TextBlock("c")}},
+	}
+	out := repairHistory(h)
+	if len(out) != 3 {
+		t.Fatalf("want 3 messages, got %d", len(out))
+	}
+	last := out[2].Content
+	if last[0].Type != message.ToolResult || last[0].ToolUseID != "t1" || !last[0].IsError || len(last) != 3 {
+		t.Fatalf("repair: %+v", last)
+	}
+	// A killed process leaves a dangling tool_use at the end.
+	out = repairHistory(h[:2])
+	if len(out) != 3 || out[2].Content[0].ToolUseID != "t1" {
+		t.Fatalf("dangling: %+v", out)
+	}
+}
+
+func TestToolOffered(t *testing.T) {
+	cases := []struct {
+		name      string
+		allow, dn []string
+		want      bool
+	}{
+		{"Bash", nil, nil, true},
+		{"Bash", []string{"Read"}, nil, false},
+		{"Bash", []string{"Bash(git:*)"}, nil, true},
+		{"Bash", nil, []string{"Bash"}, false},
+		{"Bash", nil, []string{"Bash(rm:*)"}, true},
+		{"mcp__gh__issue", nil, []string{"mcp__gh__*"}, false},
+		{"mcp__gh__issue", []string{"mcp__gh__*"}, nil, true},
+	}
+	for _, c := range cases {
+		if got := toolOffered(c.name, c.allow, c.dn); got != c.want {
+			t.Errorf("%s allow=%v deny=%v: got %v", c.name, c.allow, c.dn, got)
+		}
+	}
+}
+
+var _ = errors.New

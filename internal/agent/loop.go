@@ -1,0 +1,197 @@
+package agent
+
+import (
+	"context"
+
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/tandem-agent/tandem/internal/event"
+	"github.com/tandem-agent/tandem/internal/message"
+	"github.com/tandem-agent/tandem/internal/provider"
+	"github.com/tandem-agent/tandem/internal/turn"
+)
+
+// turnState is what one RunTurn accumulates.
+type turnState struct {
+	in       turn.Input
+	d        turn.Deps
+	model    Model
+	history  []message.Message
+	start    time.Time
+	steps    int
+	usage    event.Usage
+	cost     *float64
+	costOK   bool
+	lastText string
+	denials  []event.Denial
+	doom     doomTracker
+}
+
+// RunTurn implements turn.Runtime.
+func (r *Runtime) RunTurn(ctx context.Context, in turn.Input, d turn.Deps) (event.Event, error) {
+	st := &turnState{in: in, d: d, start: time.Now(), costOK: true, doom: doomTracker{threshold: r.opts.DoomLoopThreshold}}
+	model, err := r.opts.Models.Resolve(in.Model)
+	if err != nil {
+		return r.finish(ctx, st, event.SubtypeError, fmt.Errorf("model %q: %w", in.Model, err)), nil
+	}
+	st.model = model
+	d.Events.Emit(event.Event{Type: event.Status, Cwd: in.Cwd, Model: in.Model, Runtime: r.Name(),
+		Tools: d.Tools.Names(), Mode: string(in.Mode)})
+
+	history, err := d.Recorder.History(ctx)
+	if err != nil {
+		return event.Event{}, fmt.Errorf("load history: %w", err)
+	}
+	st.history = repairHistory(history)
+
+	prompt := in.Prompt
+	if r.opts.Hooks != nil {
+		block, extra, err := r.opts.Hooks.UserPromptSubmit(ctx, in.SessionID, in.Cwd, prompt)
+		if err != nil {
+			d.Events.Emit(event.Event{Type: event.Error, Error: "UserPromptSubmit hook: " + err.Error()})
+		}
+		if block != "" {
+			return r.finish(ctx, st, event.SubtypeError, fmt.Errorf("prompt blocked by a UserPromptSubmit hook: %s", block)), nil
+		}
+		if extra != "" {
+			prompt += "\n\n" + extra
+		}
+	}
+	user := message.Message{ID: newID("msg"), Role: message.User, CreatedAt: time.Now().UTC(),
+		Content: append([]message.Block{message.TextBlock(prompt)}, in.Images...)}
+	if err := st.record(ctx, user); err != nil {
+		return event.Event{}, err
+	}
+	return r.steps(ctx, st)
+}
+
+// steps is the outer loop: one iteration per model call.
+func (r *Runtime) steps(ctx context.Context, st *turnState) (event.Event, error) {
+	for {
+		if ctx.Err() != nil {
+			return r.finish(context.WithoutCancel(ctx), st, event.SubtypeInterrupted, nil), nil
+		}
+		if st.in.MaxTurns > 0 && st.steps >= st.in.MaxTurns {
+			return r.finish(ctx, st, event.SubtypeMaxTurns, fmt.Errorf("reached the limit of %d turns (--max-turns)", st.in.MaxTurns)), nil
+		}
+		st.steps++
+		resp, partial, err := r.callModel(ctx, st)
+		if err != nil {
+			if ctx.Err() != nil {
+				// Keep what the user already saw so a resume continues from it.
+				if partial != "" {
+					_ = st.record(context.WithoutCancel(ctx), assistantMessage(st, []message.Block{message.TextBlock(partial)}, nil))
+				}
+				return r.finish(context.WithoutCancel(ctx), st, event.SubtypeInterrupted, nil), nil
+			}
+			return r.finish(ctx, st, event.SubtypeProviderError, err), nil
+		}
+		msg := assistantMessage(st, resp.Content, &resp.Usage)
+		if err := st.record(ctx, msg); err != nil {
+			return event.Event{}, err
+		}
+		st.lastText = msg.PlainText()
+		uses := msg.ToolUses()
+		if len(uses) == 0 {
+			if again := r.stopHook(ctx, st); again != "" {
+				if err := st.record(ctx, userText(again)); err != nil {
+					return event.Event{}, err
+				}
+				continue
+			}
+			return r.finish(ctx, st, event.SubtypeSuccess, nil), nil
+		}
+		results := r.runTools(ctx, st, uses)
+		if err := st.record(context.WithoutCancel(ctx), results); err != nil {
+			return event.Event{}, err
+		}
+	}
+}
+
+func (r *Runtime) stopHook(ctx context.Context, st *turnState) string {
+	if r.opts.Hooks == nil {
+		return ""
+	}
+	reason, err := r.opts.Hooks.Stop(ctx, st.in.SessionID, st.in.Cwd)
+	if err != nil {
+		st.d.Events.Emit(event.Event{Type: event.Error, Error: "Stop hook: " + err.Error()})
+		return ""
+	}
+	return reason
+}
+
+// record appends m to the stored conversation and to the in-memory history.
+func (st *turnState) record(ctx context.Context, m message.Message) error {
+	if err := st.d.Recorder.Append(ctx, m); err != nil {
+		return fmt.Errorf("record %s message: %w", m.Role, err)
+	}
+	st.history = append(st.history, m)
+	return nil
+}
+
+func assistantMessage(st *turnState, blocks []message.Block, u *event.Usage) message.Message {
+	m := message.Message{ID: newID("msg"), Role: message.Assistant, Content: blocks,
+		Model: st.in.Model, CreatedAt: time.Now().UTC()}
+	if u != nil {
+		uu := *u
+		m.Usage = &uu
+		st.usage = st.usage.Add(uu)
+		if st.model.Cost != nil {
+			m.CostUSD = st.model.Cost(uu)
+		}
+		if m.CostUSD == nil {
+			st.costOK = false
+		} else if st.costOK {
+			sum := *m.CostUSD
+			if st.cost != nil {
+				sum += *st.cost
+			}
+			st.cost = &sum
+		}
+	}
+	return m
+}
+
+func userText(s string) message.Message {
+	return message.Message{ID: newID("msg"), Role: message.User, Content: []message.Block{message.TextBlock(s)}, CreatedAt: time.Now().UTC()}
+}
+
+// finish emits the result event (and done) and returns it.
+func (r *Runtime) finish(ctx context.Context, st *turnState, subtype string, err error) event.Event {
+	res := event.Event{Type: event.Result, Subtype: subtype, IsError: subtype != event.SubtypeSuccess,
+		Result: st.lastText, NumTurns: st.steps, DurationMS: time.Since(st.start).Milliseconds(),
+		PermissionDenials: st.denials}
+	u := st.usage
+	res.Usage = &u
+	if st.costOK {
+		zero := 0.0
+		if st.cost == nil {
+			st.cost = &zero
+		}
+		res.CostUSD = st.cost
+	}
+	switch {
+	case err != nil:
+		res.Error = err.Error()
+		if pe, ok := provider.AsError(err); ok && pe.Auth {
+			res.Error += " (check the API key: set ANTHROPIC_API_KEY / OPENAI_API_KEY or the provider's api_key_env in tandem's config)"
+		}
+	case subtype == event.SubtypeInterrupted:
+		res.Error = "interrupted"
+	}
+	st.d.Events.Emit(res)
+	st.d.Events.Emit(event.Event{Type: event.Done})
+	return res
+}
+
+func newID(prefix string) string {
+	id, err := uuid.NewV7()
+	if err != nil {
+		return prefix + "_" + uuid.NewString()
+	}
+	return prefix + "_" + strings.ReplaceAll(id.String(), "-", "")
+}

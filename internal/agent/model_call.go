@@ -1,0 +1,106 @@
+package agent
+
+import (
+	"context"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/tandem-agent/tandem/internal/event"
+	"github.com/tandem-agent/tandem/internal/provider"
+)
+
+// callModel makes one step's provider call, retrying what can be retried.
+// It returns the text streamed so far when the call ends in an interrupt,
+// so the caller can keep it.
+func (r *Runtime) callModel(ctx context.Context, st *turnState) (*provider.Response, string, error) {
+	req := r.buildRequest(st)
+	msgID := newID("msg")
+	for attempt := 1; ; attempt++ {
+		var partial strings.Builder
+		resp, err := st.model.Provider.Stream(ctx, req, func(d provider.Delta) {
+			switch d.Kind {
+			case provider.DeltaText:
+				partial.WriteString(d.Text)
+				st.d.Events.Emit(event.Event{Type: event.Text, Text: d.Text, MessageID: msgID})
+			case provider.DeltaThinking:
+				st.d.Events.Emit(event.Event{Type: event.Thinking, Text: d.Text, MessageID: msgID})
+			}
+		})
+		if err == nil {
+			return resp, "", nil
+		}
+		if ctx.Err() != nil {
+			return nil, partial.String(), ctx.Err()
+		}
+		pe, ok := provider.AsError(err)
+		if !ok || !pe.Retryable || attempt >= r.opts.Retry.MaxAttempts {
+			return nil, partial.String(), err
+		}
+		delay := r.backoff(attempt, pe.RetryAfter)
+		st.d.Events.Emit(event.Event{Type: event.Retry, Attempt: attempt, DelayMS: delay.Milliseconds(),
+			HTTPStatus: pe.Status, Error: pe.Error(), MessageID: msgID})
+		if err := r.opts.Sleep(ctx, delay); err != nil {
+			return nil, "", err
+		}
+	}
+}
+
+// backoff honours the server's Retry-After when given, else grows
+// exponentially with jitter so parallel sessions do not retry in lockstep.
+func (r *Runtime) backoff(attempt int, retryAfter time.Duration) time.Duration {
+	if retryAfter > 0 {
+		return min(retryAfter, r.opts.Retry.MaxDelay)
+	}
+	d := r.opts.Retry.BaseDelay << (attempt - 1)
+	if d <= 0 || d > r.opts.Retry.MaxDelay {
+		d = r.opts.Retry.MaxDelay
+	}
+	jitter := time.Duration(rand.Int64N(int64(d)/4 + 1))
+	return d - d/8 + jitter
+}
+
+func (r *Runtime) buildRequest(st *turnState) provider.Request {
+	specs := toolSpecs(st)
+	return provider.Request{
+		Model:          st.model.ID,
+		System:         r.opts.System(st.in.Cwd, st.in.AppendSystemPrompt),
+		Messages:       st.history,
+		Tools:          specs,
+		MaxTokens:      st.model.MaxOutput,
+		ThinkingBudget: st.model.ThinkingBudget,
+		Effort:         st.model.Effort,
+	}
+}
+
+func toolSpecs(st *turnState) []provider.ToolSpec {
+	var out []provider.ToolSpec
+	for _, t := range st.d.Tools.List() {
+		if !toolOffered(t.Name(), st.in.AllowedTools, st.in.DisallowedTools) {
+			continue
+		}
+		out = append(out, provider.ToolSpec{Name: t.Name(), Description: t.Description(), InputSchema: t.Schema()})
+	}
+	return out
+}
+
+// toolOffered applies --allowedTools / --disallowedTools at the tool level:
+// a bare name ("Bash") removes or restricts the tool itself; entries with a
+// pattern ("Bash(git:*)") are permission rules and leave the tool offered.
+func toolOffered(name string, allowed, disallowed []string) bool {
+	for _, d := range disallowed {
+		if d == name || (strings.HasSuffix(d, "*") && !strings.Contains(d, "(") && strings.HasPrefix(name, strings.TrimSuffix(d, "*"))) {
+			return false
+		}
+	}
+	if len(allowed) == 0 {
+		return true
+	}
+	for _, a := range allowed {
+		base, _, _ := strings.Cut(a, "(")
+		if base == name || (strings.HasSuffix(base, "*") && strings.HasPrefix(name, strings.TrimSuffix(base, "*"))) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,151 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tandem-agent/tandem/internal/event"
+	"github.com/tandem-agent/tandem/internal/message"
+	"github.com/tandem-agent/tandem/internal/permission"
+	"github.com/tandem-agent/tandem/internal/tool"
+)
+
+// CwdFunc reports the folder a shell command would run in; the shell tool
+// keeps it per session. Set by the wiring (internal/session) when available.
+type CwdFunc func(env *tool.Env) string
+
+// runTools executes one step's tool calls and returns the user message that
+// carries their results, in the order the model asked. Consecutive
+// read-only calls run in parallel; anything that may change the world runs
+// alone, in order, so effects happen as the model sequenced them.
+func (r *Runtime) runTools(ctx context.Context, st *turnState, uses []message.Block) message.Message {
+	for _, u := range uses {
+		st.d.Events.Emit(event.Event{Type: event.ToolUse, ToolUseID: u.ID, ToolName: u.Name, Input: u.Input})
+	}
+	results := make([]message.Block, len(uses))
+	for i := 0; i < len(uses); {
+		j := i + 1
+		if r.readOnly(st, uses[i].Name) {
+			for j < len(uses) && r.readOnly(st, uses[j].Name) {
+				j++
+			}
+		}
+		var wg sync.WaitGroup
+		for k := i; k < j; k++ {
+			wg.Add(1)
+			go func(k int) {
+				defer wg.Done()
+				results[k] = r.runOne(ctx, st, uses[k])
+			}(k)
+		}
+		wg.Wait()
+		i = j
+	}
+	return message.Message{ID: newID("msg"), Role: message.User, Content: results, CreatedAt: time.Now().UTC()}
+}
+
+func (r *Runtime) readOnly(st *turnState, name string) bool {
+	t, ok := st.d.Tools.Get(name)
+	if !ok {
+		return false
+	}
+	ro, ok := t.(tool.ReadOnly)
+	return ok && ro.ReadOnly()
+}
+
+// runOne runs a single call: doom-loop check, permission, execution,
+// post-hook; it always yields a tool_result block and a tool_result event.
+func (r *Runtime) runOne(ctx context.Context, st *turnState, use message.Block) message.Block {
+	res := r.execute(ctx, st, use)
+	block := message.Block{Type: message.ToolResult, ToolUseID: use.ID, IsError: res.IsError,
+		Content: append([]message.Block{message.TextBlock(res.Content)}, res.Images...)}
+	st.d.Events.Emit(event.Event{Type: event.ToolResult, ToolUseID: use.ID, ToolName: use.Name,
+		Output: res.Content, IsError: res.IsError, Diff: res.Diff, Meta: res.Meta})
+	return block
+}
+
+func (r *Runtime) execute(ctx context.Context, st *turnState, use message.Block) tool.Result {
+	if ctx.Err() != nil {
+		return tool.ErrorResult("Interrupted by the user before this tool call ran.")
+	}
+	t, ok := st.d.Tools.Get(use.Name)
+	if !ok || !toolOffered(use.Name, st.in.AllowedTools, st.in.DisallowedTools) {
+		return tool.ErrorResult(fmt.Sprintf("No tool named %q is available. Available tools: %s.", use.Name, strings.Join(offeredNames(st), ", ")))
+	}
+	looping := st.doom.observe(use.Name, use.Input)
+	if looping {
+		msg := fmt.Sprintf("Refused: %s was called with the same input %d times in a row and keeps giving the same result. Try a different approach, or explain to the user what is blocking you.", use.Name, st.doom.threshold+1)
+		st.d.Events.Emit(event.Event{Type: event.Error, ToolUseID: use.ID, ToolName: use.Name, Error: "doom loop: " + msg})
+		return tool.ErrorResult(msg)
+	}
+	input := use.Input
+	dec, err := r.permit(ctx, st, t, use)
+	if err != nil {
+		if ctx.Err() != nil {
+			return tool.ErrorResult("Interrupted by the user while waiting for permission.")
+		}
+		return tool.ErrorResult("Permission check failed: " + err.Error())
+	}
+	if dec.Behavior != permission.Allow {
+		st.denials = append(st.denials, event.Denial{ToolName: use.Name, ToolUseID: use.ID, ToolInput: use.Input, Reason: dec.Message})
+		msg := "Permission denied"
+		if dec.Message != "" {
+			msg += ": " + dec.Message
+		}
+		return tool.ErrorResult(msg)
+	}
+	if len(dec.UpdatedInput) > 0 {
+		input = dec.UpdatedInput
+	}
+	res, err := t.Execute(ctx, tool.Call{ID: use.ID, Name: use.Name, Input: input, Env: st.d.Env})
+	if err != nil {
+		res = tool.ErrorResult(fmt.Sprintf("%s failed: %v", use.Name, err))
+	}
+	if ctx.Err() != nil && !res.IsError {
+		res.Content += "\n(The user interrupted the turn after this call finished.)"
+	}
+	r.postHook(ctx, st, use, input, &res)
+	return res
+}
+
+func (r *Runtime) permit(ctx context.Context, st *turnState, t tool.Tool, use message.Block) (permission.Decision, error) {
+	ro := false
+	if x, ok := t.(tool.ReadOnly); ok {
+		ro = x.ReadOnly()
+	}
+	cwd := st.in.Cwd
+	if r.opts.ShellCwd != nil {
+		if c := r.opts.ShellCwd(st.d.Env); c != "" {
+			cwd = c
+		}
+	}
+	return st.d.Checker.Check(ctx, permission.Request{SessionID: st.in.SessionID, ToolUseID: use.ID,
+		Tool: use.Name, Input: use.Input, Cwd: cwd, ReadOnly: ro})
+}
+
+func (r *Runtime) postHook(ctx context.Context, st *turnState, use message.Block, input json.RawMessage, res *tool.Result) {
+	if r.opts.Hooks == nil || ctx.Err() != nil {
+		return
+	}
+	fb, err := r.opts.Hooks.PostToolUse(ctx, st.in.SessionID, st.in.Cwd, use.Name, input, res.Content)
+	if err != nil {
+		st.d.Events.Emit(event.Event{Type: event.Error, ToolUseID: use.ID, Error: "PostToolUse hook: " + err.Error()})
+	}
+	if fb != "" {
+		res.Content += "\n\nPostToolUse hook feedback: " + fb
+	}
+}
+
+func offeredNames(st *turnState) []string {
+	var out []string
+	for _, n := range st.d.Tools.Names() {
+		if toolOffered(n, st.in.AllowedTools, st.in.DisallowedTools) {
+			out = append(out, n)
+		}
+	}
+	return out
+}

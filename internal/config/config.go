@@ -1,0 +1,303 @@
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"sort"
+	"strings"
+)
+
+// Config is the merged configuration. Sections owned by other packages stay
+// raw here and are decoded by their owners, which validate them with the
+// same file-and-field error style.
+type Config struct {
+	Schema     string              `json:"$schema,omitempty"`
+	Model      string              `json:"model,omitempty"`       // default "provider/model"
+	SmallModel string              `json:"small_model,omitempty"` // for summaries (WebFetch prompts, titles)
+	Runtime    string              `json:"runtime,omitempty"`     // native | claude-code | auto
+	Mode       string              `json:"permission_mode,omitempty"`
+	MaxTurns   int                 `json:"max_turns,omitempty"`
+	Providers  map[string]Provider `json:"providers,omitempty"`
+	Tools      Tools               `json:"tools,omitempty"`
+
+	Permissions json.RawMessage `json:"permissions,omitempty"` // permission.Config
+	MCPServers  json.RawMessage `json:"mcpServers,omitempty"`  // mcp.Servers
+	ClaudeCode  json.RawMessage `json:"claude_code,omitempty"` // claudecode.Config
+	Hooks       json.RawMessage `json:"hooks,omitempty"`       // Claude Code-compatible hooks
+	// EnableAllProjectMcpServers lets a project's .mcp.json servers start
+	// without asking; only honoured from the user file.
+	EnableAllProjectMcpServers bool `json:"enableAllProjectMcpServers,omitempty"`
+
+	// Sources lists the files that were read, weakest first.
+	Sources []string `json:"-"`
+	// Layers keeps each file's own settings, weakest first, for sections
+	// whose owners must know which layer said what (a project file may not
+	// loosen what the user's file denies).
+	Layers []Layer `json:"-"`
+	// sectionSources remembers which file each raw section came from, so
+	// their owners can name it in errors.
+	sectionSources map[string]string
+}
+
+// Provider configures one LLM provider entry.
+type Provider struct {
+	Kind      string            `json:"kind,omitempty"` // anthropic | openai | openai-compatible
+	BaseURL   string            `json:"base_url,omitempty"`
+	APIKey    string            `json:"api_key,omitempty"`
+	APIKeyEnv string            `json:"api_key_env,omitempty"`
+	Headers   map[string]string `json:"headers,omitempty"`
+	Disabled  bool              `json:"disabled,omitempty"`
+}
+
+// Tools configures built-in tools.
+type Tools struct {
+	WebFetch  WebFetch  `json:"web_fetch,omitempty"`
+	WebSearch WebSearch `json:"web_search,omitempty"`
+}
+
+// WebFetch settings.
+type WebFetch struct {
+	AllowPrivate bool `json:"allow_private,omitempty"`
+}
+
+// WebSearch settings.
+type WebSearch struct {
+	Backend   string `json:"backend,omitempty"` // brave | tavily
+	APIKeyEnv string `json:"api_key_env,omitempty"`
+}
+
+// Layer is one file's settings.
+type Layer struct {
+	File  string
+	Scope string // user | project
+	*Config
+}
+
+// Error is a configuration problem in one file.
+type Error struct {
+	File  string
+	Field string
+	Line  int
+	Msg   string
+}
+
+func (e *Error) Error() string {
+	loc := e.File
+	if e.Line > 0 {
+		loc = fmt.Sprintf("%s:%d", e.File, e.Line)
+	}
+	if e.Field != "" {
+		return fmt.Sprintf("config %s: field %q: %s", loc, e.Field, e.Msg)
+	}
+	return fmt.Sprintf("config %s: %s", loc, e.Msg)
+}
+
+// SectionSource names the file a raw section came from ("" if none).
+func (c *Config) SectionSource(key string) string { return c.sectionSources[key] }
+
+// Load reads the user file then the project file (either may be missing)
+// and merges them, project over user. Environment and flags are applied by
+// the caller with ApplyEnv and its own overrides.
+func Load(userFile, projectFile string) (*Config, error) {
+	c := &Config{sectionSources: map[string]string{}}
+	for _, f := range []string{userFile, projectFile} {
+		if f == "" {
+			continue
+		}
+		layer, err := readFile(f)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if f == projectFile && layer.EnableAllProjectMcpServers {
+			// A cloned repository must not be able to approve its own servers.
+			layer.EnableAllProjectMcpServers = false
+		}
+		c.merge(layer, f)
+		c.Sources = append(c.Sources, f)
+		scope := "user"
+		if f == projectFile {
+			scope = "project"
+		}
+		c.Layers = append(c.Layers, Layer{File: f, Scope: scope, Config: layer})
+	}
+	return c, nil
+}
+
+func readFile(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("read config %s: %w", path, err)
+	}
+	var c Config
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return nil, decodeError(path, data, err)
+	}
+	if err := c.validate(path); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+func decodeError(path string, data []byte, err error) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return &Error{File: path, Line: lineOf(data, se.Offset), Msg: "invalid JSON: " + se.Error()}
+	case errors.As(err, &te):
+		return &Error{File: path, Line: lineOf(data, te.Offset), Field: te.Field,
+			Msg: fmt.Sprintf("must be %s, not %s", te.Type.String(), te.Value)}
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+		return &Error{File: path, Field: name, Msg: "unknown setting (check the spelling; the schema is docs/config.schema.json)"}
+	}
+	return &Error{File: path, Msg: err.Error()}
+}
+
+func lineOf(data []byte, off int64) int {
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	return bytes.Count(data[:off], []byte("\n")) + 1
+}
+
+var validKinds = map[string]bool{"anthropic": true, "openai": true, "openai-compatible": true}
+
+func (c *Config) validate(path string) error {
+	switch c.Runtime {
+	case "", "native", "claude-code", "auto":
+	default:
+		return &Error{File: path, Field: "runtime", Msg: fmt.Sprintf("%q is not a runtime; use native, claude-code or auto", c.Runtime)}
+	}
+	if c.MaxTurns < 0 {
+		return &Error{File: path, Field: "max_turns", Msg: "must be 0 (no limit) or more"}
+	}
+	if c.Model != "" && strings.HasSuffix(c.Model, "/") {
+		return &Error{File: path, Field: "model", Msg: "write provider/model, e.g. anthropic/claude-sonnet-4-5"}
+	}
+	names := make([]string, 0, len(c.Providers))
+	for n := range c.Providers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		p := c.Providers[n]
+		field := "providers." + n
+		if p.Kind != "" && !validKinds[p.Kind] {
+			return &Error{File: path, Field: field + ".kind", Msg: fmt.Sprintf("%q is not a provider kind; use anthropic, openai or openai-compatible", p.Kind)}
+		}
+		if p.BaseURL != "" && !strings.HasPrefix(p.BaseURL, "http://") && !strings.HasPrefix(p.BaseURL, "https://") {
+			return &Error{File: path, Field: field + ".base_url", Msg: fmt.Sprintf("%q must start with http:// or https://", p.BaseURL)}
+		}
+		if p.APIKey != "" && p.APIKeyEnv != "" {
+			return &Error{File: path, Field: field, Msg: "set api_key or api_key_env, not both"}
+		}
+	}
+	switch c.Tools.WebSearch.Backend {
+	case "", "brave", "tavily":
+	default:
+		return &Error{File: path, Field: "tools.web_search.backend", Msg: fmt.Sprintf("%q is not a search backend; use brave or tavily", c.Tools.WebSearch.Backend)}
+	}
+	return nil
+}
+
+// merge lays o over c: scalars replace when set, provider entries merge by
+// name, raw sections replace whole (their owners merge layers themselves
+// when that matters, e.g. permission rules from several files).
+func (c *Config) merge(o *Config, src string) {
+	if o.Model != "" {
+		c.Model = o.Model
+	}
+	if o.SmallModel != "" {
+		c.SmallModel = o.SmallModel
+	}
+	if o.Runtime != "" {
+		c.Runtime = o.Runtime
+	}
+	if o.Mode != "" {
+		c.Mode = o.Mode
+	}
+	if o.MaxTurns != 0 {
+		c.MaxTurns = o.MaxTurns
+	}
+	if o.EnableAllProjectMcpServers {
+		c.EnableAllProjectMcpServers = true
+	}
+	for n, p := range o.Providers {
+		if c.Providers == nil {
+			c.Providers = map[string]Provider{}
+		}
+		c.Providers[n] = mergeProvider(c.Providers[n], p)
+	}
+	if o.Tools.WebFetch.AllowPrivate {
+		c.Tools.WebFetch.AllowPrivate = true
+	}
+	if o.Tools.WebSearch.Backend != "" {
+		c.Tools.WebSearch = o.Tools.WebSearch
+	}
+	for key, raw := range map[string]*json.RawMessage{"permissions": &o.Permissions, "mcpServers": &o.MCPServers, "claude_code": &o.ClaudeCode, "hooks": &o.Hooks} {
+		if len(*raw) == 0 {
+			continue
+		}
+		c.sectionSources[key] = src
+		switch key {
+		case "permissions":
+			c.Permissions = o.Permissions
+		case "mcpServers":
+			c.MCPServers = o.MCPServers
+		case "claude_code":
+			c.ClaudeCode = o.ClaudeCode
+		case "hooks":
+			c.Hooks = o.Hooks
+		}
+	}
+}
+
+func mergeProvider(a, b Provider) Provider {
+	if b.Kind != "" {
+		a.Kind = b.Kind
+	}
+	if b.BaseURL != "" {
+		a.BaseURL = b.BaseURL
+	}
+	if b.APIKey != "" || b.APIKeyEnv != "" {
+		a.APIKey, a.APIKeyEnv = b.APIKey, b.APIKeyEnv
+	}
+	for k, v := range b.Headers {
+		if a.Headers == nil {
+			a.Headers = map[string]string{}
+		}
+		a.Headers[k] = v
+	}
+	a.Disabled = b.Disabled
+	return a
+}
+
+// ApplyEnv lays environment variables over the files: TANDEM_MODEL,
+// TANDEM_RUNTIME, TANDEM_PERMISSION_MODE. Provider keys and base URLs from
+// the environment (ANTHROPIC_API_KEY, OPENAI_BASE_URL, ...) are read when a
+// provider is built, where the preset knows each provider's variable names.
+func (c *Config) ApplyEnv(getenv func(string) string) error {
+	if v := getenv("TANDEM_MODEL"); v != "" {
+		c.Model = v
+	}
+	if v := getenv("TANDEM_RUNTIME"); v != "" {
+		c.Runtime = v
+	}
+	if v := getenv("TANDEM_PERMISSION_MODE"); v != "" {
+		c.Mode = v
+	}
+	return c.validate("environment")
+}

@@ -1,0 +1,103 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func writeFile(t *testing.T, dir, name, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestPrecedence(t *testing.T) {
+	dir := t.TempDir()
+	user := writeFile(t, dir, "user.json", `{"model":"anthropic/claude-sonnet-4-5","runtime":"native",
+		"providers":{"openai":{"base_url":"http://a","headers":{"X-A":"1"}}},"enableAllProjectMcpServers":false}`)
+	proj := writeFile(t, dir, "proj/.tandem/config.json", `{"model":"openai/gpt-5","providers":{"openai":{"headers":{"X-B":"2"}}},
+		"enableAllProjectMcpServers":true,"permissions":{"allow":["Bash(ls)"]}}`)
+	c, err := Load(user, proj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Model != "openai/gpt-5" || c.Runtime != "native" {
+		t.Errorf("project should win for model, user kept for runtime: %+v", c)
+	}
+	p := c.Providers["openai"]
+	if p.BaseURL != "http://a" || p.Headers["X-A"] != "1" || p.Headers["X-B"] != "2" {
+		t.Errorf("provider merge: %+v", p)
+	}
+	if c.EnableAllProjectMcpServers {
+		t.Error("a project file must not enable its own MCP servers")
+	}
+	if c.SectionSource("permissions") != proj || len(c.Layers) != 2 || c.Layers[1].Scope != "project" {
+		t.Errorf("section source / layers wrong: %q %d", c.SectionSource("permissions"), len(c.Layers))
+	}
+	env := map[string]string{"TANDEM_MODEL": "ollama/qwen3"}
+	if err := c.ApplyEnv(func(k string) string { return env[k] }); err != nil {
+		t.Fatal(err)
+	}
+	if c.Model != "ollama/qwen3" {
+		t.Errorf("env should win: %s", c.Model)
+	}
+}
+
+func TestErrorsNameFileAndField(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct{ body, want string }{
+		{`{"runtime":"turbo"}`, `field "runtime"`},
+		{`{"modle":"x"}`, `field "modle": unknown setting`},
+		{`{"max_turns":"ten"}`, `field "max_turns"`},
+		{"{\n\"model\": \"a\",\n}", ":3: invalid JSON"},
+		{`{"providers":{"x":{"kind":"gemini"}}}`, `providers.x.kind`},
+		{`{"providers":{"x":{"base_url":"ftp://h"}}}`, `providers.x.base_url`},
+		{`{"providers":{"x":{"api_key":"a","api_key_env":"B"}}}`, `set api_key or api_key_env`},
+		{`{"tools":{"web_search":{"backend":"bing"}}}`, `tools.web_search.backend`},
+	}
+	for _, tc := range cases {
+		p := writeFile(t, dir, "c.json", tc.body)
+		_, err := Load(p, "")
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), p) {
+			t.Errorf("%s: got %v, want mention of %q and the file", tc.body, err, tc.want)
+		}
+	}
+}
+
+func TestMissingFilesAreFine(t *testing.T) {
+	c, err := Load(filepath.Join(t.TempDir(), "none.json"), "")
+	if err != nil || c == nil {
+		t.Fatal(err)
+	}
+}
+
+func TestResolvePaths(t *testing.T) {
+	env := map[string]string{"HOME": "/h"}
+	get := func(k string) string { return env[k] }
+	p, _ := ResolvePaths("", get)
+	if p.ConfigDir != "/h/.config/tandem" || p.DataDir != "/h/.local/share/tandem" {
+		t.Errorf("defaults: %+v", p)
+	}
+	env["XDG_CONFIG_HOME"], env["XDG_DATA_HOME"] = "/c", "/d"
+	p, _ = ResolvePaths("", get)
+	if p.ConfigDir != "/c/tandem" || p.DataDir != "/d/tandem" {
+		t.Errorf("xdg: %+v", p)
+	}
+	env["TANDEM_HOME"] = "/t"
+	p, _ = ResolvePaths("", get)
+	if p.ConfigDir != "/t" || p.DBFile() != "/t/tandem.db" {
+		t.Errorf("TANDEM_HOME: %+v", p)
+	}
+	p, _ = ResolvePaths("/flag", get)
+	if p.DataDir != "/flag" {
+		t.Errorf("flag: %+v", p)
+	}
+}

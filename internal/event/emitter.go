@@ -1,0 +1,75 @@
+package event
+
+import (
+	"sync"
+	"time"
+)
+
+// Sink receives events. Implementations must not block for long: the agent
+// loop calls Emit inline.
+type Sink interface {
+	Emit(Event)
+}
+
+// SinkFunc adapts a function to Sink.
+type SinkFunc func(Event)
+
+// Emit calls f.
+func (f SinkFunc) Emit(e Event) { f(e) }
+
+// Emitter stamps events with the session id, a per-session sequence number
+// and a timestamp, then hands them to its sinks in order. Sequence numbers
+// continue across turns (start from the session's last seq) so that SSE
+// clients can resume with Last-Event-ID.
+type Emitter struct {
+	mu        sync.Mutex
+	sessionID string
+	seq       int64
+	sinks     []Sink
+	now       func() time.Time
+}
+
+// NewEmitter returns an emitter whose next event gets seq lastSeq+1.
+func NewEmitter(sessionID string, lastSeq int64, sinks ...Sink) *Emitter {
+	return &Emitter{sessionID: sessionID, seq: lastSeq, sinks: sinks, now: time.Now}
+}
+
+// Emit stamps e and delivers it. Delivery happens under the lock so that
+// every sink sees events in seq order.
+func (em *Emitter) Emit(e Event) {
+	em.mu.Lock()
+	defer em.mu.Unlock()
+	em.seq++
+	e.Seq = em.seq
+	if e.SessionID == "" {
+		e.SessionID = em.sessionID
+	}
+	if e.Time.IsZero() {
+		e.Time = em.now().UTC()
+	}
+	for _, s := range em.sinks {
+		s.Emit(e)
+	}
+}
+
+// AddSink attaches another sink for the events that follow.
+func (em *Emitter) AddSink(s Sink) {
+	em.mu.Lock()
+	em.sinks = append(em.sinks, s)
+	em.mu.Unlock()
+}
+
+// SetSessionID changes the id stamped on later events (a session created
+// lazily, after the emitter).
+func (em *Emitter) SetSessionID(id string) {
+	em.mu.Lock()
+	em.sessionID = id
+	em.mu.Unlock()
+}
+
+// LastSeq is the seq of the last event emitted.
+func (em *Emitter) LastSeq() int64 {
+	em.mu.Lock()
+	defer em.mu.Unlock()
+	return em.seq
+}

@@ -1,0 +1,70 @@
+// Package permission decides, for every tool call, whether it runs. The agent
+// loop and the claude-code runtime depend only on Checker; the engine that
+// implements modes, rules, the shell-command validator, the workspace
+// boundary, asking and hooks lives in this package too.
+package permission
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Mode is a permission mode.
+type Mode string
+
+const (
+	Explore Mode = "explore" // read-only
+	Normal  Mode = "normal"  // default: reads and workspace edits run, unsafe shell asks
+	Trust   Mode = "trust"   // everything inside the boundary runs; protected paths ask
+	// AcceptEdits and DontAsk are Claude Code's modes kept as their own
+	// behaviours (see ParseMode for the aliases).
+	AcceptEdits Mode = "acceptEdits"
+	DontAsk     Mode = "dontAsk"
+)
+
+// Request is one tool call to judge.
+type Request struct {
+	SessionID string
+	ToolUseID string
+	Tool      string
+	Input     json.RawMessage
+	// Cwd is the folder a shell command would run in (the shell's current
+	// folder, which may differ from the workspace root).
+	Cwd string
+	// ReadOnly is true when the tool declares it changes nothing.
+	ReadOnly bool
+}
+
+// Behavior is the outcome.
+type Behavior string
+
+const (
+	Allow Behavior = "allow"
+	Deny  Behavior = "deny"
+)
+
+// Decision is the verdict for one call.
+type Decision struct {
+	Behavior Behavior
+	// Message explains a denial to the model (and the user).
+	Message string
+	// UpdatedInput, when set, replaces the call's input (a hook may rewrite it).
+	UpdatedInput json.RawMessage
+	// Rule names the rule that decided, for logs and the UI.
+	Rule string
+}
+
+// Checker judges tool calls. Asking the user happens inside Check: it
+// blocks until the user answers or ctx ends.
+type Checker interface {
+	Check(ctx context.Context, req Request) (Decision, error)
+}
+
+// AllowAll runs everything; it is what `--permission-mode trust` means until
+// the engine is wired, and what tests use when permissions are not the point.
+type AllowAll struct{}
+
+// Check allows.
+func (AllowAll) Check(context.Context, Request) (Decision, error) {
+	return Decision{Behavior: Allow, Rule: "allow-all"}, nil
+}

@@ -1,0 +1,78 @@
+package prompt
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func write(t *testing.T, p, s string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestInstructionsOrderAndScope(t *testing.T) {
+	root := t.TempDir()
+	outside := filepath.Dir(root)
+	_ = outside
+	repo := filepath.Join(root, "repo")
+	sub := filepath.Join(repo, "pkg", "sub")
+	write(t, filepath.Join(root, "AGENTS.md"), "ABOVE-REPO")
+	write(t, filepath.Join(repo, ".git", "HEAD"), "ref: x")
+	write(t, filepath.Join(repo, "AGENTS.md"), "REPO-AGENTS")
+	write(t, filepath.Join(repo, "CLAUDE.md"), "REPO-CLAUDE")
+	write(t, filepath.Join(sub, "AGENTS.md"), "SUB-AGENTS")
+	cfg := filepath.Join(root, "cfg")
+	write(t, filepath.Join(cfg, "AGENTS.md"), "GLOBAL")
+	home := filepath.Join(root, "home")
+	write(t, filepath.Join(home, ".claude", "CLAUDE.md"), "CLAUDE-GLOBAL")
+
+	b := Builder{ConfigDir: cfg, Home: home}
+	got := b.Instructions(sub)
+	if strings.Contains(got, "ABOVE-REPO") {
+		t.Errorf("read instructions above the repository root:\n%s", got)
+	}
+	order := []string{"GLOBAL", "CLAUDE-GLOBAL", "REPO-AGENTS", "REPO-CLAUDE", "SUB-AGENTS"}
+	last := -1
+	for _, w := range order {
+		i := strings.Index(got, w)
+		if i < 0 {
+			t.Fatalf("missing %s in:\n%s", w, got)
+		}
+		if i < last {
+			t.Errorf("%s out of order", w)
+		}
+		last = i
+	}
+}
+
+func TestBuildBlocks(t *testing.T) {
+	dir := t.TempDir()
+	b := Builder{Now: func() time.Time { return time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC) }}
+	blocks := b.Build(dir, "EXTRA")
+	if len(blocks) != 3 {
+		t.Fatalf("want base, environment, append; got %d blocks", len(blocks))
+	}
+	if !strings.Contains(blocks[1], dir) || !strings.Contains(blocks[1], "2026-01-02") {
+		t.Errorf("environment block: %q", blocks[1])
+	}
+	if blocks[2] != "EXTRA" {
+		t.Errorf("append block: %q", blocks[2])
+	}
+}
+
+func TestHugeInstructionsTruncated(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "AGENTS.md"), strings.Repeat("x", maxInstructionBytes+100))
+	got := Builder{}.Instructions(dir)
+	if !strings.Contains(got, "truncated") || len(got) > maxInstructionBytes+500 {
+		t.Errorf("not truncated: len %d", len(got))
+	}
+}

@@ -1,0 +1,281 @@
+// Package session runs live sessions: it opens or resumes a stored session,
+// gives it an event emitter, tools, a permission checker and a runtime, and
+// runs its turns one at a time. The CLI and the HTTP server both drive
+// sessions through it, so a turn behaves the same from either.
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/tandem-agent/tandem/internal/event"
+	"github.com/tandem-agent/tandem/internal/message"
+	"github.com/tandem-agent/tandem/internal/permission"
+	"github.com/tandem-agent/tandem/internal/store"
+	"github.com/tandem-agent/tandem/internal/tool"
+	"github.com/tandem-agent/tandem/internal/turn"
+)
+
+// Wiring builds what a live session needs beyond its stored record. The
+// application (internal/app) provides it; tests provide small ones.
+type Wiring interface {
+	// Runtime returns the runtime named "native", "claude-code" or "auto".
+	Runtime(name string, s *Live) (turn.Runtime, error)
+	// Equip fills the live session's tools and checker and may start
+	// background work (MCP servers). The returned func releases it.
+	Equip(ctx context.Context, s *Live) (release func(), err error)
+}
+
+// Manager opens live sessions over one store.
+type Manager struct {
+	store  *store.Store
+	wiring Wiring
+	data   string
+}
+
+// NewManager returns a manager. dataDir holds spill files and the like.
+func NewManager(st *store.Store, w Wiring, dataDir string) *Manager {
+	return &Manager{store: st, wiring: w, data: dataDir}
+}
+
+// Store returns the manager's store.
+func (m *Manager) Store() *store.Store { return m.store }
+
+// OpenRequest says which session to open and how.
+type OpenRequest struct {
+	ID       string // resume this session (a unique prefix works)
+	Continue bool   // resume the latest session in Cwd
+	Cwd      string
+	AddDirs  []string
+	Model    string // "provider/model"; empty keeps the stored one
+	Runtime  string
+	Mode     string
+	// Title for a new session; empty: the first prompt's first line.
+	Title string
+}
+
+// Live is a session open in this process.
+type Live struct {
+	Record  store.Session
+	Events  *event.Emitter
+	Env     *tool.Env
+	Tools   *tool.Registry
+	Checker permission.Checker
+	// ModeSetter is the checker's mode switch, when it has one.
+	ModeSetter interface{ SetMode(permission.Mode) }
+	Roots      []string
+
+	mgr     *Manager
+	turnMu  sync.Mutex // one turn at a time
+	mu      sync.Mutex
+	release func()
+	closed  bool
+}
+
+// Open creates or resumes a session and equips it.
+func (m *Manager) Open(ctx context.Context, req OpenRequest) (*Live, error) {
+	rec, err := m.record(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	roots := append([]string{rec.Cwd}, absAll(req.AddDirs)...)
+	l := &Live{Record: rec, mgr: m, Roots: roots, Tools: tool.NewRegistry()}
+	l.Events = event.NewEmitter(rec.ID, rec.LastSeq)
+	l.Env = tool.NewEnv(rec.ID, rec.Cwd, roots, m.data)
+	l.Env.Emit = l.Events.Emit
+	release, err := m.wiring.Equip(ctx, l)
+	if err != nil {
+		l.Env.State.Close()
+		return nil, fmt.Errorf("prepare session %s: %w", rec.ID, err)
+	}
+	l.release = release
+	if l.Checker == nil {
+		l.Checker = permission.AllowAll{}
+	}
+	return l, nil
+}
+
+func (m *Manager) record(ctx context.Context, req OpenRequest) (store.Session, error) {
+	var rec store.Session
+	var err error
+	switch {
+	case req.ID != "":
+		rec, err = m.store.GetSession(ctx, req.ID)
+		if errors.Is(err, store.ErrNotFound) {
+			return rec, fmt.Errorf("no session %q: list sessions with `tandem sessions list`", req.ID)
+		}
+	case req.Continue:
+		cwd, cerr := absDir(req.Cwd)
+		if cerr != nil {
+			return rec, cerr
+		}
+		rec, err = m.store.LatestSession(ctx, cwd)
+		if errors.Is(err, store.ErrNotFound) {
+			return rec, fmt.Errorf("no earlier session in %s to continue: start one without --continue", cwd)
+		}
+	default:
+		cwd, cerr := absDir(req.Cwd)
+		if cerr != nil {
+			return rec, cerr
+		}
+		return m.store.CreateSession(ctx, store.Session{Cwd: cwd, Model: req.Model, Runtime: req.Runtime, Mode: req.Mode, Title: req.Title})
+	}
+	if err != nil {
+		return rec, fmt.Errorf("open session: %w", err)
+	}
+	upd := store.SessionUpdate{}
+	if req.Model != "" && req.Model != rec.Model {
+		upd.Model, rec.Model = &req.Model, req.Model
+	}
+	if req.Runtime != "" && req.Runtime != rec.Runtime {
+		upd.Runtime, rec.Runtime = &req.Runtime, req.Runtime
+	}
+	if req.Mode != "" && req.Mode != rec.Mode {
+		upd.Mode, rec.Mode = &req.Mode, req.Mode
+	}
+	if upd != (store.SessionUpdate{}) {
+		if err := m.store.UpdateSession(ctx, rec.ID, upd); err != nil {
+			return rec, fmt.Errorf("update session %s: %w", rec.ID, err)
+		}
+	}
+	return rec, nil
+}
+
+// Run runs one turn. Turns of one session never overlap: a second call
+// waits for the first to finish.
+func (l *Live) Run(ctx context.Context, prompt string, opts TurnOptions) (event.Event, error) {
+	l.turnMu.Lock()
+	defer l.turnMu.Unlock()
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		return event.Event{}, fmt.Errorf("session %s is closed", l.Record.ID)
+	}
+	rec := l.Record
+	l.mu.Unlock()
+	rt, err := l.mgr.wiring.Runtime(rec.Runtime, l)
+	if err != nil {
+		return event.Event{}, err
+	}
+	in := turn.Input{SessionID: rec.ID, Prompt: prompt, Cwd: rec.Cwd, Roots: l.Roots, Model: rec.Model,
+		Mode: permission.Mode(rec.Mode), MaxTurns: opts.MaxTurns, AppendSystemPrompt: opts.AppendSystemPrompt,
+		SystemPrompt: opts.SystemPrompt, AllowedTools: opts.AllowedTools, DisallowedTools: opts.DisallowedTools,
+		Images: opts.Images}
+	deps := turn.Deps{Events: l.Events, Recorder: l.mgr.store.Recorder(rec.ID), Checker: l.Checker, Tools: l.Tools, Env: l.Env}
+	res, err := rt.RunTurn(ctx, in, deps)
+	seq := l.Events.LastSeq()
+	// The seq must survive even an interrupted turn, so SSE resumption and
+	// the next turn's numbering stay right.
+	if uerr := l.mgr.store.UpdateSession(context.WithoutCancel(ctx), rec.ID, store.SessionUpdate{LastSeq: &seq}); uerr != nil && err == nil {
+		err = fmt.Errorf("save session %s: %w", rec.ID, uerr)
+	}
+	if fresh, gerr := l.mgr.store.GetSession(context.WithoutCancel(ctx), rec.ID); gerr == nil {
+		l.mu.Lock()
+		l.Record = fresh
+		l.mu.Unlock()
+	}
+	return res, err
+}
+
+// Update changes model, runtime or mode for the turns that follow.
+func (l *Live) Update(ctx context.Context, model, runtime, mode string) error {
+	upd := store.SessionUpdate{}
+	l.mu.Lock()
+	prevMode := l.Record.Mode
+	if model != "" {
+		upd.Model, l.Record.Model = &model, model
+	}
+	if runtime != "" {
+		upd.Runtime, l.Record.Runtime = &runtime, runtime
+	}
+	if mode != "" {
+		upd.Mode, l.Record.Mode = &mode, mode
+	}
+	l.mu.Unlock()
+	if err := l.mgr.store.UpdateSession(ctx, l.Record.ID, upd); err != nil {
+		return fmt.Errorf("update session %s: %w", l.Record.ID, err)
+	}
+	if mode != "" && mode != prevMode {
+		if l.ModeSetter != nil {
+			l.ModeSetter.SetMode(permission.Mode(mode)) // the engine emits mode_changed
+		} else {
+			l.Events.Emit(event.Event{Type: event.ModeChanged, Mode: mode, PreviousMode: prevMode})
+		}
+	}
+	return nil
+}
+
+// Snapshot returns the current stored record.
+func (l *Live) Snapshot() store.Session {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.Record
+}
+
+// Close ends the session in this process: background jobs and MCP servers
+// stop. The stored session stays.
+func (l *Live) Close() {
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		return
+	}
+	l.closed = true
+	rel := l.release
+	l.mu.Unlock()
+	l.Env.State.Close()
+	if rel != nil {
+		rel()
+	}
+}
+
+// TurnOptions are per-turn settings from flags or the API.
+type TurnOptions struct {
+	MaxTurns           int
+	AppendSystemPrompt string
+	SystemPrompt       string
+	AllowedTools       []string
+	DisallowedTools    []string
+	Images             []message.Block
+}
+
+func absDir(dir string) (string, error) {
+	if dir == "" {
+		d, err := os.Getwd()
+		if err != nil {
+			return "", fmt.Errorf("find the current folder: %w", err)
+		}
+		dir = d
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("folder %q: %w", dir, err)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return "", fmt.Errorf("working folder %s: %w", abs, err)
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("working folder %s is not a folder", abs)
+	}
+	return abs, nil
+}
+
+func absAll(dirs []string) []string {
+	var out []string
+	for _, d := range dirs {
+		if a, err := absDir(d); err == nil {
+			out = append(out, a)
+		} else {
+			out = append(out, filepath.Clean(d))
+		}
+	}
+	return out
+}

@@ -1,0 +1,177 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/tandem-agent/tandem/internal/event"
+	"github.com/tandem-agent/tandem/internal/message"
+)
+
+// titleMax is the length (in characters) of a title taken from the first
+// user message.
+const titleMax = 80
+
+// AppendMessage stores m at the end of the session's conversation. An empty
+// ID gets a generated one ("msg_" + ULID) and a zero CreatedAt the current
+// time. In the same transaction it adds m's usage and cost to the session's
+// totals, counts the message, bumps updated_at and, when the session has no
+// title yet, takes one from the first line of a user message's text.
+func (s *Store) AppendMessage(ctx context.Context, sessionID string, m message.Message) (message.Message, error) {
+	if m.ID == "" {
+		m.ID = newID("msg_")
+	}
+	now := s.nowUTC()
+	if m.CreatedAt.IsZero() {
+		m.CreatedAt = now
+	}
+	m.CreatedAt = m.CreatedAt.UTC().Round(0)
+	content, err := encodeContent(m.Content)
+	if err != nil {
+		return message.Message{}, fmt.Errorf("append message to session %s: %w", sessionID, err)
+	}
+	var u event.Usage
+	var usageCols [5]any // NULLs when the message has no usage
+	if m.Usage != nil {
+		u = *m.Usage
+		usageCols = [5]any{u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheCreationTokens, u.ReasoningTokens}
+	}
+	var cost any
+	if m.CostUSD != nil {
+		cost = *m.CostUSD
+	}
+	// An assistant message that used tokens but has no price makes the
+	// session's total unknown: summing the rest would understate it.
+	unknownCost := m.Role == message.Assistant && m.Usage != nil && m.CostUSD == nil
+	title := ""
+	if m.Role == message.User {
+		title = titleFrom(m.PlainText())
+	}
+
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE sessions SET
+			input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
+			cache_read_tokens = cache_read_tokens + ?, cache_creation_tokens = cache_creation_tokens + ?,
+			reasoning_tokens = reasoning_tokens + ?,
+			cost_usd = cost_usd + COALESCE(?, 0),
+			cost_known = cost_known AND NOT ?,
+			message_count = message_count + 1,
+			updated_at = max(updated_at, ?),
+			title = CASE WHEN title = '' THEN ? ELSE title END
+			WHERE id = ?`,
+			u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheCreationTokens, u.ReasoningTokens,
+			cost, unknownCost, nanos(now), title, sessionID)
+		if err != nil {
+			return err
+		}
+		if err := mustAffect(res); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO messages
+			(id, session_id, position, role, content, model,
+			 input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens, reasoning_tokens,
+			 cost_usd, created_at)
+			VALUES (?, ?, (SELECT COALESCE(MAX(position), 0) + 1 FROM messages WHERE session_id = ?),
+			 ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			m.ID, sessionID, sessionID, string(m.Role), content, m.Model,
+			usageCols[0], usageCols[1], usageCols[2], usageCols[3], usageCols[4],
+			cost, nanos(m.CreatedAt))
+		return err
+	})
+	if err != nil {
+		return message.Message{}, fmt.Errorf("append message to session %s: %w", sessionID, err)
+	}
+	return m, nil
+}
+
+// titleFrom is the first non-blank line of text, cut to titleMax characters.
+func titleFrom(text string) string {
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.Join(strings.Fields(line), " ")
+		if line == "" {
+			continue
+		}
+		if utf8.RuneCountInString(line) > titleMax {
+			r := []rune(line)
+			line = strings.TrimSpace(string(r[:titleMax-1])) + "…"
+		}
+		return line
+	}
+	return ""
+}
+
+// Messages returns the session's conversation, oldest first.
+func (s *Store) Messages(ctx context.Context, sessionID string) ([]message.Message, error) {
+	msgs, err := s.messages(ctx, sessionID)
+	if err != nil {
+		return nil, fmt.Errorf("load messages of session %s: %w", sessionID, err)
+	}
+	return msgs, nil
+}
+
+func (s *Store) messages(ctx context.Context, sessionID string) ([]message.Message, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, role, content, model,
+		input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens, reasoning_tokens,
+		cost_usd, created_at
+		FROM messages WHERE session_id = ? ORDER BY position`, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []message.Message{}
+	for rows.Next() {
+		m, err := scanMessage(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		// Tell "no messages yet" from "no such session".
+		var one int
+		err := s.db.QueryRowContext(ctx, `SELECT 1 FROM sessions WHERE id = ?`, sessionID).Scan(&one)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, ErrNotFound
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func scanMessage(rows *sql.Rows) (message.Message, error) {
+	var (
+		m                  message.Message
+		role, content      string
+		in, out, cr, cc, r sql.NullInt64
+		cost               sql.NullFloat64
+		created            int64
+	)
+	if err := rows.Scan(&m.ID, &role, &content, &m.Model, &in, &out, &cr, &cc, &r, &cost, &created); err != nil {
+		return m, err
+	}
+	m.Role = message.Role(role)
+	blocks, err := decodeContent(content)
+	if err != nil {
+		return m, fmt.Errorf("message %s: %w", m.ID, err)
+	}
+	m.Content = blocks
+	if in.Valid {
+		m.Usage = &event.Usage{InputTokens: in.Int64, OutputTokens: out.Int64,
+			CacheReadTokens: cr.Int64, CacheCreationTokens: cc.Int64, ReasoningTokens: r.Int64}
+	}
+	if cost.Valid {
+		c := cost.Float64
+		m.CostUSD = &c
+	}
+	m.CreatedAt = fromNanos(created)
+	return m, nil
+}

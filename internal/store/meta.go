@@ -1,0 +1,77 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/tandem-agent/tandem/internal/message"
+	"github.com/tandem-agent/tandem/internal/turn"
+)
+
+// Meta returns the session's value for key, or "" when the key was never
+// set. An unknown session is ErrNotFound.
+func (s *Store) Meta(ctx context.Context, sessionID, key string) (string, error) {
+	var v sql.NullString
+	err := s.db.QueryRowContext(ctx, `SELECT
+		(SELECT value FROM session_meta WHERE session_id = sessions.id AND key = ?)
+		FROM sessions WHERE id = ?`, key, sessionID).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		err = ErrNotFound
+	}
+	if err != nil {
+		return "", fmt.Errorf("read meta %q of session %s: %w", key, sessionID, err)
+	}
+	return v.String, nil
+}
+
+// SetMeta stores a runtime-specific value with the session (the Claude Code
+// session id, the todo list as JSON). It does not count as activity, so
+// updated_at is left alone.
+func (s *Store) SetMeta(ctx context.Context, sessionID, key, value string) error {
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		if err := sessionExists(ctx, tx, sessionID); err != nil {
+			return err
+		}
+		return putMeta(ctx, tx, sessionID, key, value)
+	})
+	if err != nil {
+		return fmt.Errorf("set meta %q of session %s: %w", key, sessionID, err)
+	}
+	return nil
+}
+
+func putMeta(ctx context.Context, tx *sql.Tx, sessionID, key, value string) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO session_meta (session_id, key, value) VALUES (?, ?, ?)
+		ON CONFLICT (session_id, key) DO UPDATE SET value = excluded.value`, sessionID, key, value)
+	return err
+}
+
+// Recorder returns the turn.Recorder that stores a runtime's output in the
+// given session.
+func (s *Store) Recorder(sessionID string) turn.Recorder {
+	return recorder{s: s, id: sessionID}
+}
+
+type recorder struct {
+	s  *Store
+	id string
+}
+
+func (r recorder) History(ctx context.Context) ([]message.Message, error) {
+	return r.s.Messages(ctx, r.id)
+}
+
+func (r recorder) Append(ctx context.Context, m message.Message) error {
+	_, err := r.s.AppendMessage(ctx, r.id, m)
+	return err
+}
+
+func (r recorder) Meta(ctx context.Context, key string) (string, error) {
+	return r.s.Meta(ctx, r.id, key)
+}
+
+func (r recorder) SetMeta(ctx context.Context, key, value string) error {
+	return r.s.SetMeta(ctx, r.id, key, value)
+}

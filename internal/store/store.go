@@ -1,0 +1,151 @@
+// Package store keeps tandem's sessions, their messages, registered
+// workspaces and saved permission grants in one SQLite file.
+//
+// The same file is used at once by the CLI, by many goroutines of
+// `tandem serve` and by several `tandem run` processes, so every connection
+// runs in WAL mode (readers never block the writer) with a busy timeout, and
+// every write transaction begins IMMEDIATE: a writer takes the write lock up
+// front and waits for it, instead of failing with SQLITE_BUSY when it tries
+// to upgrade a read lock. Within one process writes are also serialised by a
+// mutex, so goroutines queue in Go rather than in SQLite's sleeping busy
+// handler, which is unfair and could starve one of them past the timeout.
+//
+// synchronous=NORMAL: in WAL mode a commit is written to the WAL before it
+// returns, so it survives the process being killed at any point; only an OS
+// crash or power loss may lose the last few commits (the database stays
+// consistent). That is the right trade for a conversation log whose commits
+// happen after every model step, where FULL's fsync per commit would be paid
+// on every step.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// ErrNotFound is returned (wrapped) for an unknown session, workspace or
+// grant id. Test with errors.Is.
+var ErrNotFound = errors.New("not found")
+
+// ErrAmbiguous is returned (wrapped) when a session id prefix matches more
+// than one session.
+var ErrAmbiguous = errors.New("ambiguous id prefix")
+
+// busyTimeout is how long a connection waits for another process's write
+// lock before giving up. Write transactions are short (one message), so five
+// seconds means something is wrong rather than merely busy.
+const busyTimeout = 5 * time.Second
+
+// Store is a handle on one database file. It is safe for concurrent use.
+type Store struct {
+	db   *sql.DB
+	path string
+	// writeMu serialises this process's write transactions (see package doc).
+	writeMu sync.Mutex
+	now     func() time.Time
+}
+
+// Open opens (creating when missing) the database at path and brings its
+// schema up to date. The parent directory is created with mode 0700 and a
+// new file with mode 0600: sessions hold source code and command output.
+func Open(path string) (*Store, error) {
+	if path == "" {
+		return nil, errors.New("open store: empty database path")
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
+		return nil, fmt.Errorf("open store %s: create directory: %w", abs, err)
+	}
+	// Create the file ourselves so it gets 0600; SQLite gives the -wal and
+	// -shm files the same mode as the database file.
+	f, err := os.OpenFile(abs, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", abs, err)
+	}
+	f.Close()
+
+	db, err := sql.Open("sqlite", dsn(abs))
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", abs, err)
+	}
+	s := &Store{db: db, path: abs, now: time.Now}
+	if err := retryBusy(func() error { return s.migrate(context.Background()) }); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open store %s: %w", abs, err)
+	}
+	return s, nil
+}
+
+// dsn builds the modernc.org/sqlite URI; the driver applies the pragmas on
+// every new pooled connection, busy_timeout first.
+func dsn(path string) string {
+	q := url.Values{}
+	q.Set("_busy_timeout", fmt.Sprint(busyTimeout.Milliseconds()))
+	q.Set("_journal_mode", "WAL")
+	q.Set("_synchronous", "NORMAL")
+	q.Set("_foreign_keys", "1")
+	q.Set("_txlock", "immediate")
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(path), RawQuery: q.Encode()}
+	if !strings.HasPrefix(u.Path, "/") { // Windows drive paths
+		u.Path = "/" + u.Path
+	}
+	return u.String()
+}
+
+// Path is the database file's absolute path.
+func (s *Store) Path() string { return s.path }
+
+// Close closes the database.
+func (s *Store) Close() error {
+	if err := s.db.Close(); err != nil {
+		return fmt.Errorf("close store %s: %w", s.path, err)
+	}
+	return nil
+}
+
+// write runs fn in one write transaction (BEGIN IMMEDIATE, via _txlock) and
+// commits it, or rolls back when fn fails.
+func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// newID returns prefix + a lower-case ULID: sortable by creation time, and
+// unique across processes without coordination.
+func newID(prefix string) string {
+	return prefix + strings.ToLower(ulid.Make().String())
+}
+
+// nanos and fromNanos convert times to and from their stored form.
+func nanos(t time.Time) int64 { return t.UTC().UnixNano() }
+
+func fromNanos(n int64) time.Time { return time.Unix(0, n).UTC() }
+
+// nowUTC is the store's clock, truncated of its monotonic reading.
+func (s *Store) nowUTC() time.Time { return s.now().UTC().Round(0) }

@@ -1,0 +1,54 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/tandem-agent/tandem/internal/tool"
+)
+
+func TestDefaultTools(t *testing.T) {
+	ts := Default(Options{})
+	reg := tool.NewRegistry(ts...)
+	want := []string{"Edit", "MultiEdit", "Read", "TodoWrite", "Write"}
+	if got := strings.Join(reg.Names(), ","); got != strings.Join(want, ",") {
+		t.Fatalf("tools = %s, want %s", got, strings.Join(want, ","))
+	}
+	env := tool.NewEnv("s", t.TempDir(), nil, "")
+	for _, tl := range ts {
+		var schema struct {
+			Type       string                     `json:"type"`
+			Properties map[string]json.RawMessage `json:"properties"`
+			Required   []string                   `json:"required"`
+		}
+		if err := json.Unmarshal(tl.Schema(), &schema); err != nil || schema.Type != "object" || len(schema.Required) == 0 {
+			t.Errorf("%s: bad schema: %v", tl.Name(), err)
+		}
+		for _, r := range schema.Required {
+			if _, ok := schema.Properties[r]; !ok {
+				t.Errorf("%s: required %q not in properties", tl.Name(), r)
+			}
+		}
+		if len(tl.Description()) < 200 {
+			t.Errorf("%s: description too short", tl.Name())
+		}
+		// Hostile input never becomes a Go error.
+		for _, in := range []string{`null`, `[]`, `"x"`, `{"file_path":7}`, `{}`, `{"todos":null}`} {
+			res, err := tl.Execute(context.Background(), tool.Call{ID: "x", Name: tl.Name(), Input: json.RawMessage(in), Env: env})
+			if err != nil {
+				t.Errorf("%s(%s): Go error %v", tl.Name(), in, err)
+			} else if !res.IsError {
+				t.Errorf("%s(%s): expected an error result, got %q", tl.Name(), in, res.Content)
+			}
+		}
+		// Without an Env the tool reports a tandem failure, not a panic.
+		if _, err := tl.Execute(context.Background(), tool.Call{Input: json.RawMessage(`{}`)}); err == nil {
+			t.Errorf("%s: nil Env should be a Go error", tl.Name())
+		}
+	}
+	if ro, ok := ts[0].(tool.ReadOnly); !ok || !ro.ReadOnly() {
+		t.Error("Read must implement tool.ReadOnly")
+	}
+}

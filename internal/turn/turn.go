@@ -1,0 +1,65 @@
+// Package turn is the contract between a session and the runtime that
+// carries out one user turn: the native agent loop (internal/agent) or the
+// Claude Code CLI (internal/claudecode). Both get the same inputs and
+// dependencies and report through the same event emitter, so every
+// interface works the same under either.
+package turn
+
+import (
+	"context"
+
+	"github.com/tandem-agent/tandem/internal/event"
+	"github.com/tandem-agent/tandem/internal/message"
+	"github.com/tandem-agent/tandem/internal/permission"
+	"github.com/tandem-agent/tandem/internal/tool"
+)
+
+// Input is one user turn and the settings it runs under.
+type Input struct {
+	SessionID          string
+	Prompt             string
+	Images             []message.Block
+	Cwd                string
+	Roots              []string // Cwd plus --add-dir folders
+	Model              string   // "provider/model"
+	Mode               permission.Mode
+	MaxTurns           int // 0: no limit
+	AppendSystemPrompt string
+	SystemPrompt       string // replaces the default system prompt when set
+	AllowedTools       []string
+	DisallowedTools    []string
+	Verbose            bool
+}
+
+// Recorder persists what a turn produces, step by step, so that a crash or
+// kill loses at most the step in flight.
+type Recorder interface {
+	// History is the stored conversation, oldest first.
+	History(ctx context.Context) ([]message.Message, error)
+	// Append stores one message (and adds its usage and cost to the session).
+	Append(ctx context.Context, m message.Message) error
+	// Meta and SetMeta keep small runtime-specific values with the session
+	// (the Claude Code session id, the todo list).
+	Meta(ctx context.Context, key string) (string, error)
+	SetMeta(ctx context.Context, key, value string) error
+}
+
+// Deps are what a runtime works with. Nothing here is global: a program may
+// run many sessions, each with its own.
+type Deps struct {
+	Events   *event.Emitter
+	Recorder Recorder
+	Checker  permission.Checker
+	Tools    *tool.Registry
+	Env      *tool.Env
+}
+
+// Runtime carries out turns.
+type Runtime interface {
+	Name() string
+	// RunTurn runs one turn to its end and returns the result event it
+	// emitted. The error return is for failures that prevented a result
+	// event; everything else (provider errors, max turns, interrupts) is
+	// reported in the result.
+	RunTurn(ctx context.Context, in Input, d Deps) (event.Event, error)
+}
