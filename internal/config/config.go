@@ -30,7 +30,9 @@ type Config struct {
 	Hooks       json.RawMessage `json:"hooks,omitempty"`       // Claude Code-compatible hooks
 	// EnableAllProjectMcpServers lets a project's .mcp.json servers start
 	// without asking; only honoured from the user file.
-	EnableAllProjectMcpServers bool `json:"enableAllProjectMcpServers,omitempty"`
+	EnableAllProjectMcpServers bool     `json:"enableAllProjectMcpServers,omitempty"`
+	EnabledMcpjsonServers      []string `json:"enabledMcpjsonServers,omitempty"`
+	DisabledMcpjsonServers     []string `json:"disabledMcpjsonServers,omitempty"`
 
 	// Sources lists the files that were read, weakest first.
 	Sources []string `json:"-"`

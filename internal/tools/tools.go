@@ -6,27 +6,41 @@ package tools
 import (
 	"github.com/tandem-agent/tandem/internal/tool"
 	"github.com/tandem-agent/tandem/internal/tools/fs"
+	"github.com/tandem-agent/tandem/internal/tools/search"
+	"github.com/tandem-agent/tandem/internal/tools/shell"
 	"github.com/tandem-agent/tandem/internal/tools/todo"
+	"github.com/tandem-agent/tandem/internal/tools/web"
 )
 
-// Options carries what built-in tools need from configuration. It is empty
-// for now; the web tools' settings (a WebFetch config struct, a search
-// backend) will be added here when those tools are wired in.
-type Options struct{}
+// Options carries what built-in tools need from configuration.
+type Options struct {
+	// Fetch configures WebFetch (private addresses, summariser).
+	Fetch web.FetchConfig
+	// Searcher is WebSearch's backend; nil makes WebSearch answer with a
+	// clear "not configured" error.
+	Searcher web.Searcher
+}
 
 // Default returns every built-in tool, in no particular order (the registry
 // sorts them).
-//
-// TODO(lead): add the shell, search and web tools once their packages land:
-// shell.NewBash(), shell.NewBashOutput(), shell.NewKillShell(),
-// search.NewGlob(), search.NewGrep(), web.NewWebFetch(...), web.NewWebSearch(...).
 func Default(opts Options) []tool.Tool {
-	_ = opts
-	return []tool.Tool{
+	ts := []tool.Tool{
 		fs.NewRead(),
 		fs.NewWrite(),
 		fs.NewEdit(),
 		fs.NewMultiEdit(),
 		todo.NewTodoWrite(),
+		shell.NewBash(),
+		shell.NewBashOutput(),
+		shell.NewKillShell(),
+		search.NewGlob(),
+		search.NewGrep(),
+		web.NewWebFetch(opts.Fetch),
 	}
+	if opts.Searcher != nil {
+		ts = append(ts, web.NewWebSearch(opts.Searcher))
+	} else {
+		ts = append(ts, web.NewWebSearch(nil))
+	}
+	return ts
 }

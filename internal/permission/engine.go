@@ -1,0 +1,255 @@
+package permission
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"github.com/tandem-agent/tandem/internal/event"
+	"github.com/tandem-agent/tandem/internal/permission/hooks"
+)
+
+// EngineOptions configure an Engine. Only WorkDir is required.
+type EngineOptions struct {
+	Mode Mode // empty: normal
+	// Roots are the folders file tools may touch; WorkDir is added when
+	// missing (it is the folder relative paths are taken against).
+	Roots   []string
+	WorkDir string
+	HomeDir string
+	// Rule layers. All layers are consulted together: deny beats ask beats
+	// allow whatever layer each rule is in, so a project file can never
+	// loosen what the user layer denies.
+	UserRules, ProjectRules, FlagRules []Rule
+	// Asker answers questions; nil means there is no one to ask, and a call
+	// that needs approval is denied with an explanation.
+	Asker Asker
+	// Emit receives mode_changed (and error events for grants that could
+	// not be saved). The Broker emits permission_request/permission_reply.
+	Emit func(event.Event)
+	// GrantStore persists "allow always" answers with project or user scope.
+	GrantStore GrantStore
+	// Hooks runs PreToolUse hooks inside Check; nil: none.
+	Hooks *hooks.Runner
+	// ProtectedPaths are extra files whose writes always ask (hook scripts;
+	// see hooks.Config.ScriptPaths).
+	ProtectedPaths []string
+}
+
+// Engine implements Checker with modes, rules, the shell validator, the
+// workspace boundary, hooks and asking.
+type Engine struct {
+	opts    EngineOptions
+	roots   []string
+	mu      sync.Mutex
+	mode    Mode
+	session []Rule
+}
+
+// NewEngine returns an engine.
+func NewEngine(opts EngineOptions) *Engine {
+	if opts.Mode == "" {
+		opts.Mode = Normal
+	}
+	if opts.Emit == nil {
+		opts.Emit = func(event.Event) {}
+	}
+	roots := []string{opts.WorkDir}
+	for _, r := range opts.Roots {
+		if r != "" && r != opts.WorkDir {
+			roots = append(roots, r)
+		}
+	}
+	return &Engine{opts: opts, roots: roots, mode: opts.Mode}
+}
+
+// Mode returns the current mode.
+func (e *Engine) Mode() Mode {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.mode
+}
+
+// SetMode changes the mode and emits mode_changed.
+func (e *Engine) SetMode(m Mode) {
+	e.mu.Lock()
+	prev := e.mode
+	e.mode = m
+	e.mu.Unlock()
+	if prev != m {
+		e.opts.Emit(event.Event{Type: event.ModeChanged, Mode: string(m), PreviousMode: string(prev)})
+	}
+}
+
+// AddSessionRule adds a rule for the rest of the session (in memory).
+func (e *Engine) AddSessionRule(r Rule) {
+	if r.Source == "" {
+		r.Source = "session"
+	}
+	e.mu.Lock()
+	e.session = append(e.session, r)
+	e.mu.Unlock()
+}
+
+// Roots returns the workspace roots (WorkDir first).
+func (e *Engine) Roots() []string { return append([]string(nil), e.roots...) }
+
+// Rules returns every rule of every layer, user layer first.
+func (e *Engine) Rules() []Rule {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var all []Rule
+	for _, layer := range []struct {
+		rules []Rule
+		name  string
+	}{{e.opts.UserRules, "user"}, {e.opts.ProjectRules, "project"}, {e.opts.FlagRules, "flag"}, {e.session, "session"}} {
+		for _, r := range layer.rules {
+			if r.Source == "" {
+				r.Source = layer.name
+			}
+			all = append(all, r)
+		}
+	}
+	return all
+}
+
+// strongest returns the strongest rule for which match is true.
+func (e *Engine) strongest(match func(Rule) bool) (Rule, bool) {
+	var best Rule
+	found := false
+	for _, r := range e.Rules() {
+		if match(r) && (!found || r.Action.strength() > best.Action.strength()) {
+			best, found = r, true
+		}
+	}
+	return best, found
+}
+
+// verdict is the engine's judgement before asking.
+type verdict struct {
+	action   Action
+	reason   string
+	rule     string
+	suggest  []Rule
+	noAlways bool
+}
+
+func (v *verdict) raise(o verdict) {
+	if o.action.strength() > v.action.strength() {
+		v.action, v.reason, v.rule = o.action, o.reason, o.rule
+	}
+	if o.action == ActionAsk {
+		v.suggest = append(v.suggest, o.suggest...)
+		v.noAlways = v.noAlways || o.noAlways || len(o.suggest) == 0
+		if v.reason == "" {
+			v.reason = o.reason
+		}
+	}
+}
+
+func ruleLabel(r Rule) string {
+	return fmt.Sprintf("%s (%s)", r.String(), r.Source)
+}
+
+// Check judges one call; asking happens here and blocks.
+func (e *Engine) Check(ctx context.Context, req Request) (Decision, error) {
+	mode := e.Mode()
+	input := req.Input
+	hookDecision := ""
+	if e.opts.Hooks.Has(hooks.PreToolUse) {
+		out, err := e.opts.Hooks.PreToolUse(ctx, hooks.Input{SessionID: req.SessionID, Cwd: req.Cwd,
+			PermissionMode: string(mode), ToolName: req.Tool, ToolInput: req.Input, ToolUseID: req.ToolUseID})
+		if err != nil {
+			return Decision{}, fmt.Errorf("run PreToolUse hooks for %s: %w", req.Tool, err)
+		}
+		if out.Decision == hooks.DecisionDeny {
+			return Decision{Behavior: Deny, Rule: "hook", Message: "Blocked by a PreToolUse hook: " + out.Reason}, nil
+		}
+		hookDecision = out.Decision
+		if len(out.UpdatedInput) > 0 {
+			input = out.UpdatedInput
+		}
+	}
+	original := req.Input
+	req.Input = input
+	v := e.judge(mode, req)
+	switch {
+	case hookDecision == hooks.DecisionAllow && v.action == ActionAsk:
+		v = verdict{action: ActionAllow, rule: "hook"}
+	case hookDecision == hooks.DecisionAsk && v.action == ActionAllow:
+		v = verdict{action: ActionAsk, reason: "a PreToolUse hook asks for confirmation", noAlways: true}
+	}
+	if mode == Explore && v.action == ActionAsk {
+		v = verdict{action: ActionDeny, rule: "mode:explore", reason: "explore mode is read-only and never asks: " + v.reason}
+	}
+	var updated json.RawMessage
+	if string(input) != string(original) {
+		updated = input
+	}
+	switch v.action {
+	case ActionDeny:
+		return Decision{Behavior: Deny, Message: v.reason, Rule: v.rule}, nil
+	case ActionAsk:
+		d, err := e.ask(ctx, mode, req, v)
+		if d.Behavior == Allow && len(updated) > 0 {
+			d.UpdatedInput = updated
+		}
+		return d, err
+	}
+	rule := v.rule
+	if rule == "" {
+		rule = "mode:" + string(mode)
+	}
+	return Decision{Behavior: Allow, Rule: rule, UpdatedInput: updated}, nil
+}
+
+func (e *Engine) judge(mode Mode, req Request) verdict {
+	in := decodeInput(req.Input)
+	cwd := req.Cwd
+	if cwd == "" {
+		cwd = e.opts.WorkDir
+	}
+	if req.Tool == "Bash" {
+		return e.judgeBash(mode, in.Command, cwd)
+	}
+	if paths, write, ok := filePaths(req.Tool, in, e.opts.WorkDir); ok {
+		return e.judgeFiles(mode, req.Tool, paths, write)
+	}
+	if req.Tool == "WebFetch" {
+		return e.judgeByRules(req.Tool, func(r Rule) bool { return matchURL(r.Pattern, in.URL) }, verdict{action: ActionAllow})
+	}
+	onlyTool := func(r Rule) bool { return r.Pattern == "" }
+	if harmlessTools[req.Tool] {
+		return e.judgeByRules(req.Tool, onlyTool, verdict{action: ActionAllow})
+	}
+	// MCP and unknown tools.
+	def := verdict{action: ActionAllow}
+	switch {
+	case mode == Trust, req.ReadOnly:
+	case mode == Explore:
+		def = verdict{action: ActionDeny, rule: "mode:explore", reason: req.Tool + " may change things and explore mode is read-only"}
+	default:
+		def = verdict{action: ActionAsk, reason: req.Tool + " is not known to be read-only",
+			suggest: []Rule{{Permission: req.Tool, Action: ActionAllow}}}
+	}
+	return e.judgeByRules(req.Tool, onlyTool, def)
+}
+
+// judgeByRules applies the strongest matching rule, else def.
+func (e *Engine) judgeByRules(tool string, match func(Rule) bool, def verdict) verdict {
+	r, ok := e.strongest(func(r Rule) bool { return r.matchesTool(tool) && match(r) })
+	if !ok {
+		return def
+	}
+	switch r.Action {
+	case ActionDeny:
+		return verdict{action: ActionDeny, rule: r.String(), reason: "denied by rule " + ruleLabel(r)}
+	case ActionAsk:
+		return verdict{action: ActionAsk, rule: r.String(), reason: "rule " + ruleLabel(r) + " asks", noAlways: true}
+	}
+	if def.action == ActionDeny && def.rule == "mode:explore" {
+		return def // allow rules do not make explore mode write
+	}
+	return verdict{action: ActionAllow, rule: r.String()}
+}

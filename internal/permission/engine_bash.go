@@ -1,0 +1,258 @@
+package permission
+
+import (
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/tandem-agent/tandem/internal/permission/shell"
+)
+
+// judgeBash applies rules part by part: any part hitting a deny rule denies
+// the whole command; every other part must be allowed by a rule or be
+// provably read-only, or the command asks (explore: is denied).
+func (e *Engine) judgeBash(mode Mode, command, cwd string) verdict {
+	an, err := shell.Analyze(command, cwd, e.opts.HomeDir)
+	cmds := an.Commands
+	if err != nil {
+		// Not understood: rules still see every plausible piece.
+		cmds = roughSplit(command)
+	}
+	if r, ok := e.bashRule(ActionDeny, command, cmds); ok {
+		return verdict{action: ActionDeny, rule: r.String(), reason: "denied by rule " + ruleLabel(r)}
+	}
+	if err != nil {
+		v := verdict{action: ActionAsk, reason: "the command could not be analysed (" + err.Error() + ")", noAlways: true}
+		if mode == Explore {
+			v.action = ActionDeny
+		}
+		return v
+	}
+	v := verdict{action: ActionAllow, rule: "read-only"}
+	if len(cmds) == 0 {
+		return v
+	}
+	for _, c := range cmds {
+		v.raise(e.judgeCommand(mode, c))
+	}
+	if v.action == ActionAllow && v.rule == "" {
+		v.rule = "read-only"
+	}
+	return v
+}
+
+func (e *Engine) judgeCommand(mode Mode, c shell.Command) verdict {
+	one := []shell.Command{c}
+	label := c.Text
+	if label == "" {
+		label = c.String()
+	}
+	if r, ok := e.bashRule(ActionAsk, "", one); ok {
+		return verdict{action: ActionAsk, rule: r.String(), reason: "rule " + ruleLabel(r) + " asks before `" + label + "`", noAlways: true}
+	}
+	protected, outside := e.writeTargets(c)
+	if protected != "" && mode != Explore {
+		return verdict{action: ActionAsk, reason: "`" + label + "` writes protected path " + protected, noAlways: true}
+	}
+	if c.ReadOnly && !c.Sensitive {
+		return verdict{action: ActionAllow}
+	}
+	// Allow rules never make explore mode run what is not read-only.
+	if r, ok := e.bashRule(ActionAllow, "", one); ok && mode != Explore {
+		return verdict{action: ActionAllow, rule: r.String()}
+	}
+	why := strings.Join(c.Reasons, "; ")
+	if why == "" {
+		why = "not provably read-only"
+	}
+	switch {
+	case mode == Explore:
+		return verdict{action: ActionDeny, rule: "mode:explore", reason: "explore mode is read-only: `" + label + "`: " + why}
+	case mode == Trust && outside == "" && !c.Sensitive:
+		return verdict{action: ActionAllow, rule: "mode:trust"}
+	case mode == AcceptEdits && c.FileOp && outside == "" && !c.Sensitive:
+		return verdict{action: ActionAllow, rule: "mode:acceptEdits"}
+	}
+	if outside != "" {
+		why = "writes " + outside + ", outside the workspace; " + why
+	}
+	v := verdict{action: ActionAsk, reason: "`" + label + "`: " + why}
+	if s, ok := bashSuggestion(c); ok {
+		v.suggest = []Rule{s}
+	} else {
+		v.noAlways = true
+	}
+	return v
+}
+
+// writeTargets returns the first protected target and the first target
+// outside the roots ("unknown" for a target that is not a literal).
+func (e *Engine) writeTargets(c shell.Command) (protected, outside string) {
+	for _, t := range c.WriteTargets {
+		if t == "" {
+			if outside == "" {
+				outside = "a file whose name is computed"
+			}
+			continue
+		}
+		resolved, inside, err := ResolveInRoots(e.roots, t)
+		if err != nil {
+			resolved = t
+		}
+		if protected == "" && (IsProtected(resolved, e.opts.ProtectedPaths) || IsProtected(t, e.opts.ProtectedPaths)) {
+			protected = t
+		}
+		if outside == "" && (!inside || err != nil) {
+			outside = t
+		}
+	}
+	return protected, outside
+}
+
+// bashRule finds the strongest rule with the given action matching the
+// whole command or any part (in several spellings).
+func (e *Engine) bashRule(action Action, whole string, cmds []shell.Command) (Rule, bool) {
+	forms := []string{}
+	if whole != "" {
+		forms = append(forms, strings.TrimSpace(whole))
+	}
+	var argvs [][]string
+	for _, c := range cmds {
+		if len(c.Argv) == 0 {
+			forms = append(forms, c.Text)
+			continue
+		}
+		forms = append(forms, c.String())
+		if c.Program != "" && c.Program != c.Argv[0] {
+			forms = append(forms, strings.Join(append([]string{c.Program}, c.Argv[1:]...), " "))
+		}
+		argvs = append(argvs, append([]string{c.Program}, c.Argv[1:]...))
+		if c.Program == "git" {
+			forms = append(forms, strings.Join(gitWithoutGlobals(c.Argv[1:]), " "))
+		}
+	}
+	return e.strongest(func(r Rule) bool {
+		if r.Action != action || !r.matchesTool("Bash") {
+			return false
+		}
+		for _, f := range forms {
+			if matchCommand(r.Pattern, f) {
+				return true
+			}
+		}
+		if action == ActionAllow {
+			return false // loose matching only ever tightens
+		}
+		for _, argv := range argvs {
+			if flagMatch(r.Pattern, argv) {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// longAliases map long options to the short letter they equal, for the
+// programs deny rules most often name.
+var longAliases = map[string]string{"--recursive": "r", "--force": "f", "-R": "r", "--dir": "d", "--verbose": "v"}
+
+// flagMatch matches deny/ask patterns on parsed flags, so that a rule for
+// `rm -rf *` also stops `rm -fr /`, `rm -r -f /` and `rm --recursive
+// --force /`: the program must match, the pattern's flags must all be
+// present, and the pattern's operands must start the command's operands.
+func flagMatch(pattern string, argv []string) bool {
+	if pattern == "" || len(argv) == 0 {
+		return false
+	}
+	open := false
+	switch {
+	case strings.HasSuffix(pattern, ":*"):
+		pattern, open = strings.TrimSuffix(pattern, ":*"), true
+	case strings.HasSuffix(pattern, " *"):
+		pattern, open = strings.TrimSuffix(pattern, " *"), true
+	}
+	if strings.ContainsAny(pattern, "*") {
+		return false
+	}
+	pw := strings.Fields(pattern)
+	if len(pw) == 0 || filepath.Base(pw[0]) != argv[0] {
+		return false
+	}
+	pf, po := splitFlags(pw[1:])
+	cf, co := splitFlags(argv[1:])
+	for f := range pf {
+		if !cf[f] {
+			return false
+		}
+	}
+	if len(po) > len(co) || (!open && (len(po) != len(co) || len(pf) != len(cf))) {
+		return false
+	}
+	for i := range po {
+		if po[i] != co[i] {
+			return false
+		}
+	}
+	return true
+}
+
+var shortCluster = regexp.MustCompile(`^-[A-Za-z]+$`)
+
+func splitFlags(args []string) (map[string]bool, []string) {
+	flags := map[string]bool{}
+	var ops []string
+	for i, a := range args {
+		switch {
+		case a == "--":
+			ops = append(ops, args[i+1:]...)
+			return flags, ops
+		case longAliases[a] != "":
+			flags[longAliases[a]] = true
+		case shortCluster.MatchString(a):
+			for _, ch := range a[1:] {
+				flags[string(ch)] = true
+			}
+		case strings.HasPrefix(a, "--"):
+			flags[a] = true
+		default:
+			ops = append(ops, a)
+		}
+	}
+	return flags, ops
+}
+
+// roughSplit cuts a command the parser rejected at operators, so that deny
+// rules still see each piece.
+func roughSplit(command string) []shell.Command {
+	seps := regexp.MustCompile(`&&|\|\||[;|&\n\r]|\$\(|` + "`" + `|\)`)
+	var out []shell.Command
+	for _, piece := range seps.Split(command, -1) {
+		fields := strings.Fields(piece)
+		if len(fields) == 0 {
+			continue
+		}
+		for i, f := range fields {
+			fields[i] = strings.NewReplacer(`\`, "", `'`, "", `"`, "").Replace(f)
+		}
+		out = append(out, shell.Command{Argv: fields, Text: strings.TrimSpace(piece), Program: filepath.Base(fields[0])})
+	}
+	return out
+}
+
+// gitWithoutGlobals drops git's global options so that a rule for
+// `git clean:*` also matches `git -C . --no-pager clean -fd`.
+func gitWithoutGlobals(args []string) []string {
+	i := 0
+	for i < len(args) {
+		a := args[i]
+		switch {
+		case a == "-C" || a == "-c" || a == "--git-dir" || a == "--work-tree" || a == "--namespace" || a == "--config-env":
+			i += 2
+		case strings.HasPrefix(a, "-"):
+			i++
+		default:
+			return append([]string{"git"}, args[i:]...)
+		}
+	}
+	return []string{"git"}
+}

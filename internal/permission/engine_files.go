@@ -1,0 +1,68 @@
+package permission
+
+import (
+	"path/filepath"
+
+	"github.com/tandem-agent/tandem/internal/permission/shell"
+)
+
+// judgeFiles judges a file tool's paths after resolving symlinks: rules
+// first (deny, ask), then protected paths (writes always ask), then allow
+// rules, then the mode and the workspace boundary.
+func (e *Engine) judgeFiles(mode Mode, tool string, paths []string, write bool) verdict {
+	v := verdict{action: ActionAllow}
+	for _, p := range paths {
+		if p == "" {
+			continue // the tool itself reports the missing path
+		}
+		v.raise(e.judgePath(mode, tool, p, write))
+	}
+	return v
+}
+
+func (e *Engine) judgePath(mode Mode, tool, p string, write bool) verdict {
+	abs := p
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(e.opts.WorkDir, abs)
+	}
+	resolved, inside, err := ResolveInRoots(e.roots, p)
+	if err != nil {
+		return verdict{action: ActionAsk, reason: "could not resolve " + p + ": " + err.Error(), noAlways: true}
+	}
+	matches := func(r Rule) bool {
+		return r.matchesTool(tool) && (r.matchPath(resolved, e.opts.WorkDir, e.opts.HomeDir) || r.matchPath(filepath.Clean(abs), e.opts.WorkDir, e.opts.HomeDir))
+	}
+	r, ruled := e.strongest(matches)
+	if ruled && r.Action == ActionDeny {
+		return verdict{action: ActionDeny, rule: r.String(), reason: "denied by rule " + ruleLabel(r)}
+	}
+	if ruled && r.Action == ActionAsk {
+		return verdict{action: ActionAsk, rule: r.String(), reason: "rule " + ruleLabel(r) + " asks", noAlways: true}
+	}
+	if write && mode == Explore {
+		return verdict{action: ActionDeny, rule: "mode:explore", reason: "explore mode is read-only: " + tool + " is not allowed"}
+	}
+	if write && (IsProtected(resolved, e.opts.ProtectedPaths) || IsProtected(abs, e.opts.ProtectedPaths)) {
+		return verdict{action: ActionAsk, reason: resolved + " is protected (it configures programs that run later)", noAlways: true}
+	}
+	if ruled {
+		return verdict{action: ActionAllow, rule: r.String()}
+	}
+	perm := "Read"
+	if write {
+		perm = "Edit"
+	}
+	if !inside {
+		dir := resolved
+		if tool != "Glob" && tool != "Grep" && tool != "LS" {
+			dir = filepath.Dir(resolved)
+		}
+		return verdict{action: ActionAsk, reason: resolved + " is outside the workspace",
+			suggest: []Rule{{Permission: perm, Pattern: "/" + filepath.ToSlash(dir) + "/**", Action: ActionAllow}}}
+	}
+	if !write && mode != Trust && shell.IsSensitivePath(resolved, e.opts.HomeDir) {
+		return verdict{action: ActionAsk, reason: resolved + " looks like a credential file",
+			suggest: []Rule{{Permission: perm, Pattern: "/" + filepath.ToSlash(resolved), Action: ActionAllow}}}
+	}
+	return verdict{action: ActionAllow}
+}

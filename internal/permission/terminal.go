@@ -1,0 +1,117 @@
+package permission
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+)
+
+// TerminalAsker prompts on a terminal (or any reader and writer, so tests
+// can drive it). One goroutine reads lines for the asker's whole life, so
+// a question abandoned because another client answered first does not
+// leave a reader competing for the next line.
+type TerminalAsker struct {
+	out   io.Writer
+	in    io.Reader
+	once  sync.Mutex
+	lines chan string
+	mu    sync.Mutex // one question on screen at a time
+}
+
+// NewTerminalAsker returns an asker reading answers from in and writing
+// prompts to out.
+func NewTerminalAsker(in io.Reader, out io.Writer) *TerminalAsker {
+	return &TerminalAsker{in: in, out: out}
+}
+
+func (t *TerminalAsker) start() {
+	t.once.Lock()
+	defer t.once.Unlock()
+	if t.lines != nil {
+		return
+	}
+	t.lines = make(chan string)
+	go func() {
+		sc := bufio.NewScanner(t.in)
+		for sc.Scan() {
+			t.lines <- sc.Text()
+		}
+		close(t.lines)
+	}()
+}
+
+func (t *TerminalAsker) readLine(ctx context.Context) (string, error) {
+	select {
+	case l, ok := <-t.lines:
+		if !ok {
+			return "", io.EOF
+		}
+		return strings.TrimSpace(l), nil
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
+// Ask prints the question and reads: y (allow once), a (allow always, then
+// the scope), n or "n <message>" (deny, with the message for the model).
+func (t *TerminalAsker) Ask(ctx context.Context, q Question) (Answer, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.start()
+	fmt.Fprintf(t.out, "\n⚠ tandem wants to: %s\n", q.Summary)
+	if q.Reason != "" {
+		fmt.Fprintf(t.out, "  why it asks: %s\n", q.Reason)
+	}
+	if q.Diff != "" {
+		fmt.Fprintf(t.out, "%s\n", strings.TrimRight(q.Diff, "\n"))
+	}
+	for {
+		if q.AlwaysOffered() {
+			fmt.Fprintf(t.out, "[y] allow once  [a] allow always (%s)  [n] deny (n <message> tells the model why): ", q.Suggestion)
+		} else {
+			fmt.Fprint(t.out, "[y] allow once  [n] deny (n <message> tells the model why): ")
+		}
+		line, err := t.readLine(ctx)
+		if err != nil {
+			return Answer{}, fmt.Errorf("read answer: %w", err)
+		}
+		word, rest, _ := strings.Cut(line, " ")
+		switch strings.ToLower(word) {
+		case "y", "yes":
+			return Answer{Decision: AllowOnce, By: "terminal"}, nil
+		case "n", "no":
+			return Answer{Decision: DenyCall, Message: strings.TrimSpace(rest), By: "terminal"}, nil
+		case "a", "always":
+			if !q.AlwaysOffered() {
+				break
+			}
+			scope, err := t.askScope(ctx)
+			if err != nil {
+				return Answer{}, err
+			}
+			return Answer{Decision: AllowAlways, Scope: scope, By: "terminal"}, nil
+		}
+		fmt.Fprintln(t.out, "please answer y, a or n")
+	}
+}
+
+func (t *TerminalAsker) askScope(ctx context.Context) (Scope, error) {
+	for {
+		fmt.Fprint(t.out, "save the rule for this [s]ession, the [p]roject or the [u]ser? [s]: ")
+		line, err := t.readLine(ctx)
+		if err != nil {
+			return "", fmt.Errorf("read scope: %w", err)
+		}
+		switch strings.ToLower(line) {
+		case "", "s", "session":
+			return ScopeSession, nil
+		case "p", "project":
+			return ScopeProject, nil
+		case "u", "user":
+			return ScopeUser, nil
+		}
+	}
+}

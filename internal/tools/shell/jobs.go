@@ -1,0 +1,162 @@
+package shell
+
+import (
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/tandem-agent/tandem/internal/tool"
+)
+
+// jobsKey holds the background job table in tool.State.
+const jobsKey = "shell.jobs"
+
+type jobStatus string
+
+const (
+	statusRunning jobStatus = "running"
+	statusExited  jobStatus = "exited"
+	statusKilled  jobStatus = "killed"
+)
+
+type jobTable struct {
+	mu         sync.Mutex
+	jobs       map[string]*job
+	next       int
+	registered bool
+	closed     bool
+}
+
+type job struct {
+	id, command, description string
+	started                  time.Time
+	proc                     *process
+	log                      *jobLog
+	done                     chan struct{}
+
+	mu      sync.Mutex
+	status  jobStatus
+	code    int
+	readPos int64
+}
+
+// loadJobs returns the session's job table, making sure that closing the
+// session kills every job. (OnClose cannot be called inside State.Load's
+// init: both take the state's lock.)
+func loadJobs(env *tool.Env) *jobTable {
+	t := env.State.Load(jobsKey, func() any { return &jobTable{jobs: map[string]*job{}} }).(*jobTable)
+	t.mu.Lock()
+	register := !t.registered
+	t.registered = true
+	t.mu.Unlock()
+	if register {
+		env.State.OnClose(t.closeAll)
+	}
+	return t
+}
+
+func (t *jobTable) get(id string) (*job, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	j, ok := t.jobs[id]
+	return j, ok
+}
+
+func (t *jobTable) ids() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make([]string, 0, len(t.jobs))
+	for i := 1; i <= t.next; i++ {
+		if _, ok := t.jobs["bash_"+strconv.Itoa(i)]; ok {
+			out = append(out, "bash_"+strconv.Itoa(i))
+		}
+	}
+	return out
+}
+
+// closeAll kills every running job; the session is ending.
+func (t *jobTable) closeAll() {
+	t.mu.Lock()
+	t.closed = true
+	jobs := make([]*job, 0, len(t.jobs))
+	for _, j := range t.jobs {
+		jobs = append(jobs, j)
+	}
+	t.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, j := range jobs {
+		wg.Add(1)
+		go func() { defer wg.Done(); j.kill() }()
+	}
+	wg.Wait()
+}
+
+func startBackground(env *tool.Env, command, description, dir string) (tool.Result, error) {
+	t := loadJobs(env)
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		return tool.ErrorResult("Bash: the session is closing; no new background shells can start."), nil
+	}
+	t.next++
+	id := "bash_" + strconv.Itoa(t.next)
+	t.mu.Unlock()
+
+	log := newJobLog(env.DataDir, id)
+	p, err := start(startSpec{script: command, dir: dir, stdout: log, stderr: log})
+	if err != nil {
+		log.close()
+		return tool.ErrorResult(fmt.Sprintf("Bash could not start the background command in %s: %v", dir, err)), nil
+	}
+	j := &job{id: id, command: command, description: description, started: time.Now(),
+		proc: p, log: log, status: statusRunning, done: make(chan struct{})}
+	t.mu.Lock()
+	t.jobs[id] = j
+	t.mu.Unlock()
+	go j.watch()
+
+	msg := fmt.Sprintf("Command running in background with ID: %s. Read its output with BashOutput and stop it with KillShell.", id)
+	if log.path != "" {
+		msg += " Its full output is also written to " + log.path + "."
+	}
+	meta := map[string]any{"bash_id": id, "background": true}
+	if log.path != "" {
+		meta["spill_path"] = log.path
+	}
+	return tool.Result{Content: msg, Meta: meta}, nil
+}
+
+func (j *job) watch() {
+	<-j.proc.exited
+	j.proc.drain(drainWait)
+	j.log.close()
+	j.mu.Lock()
+	j.code = j.proc.exitCode()
+	if j.proc.wasKilled() {
+		j.status = statusKilled
+	} else {
+		j.status = statusExited
+	}
+	j.mu.Unlock()
+	close(j.done)
+}
+
+// kill stops the job's process group and waits until it is gone. It
+// reports false when the job had already ended.
+func (j *job) kill() bool {
+	select {
+	case <-j.done:
+		return false
+	default:
+	}
+	j.proc.kill(killGrace)
+	<-j.done
+	return true
+}
+
+func (j *job) state() (jobStatus, int) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.status, j.code
+}

@@ -1,0 +1,199 @@
+package shell
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+const (
+	// killGrace is how long a process group gets between SIGTERM and SIGKILL.
+	killGrace = 2 * time.Second
+	// drainWait bounds how long output is read after the shell exits: a
+	// background child (`server &`) may hold the pipes open indefinitely.
+	drainWait = 250 * time.Millisecond
+)
+
+// nonInteractiveEnv keeps commands from waiting for a human: pagers print,
+// editors return at once, git never prompts, and colour codes (which only
+// waste the model's context) are off.
+var nonInteractiveEnv = [][2]string{
+	{"PAGER", "cat"}, {"GIT_PAGER", "cat"}, {"MANPAGER", "cat"}, {"SYSTEMD_PAGER", ""},
+	{"GIT_TERMINAL_PROMPT", "0"}, {"GIT_EDITOR", "true"}, {"EDITOR", "true"}, {"VISUAL", "true"},
+	{"DEBIAN_FRONTEND", "noninteractive"}, {"NO_COLOR", "1"}, {"TERM", "dumb"},
+	{"TANDEM", "1"},
+}
+
+// commandEnv returns the environment for a command: tandem's own plus the
+// non-interactive overrides. CI is left as the user has it: setting it
+// changes what test tools do, which the user did not ask for.
+func commandEnv() []string {
+	m := map[string]string{}
+	for _, kv := range os.Environ() {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			m[k] = v
+		}
+	}
+	for _, kv := range nonInteractiveEnv {
+		m[kv[0]] = kv[1]
+	}
+	out := make([]string, 0, len(m))
+	for k, v := range m {
+		out = append(out, k+"="+v)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// shellPath finds bash, or sh when bash is missing.
+func shellPath() string {
+	if p, err := exec.LookPath("bash"); err == nil {
+		return p
+	}
+	return "/bin/sh"
+}
+
+// process is one running shell in its own process group.
+type process struct {
+	cmd     *exec.Cmd
+	pipes   []*os.File // read ends
+	readers sync.WaitGroup
+	exited  chan struct{}
+	waitErr error
+	killMu  sync.Mutex
+	killed  bool
+}
+
+type startSpec struct {
+	script string
+	dir    string
+	stdout io.Writer
+	stderr io.Writer
+	extra  []*os.File // become fd 3, 4, ...
+}
+
+// start runs script with the shell in a new process group, stdin from
+// /dev/null, copying stdout and stderr to the writers as they arrive.
+func start(spec startSpec) (*process, error) {
+	cmd := exec.Command(shellPath(), "-c", spec.script)
+	cmd.Dir = spec.dir
+	cmd.Env = commandEnv()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.ExtraFiles = spec.extra
+	p := &process{cmd: cmd, exited: make(chan struct{})}
+	var writeEnds []*os.File
+	closeAll := func() {
+		for _, f := range append(writeEnds, p.pipes...) {
+			f.Close()
+		}
+	}
+	for i, w := range []io.Writer{spec.stdout, spec.stderr} {
+		r, wf, err := os.Pipe()
+		if err != nil {
+			closeAll()
+			return nil, fmt.Errorf("create output pipe: %w", err)
+		}
+		p.pipes = append(p.pipes, r)
+		writeEnds = append(writeEnds, wf)
+		if i == 0 {
+			cmd.Stdout = wf
+		} else {
+			cmd.Stderr = wf
+		}
+		p.readers.Add(1)
+		go p.copy(w, r)
+	}
+	if err := cmd.Start(); err != nil {
+		closeAll()
+		return nil, fmt.Errorf("start %s: %w", cmd.Path, err)
+	}
+	for _, f := range writeEnds {
+		f.Close()
+	}
+	go func() {
+		p.waitErr = cmd.Wait()
+		close(p.exited)
+	}()
+	return p, nil
+}
+
+func (p *process) copy(w io.Writer, r *os.File) {
+	defer p.readers.Done()
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			w.Write(buf[:n])
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// drain waits for the output readers after the shell exited, for at most
+// wait, then closes the pipes so that lingering children cannot block us.
+func (p *process) drain(wait time.Duration) {
+	done := make(chan struct{})
+	go func() { p.readers.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(wait):
+		for _, f := range p.pipes {
+			f.Close()
+		}
+		<-done
+		return
+	}
+	for _, f := range p.pipes {
+		f.Close()
+	}
+}
+
+// kill stops the whole process group: SIGTERM, then SIGKILL after grace
+// (or as soon as the shell is gone, for children that outlive it).
+func (p *process) kill(grace time.Duration) {
+	p.killMu.Lock()
+	p.killed = true
+	p.killMu.Unlock()
+	pgid := p.cmd.Process.Pid
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	select {
+	case <-p.exited:
+		// Children got the same SIGTERM; give them a moment to go quietly.
+		time.Sleep(min(100*time.Millisecond, grace))
+	case <-time.After(grace):
+	}
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+}
+
+func (p *process) wasKilled() bool {
+	p.killMu.Lock()
+	defer p.killMu.Unlock()
+	return p.killed
+}
+
+// exitCode returns the shell's exit code, or 128+signal when a signal ended
+// it (as shells report it). Only valid after exited is closed.
+func (p *process) exitCode() int {
+	st := p.cmd.ProcessState
+	if st == nil {
+		var ee *exec.ExitError
+		if errors.As(p.waitErr, &ee) {
+			st = ee.ProcessState
+		} else {
+			return -1
+		}
+	}
+	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return st.ExitCode()
+}
