@@ -183,7 +183,7 @@ func (r *Runtime) finish(ctx context.Context, st *turnState, subtype string, err
 	case subtype == event.SubtypeInterrupted:
 		res.Error = "interrupted"
 	}
-	st.d.Events.Emit(res)
+	res = st.d.Events.Publish(res)
 	st.d.Events.Emit(event.Event{Type: event.Done})
 	return res
 }

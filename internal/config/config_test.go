@@ -1,8 +1,10 @@
 package config
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -99,5 +101,24 @@ func TestResolvePaths(t *testing.T) {
 	p, _ = ResolvePaths("/flag", get)
 	if p.DataDir != "/flag" {
 		t.Errorf("flag: %+v", p)
+	}
+}
+
+func TestSchemaCoversEveryTopLevelKey(t *testing.T) {
+	var s struct {
+		Properties map[string]any `json:"properties"`
+	}
+	if err := json.Unmarshal(Schema(), &s); err != nil {
+		t.Fatal(err)
+	}
+	typ := reflect.TypeOf(Config{})
+	for i := 0; i < typ.NumField(); i++ {
+		tag := strings.Split(typ.Field(i).Tag.Get("json"), ",")[0]
+		if tag == "" || tag == "-" {
+			continue
+		}
+		if _, ok := s.Properties[tag]; !ok {
+			t.Errorf("schema lacks %q", tag)
+		}
 	}
 }

@@ -36,7 +36,11 @@ func NewEmitter(sessionID string, lastSeq int64, sinks ...Sink) *Emitter {
 
 // Emit stamps e and delivers it. Delivery happens under the lock so that
 // every sink sees events in seq order.
-func (em *Emitter) Emit(e Event) {
+func (em *Emitter) Emit(e Event) { em.Publish(e) }
+
+// Publish is Emit that also returns the stamped event (a runtime returns
+// its result event to the caller exactly as the sinks saw it).
+func (em *Emitter) Publish(e Event) Event {
 	em.mu.Lock()
 	defer em.mu.Unlock()
 	em.seq++
@@ -50,6 +54,7 @@ func (em *Emitter) Emit(e Event) {
 	for _, s := range em.sinks {
 		s.Emit(e)
 	}
+	return e
 }
 
 // AddSink attaches another sink for the events that follow.

@@ -279,3 +279,7 @@ func absAll(dirs []string) []string {
 	}
 	return out
 }
+
+// Wiring returns the manager's wiring (the application reaches its own
+// per-session state through it).
+func (m *Manager) Wiring() Wiring { return m.wiring }

@@ -1,0 +1,41 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tandem-agent/tandem/internal/app"
+)
+
+// withApp opens the App for a command and closes it after.
+func withApp(g *globalFlags, fn func(*cobra.Command, *app.App, []string) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		a, err := app.Open(app.Options{Home: g.home, Stderr: cmd.ErrOrStderr()})
+		if err != nil {
+			return err
+		}
+		defer a.Close()
+		return fn(cmd, a, args)
+	}
+}
+
+func absCwd(dir string) (string, error) {
+	if dir == "" {
+		d, err := os.Getwd()
+		if err != nil {
+			return "", fmt.Errorf("find the current folder: %w", err)
+		}
+		dir = d
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	return abs, nil
+}

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/tandem-agent/tandem/internal/event"
+)
+
+// printer renders a turn's events in the chosen output format.
+type printer struct {
+	format   string
+	out, err io.Writer
+	verbose  bool
+	mu       sync.Mutex
+	w        *bufio.Writer
+	lastText bool // the last thing written to out was streamed text
+	gotText  bool
+}
+
+func newPrinter(format string, out, errw io.Writer, verbose bool) *printer {
+	return &printer{format: format, out: out, err: errw, verbose: verbose, w: bufio.NewWriterSize(out, 32<<10)}
+}
+
+// Emit implements event.Sink.
+func (p *printer) Emit(e event.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch p.format {
+	case "stream-json":
+		writeJSONLine(p.w, e)
+		// Flush per event so a consumer sees each one as it happens.
+		p.w.Flush()
+	case "text":
+		p.text(e)
+	}
+}
+
+func (p *printer) text(e event.Event) {
+	switch e.Type {
+	case event.Text:
+		p.w.WriteString(e.Text)
+		p.w.Flush()
+		p.lastText, p.gotText = true, true
+	case event.ToolUse:
+		if p.lastText {
+			p.w.WriteString("\n")
+			p.w.Flush()
+			p.lastText = false
+		}
+		if p.verbose {
+			fmt.Fprintf(p.err, "● %s %s\n", e.ToolName, compact(e.Input, 200))
+		}
+	case event.ToolResult:
+		if p.verbose {
+			status := "ok"
+			if e.IsError {
+				status = "error"
+			}
+			fmt.Fprintf(p.err, "  ⎿ %s: %s\n", status, firstLine(e.Output, 200))
+		}
+	case event.Retry:
+		fmt.Fprintf(p.err, "tandem: provider error (%s); retry %d in %dms\n", e.Error, e.Attempt, e.DelayMS)
+	case event.Error:
+		if p.verbose {
+			fmt.Fprintf(p.err, "tandem: %s\n", e.Error)
+		}
+	case event.PermissionRequest:
+		// The terminal asker prints the question itself.
+	case event.Status:
+		if p.verbose && e.Message != "" {
+			fmt.Fprintf(p.err, "tandem: %s\n", e.Message)
+		}
+	}
+}
+
+// finish prints what belongs after the turn: the result object (json), or
+// a final newline and any error (text).
+func (p *printer) finish(res event.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch p.format {
+	case "json":
+		writeJSONLine(p.w, res)
+	case "text":
+		if !p.gotText && res.Result != "" {
+			p.w.WriteString(res.Result)
+			p.lastText = true
+		}
+		if p.lastText {
+			p.w.WriteString("\n")
+		}
+		if res.IsError {
+			fmt.Fprintf(p.err, "tandem: %s: %s\n", res.Subtype, res.Error)
+		}
+		if p.verbose {
+			cost := "unknown"
+			if res.CostUSD != nil {
+				cost = fmt.Sprintf("$%.4f", *res.CostUSD)
+			}
+			fmt.Fprintf(p.err, "tandem: %d steps, %d in / %d out tokens, cost %s, %dms, session %s\n",
+				res.NumTurns, res.Usage.InputTokens, res.Usage.OutputTokens, cost, res.DurationMS, res.SessionID)
+		}
+	}
+	p.w.Flush()
+}
+
+func writeJSONLine(w io.Writer, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		b = []byte(fmt.Sprintf(`{"type":"error","error":%q}`, err.Error()))
+	}
+	w.Write(append(b, '\n'))
+}
+
+func compact(raw json.RawMessage, n int) string {
+	return truncate(strings.Join(strings.Fields(string(raw)), " "), n)
+}
+
+func firstLine(s string, n int) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return truncate(line, n)
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

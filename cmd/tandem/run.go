@@ -1,0 +1,251 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/mattn/go-isatty"
+	"github.com/spf13/cobra"
+
+	"github.com/tandem-agent/tandem/internal/app"
+	"github.com/tandem-agent/tandem/internal/event"
+	"github.com/tandem-agent/tandem/internal/permission"
+	"github.com/tandem-agent/tandem/internal/session"
+)
+
+type runFlags struct {
+	prompt, cwd, model, outputFormat, resume, mode, appendSystem, systemPrompt, runtime string
+	cont, verbose                                                                      bool
+	maxTurns                                                                           int
+	allowed, disallowed, addDirs                                                       []string
+	mcpWait                                                                            time.Duration
+}
+
+func newRunCmd(g *globalFlags) *cobra.Command {
+	f := &runFlags{}
+	cmd := &cobra.Command{
+		Use:   "run [-p PROMPT]",
+		Short: "Run one agent turn headless (like claude -p)",
+		Long: "Run one agent turn in the current folder (or --cwd) and print the answer. The prompt comes from -p, " +
+			"from the arguments, or from standard input.",
+		Example: "  tandem run -p 'fix the failing test'\n  git diff | tandem run -p 'review this diff' --output-format json\n  tandem run --continue -p 'now add a test'",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runTurn(cmd, g, f, args)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVarP(&f.prompt, "print", "p", "", "the prompt")
+	fl.StringVar(&f.cwd, "cwd", "", "working folder (default: the current folder)")
+	fl.StringVar(&f.model, "model", "", "model as provider/model (e.g. anthropic/claude-sonnet-4-5) or a catalog id")
+	fl.StringVar(&f.outputFormat, "output-format", "text", "text, json or stream-json")
+	fl.StringVarP(&f.resume, "resume", "r", "", "resume the session with this id")
+	fl.BoolVarP(&f.cont, "continue", "c", false, "continue the latest session in this folder")
+	fl.StringVar(&f.mode, "permission-mode", "", "explore, normal, trust (or Claude Code's default, acceptEdits, plan, bypassPermissions, dontAsk)")
+	fl.IntVar(&f.maxTurns, "max-turns", 0, "stop after this many model steps (0: no limit)")
+	fl.StringVar(&f.appendSystem, "append-system-prompt", "", "text appended to the system prompt")
+	fl.StringVar(&f.systemPrompt, "system-prompt", "", "replace the system prompt")
+	fl.StringSliceVar(&f.allowed, "allowedTools", nil, "tools or rules to allow, e.g. \"Bash(git log:*)\" Read")
+	fl.StringSliceVar(&f.disallowed, "disallowedTools", nil, "tools or rules to deny, e.g. Bash \"Edit(/docs/**)\"")
+	fl.StringSliceVar(&f.addDirs, "add-dir", nil, "more folders the agent may work in")
+	fl.StringVar(&f.runtime, "runtime", "", "native, claude-code or auto")
+	fl.BoolVar(&f.verbose, "verbose", false, "print every event to stderr (text output)")
+	fl.DurationVar(&f.mcpWait, "mcp-wait", 5*time.Second, "how long to wait for MCP servers to connect before the first model call")
+	return cmd
+}
+
+func (f *runFlags) validate() error {
+	switch f.outputFormat {
+	case "text", "json", "stream-json":
+	default:
+		return fmt.Errorf("--output-format %q: use text, json or stream-json", f.outputFormat)
+	}
+	if f.maxTurns < 0 {
+		return fmt.Errorf("--max-turns %d: use 0 (no limit) or more", f.maxTurns)
+	}
+	if f.resume != "" && f.cont {
+		return fmt.Errorf("--resume and --continue both pick a session: use one")
+	}
+	if f.mode != "" {
+		if _, err := permission.ParseMode(f.mode); err != nil {
+			return fmt.Errorf("--permission-mode: %w", err)
+		}
+	}
+	switch f.runtime {
+	case "", "native", "claude-code", "auto":
+	default:
+		return fmt.Errorf("--runtime %q: use native, claude-code or auto", f.runtime)
+	}
+	for _, d := range f.addDirs {
+		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+			return fmt.Errorf("--add-dir %s: not a folder", d)
+		}
+	}
+	return nil
+}
+
+// readPrompt takes -p, else the arguments, else standard input.
+func readPrompt(f *runFlags, args []string, stdin io.Reader, stdinIsTTY bool) (string, error) {
+	p := f.prompt
+	if p == "" && len(args) > 0 {
+		p = strings.Join(args, " ")
+	}
+	if !stdinIsTTY {
+		data, err := io.ReadAll(io.LimitReader(stdin, 16<<20))
+		if err != nil {
+			return "", fmt.Errorf("read the prompt from standard input: %w", err)
+		}
+		if s := strings.TrimSpace(string(data)); s != "" {
+			if p == "" {
+				p = s
+			} else {
+				p = p + "\n\n" + s
+			}
+		}
+	}
+	if strings.TrimSpace(p) == "" {
+		return "", fmt.Errorf("no prompt: pass -p \"...\" or pipe it on standard input")
+	}
+	return p, nil
+}
+
+func runTurn(cmd *cobra.Command, g *globalFlags, f *runFlags, args []string) error {
+	if err := f.validate(); err != nil {
+		return err
+	}
+	stdinTTY := isatty.IsTerminal(os.Stdin.Fd())
+	prompt, err := readPrompt(f, args, os.Stdin, stdinTTY)
+	if err != nil {
+		return err
+	}
+	var asker permission.Asker
+	if tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0); err == nil && isatty.IsTerminal(os.Stderr.Fd()) {
+		defer tty.Close()
+		asker = permission.NewTerminalAsker(tty, tty)
+	}
+	a, err := app.Open(app.Options{Home: g.home, Asker: asker, Stderr: cmd.ErrOrStderr()})
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	if a.FlagRules, err = flagRules(f); err != nil {
+		return err
+	}
+	ctx, stop := interruptContext(cmd.Context())
+	defer stop()
+
+	live, err := a.Manager.Open(ctx, session.OpenRequest{ID: f.resume, Continue: f.cont, Cwd: f.cwd, AddDirs: f.addDirs,
+		Model: f.model, Runtime: f.runtime, Mode: f.mode})
+	if err != nil {
+		return reportEarly(cmd, f, err)
+	}
+	defer live.Close()
+	if err := fillDefaults(ctx, a, live); err != nil {
+		return reportEarly(cmd, f, err)
+	}
+	out := newPrinter(f.outputFormat, cmd.OutOrStdout(), cmd.ErrOrStderr(), f.verbose)
+	live.Events.AddSink(out)
+	a.WaitMCP(ctx, live, f.mcpWait)
+	res, err := live.Run(ctx, prompt, session.TurnOptions{MaxTurns: f.maxTurns, AppendSystemPrompt: f.appendSystem,
+		SystemPrompt: f.systemPrompt, AllowedTools: toolNamesOnly(f.allowed), DisallowedTools: toolNamesOnly(f.disallowed)})
+	if err != nil {
+		return reportEarly(cmd, f, err)
+	}
+	out.finish(res)
+	if res.IsError {
+		return exitError{code: 1}
+	}
+	return nil
+}
+
+// fillDefaults gives a new session the configured model, runtime and mode
+// when flags did not name them.
+func fillDefaults(ctx context.Context, a *app.App, live *session.Live) error {
+	rec := live.Snapshot()
+	cfg, err := a.ConfigFor(rec.Cwd)
+	if err != nil {
+		return err
+	}
+	model, runtime, mode := "", "", ""
+	if rec.Model == "" {
+		model = a.DefaultModel(cfg)
+	}
+	if rec.Runtime == "" {
+		runtime = firstNonEmpty(cfg.Runtime, "native")
+	}
+	if model == "" && runtime == "" && mode == "" {
+		return nil
+	}
+	return live.Update(ctx, model, runtime, mode)
+}
+
+func flagRules(f *runFlags) ([]permission.Rule, error) {
+	allow, err := permission.ParseToolFlags(f.allowed, permission.ActionAllow)
+	if err != nil {
+		return nil, err
+	}
+	deny, err := permission.ParseToolFlags(f.disallowed, permission.ActionDeny)
+	if err != nil {
+		return nil, err
+	}
+	return append(allow, deny...), nil
+}
+
+// toolNamesOnly keeps the values as given; the loop treats bare names as
+// tool filters and patterned ones as permission rules.
+func toolNamesOnly(vals []string) []string {
+	var out []string
+	for _, v := range vals {
+		for _, item := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' }) {
+			if s := strings.TrimSpace(item); s != "" {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// interruptContext cancels on the first SIGINT/SIGTERM (the turn stops and
+// is stored); a second one exits at once.
+func interruptContext(parent context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(parent)
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		n := 0
+		for range ch {
+			n++
+			if n == 1 {
+				cancel()
+				continue
+			}
+			os.Exit(130)
+		}
+	}()
+	return ctx, func() { signal.Stop(ch); cancel() }
+}
+
+// reportEarly reports an error that prevented a turn; in stream-json it is
+// also a final result event, so consumers always get one.
+func reportEarly(cmd *cobra.Command, f *runFlags, err error) error {
+	if f.outputFormat != "text" {
+		res := event.Event{Type: event.Result, Subtype: event.SubtypeError, IsError: true, Error: err.Error(), Time: time.Now().UTC()}
+		writeJSONLine(cmd.OutOrStdout(), res)
+	}
+	fmt.Fprintln(cmd.ErrOrStderr(), "tandem:", err)
+	return exitError{code: 1}
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}

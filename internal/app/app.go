@@ -1,0 +1,107 @@
+// Package app wires tandem's parts together from configuration: it opens
+// the store, resolves models to providers, and equips each session with
+// tools, a permission engine, MCP servers and a runtime. The CLI and the
+// HTTP server both start from an App, so they behave the same.
+package app
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sync"
+
+	"github.com/tandem-agent/tandem/internal/config"
+	"github.com/tandem-agent/tandem/internal/permission"
+	"github.com/tandem-agent/tandem/internal/provider/catalog"
+	"github.com/tandem-agent/tandem/internal/session"
+	"github.com/tandem-agent/tandem/internal/store"
+)
+
+// Options say where tandem's files are and how the caller interacts.
+type Options struct {
+	Home   string // --home; empty: TANDEM_HOME or XDG folders
+	Getenv func(string) string
+	// Asker answers permission questions (a terminal prompt, the server's
+	// broker). nil: questions become denials with an explanation.
+	Asker permission.Asker
+	// ServerAsks keeps the permission broker as the asker even without a
+	// local Asker: the HTTP server's clients answer through App.Reply.
+	ServerAsks bool
+	// Stderr receives warnings (e.g. an MCP server that failed to start).
+	Stderr io.Writer
+}
+
+// App is one configured tandem.
+type App struct {
+	Paths   config.Paths
+	User    *config.Config // the user file with the environment applied
+	Store   *store.Store
+	Catalog *catalog.Catalog
+	Manager *session.Manager
+	// FlagRules are --allowedTools / --disallowedTools for sessions this
+	// process opens.
+	FlagRules []permission.Rule
+	opts      Options
+	models    *models
+
+	brokerMu sync.Mutex
+	brokers  map[string]*permission.Broker
+}
+
+// Open loads the user configuration and opens the store.
+func Open(opts Options) (*App, error) {
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
+	}
+	if opts.Stderr == nil {
+		opts.Stderr = io.Discard
+	}
+	paths, err := config.ResolvePaths(opts.Home, opts.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	user, err := config.Load(paths.UserFile(), "")
+	if err != nil {
+		return nil, err
+	}
+	if err := user.ApplyEnv(opts.Getenv); err != nil {
+		return nil, err
+	}
+	cat, err := catalog.Load()
+	if err != nil {
+		return nil, fmt.Errorf("load model catalog: %w", err)
+	}
+	st, err := store.Open(paths.DBFile())
+	if err != nil {
+		return nil, err
+	}
+	a := &App{Paths: paths, User: user, Store: st, Catalog: cat, opts: opts}
+	a.models = newModels(cat, opts.Getenv)
+	a.Manager = session.NewManager(st, &wiring{app: a}, paths.DataDir)
+	return a, nil
+}
+
+// Close releases the store.
+func (a *App) Close() error { return a.Store.Close() }
+
+// ConfigFor returns the configuration in force for a working folder: the
+// user file, the folder's project file, then the environment.
+func (a *App) ConfigFor(cwd string) (*config.Config, error) {
+	c, err := config.Load(a.Paths.UserFile(), config.ProjectFile(cwd))
+	if err != nil {
+		return nil, err
+	}
+	if err := c.ApplyEnv(a.opts.Getenv); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// DefaultModel picks the model when neither flag nor session names one:
+// the config's, else the first provider with a key in the environment.
+func (a *App) DefaultModel(c *config.Config) string {
+	if c != nil && c.Model != "" {
+		return c.Model
+	}
+	return a.models.defaultFromEnv()
+}

@@ -1,0 +1,99 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/tandem-agent/tandem/internal/claudecode"
+	"github.com/tandem-agent/tandem/internal/config"
+	"github.com/tandem-agent/tandem/internal/mcp"
+	"github.com/tandem-agent/tandem/internal/permission"
+	"github.com/tandem-agent/tandem/internal/session"
+	"github.com/tandem-agent/tandem/internal/tool"
+	"github.com/tandem-agent/tandem/internal/tools"
+	"github.com/tandem-agent/tandem/internal/tools/shell"
+	"github.com/tandem-agent/tandem/internal/tools/web"
+	"github.com/tandem-agent/tandem/internal/turn"
+)
+
+// Version is tandem's version, set by the CLI from build info.
+var clientVersion = "dev"
+
+func shellCwd(env *tool.Env) string { return shell.CurrentDir(env) }
+
+func (w *wiring) toolOptions(cfg *config.Config) tools.Options {
+	return tools.Options{
+		Fetch:    web.FetchConfig{AllowPrivate: cfg.Tools.WebFetch.AllowPrivate},
+		Searcher: web.SearcherFromEnv(w.app.opts.Getenv),
+	}
+}
+
+// equipMCP starts the session's MCP servers in the background. A bad entry
+// is reported and skipped; the other servers still start.
+func (w *wiring) equipMCP(ctx context.Context, l *session.Live, eq *equipped) error {
+	rec := l.Snapshot()
+	servers, settings, errs := mcp.LoadAll(mcp.ProjectPaths(w.app.Paths.UserFile(), rec.Cwd))
+	for _, e := range errs {
+		fmt.Fprintf(w.app.opts.Stderr, "tandem: %v\n", e)
+	}
+	mode, _ := permission.ParseMode(rec.Mode)
+	policy := settings.Policy(rec.Cwd, mcp.NewFileApprovals(w.app.Paths.DataDir), mode == permission.Trust)
+	eq.mcpRunnable, _ = servers.Runnable(policy)
+	if len(servers) == 0 {
+		return nil
+	}
+	m := mcp.NewManager(mcp.Options{
+		Servers:  servers,
+		Policy:   policy,
+		Registry: l.Tools, Emit: l.Events.Emit, ClientName: "tandem", ClientVersion: clientVersion, WorkDir: rec.Cwd,
+	})
+	m.Start(context.WithoutCancel(ctx))
+	eq.mcp = m
+	eq.extras = append(eq.extras, func() { _ = m.Close() })
+	return nil
+}
+
+// WaitMCP gives a session's MCP servers a moment to connect before the
+// first model call, so their tools are offered from the start.
+func (a *App) WaitMCP(ctx context.Context, l *session.Live, timeout time.Duration) {
+	w := a.Manager.Wiring().(*wiring)
+	if eq := w.get(l); eq != nil && eq.mcp != nil {
+		eq.mcp.WaitReady(ctx, timeout)
+	}
+}
+
+func (w *wiring) claudeCode(name string, l *session.Live, eq *equipped) (turn.Runtime, error) {
+	var cc claudecode.Config
+	if err := decodeSection(eq.cfg, "claude_code", eq.cfg.ClaudeCode, &cc); err != nil {
+		return nil, err
+	}
+	if err := cc.Validate(); err != nil {
+		return nil, &config.Error{File: eq.cfg.SectionSource("claude_code"), Field: "claude_code", Msg: err.Error()}
+	}
+	spec := firstNonEmpty(l.Snapshot().Model, w.app.DefaultModel(eq.cfg))
+	provName := "anthropic"
+	if res, err := w.app.Catalog.Resolve(spec); err == nil {
+		provName = res.Provider
+	}
+	pc, perr := w.app.models.providerConfig(provName, eq.cfg)
+	if name == "auto" {
+		kind := pc.Kind
+		if perr != nil {
+			kind = ""
+		}
+		sel, err := claudecode.AutoSelect(name, cc, kind)
+		if err != nil || sel.Runtime != claudecode.RuntimeClaudeCode {
+			return w.native(eq)
+		}
+	}
+	if perr != nil {
+		return nil, perr
+	}
+	mcpJSON, err := mcp.ClaudeCodeConfigJSON(eq.mcpRunnable)
+	if err != nil {
+		return nil, fmt.Errorf("MCP config for claude-code: %w", err)
+	}
+	return claudecode.New(cc, claudecode.Options{ProviderName: provName, BaseURL: pc.BaseURL, APIKey: pc.APIKey,
+		AuthToken: pc.AuthToken, MCPConfig: mcpJSON}), nil
+}

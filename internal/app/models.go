@@ -1,0 +1,139 @@
+package app
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/tandem-agent/tandem/internal/agent"
+	"github.com/tandem-agent/tandem/internal/config"
+	"github.com/tandem-agent/tandem/internal/event"
+	"github.com/tandem-agent/tandem/internal/provider"
+	"github.com/tandem-agent/tandem/internal/provider/catalog"
+)
+
+// models turns "provider/model" specs into ready adapters, caching one
+// adapter per provider settings so connections are reused across turns.
+type models struct {
+	cat    *catalog.Catalog
+	getenv func(string) string
+	mu     sync.Mutex
+	cache  map[string]provider.Provider
+}
+
+func newModels(cat *catalog.Catalog, getenv func(string) string) *models {
+	return &models{cat: cat, getenv: getenv, cache: map[string]provider.Provider{}}
+}
+
+// resolver returns an agent.Resolver that reads provider settings from c.
+func (m *models) resolver(c *config.Config) agent.Resolver {
+	return agent.ResolverFunc(func(spec string) (agent.Model, error) {
+		if spec == "" {
+			spec = m.defaultFromEnv()
+		}
+		if spec == "" {
+			return agent.Model{}, fmt.Errorf("no model chosen: pass --model provider/model (e.g. anthropic/claude-sonnet-4-5), set \"model\" in tandem's config, or set ANTHROPIC_API_KEY or OPENAI_API_KEY")
+		}
+		res, err := m.cat.Resolve(spec)
+		if err != nil {
+			return agent.Model{}, err
+		}
+		pcfg, err := m.providerConfig(res.Provider, c)
+		if err != nil {
+			return agent.Model{}, err
+		}
+		p, err := m.adapter(pcfg)
+		if err != nil {
+			return agent.Model{}, err
+		}
+		info := res.Info
+		model := agent.Model{Provider: p, ID: res.Model, Cost: func(u event.Usage) *float64 { return catalog.Cost(info, u) }}
+		if info != nil {
+			model.MaxOutput = info.MaxOutputTokens
+		}
+		return model, nil
+	})
+}
+
+// providerConfig layers, weakest first: the catalog's preset, the config
+// files' entry, then the provider's environment variables.
+func (m *models) providerConfig(name string, c *config.Config) (provider.Config, error) {
+	pc := provider.Config{Name: name}
+	preset, known := m.cat.Preset(name)
+	if known {
+		pc.Kind, pc.BaseURL = preset.Kind, preset.BaseURL
+	}
+	var entry config.Provider
+	var configured bool
+	if c != nil {
+		entry, configured = c.Providers[name]
+	}
+	if !known && !configured {
+		return pc, fmt.Errorf("unknown provider %q: add it under \"providers\" in tandem's config with kind and base_url, or use one of: %s", name, strings.Join(m.cat.Presets(), ", "))
+	}
+	if entry.Disabled {
+		return pc, fmt.Errorf("provider %q is disabled in tandem's config", name)
+	}
+	if entry.Kind != "" {
+		pc.Kind = entry.Kind
+	}
+	if entry.BaseURL != "" {
+		pc.BaseURL = entry.BaseURL
+	}
+	pc.Headers = entry.Headers
+	switch {
+	case entry.APIKey != "":
+		pc.APIKey = entry.APIKey
+	case entry.APIKeyEnv != "":
+		pc.APIKey = m.getenv(entry.APIKeyEnv)
+		if pc.APIKey == "" {
+			return pc, fmt.Errorf("provider %q: its api_key_env %s is not set in the environment", name, entry.APIKeyEnv)
+		}
+	}
+	if known {
+		m.applyEnv(&pc, preset)
+	}
+	return pc, nil
+}
+
+func (m *models) applyEnv(pc *provider.Config, p catalog.Preset) {
+	if p.BaseURLEnv != "" {
+		if v := m.getenv(p.BaseURLEnv); v != "" {
+			pc.BaseURL = v
+		}
+	}
+	if p.APIKeyEnv != "" && pc.APIKey == "" {
+		pc.APIKey = m.getenv(p.APIKeyEnv)
+	}
+	if p.AuthTokenEnv != "" && pc.APIKey == "" {
+		pc.AuthToken = m.getenv(p.AuthTokenEnv)
+	}
+}
+
+func (m *models) adapter(pc provider.Config) (provider.Provider, error) {
+	key := fmt.Sprintf("%s|%s|%s|%s|%s|%v", pc.Name, pc.Kind, pc.BaseURL, pc.APIKey, pc.AuthToken, pc.Headers)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if p, ok := m.cache[key]; ok {
+		return p, nil
+	}
+	p, err := provider.New(pc)
+	if err != nil {
+		return nil, err
+	}
+	m.cache[key] = p
+	return p, nil
+}
+
+// defaultFromEnv picks a model for a user who set only an API key.
+func (m *models) defaultFromEnv() string {
+	switch {
+	case m.getenv("TANDEM_MODEL") != "":
+		return m.getenv("TANDEM_MODEL")
+	case m.getenv("ANTHROPIC_API_KEY") != "" || m.getenv("ANTHROPIC_AUTH_TOKEN") != "":
+		return "anthropic/claude-sonnet-4-5"
+	case m.getenv("OPENAI_API_KEY") != "":
+		return "openai/gpt-5"
+	}
+	return ""
+}

@@ -1,0 +1,185 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sync"
+
+	"github.com/tandem-agent/tandem/internal/agent"
+	"github.com/tandem-agent/tandem/internal/config"
+	"github.com/tandem-agent/tandem/internal/mcp"
+	"github.com/tandem-agent/tandem/internal/permission"
+	"github.com/tandem-agent/tandem/internal/permission/hooks"
+	"github.com/tandem-agent/tandem/internal/prompt"
+	"github.com/tandem-agent/tandem/internal/session"
+	"github.com/tandem-agent/tandem/internal/tools"
+	"github.com/tandem-agent/tandem/internal/turn"
+)
+
+// equipped is what Equip built for one live session.
+type equipped struct {
+	cfg    *config.Config
+	engine *permission.Engine
+	broker *permission.Broker
+	hooks  *hooks.Runner
+	mcp    *mcp.Manager
+	// mcpRunnable are the approved servers, passed to the claude-code runtime.
+	mcpRunnable mcp.Servers
+	extras      []func()
+}
+
+// wiring implements session.Wiring for an App.
+type wiring struct {
+	app  *App
+	mu   sync.Mutex
+	live map[*session.Live]*equipped
+}
+
+func (w *wiring) get(l *session.Live) *equipped {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.live[l]
+}
+
+// Equip loads the session folder's configuration and builds its tools,
+// permission engine and hooks.
+func (w *wiring) Equip(ctx context.Context, l *session.Live) (func(), error) {
+	rec := l.Snapshot()
+	cfg, err := w.app.ConfigFor(rec.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	eq := &equipped{cfg: cfg}
+	perm, err := permissionConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	home, _ := os.UserHomeDir()
+	if h := w.app.opts.Getenv("HOME"); h != "" {
+		home = h
+	}
+	claude, err := permission.LoadClaudeSettings(rec.Cwd, home)
+	if err != nil {
+		return nil, err
+	}
+	hookCfg := hooks.Merge(claude.Hooks, perm.user.Hooks, perm.project.Hooks)
+	if err := hookCfg.Validate(); err != nil {
+		return nil, fmt.Errorf("hooks: %w", err)
+	}
+	eq.hooks = hooks.NewRunner(hookCfg, rec.Cwd, os.Environ())
+
+	modeName := firstNonEmpty(rec.Mode, cfg.Mode, perm.project.Mode, perm.user.Mode, claude.DefaultMode, string(permission.Normal))
+	mode, err := permission.ParseMode(modeName)
+	if err != nil {
+		return nil, err
+	}
+	userRules, err := perm.user.ToRules(perm.userFile, home)
+	if err != nil {
+		return nil, err
+	}
+	projectRules, err := perm.project.ToRules(perm.projectFile, rec.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	grants := newGrantStore(w.app.Store, rec.Cwd)
+	userRules = append(append(userRules, claude.UserRules...), grants.load(context.WithoutCancel(ctx), string(permission.ScopeUser))...)
+	projectRules = append(append(projectRules, claude.ProjectRules...), grants.load(context.WithoutCancel(ctx), rec.Cwd)...)
+
+	asker := w.app.opts.Asker
+	var locals []permission.Asker
+	if asker != nil {
+		locals = append(locals, asker)
+	}
+	eq.broker = permission.NewBroker(l.Events.Emit, locals...)
+	var engineAsker permission.Asker = eq.broker
+	if asker == nil && !w.app.opts.ServerAsks {
+		engineAsker = nil // nobody can answer: asks become explained denials
+	}
+	eq.engine = permission.NewEngine(permission.EngineOptions{
+		Mode: mode, Roots: l.Roots, WorkDir: rec.Cwd, HomeDir: home,
+		UserRules: userRules, ProjectRules: projectRules, FlagRules: w.app.FlagRules,
+		Asker: engineAsker, Emit: l.Events.Emit, GrantStore: grants, Hooks: eq.hooks,
+		ProtectedPaths: hookCfg.ScriptPaths(rec.Cwd),
+	})
+	l.Checker = eq.engine
+	l.ModeSetter = eq.engine
+	l.Tools.Add(tools.Default(w.toolOptions(cfg))...)
+	if err := w.equipMCP(ctx, l, eq); err != nil {
+		return nil, err
+	}
+
+	w.mu.Lock()
+	if w.live == nil {
+		w.live = map[*session.Live]*equipped{}
+	}
+	w.live[l] = eq
+	w.mu.Unlock()
+	w.app.registerBroker(rec.ID, eq.broker)
+	return func() {
+		w.app.unregisterBroker(rec.ID)
+		for i := len(eq.extras) - 1; i >= 0; i-- {
+			eq.extras[i]()
+		}
+		w.mu.Lock()
+		delete(w.live, l)
+		w.mu.Unlock()
+	}, nil
+}
+
+// Runtime builds the runtime a turn runs under.
+func (w *wiring) Runtime(name string, l *session.Live) (turn.Runtime, error) {
+	eq := w.get(l)
+	if eq == nil {
+		return nil, fmt.Errorf("session %s is not equipped", l.Snapshot().ID)
+	}
+	switch name {
+	case "", "native":
+		return w.native(eq)
+	case "claude-code", "auto":
+		return w.claudeCode(name, l, eq)
+	}
+	return nil, fmt.Errorf("unknown runtime %q: use native, claude-code or auto", name)
+}
+
+func (w *wiring) native(eq *equipped) (turn.Runtime, error) {
+	pb := prompt.Builder{ConfigDir: w.app.Paths.ConfigDir, Home: w.app.opts.Getenv("HOME")}
+	opts := agent.Options{
+		Models:   w.app.models.resolver(eq.cfg),
+		System:   pb.Build,
+		ShellCwd: shellCwd,
+	}
+	if eq.hooks != nil {
+		opts.Hooks = hookAdapter{r: eq.hooks, mode: func() string { return string(eq.engine.Mode()) }}
+	}
+	return agent.New(opts)
+}
+
+// permLayers are the "permissions" sections of the user and project files.
+type permLayers struct {
+	user, project         permission.Config
+	userFile, projectFile string
+}
+
+func permissionConfig(cfg *config.Config) (permLayers, error) {
+	var out permLayers
+	for _, layer := range cfg.Layers {
+		if len(layer.Permissions) == 0 {
+			continue
+		}
+		var pc permission.Config
+		if err := json.Unmarshal(layer.Permissions, &pc); err != nil {
+			return out, &config.Error{File: layer.File, Field: "permissions", Msg: err.Error()}
+		}
+		if err := pc.Validate(); err != nil {
+			return out, &config.Error{File: layer.File, Msg: err.Error()}
+		}
+		if layer.Scope == "user" {
+			out.user, out.userFile = pc, layer.File
+		} else {
+			out.project, out.projectFile = pc, layer.File
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,161 @@
+package claudecode
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/tandem-agent/tandem/internal/turn"
+)
+
+// launch is everything that shapes one CLI process.
+type launch struct {
+	resumeID string // Claude Code session to resume; empty starts a new one
+}
+
+// buildArgs assembles the CLI's arguments. Permission design: the CLI runs
+// in its default mode with --permission-prompt-tool stdio and a PreToolUse
+// hook registered at initialize, so every tool call reaches tandem's
+// Checker; --tools restricts the built-in set and --allowedTools is never
+// passed because it would approve calls without asking tandem.
+func buildArgs(cfg Config, opts Options, in turn.Input, l launch) []string {
+	args := []string{
+		"-p", "--output-format", "stream-json", "--verbose",
+		"--permission-prompt-tool", "stdio", "--permission-mode", "default",
+		"--tools", strings.Join(cfg.tools(), ","),
+	}
+	if cfg.partial() {
+		args = append(args, "--include-partial-messages")
+	}
+	if m := modelName(in.Model, opts.ProviderName); m != "" {
+		args = append(args, "--model", m)
+	}
+	if l.resumeID != "" {
+		// Always with "=": a value starting with "-" would otherwise be
+		// read as a flag.
+		args = append(args, "--resume="+l.resumeID)
+	}
+	if in.SystemPrompt != "" {
+		args = append(args, "--system-prompt", in.SystemPrompt)
+	}
+	if in.AppendSystemPrompt != "" {
+		args = append(args, "--append-system-prompt", in.AppendSystemPrompt)
+	}
+	if in.MaxTurns > 0 {
+		args = append(args, "--max-turns", strconv.Itoa(in.MaxTurns))
+	}
+	if len(in.DisallowedTools) > 0 {
+		// Deny rules only take away, so passing them cannot bypass tandem.
+		args = append(args, "--disallowedTools", strings.Join(in.DisallowedTools, ","))
+	}
+	for _, r := range extraRoots(in) {
+		args = append(args, "--add-dir", r)
+	}
+	if len(opts.MCPConfig) > 0 {
+		args = append(args, "--mcp-config", string(opts.MCPConfig))
+	}
+	if !cfg.UseUserMCP {
+		args = append(args, "--strict-mcp-config")
+	}
+	args = append(args, cfg.ExtraArgs...)
+	// Last, as the SDKs do.
+	return append(args, "--input-format", "stream-json")
+}
+
+// extraRoots are the workspace roots other than the working folder.
+func extraRoots(in turn.Input) []string {
+	cwd := filepath.Clean(in.Cwd)
+	var out []string
+	seen := map[string]bool{cwd: true}
+	for _, r := range in.Roots {
+		r = filepath.Clean(r)
+		if r == "" || seen[r] {
+			continue
+		}
+		seen[r] = true
+		out = append(out, r)
+	}
+	return out
+}
+
+// modelName turns tandem's "provider/model" into the CLI's model name.
+func modelName(spec, provider string) string {
+	for _, p := range []string{"anthropic/", "claude-code/"} {
+		spec = strings.TrimPrefix(spec, p)
+	}
+	if provider != "" {
+		spec = strings.TrimPrefix(spec, provider+"/")
+	}
+	return spec
+}
+
+// childEnv is the CLI's environment: the parent's minus CLAUDECODE (which
+// makes the CLI refuse to start "inside another Claude Code session"),
+// with the configured provider replacing inherited credentials, then the
+// user's additions.
+func childEnv(parent []string, cfg Config, opts Options) []string {
+	provider := opts.BaseURL != "" || opts.APIKey != "" || opts.AuthToken != ""
+	drop := map[string]bool{"CLAUDECODE": true, "CLAUDE_CODE_ENTRYPOINT": true}
+	if provider {
+		for _, k := range []string{"ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"} {
+			drop[k] = true
+		}
+	}
+	env := make([]string, 0, len(parent)+8)
+	for _, kv := range parent {
+		k, _, _ := strings.Cut(kv, "=")
+		if !drop[k] {
+			env = append(env, kv)
+		}
+	}
+	set := func(k, v string) {
+		if v != "" {
+			env = append(env, k+"="+v)
+		}
+	}
+	set("ANTHROPIC_BASE_URL", opts.BaseURL)
+	set("ANTHROPIC_API_KEY", opts.APIKey)
+	set("ANTHROPIC_AUTH_TOKEN", opts.AuthToken)
+	// A driven CLI must not replace itself in the middle of a session.
+	set("DISABLE_AUTOUPDATER", "1")
+	if cfg.AllowRoot {
+		set("IS_SANDBOX", "1")
+	}
+	for k, v := range cfg.Env {
+		env = append(env, k+"="+v)
+	}
+	return dedupeEnv(env)
+}
+
+// dedupeEnv keeps the last value of each variable, as a shell would.
+func dedupeEnv(env []string) []string {
+	last := map[string]int{}
+	for i, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		last[k] = i
+	}
+	out := env[:0:0]
+	for i, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if last[k] == i {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// wantsBypass reports extra arguments that ask for a bypass mode, which
+// Claude Code refuses as root unless IS_SANDBOX=1.
+func wantsBypass(args []string) bool {
+	for _, a := range args {
+		if strings.Contains(a, "bypassPermissions") {
+			return true
+		}
+	}
+	return false
+}
+
+func isRoot() bool { return os.Getuid() == 0 }
+
+func osEnviron() []string { return os.Environ() }

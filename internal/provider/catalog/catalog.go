@@ -1,0 +1,231 @@
+// Package catalog knows the models tandem has prices and limits for, and
+// the provider presets (kind, default base URL, which environment variable
+// holds the key). The data is an embedded JSON file so it can be updated
+// without touching code.
+package catalog
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/tandem-agent/tandem/internal/event"
+)
+
+//go:embed models.json
+var modelsJSON []byte
+
+// Price is in US dollars per million tokens.
+type Price struct {
+	Input      float64 `json:"input"`
+	Output     float64 `json:"output"`
+	CacheRead  float64 `json:"cache_read"`
+	CacheWrite float64 `json:"cache_write"`
+}
+
+// ModelInfo describes one model.
+type ModelInfo struct {
+	ID       string `json:"id"`
+	Provider string `json:"provider"`
+	Name     string `json:"name"`
+	// APIID is the id to send when ID itself is not accepted by the API
+	// (Anthropic has no undated "claude-sonnet-4").
+	APIID           string   `json:"api_id,omitempty"`
+	Aliases         []string `json:"aliases,omitempty"`
+	ContextWindow   int64    `json:"context_window"`
+	MaxOutputTokens int64    `json:"max_output_tokens"`
+	// Price is nil when unknown; zero prices (local models) are known.
+	Price          *Price `json:"price,omitempty"`
+	SupportsImages bool   `json:"images"`
+	// SupportsThinking: extended thinking / reasoning is available.
+	SupportsThinking bool `json:"thinking"`
+}
+
+// Preset is what tandem knows about a provider name without configuration.
+type Preset struct {
+	Name    string `json:"name"`
+	Kind    string `json:"kind"` // provider.Kind* value
+	BaseURL string `json:"base_url"`
+	// APIKeyEnv names the environment variable holding the key, "" if none.
+	APIKeyEnv string `json:"api_key_env,omitempty"`
+	// AuthTokenEnv names the bearer-token variable (Anthropic only).
+	AuthTokenEnv string `json:"auth_token_env,omitempty"`
+	// BaseURLEnv names a variable that overrides BaseURL.
+	BaseURLEnv string `json:"base_url_env,omitempty"`
+	// NeedsKey is false for local servers.
+	NeedsKey bool `json:"needs_key"`
+}
+
+// Catalog is read-only after Load.
+type Catalog struct {
+	models  []ModelInfo
+	presets map[string]Preset
+	order   []string // preset names in file order, for messages
+}
+
+// Resolved is a model spec resolved to a provider and the id to send.
+type Resolved struct {
+	Provider string
+	Model    string
+	Info     *ModelInfo // nil when the catalog does not know the model
+}
+
+type file struct {
+	Presets []Preset    `json:"presets"`
+	Models  []ModelInfo `json:"models"`
+}
+
+var load = sync.OnceValues(func() (*Catalog, error) { return parse(modelsJSON) })
+
+// Load returns the embedded catalog, parsed once.
+func Load() (*Catalog, error) { return load() }
+
+func parse(data []byte) (*Catalog, error) {
+	var f file
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, fmt.Errorf("model catalog: %w", err)
+	}
+	c := &Catalog{models: f.Models, presets: map[string]Preset{}}
+	for _, p := range f.Presets {
+		if _, dup := c.presets[p.Name]; dup {
+			return nil, fmt.Errorf("model catalog: preset %q twice", p.Name)
+		}
+		c.presets[p.Name] = p
+		c.order = append(c.order, p.Name)
+	}
+	seen := map[string]bool{}
+	for _, m := range f.Models {
+		for _, id := range append([]string{m.ID}, m.Aliases...) {
+			key := m.Provider + "/" + id
+			if seen[key] {
+				return nil, fmt.Errorf("model catalog: %s listed twice", key)
+			}
+			seen[key] = true
+		}
+	}
+	return c, nil
+}
+
+// Models returns a copy of all known models.
+func (c *Catalog) Models() []ModelInfo {
+	return append([]ModelInfo(nil), c.models...)
+}
+
+// Preset returns the preset for a provider name.
+func (c *Catalog) Preset(name string) (Preset, bool) {
+	p, ok := c.presets[strings.ToLower(name)]
+	return p, ok
+}
+
+// Presets returns the preset names in catalog order.
+func (c *Catalog) Presets() []string { return append([]string(nil), c.order...) }
+
+// Resolve turns "provider/model" or a bare model id into a Resolved.
+// Everything after the first slash is the model id, so OpenRouter ids such
+// as "openrouter/anthropic/claude-sonnet-4.5" work. A provider the catalog
+// has no preset for is accepted (it may be configured by the user); its
+// model gets the catalog's info when the id is known under one provider
+// only, so a proxy named "work" still prices "work/claude-sonnet-4-5".
+func (c *Catalog) Resolve(spec string) (Resolved, error) {
+	spec = strings.TrimSpace(spec)
+	if spec == "" {
+		return Resolved{}, fmt.Errorf("empty model: %s", c.howTo())
+	}
+	if prov, id, ok := strings.Cut(spec, "/"); ok {
+		if prov == "" || id == "" {
+			return Resolved{}, fmt.Errorf("model %q: %s", spec, c.howTo())
+		}
+		r := Resolved{Provider: prov, Model: id}
+		if info, sendID := c.find(prov, id); info != nil {
+			r.Info, r.Model = info, sendID
+		} else if _, preset := c.presets[prov]; !preset {
+			if matches := c.byID(id); len(matches) == 1 {
+				r.Info = matches[0].info
+			}
+		}
+		return r, nil
+	}
+	matches := c.byID(spec)
+	switch len(matches) {
+	case 0:
+		return Resolved{}, fmt.Errorf("unknown model %q: %s", spec, c.howTo())
+	case 1:
+		m := matches[0]
+		return Resolved{Provider: m.info.Provider, Model: m.sendID, Info: m.info}, nil
+	default:
+		var opts []string
+		for _, m := range matches {
+			opts = append(opts, m.info.Provider+"/"+spec)
+		}
+		return Resolved{}, fmt.Errorf("model %q is offered by several providers; write one of %s",
+			spec, strings.Join(opts, ", "))
+	}
+}
+
+type match struct {
+	info   *ModelInfo
+	sendID string
+}
+
+// find looks a model up under one provider by id or alias.
+func (c *Catalog) find(provider, id string) (*ModelInfo, string) {
+	for _, m := range c.byID(id) {
+		if m.info.Provider == provider {
+			return m.info, m.sendID
+		}
+	}
+	return nil, ""
+}
+
+func (c *Catalog) byID(id string) []match {
+	var out []match
+	for i := range c.models {
+		m := &c.models[i]
+		switch {
+		case m.ID == id:
+			send := id
+			if m.APIID != "" {
+				send = m.APIID
+			}
+			out = append(out, match{m, send})
+		case contains(m.Aliases, id):
+			out = append(out, match{m, id})
+		}
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *Catalog) howTo() string {
+	names := append([]string(nil), c.order...)
+	sort.Strings(names)
+	return fmt.Sprintf("write the model as provider/model, e.g. anthropic/claude-sonnet-4-5, openai/gpt-5 or ollama/llama3.2 (known providers: %s; other names work when configured)",
+		strings.Join(names, ", "))
+}
+
+// Cost prices one usage in US dollars, or returns nil when the model or its
+// prices are unknown. Usage follows Anthropic's convention, which the
+// provider adapters normalise to: InputTokens excludes cache reads and
+// cache writes, and reasoning tokens are already inside OutputTokens.
+func Cost(info *ModelInfo, u event.Usage) *float64 {
+	if info == nil || info.Price == nil {
+		return nil
+	}
+	p := info.Price
+	usd := (float64(u.InputTokens)*p.Input +
+		float64(u.OutputTokens)*p.Output +
+		float64(u.CacheReadTokens)*p.CacheRead +
+		float64(u.CacheCreationTokens)*p.CacheWrite) / 1e6
+	return &usd
+}

@@ -1,0 +1,128 @@
+package provider
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// Kinds of wire protocol an adapter can speak.
+const (
+	KindAnthropic        = "anthropic"
+	KindOpenAI           = "openai"
+	KindOpenAICompatible = "openai-compatible"
+)
+
+// Config says how to reach one provider. The caller (config loading, the
+// catalog's presets) resolves environment variables; adapters read nothing
+// from the environment themselves, so what is configured is what is sent.
+type Config struct {
+	// Name identifies the provider in errors, Block.Provider and the
+	// "provider/model" spec: "anthropic", "openai", "ollama", or a user's own.
+	Name string
+	// Kind is the wire protocol: KindAnthropic, KindOpenAI or
+	// KindOpenAICompatible.
+	Kind    string
+	BaseURL string
+	APIKey  string
+	// AuthToken is an Anthropic bearer token (ANTHROPIC_AUTH_TOKEN): sent as
+	// "Authorization: Bearer", with no x-api-key header.
+	AuthToken string
+	// Headers are sent on every call (Request.Headers add per call).
+	Headers map[string]string
+	// HTTPClient is optional; http.DefaultClient's transport is used when nil.
+	HTTPClient *http.Client
+}
+
+// keylessHosts are local servers that accept calls without a key.
+var keylessHosts = []string{"localhost", "127.0.0.1", "[::1]", "0.0.0.0", "host.docker.internal"}
+
+// keylessNames are presets of local servers that need no key.
+var keylessNames = map[string]bool{
+	"ollama": true, "lmstudio": true, "llamacpp": true, "llama.cpp": true, "llama-cpp": true, "vllm": true,
+}
+
+// needsKey reports whether calls to cfg will be refused without credentials.
+func (cfg Config) needsKey() bool {
+	if cfg.APIKey != "" || cfg.AuthToken != "" {
+		return false
+	}
+	if keylessNames[strings.ToLower(cfg.Name)] {
+		return false
+	}
+	if hasHeader(cfg.Headers, "authorization") || hasHeader(cfg.Headers, "x-api-key") {
+		return false
+	}
+	if cfg.Kind == KindOpenAICompatible && isLocalURL(cfg.BaseURL) {
+		return false
+	}
+	return true
+}
+
+func isLocalURL(u string) bool {
+	rest := u
+	if _, after, ok := strings.Cut(u, "://"); ok {
+		rest = after
+	}
+	host, _, _ := strings.Cut(rest, "/")
+	for _, h := range keylessHosts {
+		if host == h || strings.HasPrefix(host, h+":") {
+			return true
+		}
+	}
+	return false
+}
+
+func hasHeader(h map[string]string, name string) bool {
+	for k := range h {
+		if strings.EqualFold(k, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// keyHint names what to set when a key is missing.
+func (cfg Config) keyHint() string {
+	switch strings.ToLower(cfg.Name) {
+	case "anthropic":
+		return "set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN for a bearer token)"
+	case "openai":
+		return "set OPENAI_API_KEY"
+	case "openrouter":
+		return "set OPENROUTER_API_KEY"
+	case "deepseek":
+		return "set DEEPSEEK_API_KEY"
+	}
+	return fmt.Sprintf("set api_key for provider %q in the config file (or %s_API_KEY)",
+		cfg.Name, strings.ToUpper(strings.NewReplacer("-", "_", ".", "_").Replace(cfg.Name)))
+}
+
+// New builds the adapter for cfg. It makes no network call.
+func New(cfg Config) (Provider, error) {
+	if cfg.Name == "" {
+		cfg.Name = cfg.Kind
+	}
+	if cfg.Name == "" {
+		return nil, fmt.Errorf("provider config: name and kind are empty; set kind to %q, %q or %q",
+			KindAnthropic, KindOpenAI, KindOpenAICompatible)
+	}
+	switch cfg.Kind {
+	case KindAnthropic, KindOpenAI:
+	case KindOpenAICompatible:
+		if cfg.BaseURL == "" {
+			return nil, fmt.Errorf("provider %s: kind %q needs a base URL (e.g. http://localhost:11434/v1 for ollama)",
+				cfg.Name, cfg.Kind)
+		}
+	case "":
+		return nil, fmt.Errorf("provider %s: kind is empty; set it to %q, %q or %q",
+			cfg.Name, KindAnthropic, KindOpenAI, KindOpenAICompatible)
+	default:
+		return nil, fmt.Errorf("provider %s: unknown kind %q; use %q, %q or %q",
+			cfg.Name, cfg.Kind, KindAnthropic, KindOpenAI, KindOpenAICompatible)
+	}
+	if cfg.needsKey() {
+		return nil, fmt.Errorf("provider %s: no API key: %s", cfg.Name, cfg.keyHint())
+	}
+	return newFantasyAdapter(cfg)
+}

@@ -1,0 +1,165 @@
+package provider
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"charm.land/fantasy"
+)
+
+// maxMessage bounds the provider message kept in an Error: it is shown to
+// users and stored in events, not a place for whole response bodies.
+const maxMessage = 500
+
+// mapError classifies err. Cancellation wins over everything: when ctx is
+// done the caller asked to stop, and retrying would be wrong.
+func (a *fantasyAdapter) mapError(ctx context.Context, err error) error {
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return fmt.Errorf("%s: %w", a.cfg.Name, ctxErr)
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%s: %w", a.cfg.Name, err)
+	}
+	return classify(a.cfg.Name, err)
+}
+
+func classify(name string, err error) *Error {
+	out := &Error{Provider: name, Cause: err}
+	var pe *fantasy.ProviderError
+	if errors.As(err, &pe) {
+		out.Status = pe.StatusCode
+		if out.Status >= 200 && out.Status < 300 {
+			// An error event inside a stream whose headers said 200: the
+			// HTTP status says nothing about the failure.
+			out.Status = 0
+		}
+		out.Message = providerMessage(pe)
+		out.Auth = pe.AuthError || pe.StatusCode == http.StatusUnauthorized || pe.StatusCode == http.StatusForbidden
+		out.Retryable = !out.Auth && (pe.IsRetryable() || transient(pe.Cause))
+		out.RetryAfter = retryAfter(pe.ResponseHeaders, time.Now())
+		return out
+	}
+	out.Message = shorten(err.Error())
+	out.Retryable = transient(err)
+	return out
+}
+
+// transient reports dropped connections and other transport failures that a
+// fresh attempt may get past.
+func transient(err error) bool {
+	if err == nil {
+		return false
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) ||
+		errors.Is(err, syscall.EPIPE) || errors.Is(err, net.ErrClosed) {
+		return true
+	}
+	if fantasy.IsTransportError(err) {
+		return true
+	}
+	var ne net.Error
+	return errors.As(err, &ne)
+}
+
+// providerMessage extracts the provider's own error message, falling back
+// to fantasy's summary.
+func providerMessage(pe *fantasy.ProviderError) string {
+	if msg := bodyMessage(pe.ResponseBody); msg != "" {
+		return shorten(msg)
+	}
+	// SDK messages read `POST "url": 429 Too Many Requests {json}`.
+	if i := strings.IndexByte(pe.Message, '{'); i >= 0 {
+		if msg := bodyMessage([]byte(pe.Message[i:])); msg != "" {
+			return shorten(msg)
+		}
+	}
+	msg := pe.Message
+	if msg == "" {
+		msg = pe.Title
+	}
+	if msg == "" && pe.StatusCode != 0 {
+		msg = http.StatusText(pe.StatusCode)
+	}
+	return shorten(msg)
+}
+
+// bodyMessage reads error.message (Anthropic, OpenAI) or message from a
+// response body. fantasy stores the body either bare or as a full HTTP dump.
+func bodyMessage(body []byte) string {
+	if _, after, ok := bytes.Cut(body, []byte("\r\n\r\n")); ok {
+		body = after
+	}
+	body = bytes.TrimSpace(body)
+	var env struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+	}
+	if json.Unmarshal(body, &env) != nil {
+		return ""
+	}
+	var inner struct {
+		Message string `json:"message"`
+		Type    string `json:"type"`
+	}
+	if json.Unmarshal(env.Error, &inner) == nil && inner.Message != "" {
+		return inner.Message
+	}
+	var s string
+	if json.Unmarshal(env.Error, &s) == nil && s != "" {
+		return s
+	}
+	return env.Message
+}
+
+func shorten(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) > maxMessage {
+		return s[:maxMessage] + "…"
+	}
+	return s
+}
+
+// retryAfter reads retry-after-ms (Anthropic, OpenAI) or retry-after
+// (seconds or an HTTP date) from response headers.
+func retryAfter(headers map[string]string, now time.Time) time.Duration {
+	get := func(name string) string {
+		for k, v := range headers {
+			if strings.EqualFold(k, name) {
+				return strings.TrimSpace(v)
+			}
+		}
+		return ""
+	}
+	if v := get("retry-after-ms"); v != "" {
+		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
+			return time.Duration(ms * float64(time.Millisecond))
+		}
+	}
+	v := get("retry-after")
+	if v == "" {
+		return 0
+	}
+	if secs, err := strconv.ParseFloat(v, 64); err == nil {
+		if secs <= 0 {
+			return 0
+		}
+		return time.Duration(secs * float64(time.Second))
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		if d := t.Sub(now); d > 0 {
+			return d
+		}
+	}
+	return 0
+}

@@ -1,0 +1,76 @@
+package provider
+
+import (
+	"net/http"
+)
+
+// authTransport sets the credential headers from Config on every request and
+// removes any the vendor SDKs added on their own. Both SDKs read
+// ANTHROPIC_API_KEY / OPENAI_API_KEY from the environment; without this a
+// key for one service could be sent to another (say OPENAI_API_KEY to a local
+// ollama, or x-api-key next to an Anthropic bearer token).
+type authTransport struct {
+	base http.RoundTripper
+	cfg  Config
+}
+
+func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	h := req.Header
+	userAuth := hasHeader(t.cfg.Headers, "authorization")
+	userKey := hasHeader(t.cfg.Headers, "x-api-key")
+	switch t.cfg.Kind {
+	case KindAnthropic:
+		switch {
+		case t.cfg.AuthToken != "":
+			h.Set("Authorization", "Bearer "+t.cfg.AuthToken)
+			if !userKey {
+				h.Del("X-Api-Key")
+			}
+		case t.cfg.APIKey != "":
+			h.Set("X-Api-Key", t.cfg.APIKey)
+			if !userAuth {
+				h.Del("Authorization")
+			}
+		default:
+			if !userKey {
+				h.Del("X-Api-Key")
+			}
+			if !userAuth {
+				h.Del("Authorization")
+			}
+		}
+	default:
+		switch {
+		case t.cfg.APIKey != "":
+			h.Set("Authorization", "Bearer "+t.cfg.APIKey)
+		case !userAuth:
+			h.Del("Authorization")
+		}
+		// Organisation/project from OPENAI_ORG_ID etc. belong to OpenAI only.
+		if t.cfg.Kind != KindOpenAI {
+			if !hasHeader(t.cfg.Headers, "openai-organization") {
+				h.Del("OpenAI-Organization")
+			}
+			if !hasHeader(t.cfg.Headers, "openai-project") {
+				h.Del("OpenAI-Project")
+			}
+		}
+	}
+	return t.base.RoundTrip(req)
+}
+
+// httpClient returns the client the SDK should use: cfg.HTTPClient (or a
+// default) with authTransport in front of its transport.
+func httpClient(cfg Config) *http.Client {
+	var c http.Client
+	if cfg.HTTPClient != nil {
+		c = *cfg.HTTPClient
+	}
+	base := c.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	c.Transport = &authTransport{base: base, cfg: cfg}
+	return &c
+}

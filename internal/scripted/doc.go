@@ -1,0 +1,66 @@
+// Package scripted is a fake LLM provider for tests, benchmarks and for
+// running the real Claude Code CLI offline (ANTHROPIC_BASE_URL). It speaks
+// the Anthropic Messages API and OpenAI Chat Completions, streaming
+// included, and answers from a Script.
+//
+// # Endpoints
+//
+// Paths are matched by suffix, so both "/v1/messages" and a base URL
+// without /v1 work; query strings (Claude Code sends ?beta=true) are
+// ignored.
+//
+//	POST .../messages               Anthropic Messages, "stream": true or not
+//	POST .../messages/count_tokens  {"input_tokens": N}, N ≈ body bytes / 4
+//	POST .../chat/completions       OpenAI Chat Completions, stream or not;
+//	                                stream_options.include_usage adds a final
+//	                                usage chunk; thinking is sent as
+//	                                reasoning_content
+//	GET  .../models[/id]            model list usable by either SDK
+//	GET|HEAD /                      200 "ok" (reachability probes)
+//
+// Auth headers (x-api-key, Authorization: Bearer) are accepted and ignored
+// unless a key is required (Script.RequireKey / WithRequireKey); then a
+// missing or wrong key gets a 401 with the provider's real error shape.
+//
+// # Step selection
+//
+// The step answering a request is the number of assistant turns already in
+// the request's "messages" (adjacent assistant messages count once). This
+// keeps the server stateless per conversation: any number of concurrent or
+// resumed conversations walk the same script. Past the last step the
+// Fallback answers (default text "done").
+//
+// Side requests get the Fallback without consuming a step: requests with no
+// (or empty) "tools" (turn off with side_without_tools: false /
+// WithSideWithoutTools(false)) and requests whose model matches
+// side_model_pattern, a regular expression, default "haiku" (turn off with
+// "" / WithSideModelPattern("")). This catches Claude Code's title and
+// quota calls.
+//
+// # Faults
+//
+// A step's Fault applies to the first Times attempts (default 1) of that
+// step, counted server-wide per step index, so a client retry succeeds; with
+// Always it applies every time. Status answers an error before streaming
+// (retry-after and retry-after-ms headers from RetryAfter); MidStreamError
+// streams about half of the reply then an Anthropic error event
+// (overloaded_error) or, for OpenAI streams and non-streaming replies, cuts
+// the connection; DropAfterBytes closes the connection after that many body
+// bytes (0: before any response); FirstByteDelayMS delays the headers;
+// DelayBetweenChunksMS paces streamed events.
+//
+// # Script file
+//
+//	{
+//	  "steps": [
+//	    {"text": "Let me look.", "tool_calls": [{"name": "Read", "input": {"file_path": "a.go"}}]},
+//	    {"thinking": "...", "text": "Done.", "usage": {"input_tokens": 10, "output_tokens": 5},
+//	     "fault": {"status": 529, "retry_after": "0.1"}}
+//	  ],
+//	  "fallback": {"text": "ok"},
+//	  "side_model_pattern": "haiku", "side_without_tools": true,
+//	  "require_key": "", "models": ["claude-sonnet-4-5"], "chunk_size": 12
+//	}
+//
+// Unknown fields are errors naming the step and field.
+package scripted

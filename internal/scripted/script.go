@@ -1,0 +1,127 @@
+package scripted
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Script is what the server answers. Steps are selected by conversation
+// position (see package doc); Fallback answers side requests and every
+// request past the last step.
+type Script struct {
+	Steps    []Step `json:"steps"`
+	Fallback *Step  `json:"fallback,omitempty"`
+
+	// SideModelPattern is a regular expression matched against the request's
+	// model: matching requests are side requests. nil means the default
+	// "haiku"; a pointer to "" disables model-based detection.
+	SideModelPattern *string `json:"side_model_pattern,omitempty"`
+	// SideWithoutTools makes requests without tools side requests. nil means
+	// true.
+	SideWithoutTools *bool `json:"side_without_tools,omitempty"`
+	// RequireKey, when set, makes every API request present this key in
+	// x-api-key or Authorization: Bearer, else it gets a 401.
+	RequireKey string `json:"require_key,omitempty"`
+	// Models are listed by GET /v1/models. Empty means a small default list.
+	Models []string `json:"models,omitempty"`
+	// ChunkSize is the approximate size in bytes of streamed text and JSON
+	// pieces. 0 means 12.
+	ChunkSize int `json:"chunk_size,omitempty"`
+}
+
+// Step is one scripted assistant reply.
+type Step struct {
+	Text      string     `json:"text,omitempty"`
+	Thinking  string     `json:"thinking,omitempty"`
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	// Usage overrides the token counts; nil means estimate from sizes.
+	Usage *Usage `json:"usage,omitempty"`
+	// StopReason overrides the Anthropic stop_reason (default tool_use when
+	// there are tool calls, else end_turn). OpenAI gets it mapped to a
+	// finish_reason.
+	StopReason string `json:"stop_reason,omitempty"`
+	Fault      *Fault `json:"fault,omitempty"`
+}
+
+// ToolCall is a tool use the step asks for. ID is generated when empty.
+type ToolCall struct {
+	ID    string          `json:"id,omitempty"`
+	Name  string          `json:"name"`
+	Input json.RawMessage `json:"input,omitempty"`
+}
+
+// Usage is reported token usage, in Anthropic terms.
+type Usage struct {
+	InputTokens              int64 `json:"input_tokens"`
+	OutputTokens             int64 `json:"output_tokens"`
+	CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
+	CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
+}
+
+// Fault makes the first Times attempts of a step fail (every attempt when
+// Always). Several fields may be combined; Status wins over stream faults.
+type Fault struct {
+	// Status answers with this HTTP status and an error body before any
+	// streaming.
+	Status int `json:"status,omitempty"`
+	// RetryAfter is sent as retry-after (seconds, may be fractional) and
+	// retry-after-ms.
+	RetryAfter string `json:"retry_after,omitempty"`
+	// Body replaces the default error JSON for Status, or the error event
+	// data of MidStreamError.
+	Body json.RawMessage `json:"body,omitempty"`
+	// Headers are extra response headers (e.g. x-should-retry).
+	Headers map[string]string `json:"headers,omitempty"`
+	// MidStreamError sends part of the reply then an Anthropic error event
+	// (overloaded_error); OpenAI streams and non-streaming replies are cut
+	// off instead.
+	MidStreamError bool `json:"mid_stream_error,omitempty"`
+	// DropAfterBytes closes the connection after this many body bytes; 0
+	// closes it before any response.
+	DropAfterBytes *int `json:"drop_after_bytes,omitempty"`
+	// FirstByteDelayMS delays the response headers.
+	FirstByteDelayMS int `json:"first_byte_delay_ms,omitempty"`
+	// DelayBetweenChunksMS delays every streamed event after the first.
+	DelayBetweenChunksMS int `json:"delay_between_chunks_ms,omitempty"`
+	// Times is how many attempts fail (default 1).
+	Times int `json:"times,omitempty"`
+	// Always applies the fault to every attempt.
+	Always bool `json:"always,omitempty"`
+}
+
+func (f *Fault) times() int {
+	if f.Times <= 0 {
+		return 1
+	}
+	return f.Times
+}
+
+func (f *Fault) firstByteDelay() time.Duration {
+	return time.Duration(f.FirstByteDelayMS) * time.Millisecond
+}
+
+func (f *Fault) chunkDelay() time.Duration {
+	return time.Duration(f.DelayBetweenChunksMS) * time.Millisecond
+}
+
+func (s *Step) stopReason() string {
+	if s.StopReason != "" {
+		return s.StopReason
+	}
+	if len(s.ToolCalls) > 0 {
+		return "tool_use"
+	}
+	return "end_turn"
+}
+
+// defaultFallbackText answers side requests and requests past the script's
+// end when the script has no fallback.
+const defaultFallbackText = "done"
+
+const defaultSideModelPattern = "haiku"
+
+const defaultChunkSize = 12
+
+func defaultModels() []string {
+	return []string{"claude-sonnet-4-5", "claude-haiku-4-5", "claude-opus-4-1", "gpt-4o", "gpt-4o-mini"}
+}
