@@ -69,7 +69,7 @@ func (m *memRecorder) Append(_ context.Context, msg message.Message) error {
 	m.msgs = append(m.msgs, msg)
 	return nil
 }
-func (m *memRecorder) Meta(context.Context, string) (string, error) { return "", nil }
+func (m *memRecorder) Meta(context.Context, string) (string, error)  { return "", nil }
 func (m *memRecorder) SetMeta(context.Context, string, string) error { return nil }
 
 type echoTool struct {

@@ -51,6 +51,9 @@ func (m *models) resolver(c *config.Config) agent.Resolver {
 		if info != nil {
 			model.MaxOutput = info.MaxOutputTokens
 		}
+		if c != nil && (info == nil || info.SupportsThinking) {
+			model.ThinkingBudget, model.Effort = c.ThinkingBudget, c.Effort
+		}
 		return model, nil
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -15,14 +16,19 @@ import (
 // raw here and are decoded by their owners, which validate them with the
 // same file-and-field error style.
 type Config struct {
-	Schema     string              `json:"$schema,omitempty"`
-	Model      string              `json:"model,omitempty"`       // default "provider/model"
-	SmallModel string              `json:"small_model,omitempty"` // for summaries (WebFetch prompts, titles)
-	Runtime    string              `json:"runtime,omitempty"`     // native | claude-code | auto
-	Mode       string              `json:"permission_mode,omitempty"`
-	MaxTurns   int                 `json:"max_turns,omitempty"`
-	Providers  map[string]Provider `json:"providers,omitempty"`
-	Tools      Tools               `json:"tools,omitempty"`
+	Schema     string `json:"$schema,omitempty"`
+	Model      string `json:"model,omitempty"`       // default "provider/model"
+	SmallModel string `json:"small_model,omitempty"` // for summaries (WebFetch prompts, titles)
+	Runtime    string `json:"runtime,omitempty"`     // native | claude-code | auto
+	Mode       string `json:"permission_mode,omitempty"`
+	MaxTurns   int    `json:"max_turns,omitempty"`
+	// ThinkingBudget > 0 turns on extended thinking with that many tokens
+	// (MAX_THINKING_TOKENS in the environment, as Claude Code reads it).
+	ThinkingBudget int64 `json:"thinking_budget,omitempty"`
+	// Effort is low, medium or high where the model supports it.
+	Effort    string              `json:"effort,omitempty"`
+	Providers map[string]Provider `json:"providers,omitempty"`
+	Tools     Tools               `json:"tools,omitempty"`
 
 	Permissions json.RawMessage `json:"permissions,omitempty"` // permission.Config
 	MCPServers  json.RawMessage `json:"mcpServers,omitempty"`  // mcp.Servers
@@ -183,6 +189,14 @@ func (c *Config) validate(path string) error {
 	default:
 		return &Error{File: path, Field: "runtime", Msg: fmt.Sprintf("%q is not a runtime; use native, claude-code or auto", c.Runtime)}
 	}
+	switch c.Effort {
+	case "", "low", "medium", "high":
+	default:
+		return &Error{File: path, Field: "effort", Msg: fmt.Sprintf("%q is not an effort level; use low, medium or high", c.Effort)}
+	}
+	if c.ThinkingBudget < 0 || (c.ThinkingBudget > 0 && c.ThinkingBudget < 1024) {
+		return &Error{File: path, Field: "thinking_budget", Msg: "use 0 (off) or at least 1024 tokens"}
+	}
 	if c.MaxTurns < 0 {
 		return &Error{File: path, Field: "max_turns", Msg: "must be 0 (no limit) or more"}
 	}
@@ -230,6 +244,12 @@ func (c *Config) merge(o *Config, src string) {
 	}
 	if o.Mode != "" {
 		c.Mode = o.Mode
+	}
+	if o.ThinkingBudget != 0 {
+		c.ThinkingBudget = o.ThinkingBudget
+	}
+	if o.Effort != "" {
+		c.Effort = o.Effort
 	}
 	if o.MaxTurns != 0 {
 		c.MaxTurns = o.MaxTurns
@@ -300,6 +320,13 @@ func (c *Config) ApplyEnv(getenv func(string) string) error {
 	}
 	if v := getenv("TANDEM_PERMISSION_MODE"); v != "" {
 		c.Mode = v
+	}
+	if v := getenv("MAX_THINKING_TOKENS"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return &Error{File: "environment", Field: "MAX_THINKING_TOKENS", Msg: fmt.Sprintf("%q is not a number of tokens", v)}
+		}
+		c.ThinkingBudget = n
 	}
 	return c.validate("environment")
 }

@@ -46,7 +46,7 @@ type Result struct {
 	// Content is the text the model reads.
 	Content string
 	// Images go to providers that accept images in tool results.
-	Images []message.Block
+	Images  []message.Block
 	IsError bool
 	// Diff is a unified diff of what an edit changed, for the UI.
 	Diff string
