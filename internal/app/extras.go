@@ -23,10 +23,28 @@ var clientVersion = "dev"
 func shellCwd(env *tool.Env) string { return shell.CurrentDir(env) }
 
 func (w *wiring) toolOptions(cfg *config.Config) tools.Options {
-	return tools.Options{
-		Fetch:    web.FetchConfig{AllowPrivate: cfg.Tools.WebFetch.AllowPrivate},
-		Searcher: web.SearcherFromEnv(w.app.opts.Getenv),
+	fetch := web.FetchConfig{AllowPrivate: cfg.Tools.WebFetch.AllowPrivate}
+	if cfg.SmallModel != "" {
+		fetch.Summarizer = summarizer{models: w.app.models.resolver(cfg), spec: cfg.SmallModel}
 	}
+	return tools.Options{Fetch: fetch, Searcher: w.searcher(cfg)}
+}
+
+// searcher picks WebSearch's backend: the configured one, else whichever
+// key is in the environment (BRAVE_API_KEY, TAVILY_API_KEY).
+func (w *wiring) searcher(cfg *config.Config) web.Searcher {
+	ws := cfg.Tools.WebSearch
+	key := ""
+	if ws.APIKeyEnv != "" {
+		key = w.app.opts.Getenv(ws.APIKeyEnv)
+	}
+	switch ws.Backend {
+	case "brave":
+		return &web.Brave{APIKey: firstNonEmpty(key, w.app.opts.Getenv("BRAVE_API_KEY"))}
+	case "tavily":
+		return &web.Tavily{APIKey: firstNonEmpty(key, w.app.opts.Getenv("TAVILY_API_KEY"))}
+	}
+	return web.SearcherFromEnv(w.app.opts.Getenv)
 }
 
 // equipMCP starts the session's MCP servers in the background. A bad entry

@@ -1,0 +1,71 @@
+package app
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tandem-agent/tandem/internal/config"
+	"github.com/tandem-agent/tandem/internal/provider/catalog"
+)
+
+func TestProviderConfigLayers(t *testing.T) {
+	cat, err := catalog.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{}
+	m := newModels(cat, func(k string) string { return env[k] })
+	cfg := &config.Config{Providers: map[string]config.Provider{
+		"anthropic": {BaseURL: "https://proxy.example/v1", Headers: map[string]string{"anthropic-beta": "x"}},
+		"mine":      {Kind: "openai-compatible", BaseURL: "http://localhost:9/v1", APIKeyEnv: "MINE_KEY"},
+		"off":       {Kind: "openai", Disabled: true},
+	}}
+	env["ANTHROPIC_API_KEY"] = "k1"
+	pc, err := m.providerConfig("anthropic", cfg)
+	if err != nil || pc.BaseURL != "https://proxy.example/v1" || pc.APIKey != "k1" || pc.Kind != "anthropic" || pc.Headers["anthropic-beta"] != "x" {
+		t.Fatalf("config over preset: %+v %v", pc, err)
+	}
+	env["ANTHROPIC_BASE_URL"] = "http://env.example"
+	if pc, _ = m.providerConfig("anthropic", cfg); pc.BaseURL != "http://env.example" {
+		t.Errorf("env should win over the file: %s", pc.BaseURL)
+	}
+	delete(env, "ANTHROPIC_API_KEY")
+	env["ANTHROPIC_AUTH_TOKEN"] = "bearer"
+	if pc, _ = m.providerConfig("anthropic", cfg); pc.AuthToken != "bearer" || pc.APIKey != "" {
+		t.Errorf("auth token: %+v", pc)
+	}
+	if _, err := m.providerConfig("mine", cfg); err == nil || !strings.Contains(err.Error(), "MINE_KEY") {
+		t.Errorf("missing api_key_env should be named: %v", err)
+	}
+	env["MINE_KEY"] = "secret"
+	if pc, err = m.providerConfig("mine", cfg); err != nil || pc.APIKey != "secret" {
+		t.Errorf("custom provider: %+v %v", pc, err)
+	}
+	if _, err := m.providerConfig("off", cfg); err == nil || !strings.Contains(err.Error(), "disabled") {
+		t.Errorf("disabled provider: %v", err)
+	}
+	if _, err := m.providerConfig("nosuch", cfg); err == nil || !strings.Contains(err.Error(), "unknown provider") {
+		t.Errorf("unknown provider: %v", err)
+	}
+}
+
+func TestDefaultModelFromEnv(t *testing.T) {
+	cat, _ := catalog.Load()
+	env := map[string]string{}
+	m := newModels(cat, func(k string) string { return env[k] })
+	if got := m.defaultFromEnv(); got != "" {
+		t.Errorf("no key: %q", got)
+	}
+	env["OPENAI_API_KEY"] = "x"
+	if got := m.defaultFromEnv(); !strings.HasPrefix(got, "openai/") {
+		t.Errorf("openai key: %q", got)
+	}
+	env["ANTHROPIC_API_KEY"] = "x"
+	if got := m.defaultFromEnv(); !strings.HasPrefix(got, "anthropic/") {
+		t.Errorf("anthropic key: %q", got)
+	}
+	_, err := m.resolver(nil).Resolve("")
+	if err != nil {
+		t.Errorf("resolve default: %v", err)
+	}
+}
