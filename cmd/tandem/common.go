@@ -1,13 +1,10 @@
 package main
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
-
 	"github.com/spf13/cobra"
 
 	"github.com/tandem-agent/tandem/internal/app"
+	"github.com/tandem-agent/tandem/internal/session"
 )
 
 // withApp opens the App for a command and closes it after.
@@ -22,20 +19,4 @@ func withApp(g *globalFlags, fn func(*cobra.Command, *app.App, []string) error) 
 	}
 }
 
-func absCwd(dir string) (string, error) {
-	if dir == "" {
-		d, err := os.Getwd()
-		if err != nil {
-			return "", fmt.Errorf("find the current folder: %w", err)
-		}
-		dir = d
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", err
-	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		abs = real
-	}
-	return abs, nil
-}
+func absCwd(dir string) (string, error) { return session.ResolveDir(dir) }

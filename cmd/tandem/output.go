@@ -94,6 +94,7 @@ func (p *printer) finish(res event.Event) {
 		if p.lastText {
 			p.w.WriteString("\n")
 		}
+		p.w.Flush() // stdout before the stderr lines below, for a shared terminal
 		if res.IsError {
 			fmt.Fprintf(p.err, "tandem: %s: %s\n", res.Subtype, res.Error)
 		}

@@ -243,6 +243,11 @@ type TurnOptions struct {
 	Images             []message.Block
 }
 
+// ResolveDir makes a working folder absolute with symlinks resolved (so a
+// session started through a link is found again by --continue) and checks
+// that it is a folder; "" means the current folder.
+func ResolveDir(dir string) (string, error) { return absDir(dir) }
+
 func absDir(dir string) (string, error) {
 	if dir == "" {
 		d, err := os.Getwd()
