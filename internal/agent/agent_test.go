@@ -371,3 +371,16 @@ func TestToolOffered(t *testing.T) {
 }
 
 var _ = errors.New
+
+func TestSystemPromptReplaceAndAppend(t *testing.T) {
+	h := newHarness(t, textStep("a"), textStep("b"))
+	h.rt.opts.System = func(cwd, app string) []string { return []string{"BASE", app} }
+	h.run(t, context.Background(), turn.Input{AppendSystemPrompt: "EXTRA"})
+	if got := strings.Join(h.prov.calls[0].System, "|"); got != "BASE|EXTRA" {
+		t.Errorf("default system: %q", got)
+	}
+	h.run(t, context.Background(), turn.Input{SystemPrompt: "MINE", AppendSystemPrompt: "EXTRA"})
+	if got := strings.Join(h.prov.calls[1].System, "|"); got != "MINE|EXTRA" {
+		t.Errorf("replaced system: %q", got)
+	}
+}

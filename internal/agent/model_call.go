@@ -62,9 +62,18 @@ func (r *Runtime) backoff(attempt int, retryAfter time.Duration) time.Duration {
 
 func (r *Runtime) buildRequest(st *turnState) provider.Request {
 	specs := toolSpecs(st)
+	system := r.opts.System(st.in.Cwd, st.in.AppendSystemPrompt)
+	if st.in.SystemPrompt != "" {
+		// --system-prompt replaces tandem's prompt and project instructions,
+		// as Claude Code's flag does; --append-system-prompt still applies.
+		system = []string{st.in.SystemPrompt}
+		if st.in.AppendSystemPrompt != "" {
+			system = append(system, st.in.AppendSystemPrompt)
+		}
+	}
 	return provider.Request{
 		Model:          st.model.ID,
-		System:         r.opts.System(st.in.Cwd, st.in.AppendSystemPrompt),
+		System:         system,
 		Messages:       st.history,
 		Tools:          specs,
 		MaxTokens:      st.model.MaxOutput,
