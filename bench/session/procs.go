@@ -1,0 +1,92 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// buildBinaries builds tandem and scripted-model from the module at root
+// into dir and returns their paths.
+func buildBinaries(ctx context.Context, root, dir string) (tandem, model string, err error) {
+	tandem, model = filepath.Join(dir, "tandem"), filepath.Join(dir, "scripted-model")
+	for _, b := range [][2]string{{tandem, "./cmd/tandem"}, {model, "./cmd/scripted-model"}} {
+		cmd := exec.CommandContext(ctx, "go", "build", "-o", b[0], b[1])
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return "", "", fmt.Errorf("go build %s: %w\n%s", b[1], err, out)
+		}
+	}
+	return tandem, model, nil
+}
+
+// moduleRoot is the folder holding the go.mod of the current module.
+func moduleRoot(ctx context.Context) (string, error) {
+	out, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOMOD: %w", err)
+	}
+	gomod := strings.TrimSpace(string(out))
+	if gomod == "" || gomod == os.DevNull {
+		return "", fmt.Errorf("not inside the tandem module: run from the repository (go run ./bench/session)")
+	}
+	return filepath.Dir(gomod), nil
+}
+
+// modelServer is a running scripted-model process.
+type modelServer struct {
+	cmd *exec.Cmd
+	url string
+}
+
+// startModel starts scripted-model on script and reads its URL from the
+// first stdout line.
+func startModel(bin, script string) (*modelServer, error) {
+	cmd := exec.Command(bin, "--script", script)
+	cmd.Stderr = os.Stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start scripted-model: %w", err)
+	}
+	lines := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(stdout).ReadString('\n')
+		lines <- strings.TrimSpace(line)
+		io.Copy(io.Discard, stdout)
+	}()
+	select {
+	case url := <-lines:
+		if !strings.HasPrefix(url, "http") {
+			cmd.Process.Kill()
+			cmd.Wait()
+			return nil, fmt.Errorf("scripted-model printed %q, not a URL", url)
+		}
+		return &modelServer{cmd: cmd, url: url}, nil
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		cmd.Wait()
+		return nil, fmt.Errorf("scripted-model printed no URL within 10 s")
+	}
+}
+
+func (m *modelServer) stop() {
+	m.cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { m.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(3 * time.Second):
+		m.cmd.Process.Kill()
+		<-done
+	}
+}
