@@ -2,13 +2,94 @@ package main
 
 import (
 	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
+
+	"github.com/tandem-agent/tandem/internal/app"
+	"github.com/tandem-agent/tandem/internal/server"
 )
 
-// newServeCommand is replaced when the server package lands.
+type serveFlags struct {
+	addr, token          string
+	allowHost, allowOrig []string
+	model, runtime, mode string
+	verbose              bool
+	workspaces           []string
+}
+
 func newServeCommand(g *globalFlags) *cobra.Command {
-	return &cobra.Command{Use: "serve", Short: "HTTP API and web UI", RunE: func(*cobra.Command, []string) error {
-		return fmt.Errorf("serve is not wired yet")
-	}}
+	f := &serveFlags{}
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the HTTP API (server-sent events) and the web UI",
+		Long: "Serve tandem's HTTP API and web UI. Every request needs the bearer token: generated at first start, " +
+			"stored with mode 0600 in the data folder and printed once; set it with --token or TANDEM_TOKEN.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return serve(cmd, g, f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.addr, "addr", "127.0.0.1:7337", "address to listen on")
+	fl.StringVar(&f.token, "token", "", "bearer token (default: TANDEM_TOKEN, else the stored one)")
+	fl.StringSliceVar(&f.allowHost, "allow-host", nil, "extra Host names to accept (behind a proxy)")
+	fl.StringSliceVar(&f.allowOrig, "allow-origin", nil, "extra browser origins allowed to call the API (enables CORS for them)")
+	fl.StringVar(&f.model, "model", "", "default model for new sessions")
+	fl.StringVar(&f.runtime, "runtime", "", "default runtime for new sessions: native, claude-code or auto")
+	fl.StringVar(&f.mode, "permission-mode", "", "default permission mode for new sessions")
+	fl.BoolVar(&f.verbose, "verbose", false, "log requests and turns to stderr")
+	fl.StringSliceVar(&f.workspaces, "workspace", nil, "register these folders as workspaces agents may run in (also possible from the UI)")
+	return cmd
+}
+
+func serve(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
+	a, err := app.Open(app.Options{Home: g.home, ServerAsks: true, Stderr: cmd.ErrOrStderr()})
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	token := firstNonEmpty(f.token, os.Getenv("TANDEM_TOKEN"))
+	created := false
+	if token == "" {
+		if token, created, err = server.LoadOrCreateToken(a.Paths.DataDir); err != nil {
+			return err
+		}
+	}
+	for _, dir := range f.workspaces {
+		abs, err := absCwd(dir)
+		if err != nil {
+			return fmt.Errorf("--workspace %s: %w", dir, err)
+		}
+		if _, err := a.Store.AddWorkspace(cmd.Context(), abs); err != nil {
+			return fmt.Errorf("--workspace %s: %w", dir, err)
+		}
+	}
+	if err := server.ValidateToken(token); err != nil {
+		return fmt.Errorf("--token: %w", err)
+	}
+	level := slog.LevelWarn
+	if f.verbose {
+		level = slog.LevelInfo
+	}
+	srv, err := server.New(server.Options{
+		Manager: a.Manager, Store: a.Store, Token: token, DataDir: a.Paths.DataDir,
+		AllowedHosts: f.allowHost, AllowedOrigins: f.allowOrig,
+		Catalog: app.ServerCatalog{App: a}, Permissions: a,
+		Logger:       slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level})),
+		DefaultModel: firstNonEmpty(f.model, a.DefaultModel(a.User)), DefaultRuntime: firstNonEmpty(f.runtime, a.User.Runtime, "native"),
+		DefaultMode: firstNonEmpty(f.mode, a.User.Mode),
+	})
+	if err != nil {
+		return err
+	}
+	w := cmd.ErrOrStderr()
+	fmt.Fprintf(w, "tandem serve: http://%s/\n", f.addr)
+	if created {
+		fmt.Fprintf(w, "tandem serve: new access token (shown once; stored in %s):\n  %s\n  open http://%s/login#token=%s\n",
+			filepath.Join(a.Paths.DataDir, server.TokenFile), token, f.addr, token)
+	}
+	ctx, stop := interruptContext(cmd.Context())
+	defer stop()
+	return srv.ListenAndServe(ctx, f.addr)
 }

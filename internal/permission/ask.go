@@ -2,6 +2,8 @@ package permission
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -130,8 +132,10 @@ func NewBroker(emit func(event.Event), local ...Asker) *Broker {
 func (b *Broker) Ask(ctx context.Context, q Question) (Answer, error) {
 	b.mu.Lock()
 	if q.RequestID == "" {
+		// Random, not a counter: a server answers requests of many
+		// sessions (each with its own broker) by id alone.
 		b.nextID++
-		q.RequestID = fmt.Sprintf("perm_%d", b.nextID)
+		q.RequestID = fmt.Sprintf("perm_%s_%d", randomHex(6), b.nextID)
 	}
 	p := &pendingQ{q: q, answer: make(chan Answer, 1)}
 	b.pending[q.RequestID] = p
@@ -219,4 +223,12 @@ func (b *Broker) Pending() []Question {
 		}
 	}
 	return out
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		return "x"
+	}
+	return hex.EncodeToString(b)
 }

@@ -1,0 +1,53 @@
+package app
+
+import (
+	"github.com/tandem-agent/tandem/internal/server"
+)
+
+// ServerCatalog adapts the model catalog and provider presets to what the
+// HTTP API lists. Keys are never included, only whether one is set.
+type ServerCatalog struct{ App *App }
+
+// Providers lists the catalog's presets and the user's configured providers.
+func (c ServerCatalog) Providers() []server.ProviderInfo {
+	a := c.App
+	seen := map[string]bool{}
+	var out []server.ProviderInfo
+	for name, p := range a.User.Providers {
+		pc, err := a.models.providerConfig(name, a.User)
+		info := server.ProviderInfo{Name: name, Kind: p.Kind, BaseURL: p.BaseURL}
+		if err == nil {
+			info.Kind, info.BaseURL, info.HasKey = pc.Kind, pc.BaseURL, pc.APIKey != "" || pc.AuthToken != ""
+		}
+		out = append(out, info)
+		seen[name] = true
+	}
+	for _, name := range a.Catalog.Presets() {
+		if seen[name] {
+			continue
+		}
+		pc, err := a.models.providerConfig(name, a.User)
+		if err != nil {
+			continue
+		}
+		out = append(out, server.ProviderInfo{Name: name, Kind: pc.Kind, BaseURL: pc.BaseURL, HasKey: pc.APIKey != "" || pc.AuthToken != ""})
+	}
+	return out
+}
+
+// Models lists the catalog's models, marking the default.
+func (c ServerCatalog) Models() []server.ModelInfo {
+	def := c.App.DefaultModel(c.App.User)
+	var out []server.ModelInfo
+	for _, m := range c.App.Catalog.Models() {
+		id := m.Provider + "/" + m.ID
+		mi := server.ModelInfo{ID: id, Provider: m.Provider, Name: m.Name, ContextWindow: m.ContextWindow,
+			MaxOutput: m.MaxOutputTokens, Default: id == def}
+		if m.Price != nil {
+			in, outp := m.Price.Input, m.Price.Output
+			mi.InputPerMTok, mi.OutputPerMTok = &in, &outp
+		}
+		out = append(out, mi)
+	}
+	return out
+}

@@ -1,0 +1,143 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/tandem-agent/tandem/internal/event"
+)
+
+// events streams a session's events as server-sent events: each is one
+// event-contract JSON object with `id:` = its seq. The stream starts after
+// Last-Event-ID (header, or ?last_event_id= for the first connection of an
+// EventSource, which cannot set headers); without either, it starts with
+// the next event.
+func (s *Server) events(w http.ResponseWriter, r *http.Request) {
+	st, e := s.state(r.Context(), r.PathValue("id"))
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	after, e := resumePoint(r, st)
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	rc := http.NewResponseController(w)
+	// Add under s.mu: Shutdown takes s.mu after cancelling s.base and
+	// before waiting, so no stream is added once the wait may have begun.
+	s.mu.Lock()
+	if s.base.Err() != nil {
+		s.mu.Unlock()
+		writeError(w, errf(http.StatusServiceUnavailable, "shutting_down", "the server is shutting down"))
+		return
+	}
+	s.streams.Add(1)
+	s.mu.Unlock()
+	defer s.streams.Done()
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+
+	backlog, c, ok := st.hub.subscribe(after, s.opts.ClientBuffer)
+	if !ok {
+		s.writeReload(w, st, after)
+		rc.Flush()
+		return
+	}
+	defer st.hub.unsubscribe(c)
+	for _, f := range backlog {
+		if s.writeFrame(w, st.id, f) != nil {
+			return
+		}
+	}
+	if rc.Flush() != nil {
+		return
+	}
+	last := after
+	if n := len(backlog); n > 0 {
+		last = backlog[n-1].seq
+	}
+	tick := time.NewTicker(s.opts.KeepAlive)
+	defer tick.Stop()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case f, open := <-c.ch:
+			if !open { // fell behind, session deleted or shutdown: the client resumes
+				return
+			}
+			if s.writeFrame(w, st.id, f) != nil {
+				return
+			}
+			// Send what is already waiting before flushing, to batch writes.
+			for drained := false; !drained; {
+				select {
+				case f, open = <-c.ch:
+					if !open {
+						rc.Flush()
+						return
+					}
+					if s.writeFrame(w, st.id, f) != nil {
+						return
+					}
+				default:
+					drained = true
+				}
+			}
+			last = f.seq
+			if rc.Flush() != nil {
+				return
+			}
+		case <-tick.C:
+			ka, _ := json.Marshal(event.Event{Type: event.KeepAlive, SessionID: st.id, Seq: last, Time: time.Now().UTC()})
+			if _, err := fmt.Fprintf(w, "data: %s\n\n", ka); err != nil {
+				return
+			}
+			if rc.Flush() != nil {
+				return
+			}
+		}
+	}
+}
+
+func resumePoint(r *http.Request, st *sessState) (int64, *apiError) {
+	v := r.Header.Get("Last-Event-ID")
+	if v == "" {
+		v = r.URL.Query().Get("last_event_id")
+	}
+	if v == "" {
+		return st.hub.lastSeq(), nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		return 0, errf(http.StatusBadRequest, "bad_last_event_id", "Last-Event-ID must be a non-negative event seq (got %q)", v)
+	}
+	return n, nil
+}
+
+func (s *Server) writeFrame(w http.ResponseWriter, id string, f frame) error {
+	if _, err := fmt.Fprintf(w, "id: %d\ndata: %s\n\n", f.seq, f.data); err != nil {
+		return err
+	}
+	if s.opts.OnEventWritten != nil {
+		s.opts.OnEventWritten(id, f.seq, f.created)
+	}
+	return nil
+}
+
+// writeReload tells a client its resume point is gone: it must reload the
+// session (GET /api/sessions/{id}) and resume from that last_seq.
+func (s *Server) writeReload(w http.ResponseWriter, st *sessState, after int64) {
+	msg := fmt.Sprintf("events after seq %d are no longer held (the oldest resumable seq is %d): reload the session's messages and resume from its last_seq",
+		after, st.hub.floorSeq())
+	data, _ := json.Marshal(event.Event{Type: event.Status, SessionID: st.id, Seq: st.hub.lastSeq(), Time: time.Now().UTC(),
+		Subtype: SubtypeReloadRequired, Message: msg})
+	fmt.Fprintf(w, "data: %s\n\n", data)
+}

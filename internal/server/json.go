@@ -1,0 +1,73 @@
+package server
+
+import (
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/tandem-agent/tandem/internal/event"
+	"github.com/tandem-agent/tandem/internal/message"
+	"github.com/tandem-agent/tandem/internal/store"
+)
+
+// sessionJSON is a session as the API shows it.
+type sessionJSON struct {
+	ID           string      `json:"id"`
+	Cwd          string      `json:"cwd"`
+	Title        string      `json:"title"`
+	Model        string      `json:"model"`
+	Runtime      string      `json:"runtime"`
+	Mode         string      `json:"mode"`
+	ParentID     string      `json:"parent_id,omitempty"`
+	CreatedAt    time.Time   `json:"created_at"`
+	UpdatedAt    time.Time   `json:"updated_at"`
+	Usage        event.Usage `json:"usage"`
+	CostUSD      *float64    `json:"total_cost_usd"`
+	MessageCount int         `json:"message_count"`
+	LastSeq      int64       `json:"last_seq"`
+	Status       string      `json:"status"` // idle | running
+	Queued       []string    `json:"queued,omitempty"`
+}
+
+// sessionDetail is GET /api/sessions/{id}: the session and its messages up
+// to last_seq.
+type sessionDetail struct {
+	sessionJSON
+	Messages []message.Message `json:"messages"`
+}
+
+type usageJSON struct {
+	SessionID    string      `json:"session_id"`
+	Usage        event.Usage `json:"usage"`
+	CostUSD      *float64    `json:"total_cost_usd"`
+	MessageCount int         `json:"message_count"`
+}
+
+type workspaceJSON struct {
+	ID        string    `json:"id"`
+	Path      string    `json:"path"`
+	Name      string    `json:"name"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+func toSessionJSON(r store.Session) sessionJSON {
+	return sessionJSON{ID: r.ID, Cwd: r.Cwd, Title: r.Title, Model: r.Model, Runtime: r.Runtime, Mode: r.Mode,
+		ParentID: r.ParentID, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, Usage: r.Usage, CostUSD: r.CostUSD,
+		MessageCount: r.MessageCount, LastSeq: r.LastSeq, Status: "idle"}
+}
+
+func toWorkspaceJSON(w store.Workspace) workspaceJSON {
+	return workspaceJSON{ID: w.ID, Path: w.Path, Name: w.Name, CreatedAt: w.CreatedAt}
+}
+
+// storeError maps a store failure to an API error without leaking details
+// that do not help the caller.
+func storeError(err error, what, id string) *apiError {
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return errf(http.StatusNotFound, "not_found", "no %s %q", what, id)
+	case errors.Is(err, store.ErrAmbiguous):
+		return errf(http.StatusBadRequest, "ambiguous_id", "%s id %q matches several; give the full id", what, id)
+	}
+	return errf(http.StatusInternalServerError, "store", "could not read or write the session store: %v", err)
+}

@@ -1,0 +1,155 @@
+package server
+
+import (
+	"errors"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/tandem-agent/tandem/internal/permission"
+)
+
+func (s *Server) health(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	running := 0
+	for _, st := range s.sessions {
+		if st.snapshot().running {
+			running++
+		}
+	}
+	s.mu.Unlock()
+	status := "ok"
+	if s.base.Err() != nil {
+		status = "shutting_down"
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"status": status, "running_sessions": running, "time": time.Now().UTC()})
+}
+
+type loginReq struct {
+	Token string `json:"token"`
+}
+
+// login trades the token for an HttpOnly cookie, so the page's scripts
+// never hold it after this call.
+func (s *Server) login(w http.ResponseWriter, r *http.Request) {
+	var req loginReq
+	if e := decodeBody(w, r, &req); e != nil {
+		writeError(w, e)
+		return
+	}
+	if !s.tokenOK(req.Token) {
+		writeError(w, errf(http.StatusUnauthorized, "unauthorized", "the token is wrong: use the one `tandem serve` printed or the data folder's server-token file"))
+		return
+	}
+	s.setCookie(w, req.Token, 0)
+	writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
+}
+
+func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
+	s.setCookie(w, "", -1)
+	writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
+}
+
+type replyReq struct {
+	Decision string `json:"decision"`
+	Message  string `json:"message,omitempty"`
+	Scope    string `json:"scope,omitempty"`
+}
+
+func (s *Server) replyPermission(w http.ResponseWriter, r *http.Request) {
+	var req replyReq
+	if e := decodeBody(w, r, &req); e != nil {
+		writeError(w, e)
+		return
+	}
+	switch req.Decision {
+	case permission.AllowOnce, permission.AllowAlways, permission.DenyCall:
+	default:
+		writeError(w, errf(http.StatusBadRequest, "bad_decision", "decision %q is not one of allow_once, allow_always, deny", req.Decision))
+		return
+	}
+	if s.opts.Permissions == nil {
+		writeError(w, errf(http.StatusNotFound, "not_found", "this server has no permission requests"))
+		return
+	}
+	id := r.PathValue("request_id")
+	err := s.opts.Permissions.Reply(id, permission.Answer{Decision: req.Decision, Message: req.Message,
+		Scope: permission.Scope(req.Scope), By: "http:" + r.RemoteAddr})
+	switch {
+	case err == nil:
+		s.answered.add(id)
+		writeJSON(w, http.StatusOK, map[string]any{"request_id": id, "decision": req.Decision})
+	case errors.Is(err, permission.ErrAlreadyAnswered) || (errors.Is(err, permission.ErrUnknownRequest) && s.answered.has(id)):
+		writeError(w, errf(http.StatusConflict, "already_answered", "permission request %s was already answered", id))
+	case errors.Is(err, permission.ErrUnknownRequest):
+		writeError(w, errf(http.StatusNotFound, "not_found", "no pending permission request %q", id))
+	default:
+		writeError(w, errf(http.StatusBadRequest, "bad_reply", "%v", err))
+	}
+}
+
+func (s *Server) listWorkspaces(w http.ResponseWriter, r *http.Request) {
+	ws, err := s.store.ListWorkspaces(r.Context())
+	if err != nil {
+		writeError(w, storeError(err, "workspace", ""))
+		return
+	}
+	out := make([]workspaceJSON, 0, len(ws))
+	for _, x := range ws {
+		out = append(out, toWorkspaceJSON(x))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"workspaces": out})
+}
+
+type workspaceReq struct {
+	Path string `json:"path"`
+}
+
+func (s *Server) addWorkspace(w http.ResponseWriter, r *http.Request) {
+	var req workspaceReq
+	if e := decodeBody(w, r, &req); e != nil {
+		writeError(w, e)
+		return
+	}
+	if !filepath.IsAbs(req.Path) {
+		writeError(w, errf(http.StatusBadRequest, "bad_path", "path must be an absolute folder path (got %q)", req.Path))
+		return
+	}
+	fi, err := os.Stat(req.Path)
+	if err != nil || !fi.IsDir() {
+		writeError(w, errf(http.StatusBadRequest, "bad_path", "%s is not an existing folder", req.Path))
+		return
+	}
+	ws, err := s.store.AddWorkspace(r.Context(), req.Path)
+	if err != nil {
+		writeError(w, errf(http.StatusBadRequest, "bad_path", "could not register %s: %v", req.Path, err))
+		return
+	}
+	writeJSON(w, http.StatusCreated, toWorkspaceJSON(ws))
+}
+
+func (s *Server) deleteWorkspace(w http.ResponseWriter, r *http.Request) {
+	if err := s.store.DeleteWorkspace(r.Context(), r.PathValue("id")); err != nil {
+		writeError(w, storeError(err, "workspace", r.PathValue("id")))
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Server) providers(w http.ResponseWriter, r *http.Request) {
+	out := []ProviderInfo{}
+	if s.opts.Catalog != nil {
+		out = append(out, s.opts.Catalog.Providers()...)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"providers": out})
+}
+
+func (s *Server) models(w http.ResponseWriter, r *http.Request) {
+	out := []ModelInfo{}
+	if s.opts.Catalog != nil {
+		out = append(out, s.opts.Catalog.Models()...)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"models": out, "default_model": s.opts.DefaultModel,
+		"runtimes": runtimes, "modes": []string{"explore", "normal", "acceptEdits", "trust", "dontAsk"}})
+}

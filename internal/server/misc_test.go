@@ -1,0 +1,59 @@
+package server_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tandem-agent/tandem/internal/server"
+	"github.com/tandem-agent/tandem/internal/server/servertest"
+)
+
+type panicCatalog struct{}
+
+func (panicCatalog) Providers() []server.ProviderInfo { panic("catalog exploded: sk-secret-key") }
+func (panicCatalog) Models() []server.ModelInfo {
+	return []server.ModelInfo{{ID: "anthropic/claude-sonnet-4-5", Provider: "anthropic"}}
+}
+
+func TestPanicBecomesJSON500(t *testing.T) {
+	e := newEnv(t, textScript(), func(o *server.Options, _ *servertest.Config) { o.Catalog = panicCatalog{} })
+	code, data := e.do("GET", "/api/providers", nil)
+	if code != 500 || errCode(t, data) != "internal" {
+		t.Fatalf("panic: %d %s", code, data)
+	}
+	if strings.Contains(string(data), "sk-secret") || strings.Contains(string(data), "goroutine") {
+		t.Fatalf("panic details leaked: %s", data)
+	}
+	var models struct {
+		Models []server.ModelInfo
+	}
+	e.mustDo("GET", "/api/models", nil, 200, &models)
+	if len(models.Models) != 1 {
+		t.Fatalf("models: %+v", models)
+	}
+}
+
+func TestLoadOrCreateToken(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	tok, created, err := server.LoadOrCreateToken(dir)
+	if err != nil || !created || len(tok) < 40 {
+		t.Fatalf("create: %q %v %v", tok, created, err)
+	}
+	fi, err := os.Stat(filepath.Join(dir, server.TokenFile))
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("token file mode: %v %v", fi.Mode(), err)
+	}
+	again, created, err := server.LoadOrCreateToken(dir)
+	if err != nil || created || again != tok {
+		t.Fatalf("reload: %q %v %v", again, created, err)
+	}
+	os.WriteFile(filepath.Join(dir, server.TokenFile), []byte("short\n"), 0o600)
+	if _, _, err := server.LoadOrCreateToken(dir); err == nil {
+		t.Fatal("short token accepted")
+	}
+	if _, err := server.New(server.Options{Token: "short"}); err == nil {
+		t.Fatal("New accepted a missing manager and short token")
+	}
+}

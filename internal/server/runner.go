@@ -1,0 +1,240 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/tandem-agent/tandem/internal/event"
+	"github.com/tandem-agent/tandem/internal/message"
+	"github.com/tandem-agent/tandem/internal/session"
+	"github.com/tandem-agent/tandem/internal/store"
+)
+
+// sessState is the server's view of one session: its event hub, its live
+// session once opened, and its queue of prompts. One worker goroutine per
+// busy session runs the queued turns in order.
+type sessState struct {
+	id  string
+	hub *hub
+
+	mu      sync.Mutex
+	live    *session.Live
+	queue   []string
+	running bool
+	cancel  context.CancelFunc
+	current string // prompt of the running turn
+	deleted bool
+	// The snapshot boundary: GET /api/sessions/{id} returns the first
+	// boundaryMsgs stored messages and last_seq = boundarySeq; every event
+	// after boundarySeq belongs to what those messages leave out (the
+	// running turn, or nothing). A reload therefore loses and repeats
+	// nothing however a turn is interleaved with the request.
+	boundarySeq  int64
+	boundaryMsgs int
+	wg           sync.WaitGroup
+}
+
+// snapshot is a consistent view for GET /api/sessions/{id}.
+type snapshot struct {
+	boundarySeq  int64
+	boundaryMsgs int
+	running      bool
+	queued       []string
+	current      string
+}
+
+func (st *sessState) snapshot() snapshot {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if !st.running && st.live != nil {
+		// Idle: every message is stored, so the boundary is simply now
+		// (a mode change may have emitted events since the last turn).
+		st.boundarySeq = st.live.Events.LastSeq()
+	}
+	return snapshot{boundarySeq: st.boundarySeq, boundaryMsgs: st.boundaryMsgs, running: st.running,
+		queued: append([]string(nil), st.queue...), current: st.current}
+}
+
+// state returns the session's state, creating it from the store.
+func (s *Server) state(ctx context.Context, id string) (*sessState, *apiError) {
+	s.mu.Lock()
+	st, ok := s.sessions[id]
+	s.mu.Unlock()
+	if ok {
+		return st, nil
+	}
+	rec, err := s.store.GetSession(ctx, id)
+	if err != nil {
+		return nil, storeError(err, "session", id)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if st, ok := s.sessions[rec.ID]; ok {
+		return st, nil
+	}
+	st = s.newState(rec)
+	s.sessions[rec.ID] = st
+	return st, nil
+}
+
+func (s *Server) newState(rec store.Session) *sessState {
+	st := &sessState{id: rec.ID, boundarySeq: rec.LastSeq, boundaryMsgs: rec.MessageCount}
+	st.hub = newHub(s.opts.RingSize, rec.LastSeq, s.answered.add)
+	return st
+}
+
+// adopt registers a session just opened by POST /api/sessions.
+func (s *Server) adopt(l *session.Live) *sessState {
+	rec := l.Snapshot()
+	st := s.newState(rec)
+	st.live = l
+	l.Events.AddSink(st.hub)
+	s.mu.Lock()
+	s.sessions[rec.ID] = st
+	s.mu.Unlock()
+	return st
+}
+
+// ensureLive opens the live session on first use. Call with st.mu held.
+func (s *Server) ensureLive(ctx context.Context, st *sessState) (*session.Live, error) {
+	if st.live != nil {
+		return st.live, nil
+	}
+	l, err := s.mgr.Open(ctx, session.OpenRequest{ID: st.id})
+	if err != nil {
+		return nil, err
+	}
+	l.Events.AddSink(st.hub)
+	st.live = l
+	return l, nil
+}
+
+var errStopping = errors.New("the server is shutting down")
+
+// enqueue runs prompt now or after the turns before it. position is the
+// prompt's place in the queue (1 = next), 0 when it started at once.
+func (s *Server) enqueue(ctx context.Context, st *sessState, prompt string) (queued bool, position int, err error) {
+	if s.base.Err() != nil {
+		return false, 0, errStopping
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.deleted {
+		return false, 0, store.ErrNotFound
+	}
+	if _, err := s.ensureLive(ctx, st); err != nil {
+		return false, 0, fmt.Errorf("open session %s: %w", st.id, err)
+	}
+	if st.running {
+		st.queue = append(st.queue, prompt)
+		return true, len(st.queue), nil
+	}
+	st.running = true
+	st.wg.Add(1)
+	go s.work(st, prompt)
+	return false, 0, nil
+}
+
+// work runs prompt and then every queued prompt, in order.
+func (s *Server) work(st *sessState, prompt string) {
+	defer st.wg.Done()
+	for {
+		s.runTurn(st, prompt)
+		st.mu.Lock()
+		if len(st.queue) == 0 || st.deleted || s.base.Err() != nil {
+			st.queue, st.running = nil, false
+			st.mu.Unlock()
+			return
+		}
+		prompt, st.queue = st.queue[0], st.queue[1:]
+		st.mu.Unlock()
+	}
+}
+
+func (s *Server) runTurn(st *sessState, prompt string) {
+	ctx, cancel := context.WithCancel(s.base)
+	defer cancel()
+	st.mu.Lock()
+	l := st.live
+	st.cancel, st.current = cancel, prompt
+	st.boundarySeq, st.boundaryMsgs = l.Events.LastSeq(), l.Snapshot().MessageCount
+	st.mu.Unlock()
+
+	// Every client sees the prompt that started the turn, whoever sent it.
+	l.Events.Emit(event.Event{Type: event.Status, Subtype: SubtypeUserMessage, Text: prompt})
+	res, err := l.Run(ctx, prompt, session.TurnOptions{})
+	if err != nil && res.Type != event.Result {
+		s.log.Error("turn failed", "session", st.id, "err", err)
+		msg := err.Error()
+		l.Events.Emit(event.Event{Type: event.Error, Error: msg})
+		l.Events.Emit(event.Event{Type: event.Result, Subtype: event.SubtypeError, IsError: true, Result: msg})
+		s.saveSeq(l)
+	}
+	st.mu.Lock()
+	st.cancel, st.current = nil, ""
+	st.boundarySeq, st.boundaryMsgs = l.Events.LastSeq(), l.Snapshot().MessageCount
+	st.mu.Unlock()
+}
+
+// saveSeq stores the emitter's seq after events emitted outside a turn, so
+// the numbering survives a restart.
+func (s *Server) saveSeq(l *session.Live) {
+	seq := l.Events.LastSeq()
+	if err := s.store.UpdateSession(context.Background(), l.Record.ID, store.SessionUpdate{LastSeq: &seq}); err != nil {
+		s.log.Error("save last seq", "session", l.Record.ID, "err", err)
+	}
+}
+
+// interrupt stops the running turn and drops the queued prompts.
+func (st *sessState) interrupt() (wasRunning bool, dropped int) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	dropped = len(st.queue)
+	st.queue = nil
+	if st.cancel != nil {
+		st.cancel()
+		return true, dropped
+	}
+	return st.running, dropped
+}
+
+// stop interrupts, waits for the worker (which stores what the turn
+// produced) and releases the live session.
+func (st *sessState) stop(ctx context.Context, markDeleted bool) error {
+	st.mu.Lock()
+	if markDeleted {
+		st.deleted = true
+	}
+	st.mu.Unlock()
+	st.interrupt()
+	done := make(chan struct{})
+	go func() { st.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		return fmt.Errorf("wait for session %s to stop: %w", st.id, ctx.Err())
+	}
+	st.hub.close()
+	st.mu.Lock()
+	l := st.live
+	st.live = nil
+	st.mu.Unlock()
+	if l != nil {
+		l.Close()
+	}
+	return nil
+}
+
+// messagesAt returns the stored messages up to the snapshot boundary.
+func (s *Server) messagesAt(ctx context.Context, id string, n int) ([]message.Message, error) {
+	msgs, err := s.store.Messages(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if n < len(msgs) {
+		msgs = msgs[:n]
+	}
+	return msgs, nil
+}

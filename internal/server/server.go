@@ -1,0 +1,270 @@
+// Package server is `tandem serve`: a JSON HTTP API over live sessions with
+// server-sent events carrying tandem's event contract, and the embedded web
+// UI. docs/api.md describes the API; docs/openapi.yaml is its OpenAPI form.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/tandem-agent/tandem/internal/permission"
+	"github.com/tandem-agent/tandem/internal/session"
+	"github.com/tandem-agent/tandem/internal/store"
+)
+
+// SubtypeUserMessage marks the status event the server emits when a turn
+// starts; Text holds the prompt, so every client shows it.
+const SubtypeUserMessage = "user_message"
+
+// SubtypeReloadRequired marks the status event sent (without an id) to an
+// SSE client whose Last-Event-ID is older than the events still held: it
+// must reload the session's messages and resume from their last_seq.
+const SubtypeReloadRequired = "reload_required"
+
+// Permissions answers permission requests (a *permission.Broker).
+type Permissions interface {
+	Reply(requestID string, a permission.Answer) error
+}
+
+// ProviderInfo describes a configured provider. It never carries a key.
+type ProviderInfo struct {
+	Name    string `json:"name"`
+	Kind    string `json:"kind"`
+	BaseURL string `json:"base_url,omitempty"`
+	// HasKey says a key is configured (the key itself is never sent).
+	HasKey bool `json:"has_key"`
+}
+
+// ModelInfo describes a model a session may use.
+type ModelInfo struct {
+	ID            string   `json:"id"` // "provider/model"
+	Provider      string   `json:"provider"`
+	Name          string   `json:"name,omitempty"`
+	ContextWindow int64    `json:"context_window,omitempty"`
+	MaxOutput     int64    `json:"max_output,omitempty"`
+	InputPerMTok  *float64 `json:"input_cost_per_mtok,omitempty"`
+	OutputPerMTok *float64 `json:"output_cost_per_mtok,omitempty"`
+	Default       bool     `json:"default,omitempty"`
+}
+
+// Catalog lists providers and models for the UI's pickers.
+type Catalog interface {
+	Providers() []ProviderInfo
+	Models() []ModelInfo
+}
+
+// Options configure a Server.
+type Options struct {
+	Manager *session.Manager
+	Store   *store.Store // default: Manager.Store()
+	Token   string       // required; see LoadOrCreateToken
+	DataDir string
+	// AllowedHosts are extra host names accepted in the Host header (the
+	// listen address, localhost, 127.0.0.1 and ::1 always are).
+	AllowedHosts []string
+	// AllowedOrigins are extra origins ("https://example.com") allowed to
+	// call the API from a browser; they also get CORS headers.
+	AllowedOrigins []string
+	Catalog        Catalog
+	Permissions    Permissions
+	// KeepAlive is the SSE heartbeat period (default 15s).
+	KeepAlive time.Duration
+	Logger    *slog.Logger
+	// Defaults for sessions created without these fields.
+	DefaultModel, DefaultRuntime, DefaultMode string
+	// RingSize is how many recent events each session keeps for
+	// Last-Event-ID resumption (default 10000).
+	RingSize int
+	// ClientBuffer is how many events an SSE client may lag behind before
+	// it is dropped (default 1024).
+	ClientBuffer int
+	// TLS marks the cookie Secure (set when serving HTTPS).
+	TLS bool
+	// OnEventWritten, when set, is called after each event is written to
+	// an SSE client (benchmarks measure latency with it).
+	OnEventWritten func(sessionID string, seq int64, created time.Time)
+}
+
+// Server serves the API and the web UI.
+type Server struct {
+	opts     Options
+	mgr      *session.Manager
+	store    *store.Store
+	log      *slog.Logger
+	handler  http.Handler
+	answered *recentSet
+	hosts    map[string]bool
+
+	base context.Context // parent of every turn; cancelled on shutdown
+	stop context.CancelFunc
+
+	mu       sync.Mutex
+	sessions map[string]*sessState
+	addr     string // listen address, once known
+	streams  sync.WaitGroup
+}
+
+// New checks opts and builds a server.
+func New(opts Options) (*Server, error) {
+	if opts.Manager == nil {
+		return nil, errors.New("server: Options.Manager is required")
+	}
+	if err := ValidateToken(opts.Token); err != nil {
+		return nil, fmt.Errorf("server: %w: use LoadOrCreateToken or --token with a longer value", err)
+	}
+	if opts.Store == nil {
+		opts.Store = opts.Manager.Store()
+	}
+	if opts.KeepAlive <= 0 {
+		opts.KeepAlive = 15 * time.Second
+	}
+	if opts.RingSize <= 0 {
+		opts.RingSize = 10000
+	}
+	if opts.ClientBuffer <= 0 {
+		opts.ClientBuffer = 1024
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.DefaultRuntime == "" {
+		opts.DefaultRuntime = "native"
+	}
+	if opts.DefaultMode == "" {
+		opts.DefaultMode = string(permission.Normal)
+	}
+	s := &Server{opts: opts, mgr: opts.Manager, store: opts.Store, log: opts.Logger,
+		answered: newRecentSet(4096), sessions: map[string]*sessState{}}
+	s.base, s.stop = context.WithCancel(context.Background())
+	s.hosts = map[string]bool{"localhost": true, "127.0.0.1": true, "::1": true}
+	for _, h := range opts.AllowedHosts {
+		s.hosts[normalHost(h)] = true
+	}
+	s.handler = s.routes()
+	return s, nil
+}
+
+// Handler is the whole server as an http.Handler (tests use httptest).
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// ListenAndServe serves on addr until ctx is cancelled, then shuts down
+// cleanly (turns interrupted and stored, streams closed) and returns nil.
+func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	return s.Serve(ctx, ln)
+}
+
+// Serve is ListenAndServe on an open listener.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	s.allowListenHost(ln.Addr().String())
+	hs := &http.Server{Handler: s.handler, ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		s.Shutdown(context.Background())
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	serr := s.Shutdown(sctx)
+	if err := hs.Shutdown(sctx); err != nil && serr == nil {
+		serr = fmt.Errorf("close HTTP server: %w", err)
+	}
+	<-errc
+	return serr
+}
+
+// Addr is the address the server listens on, once Serve has started.
+func (s *Server) Addr() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.addr
+}
+
+func (s *Server) allowListenHost(addr string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.addr = addr
+	if h, _, err := net.SplitHostPort(addr); err == nil && h != "" && h != "0.0.0.0" && h != "::" {
+		s.hosts[normalHost(h)] = true
+	}
+}
+
+// Shutdown interrupts every running turn, waits until each has stored what
+// it produced, ends every event stream and closes the live sessions. New
+// messages are refused from the moment it is called.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.stop()
+	s.mu.Lock()
+	states := make([]*sessState, 0, len(s.sessions))
+	for _, st := range s.sessions {
+		states = append(states, st)
+	}
+	s.mu.Unlock()
+	var errs []error
+	var wg sync.WaitGroup
+	var emu sync.Mutex
+	for _, st := range states {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := st.stop(ctx, false); err != nil {
+				emu.Lock()
+				errs = append(errs, err)
+				emu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	done := make(chan struct{})
+	go func() { s.streams.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		errs = append(errs, fmt.Errorf("wait for event streams to close: %w", ctx.Err()))
+	}
+	return errors.Join(errs...)
+}
+
+// recentSet remembers the last n permission request ids that were
+// answered, so a second reply gets 409 rather than 404.
+type recentSet struct {
+	mu    sync.Mutex
+	max   int
+	order []string
+	set   map[string]bool
+}
+
+func newRecentSet(n int) *recentSet { return &recentSet{max: n, set: map[string]bool{}} }
+
+func (r *recentSet) add(id string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if id == "" || r.set[id] {
+		return
+	}
+	r.set[id] = true
+	r.order = append(r.order, id)
+	if len(r.order) > r.max {
+		delete(r.set, r.order[0])
+		r.order = r.order[1:]
+	}
+}
+
+func (r *recentSet) has(id string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.set[id]
+}

@@ -1,0 +1,141 @@
+// Package servertest builds a complete server stack for tests and the
+// benchmark: a store in a temporary folder, the real native runtime
+// talking to a scripted model server, the built-in tools, and the real
+// permission engine asking through one shared Broker (whose events are
+// routed to the asking session's emitter).
+package servertest
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sync"
+
+	"github.com/tandem-agent/tandem/internal/agent"
+	"github.com/tandem-agent/tandem/internal/event"
+	"github.com/tandem-agent/tandem/internal/permission"
+	"github.com/tandem-agent/tandem/internal/provider"
+	"github.com/tandem-agent/tandem/internal/scripted"
+	"github.com/tandem-agent/tandem/internal/session"
+	"github.com/tandem-agent/tandem/internal/store"
+	"github.com/tandem-agent/tandem/internal/tools"
+	"github.com/tandem-agent/tandem/internal/tools/shell"
+	"github.com/tandem-agent/tandem/internal/turn"
+)
+
+// Model is the model spec sessions use ("scripted/<id>").
+const Model = "scripted/claude-sonnet-4-5"
+
+// Config tunes the stack.
+type Config struct {
+	Script scripted.Script
+	// AskTools are tools that always ask for permission (e.g. "Write"),
+	// so tests see permission requests in normal mode.
+	AskTools []string
+	// NoPermissions uses permission.AllowAll instead of the engine.
+	NoPermissions bool
+}
+
+// Stack is the assembled pieces.
+type Stack struct {
+	Dir     string // data folder
+	Store   *store.Store
+	Manager *session.Manager
+	Broker  *permission.Broker
+	Model   *scripted.Server
+	Wiring  *Wiring
+}
+
+// New builds a stack in dir. Close it when done.
+func New(dir string, cfg Config) (*Stack, error) {
+	st, err := store.Open(filepath.Join(dir, "tandem.db"))
+	if err != nil {
+		return nil, err
+	}
+	ms := scripted.New(cfg.Script, scripted.WithoutRecording())
+	url, err := ms.Start()
+	if err != nil {
+		st.Close()
+		return nil, fmt.Errorf("start scripted model server: %w", err)
+	}
+	prov, err := provider.New(provider.Config{Kind: "anthropic", BaseURL: url, APIKey: "x"})
+	if err != nil {
+		ms.Close()
+		st.Close()
+		return nil, err
+	}
+	rt, err := agent.New(agent.Options{Models: agent.ResolverFunc(func(spec string) (agent.Model, error) {
+		zero := 0.0
+		return agent.Model{Provider: prov, ID: "claude-sonnet-4-5", MaxOutput: 1024,
+			Cost: func(u event.Usage) *float64 {
+				c := zero + float64(u.InputTokens)*3e-6 + float64(u.OutputTokens)*15e-6
+				return &c
+			}}, nil
+	})})
+	if err != nil {
+		ms.Close()
+		st.Close()
+		return nil, err
+	}
+	w := &Wiring{rt: rt, cfg: cfg, lives: map[string]*session.Live{}}
+	w.Broker = permission.NewBroker(w.route)
+	return &Stack{Dir: dir, Store: st, Manager: session.NewManager(st, w, dir), Broker: w.Broker, Model: ms, Wiring: w}, nil
+}
+
+// Close stops the model server and closes the store.
+func (s *Stack) Close() {
+	s.Model.Close()
+	s.Store.Close()
+}
+
+// Wiring implements session.Wiring for tests.
+type Wiring struct {
+	rt     turn.Runtime
+	cfg    Config
+	Broker *permission.Broker
+	mu     sync.Mutex
+	lives  map[string]*session.Live
+}
+
+// route sends the broker's events to the session that asked.
+func (w *Wiring) route(e event.Event) {
+	w.mu.Lock()
+	l := w.lives[e.SessionID]
+	w.mu.Unlock()
+	if l != nil {
+		l.Events.Emit(e)
+	}
+}
+
+// Runtime returns the native runtime whatever the name.
+func (w *Wiring) Runtime(string, *session.Live) (turn.Runtime, error) { return w.rt, nil }
+
+// Equip adds the built-in tools and Bash, and the permission engine.
+func (w *Wiring) Equip(_ context.Context, l *session.Live) (func(), error) {
+	l.Tools.Add(tools.Default(tools.Options{})...)
+	l.Tools.Add(shell.NewBash())
+	if !w.cfg.NoPermissions {
+		mode, err := permission.ParseMode(l.Record.Mode)
+		if err != nil || l.Record.Mode == "" {
+			mode = permission.Normal
+		}
+		ask, err := permission.ParseToolFlags(w.cfg.AskTools, permission.ActionAsk)
+		if err != nil {
+			return nil, err
+		}
+		eng := permission.NewEngine(permission.EngineOptions{Mode: mode, WorkDir: l.Record.Cwd, Roots: l.Roots,
+			FlagRules: ask, Asker: w.Broker, Emit: l.Events.Emit})
+		l.Checker, l.ModeSetter = eng, eng
+	}
+	id := l.Record.ID
+	w.mu.Lock()
+	w.lives[id] = l
+	w.mu.Unlock()
+	return func() {
+		w.mu.Lock()
+		if w.lives[id] == l {
+			delete(w.lives, id)
+		}
+		w.mu.Unlock()
+	}, nil
+}

@@ -1,0 +1,320 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/tandem-agent/tandem/internal/message"
+	"github.com/tandem-agent/tandem/internal/permission"
+	"github.com/tandem-agent/tandem/internal/session"
+	"github.com/tandem-agent/tandem/internal/store"
+)
+
+var runtimes = []string{"native", "claude-code", "auto"}
+
+func checkRuntime(rt string) *apiError {
+	for _, r := range runtimes {
+		if rt == r {
+			return nil
+		}
+	}
+	return errf(http.StatusBadRequest, "bad_runtime", "runtime %q is not one of native, claude-code, auto", rt)
+}
+
+func checkMode(m string) (string, *apiError) {
+	pm, err := permission.ParseMode(m)
+	if err != nil {
+		return "", errf(http.StatusBadRequest, "bad_mode", "%v", err)
+	}
+	return string(pm), nil
+}
+
+// requireWorkspace refuses a folder outside every registered workspace.
+func (s *Server) requireWorkspace(ctx context.Context, cwd string) *apiError {
+	_, ok, err := s.store.WorkspaceForPath(ctx, cwd)
+	if err != nil {
+		return storeError(err, "workspace", cwd)
+	}
+	if !ok {
+		return errf(http.StatusForbidden, "workspace_not_registered",
+			"%s is not inside a registered workspace: register it first with POST /api/workspaces {\"path\": %q} (or pick the folder in the web UI)", cwd, cwd)
+	}
+	return nil
+}
+
+type createSessionReq struct {
+	Cwd     string `json:"cwd"`
+	Runtime string `json:"runtime,omitempty"`
+	Model   string `json:"model,omitempty"`
+	Mode    string `json:"mode,omitempty"`
+	Title   string `json:"title,omitempty"`
+}
+
+func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
+	var req createSessionReq
+	if e := decodeBody(w, r, &req); e != nil {
+		writeError(w, e)
+		return
+	}
+	if req.Cwd == "" || !filepath.IsAbs(req.Cwd) {
+		writeError(w, errf(http.StatusBadRequest, "bad_cwd", "cwd must be an absolute folder path (got %q)", req.Cwd))
+		return
+	}
+	req.Cwd = filepath.Clean(req.Cwd)
+	if s.base.Err() != nil {
+		writeError(w, errf(http.StatusServiceUnavailable, "shutting_down", "the server is shutting down"))
+		return
+	}
+	if e := s.requireWorkspace(r.Context(), req.Cwd); e != nil {
+		writeError(w, e)
+		return
+	}
+	req.Runtime = cmpOr(req.Runtime, s.opts.DefaultRuntime)
+	req.Model = cmpOr(req.Model, s.opts.DefaultModel)
+	if e := checkRuntime(req.Runtime); e != nil {
+		writeError(w, e)
+		return
+	}
+	mode, e := checkMode(cmpOr(req.Mode, s.opts.DefaultMode))
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	l, err := s.mgr.Open(r.Context(), session.OpenRequest{Cwd: req.Cwd, Model: req.Model, Runtime: req.Runtime, Mode: mode, Title: req.Title})
+	if err != nil {
+		writeError(w, errf(http.StatusBadRequest, "open_failed", "could not start the session: %v", err))
+		return
+	}
+	st := s.adopt(l)
+	rec, err := s.store.GetSession(r.Context(), st.id)
+	if err != nil {
+		writeError(w, storeError(err, "session", st.id))
+		return
+	}
+	writeJSON(w, http.StatusCreated, toSessionJSON(rec))
+}
+
+func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	opt := store.ListOptions{Cwd: q.Get("cwd")}
+	for name, dst := range map[string]*int{"limit": &opt.Limit, "offset": &opt.Offset} {
+		if v := q.Get(name); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				writeError(w, errf(http.StatusBadRequest, "bad_query", "%s must be a non-negative integer (got %q)", name, v))
+				return
+			}
+			*dst = n
+		}
+	}
+	if opt.Cwd != "" {
+		opt.Cwd = filepath.Clean(opt.Cwd)
+	}
+	recs, err := s.store.ListSessions(r.Context(), opt)
+	if err != nil {
+		writeError(w, storeError(err, "session", ""))
+		return
+	}
+	out := make([]sessionJSON, 0, len(recs))
+	for _, rec := range recs {
+		j := toSessionJSON(rec)
+		s.mu.Lock()
+		st := s.sessions[rec.ID]
+		s.mu.Unlock()
+		if st != nil {
+			sn := st.snapshot()
+			if sn.running {
+				j.Status = "running"
+			}
+			j.Queued = sn.queued
+		}
+		out = append(out, j)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"sessions": out})
+}
+
+// getSession returns the session with its messages up to the snapshot
+// boundary; last_seq is where the event stream continues from.
+func (s *Server) getSession(w http.ResponseWriter, r *http.Request) {
+	st, e := s.state(r.Context(), r.PathValue("id"))
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	sn := st.snapshot()
+	rec, err := s.store.GetSession(r.Context(), st.id)
+	if err != nil {
+		writeError(w, storeError(err, "session", st.id))
+		return
+	}
+	msgs, err := s.messagesAt(r.Context(), st.id, sn.boundaryMsgs)
+	if err != nil {
+		writeError(w, storeError(err, "session", st.id))
+		return
+	}
+	j := toSessionJSON(rec)
+	j.LastSeq, j.Queued = sn.boundarySeq, sn.queued
+	if sn.running {
+		j.Status = "running"
+	}
+	if msgs == nil {
+		msgs = []message.Message{}
+	}
+	writeJSON(w, http.StatusOK, sessionDetail{sessionJSON: j, Messages: msgs})
+}
+
+func (s *Server) usage(w http.ResponseWriter, r *http.Request) {
+	rec, err := s.store.GetSession(r.Context(), r.PathValue("id"))
+	if err != nil {
+		writeError(w, storeError(err, "session", r.PathValue("id")))
+		return
+	}
+	writeJSON(w, http.StatusOK, usageJSON{SessionID: rec.ID, Usage: rec.Usage, CostUSD: rec.CostUSD, MessageCount: rec.MessageCount})
+}
+
+func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) {
+	st, e := s.state(r.Context(), r.PathValue("id"))
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	if err := st.stop(r.Context(), true); err != nil {
+		writeError(w, errf(http.StatusServiceUnavailable, "busy", "the session's turn did not stop in time: %v", err))
+		return
+	}
+	s.mu.Lock()
+	delete(s.sessions, st.id)
+	s.mu.Unlock()
+	if err := s.store.DeleteSession(r.Context(), st.id); err != nil {
+		writeError(w, storeError(err, "session", st.id))
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+type patchReq struct {
+	Model   *string `json:"model,omitempty"`
+	Runtime *string `json:"runtime,omitempty"`
+	Mode    *string `json:"mode,omitempty"`
+}
+
+// patchSession changes model, runtime or mode. Model and runtime apply from
+// the next turn; a mode change reaches the permission engine at once.
+func (s *Server) patchSession(w http.ResponseWriter, r *http.Request) {
+	var req patchReq
+	if e := decodeBody(w, r, &req); e != nil {
+		writeError(w, e)
+		return
+	}
+	var model, rt, mode string
+	if req.Model != nil {
+		if model = strings.TrimSpace(*req.Model); model == "" {
+			writeError(w, errf(http.StatusBadRequest, "bad_model", "model must not be empty"))
+			return
+		}
+	}
+	if req.Runtime != nil {
+		rt = *req.Runtime
+		if e := checkRuntime(rt); e != nil {
+			writeError(w, e)
+			return
+		}
+	}
+	if req.Mode != nil {
+		m, e := checkMode(*req.Mode)
+		if e != nil {
+			writeError(w, e)
+			return
+		}
+		mode = m
+	}
+	st, e := s.state(r.Context(), r.PathValue("id"))
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	st.mu.Lock()
+	l, err := s.ensureLive(r.Context(), st)
+	st.mu.Unlock()
+	if err != nil {
+		writeError(w, errf(http.StatusInternalServerError, "open_failed", "could not open the session: %v", err))
+		return
+	}
+	if err := l.Update(r.Context(), model, rt, mode); err != nil {
+		writeError(w, storeError(err, "session", st.id))
+		return
+	}
+	if mode != "" {
+		s.saveSeq(l)
+	}
+	rec, err := s.store.GetSession(r.Context(), st.id)
+	if err != nil {
+		writeError(w, storeError(err, "session", st.id))
+		return
+	}
+	writeJSON(w, http.StatusOK, toSessionJSON(rec))
+}
+
+type messageReq struct {
+	Text string `json:"text"`
+}
+
+func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
+	var req messageReq
+	if e := decodeBody(w, r, &req); e != nil {
+		writeError(w, e)
+		return
+	}
+	if strings.TrimSpace(req.Text) == "" {
+		writeError(w, errf(http.StatusBadRequest, "empty_text", "text must not be empty"))
+		return
+	}
+	st, e := s.state(r.Context(), r.PathValue("id"))
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	rec, err := s.store.GetSession(r.Context(), st.id)
+	if err != nil {
+		writeError(w, storeError(err, "session", st.id))
+		return
+	}
+	if e := s.requireWorkspace(r.Context(), rec.Cwd); e != nil {
+		writeError(w, e)
+		return
+	}
+	queued, pos, err := s.enqueue(r.Context(), st, req.Text)
+	switch {
+	case errors.Is(err, errStopping):
+		writeError(w, errf(http.StatusServiceUnavailable, "shutting_down", "the server is shutting down"))
+		return
+	case errors.Is(err, store.ErrNotFound):
+		writeError(w, errf(http.StatusNotFound, "not_found", "no session %q", st.id))
+		return
+	case err != nil:
+		writeError(w, errf(http.StatusInternalServerError, "open_failed", "could not start the turn: %v", err))
+		return
+	}
+	writeJSON(w, http.StatusAccepted, map[string]any{"session_id": st.id, "queued": queued, "position": pos})
+}
+
+func (s *Server) interrupt(w http.ResponseWriter, r *http.Request) {
+	st, e := s.state(r.Context(), r.PathValue("id"))
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	was, dropped := st.interrupt()
+	writeJSON(w, http.StatusOK, map[string]any{"interrupted": was, "dropped_queued": dropped})
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}

@@ -1,0 +1,30 @@
+// Thin JSON client for the tandem API. The cookie carries the token; the
+// Origin header (sent by the browser) proves the request is ours.
+export class APIError extends Error {
+  constructor(status, code, message) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+export async function api(method, path, body) {
+  const opts = { method, headers: {} };
+  if (body !== undefined) {
+    opts.headers['Content-Type'] = 'application/json';
+    opts.body = JSON.stringify(body);
+  }
+  const resp = await fetch(path, opts);
+  if (resp.status === 401) {
+    location.replace('/login');
+    throw new APIError(401, 'unauthorized', 'Signed out');
+  }
+  if (resp.status === 204) return null;
+  let data = null;
+  try { data = await resp.json(); } catch { /* empty body */ }
+  if (!resp.ok) {
+    const e = (data && data.error) || {};
+    throw new APIError(resp.status, e.code || 'http_' + resp.status, e.message || resp.statusText);
+  }
+  return data;
+}

@@ -1,0 +1,458 @@
+// tandem web UI: workspaces, sessions, a streamed chat over the session's
+// server-sent events, permission dialog and controls.
+//
+// No loss, no duplicates across reloads: GET /api/sessions/{id} returns the
+// stored messages up to a boundary and last_seq, the seq at that boundary;
+// the stream is opened after last_seq, so it replays exactly what the
+// messages leave out (a running turn included). Events with a seq we have
+// already applied are ignored, which covers EventSource's own reconnects.
+import { api } from './api.js';
+import { el, userBubble, textBlock, thinkingBlock, toolCard, notice, todoList, renderMarkdown } from './render.js';
+
+const $ = (id) => document.getElementById(id);
+const ui = {
+  workspaceSelect: $('workspace-select'), workspaceForm: $('workspace-form'), workspacePath: $('workspace-path'),
+  workspaceError: $('workspace-error'), sessionList: $('session-list'), newSession: $('new-session'),
+  title: $('session-title'), model: $('model-select'), mode: $('mode-select'), runtime: $('runtime-select'),
+  tokensIn: $('tokens-in'), tokensOut: $('tokens-out'), cost: $('cost'), conn: $('conn'),
+  log: $('log'), composer: $('composer'), prompt: $('prompt'), send: $('send'), interrupt: $('interrupt'),
+  queueNote: $('queue-note'), logout: $('logout'), permPending: $('perm-pending'),
+  dialog: $('perm-dialog'), permSummary: $('perm-summary'), permReason: $('perm-reason'), permDetail: $('perm-detail'),
+  permMessage: $('perm-message'), permError: $('perm-error'), permOnce: $('perm-once'), permAlways: $('perm-always'), permDeny: $('perm-deny'),
+};
+
+const state = {
+  workspaces: [], sessions: [], catalog: { models: [], modes: [], runtimes: [] },
+  session: null, // the open session's JSON
+  es: null, lastSeq: 0, running: false,
+  turn: null, // {node, text, thinking} of the assistant turn being streamed
+  cards: new Map(), // tool_use_id -> card
+  permQueue: [], // pending permission_request events
+};
+
+// ---- workspaces and sessions ------------------------------------------
+
+async function loadWorkspaces() {
+  const { workspaces } = await api('GET', '/api/workspaces');
+  state.workspaces = workspaces;
+  const keep = ui.workspaceSelect.value || localStorage.getItem('tandem.workspace');
+  ui.workspaceSelect.replaceChildren(...workspaces.map((w) => el('option', { value: w.path, text: `${w.name} — ${w.path}` })));
+  if (!workspaces.length) ui.workspaceSelect.append(el('option', { value: '', text: 'No folder registered yet' }));
+  if (keep && workspaces.some((w) => w.path === keep)) ui.workspaceSelect.value = keep;
+  ui.newSession.disabled = !workspaces.length;
+  await loadSessions();
+}
+
+async function loadSessions() {
+  const cwd = ui.workspaceSelect.value;
+  const q = cwd ? '?cwd=' + encodeURIComponent(cwd) : '';
+  const { sessions } = await api('GET', '/api/sessions' + q);
+  state.sessions = sessions;
+  ui.sessionList.replaceChildren(...sessions.map((s) => {
+    const current = state.session && state.session.id === s.id;
+    return el('li', {}, el('button', {
+      class: 'session-item' + (current ? ' current' : ''), 'aria-current': current ? 'true' : undefined,
+      onclick: () => openSession(s.id),
+    }, el('span', { class: 'session-title', text: s.title || 'Untitled session' }),
+    el('span', { class: 'session-meta', text: `${s.status === 'running' ? '● ' : ''}${new Date(s.updated_at).toLocaleString()}` })));
+  }));
+  if (!sessions.length) ui.sessionList.append(el('li', { class: 'muted', text: 'No sessions in this folder yet.' }));
+}
+
+ui.workspaceSelect.addEventListener('change', () => {
+  localStorage.setItem('tandem.workspace', ui.workspaceSelect.value);
+  loadSessions().catch(showError);
+});
+
+ui.workspaceForm.addEventListener('submit', async (e) => {
+  e.preventDefault();
+  ui.workspaceError.textContent = '';
+  try {
+    const w = await api('POST', '/api/workspaces', { path: ui.workspacePath.value.trim() });
+    ui.workspacePath.value = '';
+    localStorage.setItem('tandem.workspace', w.path);
+    ui.workspaceSelect.value = w.path;
+    await loadWorkspaces();
+    ui.workspaceSelect.value = w.path;
+    await loadSessions();
+  } catch (err) {
+    ui.workspaceError.textContent = err.message;
+  }
+});
+
+ui.newSession.addEventListener('click', async () => {
+  try {
+    const s = await api('POST', '/api/sessions', { cwd: ui.workspaceSelect.value });
+    await openSession(s.id);
+    await loadSessions();
+  } catch (err) { showError(err); }
+});
+
+ui.logout.addEventListener('click', async () => {
+  await api('POST', '/api/logout').catch(() => {});
+  location.replace('/login');
+});
+
+// ---- opening a session --------------------------------------------------
+
+async function openSession(id) {
+  closeStream();
+  const s = await api('GET', '/api/sessions/' + encodeURIComponent(id));
+  state.session = s;
+  state.lastSeq = s.last_seq;
+  state.turn = null;
+  state.cards = new Map();
+  state.permQueue = [];
+  closeDialog();
+  history.replaceState(null, '', '#' + s.id);
+  ui.title.textContent = s.title || 'New session';
+  ui.log.replaceChildren();
+  renderStored(s.messages);
+  if (!s.messages.length) ui.log.append(el('div', { class: 'empty', text: 'Say what you want done in ' + s.cwd + '.' }));
+  setControls(s);
+  setCounters(s);
+  setRunning(s.status === 'running', s.queued);
+  openStream();
+  for (const b of document.querySelectorAll('.session-item')) b.classList.remove('current');
+  ui.prompt.disabled = false;
+  ui.send.disabled = false;
+  ui.prompt.focus();
+  loadSessions().catch(() => {});
+}
+
+function renderStored(messages) {
+  for (const m of messages) {
+    if (m.role === 'user') {
+      const text = m.content.filter((b) => b.type === 'text').map((b) => b.text).join('\n');
+      for (const b of m.content) {
+        if (b.type === 'tool_result') {
+          const card = state.cards.get(b.tool_use_id);
+          const out = (b.content || []).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
+          if (card) card.finish(out, b.is_error);
+        }
+      }
+      if (text) { ui.log.append(userBubble(text)); state.turn = null; }
+      continue;
+    }
+    const turn = ensureTurn();
+    for (const b of m.content) {
+      if (b.type === 'text') { const t = textBlock(); t.set(b.text); turn.body.append(t.node); }
+      else if (b.type === 'thinking' && b.text) { const t = thinkingBlock(); t.set(b.text); turn.body.append(t.node); }
+      else if (b.type === 'tool_use') { const c = toolCard(b.name, b.input); state.cards.set(b.id, c); turn.body.append(c.node); }
+    }
+    turn.text = null;
+    turn.thinking = null;
+  }
+  state.turn = null;
+  scrollDown(true);
+}
+
+function ensureTurn() {
+  if (!state.turn) {
+    const body = el('div', { class: 'turn-body' });
+    const node = el('div', { class: 'msg assistant' }, body);
+    ui.log.append(node);
+    state.turn = { node, body, text: null, thinking: null };
+  }
+  return state.turn;
+}
+
+// ---- the event stream ---------------------------------------------------
+
+function openStream() {
+  const id = state.session.id;
+  const es = new EventSource(`/api/sessions/${encodeURIComponent(id)}/events?last_event_id=${state.lastSeq}`);
+  state.es = es;
+  es.onopen = () => { ui.conn.className = 'conn live'; ui.conn.title = 'Event stream connected'; };
+  es.onerror = () => { ui.conn.className = 'conn down'; ui.conn.title = 'Event stream reconnecting…'; };
+  es.onmessage = (msg) => {
+    let ev;
+    try { ev = JSON.parse(msg.data); } catch { return; }
+    if (ev.type === 'keep_alive') return;
+    if (ev.type === 'status' && ev.subtype === 'reload_required') {
+      closeStream();
+      openSession(id).catch(showError);
+      return;
+    }
+    if (ev.seq <= state.lastSeq) return; // already applied
+    state.lastSeq = ev.seq;
+    apply(ev);
+  };
+}
+
+function closeStream() {
+  if (state.es) state.es.close();
+  state.es = null;
+  ui.conn.className = 'conn';
+}
+
+function apply(ev) {
+  const atBottom = isAtBottom();
+  switch (ev.type) {
+    case 'status':
+      if (ev.subtype === 'user_message') {
+        ui.log.querySelector('.empty')?.remove();
+        ui.log.append(userBubble(ev.text));
+        state.turn = null;
+        setRunning(true);
+        if (!state.session.title) ui.title.textContent = ev.text.split('\n')[0].slice(0, 80);
+      }
+      break;
+    case 'text': {
+      const turn = ensureTurn();
+      if (!turn.text) { turn.text = textBlock(); turn.body.append(turn.text.node); turn.thinking = null; }
+      turn.text.append(ev.text);
+      break;
+    }
+    case 'thinking': {
+      if (!ev.text) break; // a signature closing the block
+      const turn = ensureTurn();
+      if (!turn.thinking) { turn.thinking = thinkingBlock(); turn.body.append(turn.thinking.node); turn.text = null; }
+      turn.thinking.append(ev.text);
+      break;
+    }
+    case 'tool_use': {
+      const turn = ensureTurn();
+      const card = toolCard(ev.tool_name, ev.input);
+      state.cards.set(ev.tool_use_id, card);
+      turn.body.append(card.node);
+      turn.text = null;
+      turn.thinking = null;
+      break;
+    }
+    case 'tool_output':
+      state.cards.get(ev.tool_use_id)?.output(ev.output, ev.stream);
+      break;
+    case 'tool_result':
+      state.cards.get(ev.tool_use_id)?.finish(ev.output, ev.is_error, ev.diff);
+      break;
+    case 'tool_timeout':
+      ensureTurn().body.append(notice(`${ev.tool_name} ran past its time limit and was stopped.`, 'warn'));
+      break;
+    case 'permission_request':
+      state.cards.get(ev.tool_use_id)?.waiting(true);
+      state.permQueue.push(ev);
+      if (state.permQueue.length === 1) showDialog();
+      break;
+    case 'permission_reply': {
+      const wasShown = state.permQueue[0] && state.permQueue[0].request_id === ev.request_id;
+      state.permQueue = state.permQueue.filter((q) => q.request_id !== ev.request_id);
+      if (ev.decision === 'deny') state.cards.get(ev.tool_use_id)?.denied();
+      if (wasShown) { closeDialog(); if (state.permQueue.length) showDialog(); }
+      break;
+    }
+    case 'task_update':
+      ensureTurn().body.append(todoList(ev.todos));
+      break;
+    case 'retry':
+      ensureTurn().body.append(notice(`Provider call failed (${ev.error || ev.http_status}); retrying, attempt ${ev.attempt}…`, 'warn'));
+      break;
+    case 'error':
+      ensureTurn().body.append(notice(ev.error || ev.message || 'Error', 'error'));
+      break;
+    case 'mode_changed':
+      ui.mode.value = ev.mode;
+      state.session.mode = ev.mode;
+      break;
+    case 'result':
+      endTurn(ev);
+      break;
+    default:
+      break;
+  }
+  scrollDown(atBottom);
+}
+
+function endTurn(ev) {
+  if (ev.subtype && ev.subtype !== 'success') {
+    const what = ev.subtype === 'interrupted' ? 'Interrupted.' : (ev.result || ev.subtype);
+    ensureTurn().body.append(notice(what, ev.subtype === 'interrupted' ? 'info' : 'error'));
+  }
+  state.turn = null;
+  state.permQueue = [];
+  closeDialog();
+  setRunning(false);
+  refreshSession();
+}
+
+async function refreshSession() {
+  if (!state.session) return;
+  const id = state.session.id;
+  try {
+    const s = await api('GET', '/api/sessions/' + encodeURIComponent(id));
+    if (!state.session || state.session.id !== id) return;
+    state.session = { ...state.session, ...s, messages: undefined };
+    if (s.title) ui.title.textContent = s.title;
+    setCounters(s);
+    // Whether a turn runs is known from the events (user_message starts
+    // one, result ends it); the snapshot may lag behind them by a moment.
+    loadSessions().catch(() => {});
+  } catch { /* the stream goes on */ }
+}
+
+// ---- controls -------------------------------------------------------------
+
+async function loadCatalog() {
+  const c = await api('GET', '/api/models');
+  state.catalog = c;
+}
+
+function fillSelect(select, values, current, labels = {}) {
+  const opts = [...new Set([...(values || []), current].filter(Boolean))];
+  select.replaceChildren(...opts.map((v) => el('option', { value: v, text: labels[v] || v })));
+  select.value = current || '';
+  select.disabled = false;
+}
+
+function setControls(s) {
+  const models = state.catalog.models.map((m) => m.id);
+  fillSelect(ui.model, models, s.model);
+  fillSelect(ui.mode, state.catalog.modes, s.mode);
+  fillSelect(ui.runtime, state.catalog.runtimes, s.runtime);
+}
+
+for (const [select, field] of [[ui.model, 'model'], [ui.mode, 'mode'], [ui.runtime, 'runtime']]) {
+  select.addEventListener('change', async () => {
+    if (!state.session) return;
+    try {
+      const s = await api('PATCH', '/api/sessions/' + state.session.id, { [field]: select.value });
+      state.session[field] = s[field];
+    } catch (err) {
+      select.value = state.session[field];
+      showError(err);
+    }
+  });
+}
+
+function setCounters(s) {
+  const u = s.usage || {};
+  ui.tokensIn.textContent = ((u.input_tokens || 0) + (u.cache_read_input_tokens || 0) + (u.cache_creation_input_tokens || 0)).toLocaleString();
+  ui.tokensOut.textContent = (u.output_tokens || 0).toLocaleString();
+  ui.cost.textContent = s.total_cost_usd == null ? '?' : s.total_cost_usd.toFixed(4);
+}
+
+function setRunning(on, queued) {
+  state.running = on;
+  ui.interrupt.disabled = !on;
+  document.body.classList.toggle('busy', on);
+  const n = (queued || []).length;
+  ui.queueNote.textContent = on ? (n ? `Working… ${n} queued` : 'Working…') : '';
+}
+
+// ---- sending, interrupting ------------------------------------------------
+
+async function send() {
+  const text = ui.prompt.value;
+  if (!text.trim() || !state.session) return;
+  ui.prompt.value = '';
+  try {
+    const r = await api('POST', `/api/sessions/${state.session.id}/messages`, { text });
+    if (r.queued) ui.queueNote.textContent = `Queued (#${r.position}) — it runs after the current turn.`;
+    setRunning(true, r.queued ? new Array(r.position) : []);
+    if (r.queued) ui.queueNote.textContent = `Working… message queued at #${r.position}`;
+  } catch (err) {
+    ui.prompt.value = text;
+    showError(err);
+  }
+}
+
+async function interrupt() {
+  if (!state.session || !state.running) return;
+  try { await api('POST', `/api/sessions/${state.session.id}/interrupt`); } catch (err) { showError(err); }
+}
+
+ui.composer.addEventListener('submit', (e) => { e.preventDefault(); send(); });
+ui.prompt.addEventListener('keydown', (e) => {
+  if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) { e.preventDefault(); send(); }
+});
+ui.interrupt.addEventListener('click', interrupt);
+document.addEventListener('keydown', (e) => {
+  if (e.key === 'Escape' && !ui.dialog.open && state.running) { e.preventDefault(); interrupt(); }
+});
+
+// ---- permission dialog -----------------------------------------------------
+
+function showDialog() {
+  const q = state.permQueue[0];
+  if (!q) return;
+  ui.permSummary.textContent = q.summary || `${q.tool_name} wants to run`;
+  ui.permReason.textContent = q.message || '';
+  ui.permDetail.replaceChildren();
+  if (q.diff) {
+    import('./render.js').then(({ diffView }) => ui.permDetail.replaceChildren(diffView(q.diff)));
+  } else {
+    ui.permDetail.textContent = JSON.stringify(q.input ?? {}, null, 2);
+  }
+  ui.permAlways.hidden = !q.suggestion;
+  ui.permAlways.title = q.suggestion ? 'Saves: ' + q.suggestion : '';
+  ui.permMessage.value = '';
+  ui.permError.textContent = '';
+  if (!ui.dialog.open) ui.dialog.showModal();
+  updatePending();
+  ui.permOnce.focus();
+}
+
+function closeDialog() {
+  if (ui.dialog.open) ui.dialog.close();
+  updatePending();
+}
+
+// The dialog may be dismissed with Escape; the request stays pending and
+// this button brings it back.
+function updatePending() {
+  ui.permPending.hidden = !state.permQueue.length || ui.dialog.open;
+}
+
+async function answer(decision) {
+  const q = state.permQueue[0];
+  if (!q) { closeDialog(); return; }
+  const body = { decision };
+  if (decision === 'deny' && ui.permMessage.value.trim()) body.message = ui.permMessage.value.trim();
+  try {
+    await api('POST', '/api/permissions/' + encodeURIComponent(q.request_id), body);
+  } catch (err) {
+    if (err.status !== 409 && err.status !== 404) { ui.permError.textContent = err.message; return; }
+  }
+  // The permission_reply event moves the queue on; do it now for snappiness.
+  state.permQueue = state.permQueue.filter((x) => x.request_id !== q.request_id);
+  closeDialog();
+  if (state.permQueue.length) showDialog(); else ui.prompt.focus();
+}
+
+ui.permOnce.addEventListener('click', () => answer('allow_once'));
+ui.permAlways.addEventListener('click', () => answer('allow_always'));
+ui.permDeny.addEventListener('click', () => answer('deny'));
+// Escape on the dialog answers nothing: it hides it, the request stays
+// pending and the "Review permission request" button reopens it.
+ui.dialog.addEventListener('close', () => { updatePending(); });
+ui.dialog.addEventListener('cancel', () => { setTimeout(() => ui.permPending.focus(), 0); });
+ui.permPending.addEventListener('click', showDialog);
+
+// ---- helpers ---------------------------------------------------------------
+
+function isAtBottom() {
+  return ui.log.scrollHeight - ui.log.scrollTop - ui.log.clientHeight < 80;
+}
+
+function scrollDown(force) {
+  if (force) requestAnimationFrame(() => { ui.log.scrollTop = ui.log.scrollHeight; });
+}
+
+function showError(err) {
+  const n = notice(err.message || String(err), 'error');
+  ui.log.append(n);
+  scrollDown(true);
+}
+
+async function start() {
+  try {
+    await Promise.all([loadCatalog(), loadWorkspaces()]);
+    const id = location.hash.slice(1);
+    if (id) await openSession(id).catch(() => history.replaceState(null, '', location.pathname));
+    else ui.workspaceSelect.focus();
+  } catch (err) { showError(err); }
+}
+
+start();
+// Exposed for tests and debugging; holds no secrets.
+window.tandem = { state, renderMarkdown };
