@@ -52,41 +52,50 @@ func (s *Store) AppendMessage(ctx context.Context, sessionID string, m message.M
 		title = titleFrom(m.PlainText())
 	}
 
-	err = s.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE sessions SET
-			input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
-			cache_read_tokens = cache_read_tokens + ?, cache_creation_tokens = cache_creation_tokens + ?,
-			reasoning_tokens = reasoning_tokens + ?,
-			cost_usd = cost_usd + COALESCE(?, 0),
-			cost_known = cost_known AND NOT ?,
-			message_count = message_count + 1,
-			updated_at = max(updated_at, ?),
-			title = CASE WHEN title = '' THEN ? ELSE title END
-			WHERE id = ?`,
-			u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheCreationTokens, u.ReasoningTokens,
-			cost, unknownCost, nanos(now), title, sessionID)
-		if err != nil {
+	st, err := s.stmtsFor(ctx, appendTotalsSQL, appendInsertSQL)
+	if err == nil {
+		err = s.write(ctx, func(tx *sql.Tx) error {
+			res, err := tx.StmtContext(ctx, st[0]).ExecContext(ctx,
+				u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheCreationTokens, u.ReasoningTokens,
+				cost, unknownCost, nanos(now), title, sessionID)
+			if err != nil {
+				return err
+			}
+			if err := mustAffect(res); err != nil {
+				return err
+			}
+			_, err = tx.StmtContext(ctx, st[1]).ExecContext(ctx,
+				m.ID, sessionID, sessionID, string(m.Role), content, m.Model,
+				usageCols[0], usageCols[1], usageCols[2], usageCols[3], usageCols[4],
+				cost, nanos(m.CreatedAt))
 			return err
-		}
-		if err := mustAffect(res); err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO messages
-			(id, session_id, position, role, content, model,
-			 input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens, reasoning_tokens,
-			 cost_usd, created_at)
-			VALUES (?, ?, (SELECT COALESCE(MAX(position), 0) + 1 FROM messages WHERE session_id = ?),
-			 ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			m.ID, sessionID, sessionID, string(m.Role), content, m.Model,
-			usageCols[0], usageCols[1], usageCols[2], usageCols[3], usageCols[4],
-			cost, nanos(m.CreatedAt))
-		return err
-	})
+		})
+	}
 	if err != nil {
 		return message.Message{}, fmt.Errorf("append message to session %s: %w", sessionID, err)
 	}
 	return m, nil
 }
+
+// appendTotalsSQL adds one message's usage and cost to its session's totals.
+const appendTotalsSQL = `UPDATE sessions SET
+	input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
+	cache_read_tokens = cache_read_tokens + ?, cache_creation_tokens = cache_creation_tokens + ?,
+	reasoning_tokens = reasoning_tokens + ?,
+	cost_usd = cost_usd + COALESCE(?, 0),
+	cost_known = cost_known AND NOT ?,
+	message_count = message_count + 1,
+	updated_at = max(updated_at, ?),
+	title = CASE WHEN title = '' THEN ? ELSE title END
+	WHERE id = ?`
+
+// appendInsertSQL stores one message after the session's last.
+const appendInsertSQL = `INSERT INTO messages
+	(id, session_id, position, role, content, model,
+	 input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens, reasoning_tokens,
+	 cost_usd, created_at)
+	VALUES (?, ?, (SELECT COALESCE(MAX(position), 0) + 1 FROM messages WHERE session_id = ?),
+	 ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 // titleFrom is the first non-blank line of text, cut to titleMax characters.
 func titleFrom(text string) string {

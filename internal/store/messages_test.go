@@ -247,3 +247,18 @@ func BenchmarkAppendMessage(b *testing.B) {
 		}
 	}
 }
+
+func TestAppendAfterCloseFails(t *testing.T) {
+	s := openTest(t)
+	ctx := context.Background()
+	sess := newSession(t, s, "/p")
+	if _, err := s.AppendMessage(ctx, sess.ID, message.Message{Role: message.User, Content: []message.Block{message.TextBlock("hi")}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.AppendMessage(ctx, sess.ID, message.Message{Role: message.User, Content: []message.Block{message.TextBlock("again")}}); err == nil {
+		t.Fatal("append on a closed store succeeded")
+	}
+}

@@ -53,6 +53,7 @@ type Store struct {
 	path string
 	// writeMu serialises this process's write transactions (see package doc).
 	writeMu sync.Mutex
+	stmts   stmtCache
 	now     func() time.Time
 }
 
@@ -111,7 +112,8 @@ func (s *Store) Path() string { return s.path }
 
 // Close closes the database.
 func (s *Store) Close() error {
-	if err := s.db.Close(); err != nil {
+	serr := s.stmts.close()
+	if err := errors.Join(serr, s.db.Close()); err != nil {
 		return fmt.Errorf("close store %s: %w", s.path, err)
 	}
 	return nil

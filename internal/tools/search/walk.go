@@ -5,14 +5,11 @@
 package search
 
 import (
-	"bufio"
 	"context"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
 
 // ignoreFiles are read in every folder, later ones taking precedence.
@@ -21,34 +18,46 @@ var ignoreFiles = []string{".gitignore", ".ignore"}
 // walker lists the files under root that ignore rules do not exclude.
 type walker struct {
 	root string
-	// base is the folder ignore patterns are relative to: the enclosing git
-	// repository's top, or root when there is none.
-	base      string
-	baseParts []string // path of root relative to base, split
-	inherited []gitignore.Pattern
+	// baseRel is root's slash-separated path relative to the folder ignore
+	// patterns are relative to: the enclosing git repository's top, or root
+	// itself ("") when there is none.
+	baseRel   string
+	inherited []ignoreRule
 	// unignore, when set, brings back ignored files it accepts: ripgrep's
 	// --glob "always overrides any other ignore logic".
 	unignore func(rel string) bool
 }
 
 // newWalker prepares a walk of root (an absolute, clean folder), loading the
-// ignore rules of the enclosing repository's folders above root.
+// ignore rules of the enclosing repository's folders above root. Those rules
+// apply to the entries below root only: root itself and the folders between
+// it and the repository's top are never tested, so a folder the repository
+// ignores can still be searched by naming it, as with rg.
 func newWalker(root string) *walker {
-	w := &walker{root: root, base: root}
+	w := &walker{root: root}
 	top := repoTop(root)
 	if top == "" {
 		return w
 	}
-	w.base = top
+	var parts []string
 	if rel, err := filepath.Rel(top, root); err == nil && rel != "." {
-		w.baseParts = strings.Split(filepath.ToSlash(rel), "/")
+		w.baseRel = filepath.ToSlash(rel)
+		parts = strings.Split(w.baseRel, "/")
 	}
-	w.inherited = readPatternFile(filepath.Join(top, ".git", "info", "exclude"), nil)
-	for i := range w.baseParts {
-		dir := filepath.Join(append([]string{top}, w.baseParts[:i]...)...)
-		w.inherited = append(w.inherited, readIgnores(dir, w.baseParts[:i])...)
+	w.inherited = readIgnoreFile(filepath.Join(top, ".git", "info", "exclude"), "")
+	for i := range parts {
+		dir := filepath.Join(append([]string{top}, parts[:i]...)...)
+		w.inherited = append(w.inherited, readIgnores(dir, slashDir(strings.Join(parts[:i], "/")))...)
 	}
 	return w
+}
+
+// slashDir turns a relative folder into a rule's dir: "" or "a/b/".
+func slashDir(rel string) string {
+	if rel == "" {
+		return ""
+	}
+	return rel + "/"
 }
 
 // repoTop returns the nearest folder at or above dir holding .git, or "".
@@ -65,43 +74,14 @@ func repoTop(dir string) string {
 	}
 }
 
-func readIgnores(dir string, domain []string) []gitignore.Pattern {
-	var ps []gitignore.Pattern
+// readIgnores reads the ignore files of folder dir, whose path relative to
+// the walk's base is relDir ("" or ending in "/").
+func readIgnores(dir, relDir string) []ignoreRule {
+	var rules []ignoreRule
 	for _, name := range ignoreFiles {
-		ps = append(ps, readPatternFile(filepath.Join(dir, name), domain)...)
+		rules = append(rules, readIgnoreFile(filepath.Join(dir, name), relDir)...)
 	}
-	return ps
-}
-
-func readPatternFile(path string, domain []string) []gitignore.Pattern {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	var ps []gitignore.Pattern
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimSuffix(sc.Text(), "\r")
-		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		ps = append(ps, gitignore.ParsePattern(line, append([]string(nil), domain...)))
-	}
-	return ps
-}
-
-// ignored applies patterns last-first: the deepest, latest rule wins.
-func ignored(ps []gitignore.Pattern, parts []string, isDir bool) bool {
-	for i := len(ps) - 1; i >= 0; i-- {
-		switch ps[i].Match(parts, isDir) {
-		case gitignore.Exclude:
-			return true
-		case gitignore.Include:
-			return false
-		}
-	}
-	return false
+	return rules
 }
 
 // visitFunc gets each file's absolute path, its slash-separated path
@@ -111,14 +91,15 @@ type visitFunc func(path, rel string, d fs.DirEntry) error
 // walk calls visit for every file that is not ignored, in lexical order.
 // Returning fs.SkipAll from visit ends the walk early without error.
 func (w *walker) walk(ctx context.Context, visit visitFunc) error {
-	err := w.dir(ctx, w.root, "", append([]string(nil), w.baseParts...), w.inherited, visit)
+	err := w.dir(ctx, w.root, "", w.inherited, visit)
 	if err == fs.SkipAll {
 		return nil
 	}
 	return err
 }
 
-func (w *walker) dir(ctx context.Context, dir, rel string, parts []string, inherited []gitignore.Pattern, visit visitFunc) error {
+// dir walks one folder; rel is its path relative to the root ("" for root).
+func (w *walker) dir(ctx context.Context, dir, rel string, inherited []ignoreRule, visit visitFunc) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -126,9 +107,10 @@ func (w *walker) dir(ctx context.Context, dir, rel string, parts []string, inher
 	if err != nil {
 		return nil // unreadable folders are skipped, as rg does
 	}
-	ps := inherited
-	if own := readIgnores(dir, parts); len(own) > 0 {
-		ps = append(append([]gitignore.Pattern(nil), inherited...), own...)
+	baseDir := slashDir(joinRel(w.baseRel, rel)) // this folder relative to the base
+	rules := inherited
+	if own := readIgnores(dir, baseDir); len(own) > 0 {
+		rules = append(append([]ignoreRule(nil), inherited...), own...)
 	}
 	for _, e := range entries {
 		name := e.Name()
@@ -139,17 +121,13 @@ func (w *walker) dir(ctx context.Context, dir, rel string, parts []string, inher
 		if !typ.IsDir() && !typ.IsRegular() {
 			continue
 		}
-		childParts := append(parts[:len(parts):len(parts)], name)
-		childRel := name
-		if rel != "" {
-			childRel = rel + "/" + name
-		}
-		if ignored(ps, childParts, typ.IsDir()) && (typ.IsDir() || w.unignore == nil || !w.unignore(childRel)) {
+		childRel := joinRel(rel, name)
+		if ignored(rules, baseDir+name, typ.IsDir()) && (typ.IsDir() || w.unignore == nil || !w.unignore(childRel)) {
 			continue
 		}
 		path := filepath.Join(dir, name)
 		if typ.IsDir() {
-			if err := w.dir(ctx, path, childRel, childParts, ps, visit); err != nil {
+			if err := w.dir(ctx, path, childRel, rules, visit); err != nil {
 				return err
 			}
 			continue
@@ -159,4 +137,14 @@ func (w *walker) dir(ctx context.Context, dir, rel string, parts []string, inher
 		}
 	}
 	return nil
+}
+
+func joinRel(a, b string) string {
+	if a == "" {
+		return b
+	}
+	if b == "" {
+		return a
+	}
+	return a + "/" + b
 }

@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tandem-agent/tandem/internal/event"
@@ -43,10 +44,21 @@ var bashSchema = json.RawMessage(`{
 const cwdTrap = "trap '__tandem_ec=$?; pwd -P >&3 2>/dev/null; exit $__tandem_ec' EXIT\n"
 
 // Bash runs shell commands.
-type Bash struct{}
+type Bash struct {
+	// launch finds the shell and builds the command environment once: both
+	// depend only on the process's own environment, which does not change.
+	launch func() launcher
+}
 
 // NewBash returns the Bash tool.
-func NewBash() *Bash { return &Bash{} }
+func NewBash() *Bash { return &Bash{launch: sync.OnceValue(newLauncher)} }
+
+func (b *Bash) launcher() launcher {
+	if b.launch == nil {
+		return newLauncher()
+	}
+	return b.launch()
+}
 
 func (*Bash) Name() string            { return bashName }
 func (*Bash) Description() string     { return bashDescription }
@@ -77,9 +89,9 @@ func (b *Bash) Execute(ctx context.Context, call tool.Call) (tool.Result, error)
 	}
 	dir := CurrentDir(call.Env)
 	if in.RunInBackground {
-		return startBackground(call.Env, in.Command, in.Description, dir)
+		return startBackground(call.Env, b.launcher(), in.Command, in.Description, dir)
 	}
-	return runForeground(ctx, call, in, dir, timeout, note), nil
+	return runForeground(ctx, call, b.launcher(), in, dir, timeout, note), nil
 }
 
 // resolveTimeout applies the default and the ceiling; the note tells the
@@ -104,33 +116,33 @@ type runOutcome struct {
 	newDir                string
 }
 
-func runForeground(ctx context.Context, call tool.Call, in bashInput, dir string, timeout time.Duration, note string) tool.Result {
+func runForeground(ctx context.Context, call tool.Call, l launcher, in bashInput, dir string, timeout time.Duration, note string) tool.Result {
 	env := call.Env
-	cwdFile, err := os.CreateTemp("", "tandem-cwd-*")
+	// The trap reports the final folder on a pipe (fd 3) rather than a
+	// temporary file: a pipe costs one system call and leaves nothing behind.
+	cwdR, cwdW, err := os.Pipe()
 	if err != nil {
-		return tool.ErrorResult(fmt.Sprintf("Bash could not create a temporary file: %v", err))
+		return tool.ErrorResult(fmt.Sprintf("Bash could not create a pipe: %v", err))
 	}
-	defer os.Remove(cwdFile.Name())
-	defer cwdFile.Close()
+	defer cwdR.Close()
 
 	coll := newCollector(env.DataDir, "bash", maxInline)
 	st := newStreamer(env.Emit, call.ID, bashName)
 	p, err := start(startSpec{
-		script: cwdTrap + in.Command, dir: dir,
+		launcher: l, script: cwdTrap + in.Command, dir: dir,
 		stdout: io.MultiWriter(coll, st.writer("stdout")),
 		stderr: io.MultiWriter(coll, st.writer("stderr")),
-		extra:  []*os.File{cwdFile},
+		extra:  []*os.File{cwdW},
 	})
+	cwdW.Close() // the shell has its own copy now
 	if err != nil {
 		st.close()
 		return tool.ErrorResult(fmt.Sprintf("Bash could not run the command in %s: %v", dir, err))
 	}
 	out := wait(ctx, p, timeout)
+	out.newDir = reportedDir(cwdR)
 	p.drain(drainWait)
 	st.close()
-	if b, err := os.ReadFile(cwdFile.Name()); err == nil {
-		out.newDir = string(b)
-	}
 	if out.timedOut {
 		env.Emit(event.Event{Type: event.ToolTimeout, ToolUseID: call.ID, ToolName: bashName,
 			TimeoutMS: timeout.Milliseconds()})

@@ -340,3 +340,25 @@ func TestBashStdoutNotPollutedByCwdCapture(t *testing.T) {
 		t.Fatalf("content %q", res.Content)
 	}
 }
+
+// A background child inherits the cwd pipe; the result must not wait for it,
+// and the folder and the exit code must still come through.
+func TestBashCwdWithLingeringChild(t *testing.T) {
+	env, _ := newTestEnv(t)
+	sub := filepath.Join(env.WorkDir, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	res := run(t, context.Background(), NewBash(), env, map[string]any{
+		"command": "sleep 3 >/dev/null 2>&1 & echo junk >&3; cd sub; exit 3"})
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("Bash waited %s for the background child", d)
+	}
+	if got := CurrentDir(env); got != sub {
+		t.Fatalf("cwd %s, want %s", got, sub)
+	}
+	if !res.IsError || res.Meta["exit_code"] != 3 {
+		t.Fatalf("result %+v", res)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/tandem-agent/tandem/internal/tool"
 )
@@ -39,6 +40,33 @@ func CurrentDir(env *tool.Env) string {
 		return env.WorkDir
 	}
 	return dir
+}
+
+// reportedDir returns the last line the shell's exit trap wrote to the cwd
+// pipe. It is called after the shell exited, so that write is complete; it
+// reads only what is buffered and never waits for end of file, because a
+// background child (`server &`) may hold the pipe's write end open.
+func reportedDir(r *os.File) string {
+	rc, err := r.SyscallConn()
+	if err != nil {
+		return ""
+	}
+	var got []byte
+	buf := make([]byte, 4096)
+	_ = rc.Read(func(fd uintptr) bool {
+		for {
+			n, err := syscall.Read(int(fd), buf)
+			if err == syscall.EINTR {
+				continue
+			}
+			if n <= 0 {
+				return true // end of file, nothing buffered (EAGAIN) or an error
+			}
+			got = append(got, buf[:n]...)
+		}
+	})
+	lines := strings.Split(strings.TrimSpace(string(got)), "\n")
+	return lines[len(lines)-1]
 }
 
 // updateCwd records where a command left the shell. A folder outside the

@@ -92,7 +92,7 @@ func (t *jobTable) closeAll() {
 	wg.Wait()
 }
 
-func startBackground(env *tool.Env, command, description, dir string) (tool.Result, error) {
+func startBackground(env *tool.Env, l launcher, command, description, dir string) (tool.Result, error) {
 	t := loadJobs(env)
 	t.mu.Lock()
 	if t.closed {
@@ -104,7 +104,7 @@ func startBackground(env *tool.Env, command, description, dir string) (tool.Resu
 	t.mu.Unlock()
 
 	log := newJobLog(env.DataDir, id)
-	p, err := start(startSpec{script: command, dir: dir, stdout: log, stderr: log})
+	p, err := start(startSpec{launcher: l, script: command, dir: dir, stdout: log, stderr: log})
 	if err != nil {
 		log.close()
 		return tool.ErrorResult(fmt.Sprintf("Bash could not start the background command in %s: %v", dir, err)), nil

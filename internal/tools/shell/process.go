@@ -52,6 +52,15 @@ func commandEnv() []string {
 	return out
 }
 
+// launcher is what every command starts with: the shell and the
+// environment.
+type launcher struct {
+	shell string
+	env   []string
+}
+
+func newLauncher() launcher { return launcher{shell: shellPath(), env: commandEnv()} }
+
 // shellPath finds bash, or sh when bash is missing.
 func shellPath() string {
 	if p, err := exec.LookPath("bash"); err == nil {
@@ -72,6 +81,7 @@ type process struct {
 }
 
 type startSpec struct {
+	launcher
 	script string
 	dir    string
 	stdout io.Writer
@@ -82,9 +92,12 @@ type startSpec struct {
 // start runs script with the shell in a new process group, stdin from
 // /dev/null, copying stdout and stderr to the writers as they arrive.
 func start(spec startSpec) (*process, error) {
-	cmd := exec.Command(shellPath(), "-c", spec.script)
+	if spec.shell == "" {
+		spec.launcher = newLauncher()
+	}
+	cmd := exec.Command(spec.shell, "-c", spec.script)
 	cmd.Dir = spec.dir
-	cmd.Env = commandEnv()
+	cmd.Env = spec.env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.ExtraFiles = spec.extra
 	p := &process{cmd: cmd, exited: make(chan struct{})}
