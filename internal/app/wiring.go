@@ -70,8 +70,7 @@ func (w *wiring) Equip(ctx context.Context, l *session.Live) (func(), error) {
 	}
 	eq.hooks = hooks.NewRunner(hookCfg, rec.Cwd, os.Environ())
 
-	modeName := firstNonEmpty(rec.Mode, cfg.Mode, perm.project.Mode, perm.user.Mode, claude.DefaultMode, string(permission.Normal))
-	mode, err := permission.ParseMode(modeName)
+	mode, err := sessionMode(rec.Mode, cfg, perm, claude, rec.Cwd, w.app.opts.Getenv, w.app.opts.Stderr)
 	if err != nil {
 		return nil, err
 	}

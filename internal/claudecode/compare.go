@@ -9,11 +9,17 @@ import (
 
 // TypeSequence reduces events to their types in order, with each run of
 // consecutive text or thinking deltas collapsed to one entry (runtimes
-// chunk text differently). Running the same scripted task under the native
-// runtime and under claude-code should give equal sequences.
+// chunk text differently) and tool_output left out: it is progress that
+// the tool_result repeats, and Claude Code's stream-json has no live tool
+// output to map it from (its tool_progress carries only elapsed time).
+// Running the same scripted task under the native runtime and under
+// claude-code should give equal sequences.
 func TypeSequence(evs []event.Event) []event.Type {
 	var out []event.Type
 	for _, e := range evs {
+		if e.Type == event.ToolOutput {
+			continue
+		}
 		if (e.Type == event.Text || e.Type == event.Thinking) && len(out) > 0 && out[len(out)-1] == e.Type {
 			continue
 		}

@@ -297,7 +297,7 @@ func TestCompactBoundaryStatus(t *testing.T) {
 
 func TestTypeSequence(t *testing.T) {
 	evs := []event.Event{{Type: event.Status}, {Type: event.Thinking}, {Type: event.Thinking}, {Type: event.Text}, {Type: event.Text},
-		{Type: event.ToolUse}, {Type: event.ToolResult}, {Type: event.Text}, {Type: event.Result}}
+		{Type: event.ToolUse}, {Type: event.ToolOutput}, {Type: event.ToolOutput}, {Type: event.ToolResult}, {Type: event.Text}, {Type: event.Result}}
 	want := []event.Type{event.Status, event.Thinking, event.Text, event.ToolUse, event.ToolResult, event.Text, event.Result}
 	if got := TypeSequence(evs); !reflect.DeepEqual(got, want) {
 		t.Errorf("got %v", got)

@@ -99,8 +99,10 @@ type ClaudeLayers struct {
 	UserRules    []Rule // ~/.claude/settings.json
 	ProjectRules []Rule // .claude/settings.json and .claude/settings.local.json
 	Hooks        hooks.Config
-	// DefaultMode is the last defaultMode found (project over user).
+	// DefaultMode is the last defaultMode found (project over user), and
+	// DefaultModeFile the settings file it came from.
 	DefaultMode           string
+	DefaultModeFile       string
 	AdditionalDirectories []string
 	// Files lists the settings files that existed.
 	Files []string
@@ -147,7 +149,7 @@ func LoadClaudeSettings(workDir, homeDir string) (ClaudeLayers, error) {
 			out.ProjectRules = append(out.ProjectRules, rules...)
 		}
 		if s.Permissions.DefaultMode != "" {
-			out.DefaultMode = s.Permissions.DefaultMode
+			out.DefaultMode, out.DefaultModeFile = s.Permissions.DefaultMode, f.path
 		}
 		out.AdditionalDirectories = append(out.AdditionalDirectories, s.Permissions.AdditionalDirectories...)
 		hs = append(hs, s.Hooks)

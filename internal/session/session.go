@@ -56,6 +56,10 @@ type OpenRequest struct {
 	Mode     string
 	// Title for a new session; empty: the first prompt's first line.
 	Title string
+	// Sinks receive the session's events from the start, including those
+	// emitted while it is equipped (MCP servers starting or awaiting
+	// approval), which a sink added after Open would miss.
+	Sinks []event.Sink
 }
 
 // Live is a session open in this process.
@@ -84,7 +88,7 @@ func (m *Manager) Open(ctx context.Context, req OpenRequest) (*Live, error) {
 	}
 	roots := append([]string{rec.Cwd}, absAll(req.AddDirs)...)
 	l := &Live{Record: rec, mgr: m, Roots: roots, Tools: tool.NewRegistry()}
-	l.Events = event.NewEmitter(rec.ID, rec.LastSeq)
+	l.Events = event.NewEmitter(rec.ID, rec.LastSeq, req.Sinks...)
 	l.Env = tool.NewEnv(rec.ID, rec.Cwd, roots, m.data)
 	l.Env.Emit = l.Events.Emit
 	release, err := m.wiring.Equip(ctx, l)
@@ -162,7 +166,7 @@ func (l *Live) Run(ctx context.Context, prompt string, opts TurnOptions) (event.
 		return event.Event{}, err
 	}
 	in := turn.Input{SessionID: rec.ID, Prompt: prompt, Cwd: rec.Cwd, Roots: l.Roots, Model: rec.Model,
-		Mode: permission.Mode(rec.Mode), MaxTurns: opts.MaxTurns, AppendSystemPrompt: opts.AppendSystemPrompt,
+		Mode: l.mode(rec.Mode), MaxTurns: opts.MaxTurns, AppendSystemPrompt: opts.AppendSystemPrompt,
 		SystemPrompt: opts.SystemPrompt, AllowedTools: opts.AllowedTools, DisallowedTools: opts.DisallowedTools,
 		Images: opts.Images}
 	deps := turn.Deps{Events: l.Events, Recorder: l.mgr.store.Recorder(rec.ID), Checker: l.Checker, Tools: l.Tools, Env: l.Env}
@@ -183,6 +187,14 @@ func (l *Live) Run(ctx context.Context, prompt string, opts TurnOptions) (event.
 
 // Update changes model, runtime or mode for the turns that follow.
 func (l *Live) Update(ctx context.Context, model, runtime, mode string) error {
+	if mode != "" {
+		// The engine knows only canonical modes: "plan" must arrive as explore.
+		m, err := permission.ParseMode(mode)
+		if err != nil {
+			return err
+		}
+		mode = string(m)
+	}
 	upd := store.SessionUpdate{}
 	l.mu.Lock()
 	prevMode := l.Record.Mode
@@ -207,6 +219,19 @@ func (l *Live) Update(ctx context.Context, model, runtime, mode string) error {
 		}
 	}
 	return nil
+}
+
+// mode is the permission mode a turn runs in: the checker's own (which
+// also covers a mode from the config files, and is canonical: explore,
+// not Claude Code's "plan"), else the stored one.
+func (l *Live) mode(stored string) permission.Mode {
+	if m, ok := l.Checker.(interface{ Mode() permission.Mode }); ok {
+		return m.Mode()
+	}
+	if m, err := permission.ParseMode(stored); err == nil {
+		return m
+	}
+	return permission.Mode(stored)
 }
 
 // Snapshot returns the current stored record.

@@ -27,6 +27,9 @@ type Deps struct {
 	LookupEnv mcp.LookupFunc
 	// ClientVersion is sent to servers by `test`.
 	ClientVersion string
+	// Resolve, when set, runs once the command line is parsed and may fill
+	// in the paths: the root's --home flag is known only then.
+	Resolve func(*Deps) error
 }
 
 func (d Deps) paths() mcp.Paths         { return mcp.ProjectPaths(d.UserConfig, d.ProjectDir) }
@@ -56,8 +59,12 @@ servers you add here are approved for this project automatically.`,
 	}
 	cmd.SetOut(deps.Stdout)
 	cmd.SetErr(deps.Stderr)
-	cmd.AddCommand(listCmd(deps), addCmd(deps), addJSONCmd(deps), removeCmd(deps),
-		enableCmd(deps, true), enableCmd(deps, false), testCmd(deps))
+	d := &deps
+	if deps.Resolve != nil {
+		cmd.PersistentPreRunE = func(*cobra.Command, []string) error { return deps.Resolve(d) }
+	}
+	cmd.AddCommand(listCmd(d), addCmd(d), addJSONCmd(d), removeCmd(d),
+		enableCmd(d, true), enableCmd(d, false), testCmd(d))
 	return cmd
 }
 
@@ -67,7 +74,7 @@ func scopeFlag(c *cobra.Command, p *string, def string) {
 
 // findScope returns the scope whose file defines name: the given one, or
 // the only one that has it.
-func findScope(deps Deps, name, scope string) (string, *configDoc, error) {
+func findScope(deps *Deps, name, scope string) (string, *configDoc, error) {
 	paths := deps.paths()
 	if scope != "" {
 		path, err := paths.PathFor(scope)

@@ -22,7 +22,7 @@ type listEntry struct {
 	Tools  []string `json:"-"`
 }
 
-func listCmd(deps Deps) *cobra.Command {
+func listCmd(deps *Deps) *cobra.Command {
 	var asJSON bool
 	c := &cobra.Command{
 		Use:   "list",

@@ -12,7 +12,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/tool"
 )
 
-func testCmd(deps Deps) *cobra.Command {
+func testCmd(deps *Deps) *cobra.Command {
 	var wait time.Duration
 	c := &cobra.Command{
 		Use:   "test NAME",
@@ -38,7 +38,7 @@ func testCmd(deps Deps) *cobra.Command {
 	return c
 }
 
-func runTest(ctx context.Context, deps Deps, name string, cfg mcp.ServerConfig, wait time.Duration) error {
+func runTest(ctx context.Context, deps *Deps, name string, cfg mcp.ServerConfig, wait time.Duration) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
