@@ -10,12 +10,21 @@ import (
 )
 
 func newMCPCmd(g *globalFlags) *cobra.Command {
-	paths, err := config.ResolvePaths(g.home, os.Getenv)
-	cwd, _ := absCwd("")
-	cmd := mcpcmd.NewCommand(mcpcmd.Deps{UserConfig: paths.UserFile(), ProjectDir: cwd, DataDir: paths.DataDir,
-		Stdout: os.Stdout, Stderr: os.Stderr, ClientVersion: version()})
-	if err != nil {
-		cmd.RunE = func(*cobra.Command, []string) error { return err }
-	}
-	return cmd
+	// The paths are resolved once flags are parsed: --home is unknown while
+	// the command tree is built. The environment's paths serve the help.
+	paths, _ := config.ResolvePaths("", os.Getenv)
+	return mcpcmd.NewCommand(mcpcmd.Deps{UserConfig: paths.UserFile(), DataDir: paths.DataDir,
+		Stdout: os.Stdout, Stderr: os.Stderr, ClientVersion: version(),
+		Resolve: func(d *mcpcmd.Deps) error {
+			paths, err := config.ResolvePaths(g.home, os.Getenv)
+			if err != nil {
+				return err
+			}
+			cwd, err := absCwd("")
+			if err != nil {
+				return err
+			}
+			d.UserConfig, d.DataDir, d.ProjectDir = paths.UserFile(), paths.DataDir, cwd
+			return nil
+		}})
 }

@@ -20,6 +20,9 @@ type printer struct {
 	w        *bufio.Writer
 	lastText bool // the last thing written to out was streamed text
 	gotText  bool
+	// shown is the text printed for the current message (msgID); after a
+	// retry, replay holds it so the repeated stream is not printed twice.
+	msgID, shown, replay string
 }
 
 func newPrinter(format string, out, errw io.Writer, verbose bool) *printer {
@@ -43,9 +46,7 @@ func (p *printer) Emit(e event.Event) {
 func (p *printer) text(e event.Event) {
 	switch e.Type {
 	case event.Text:
-		p.w.WriteString(e.Text)
-		p.w.Flush()
-		p.lastText, p.gotText = true, true
+		p.streamText(e)
 	case event.ToolUse:
 		if p.lastText {
 			p.w.WriteString("\n")
@@ -64,6 +65,9 @@ func (p *printer) text(e event.Event) {
 			fmt.Fprintf(p.err, "  ⎿ %s: %s\n", status, firstLine(e.Output, 200))
 		}
 	case event.Retry:
+		if e.MessageID == p.msgID {
+			p.replay, p.shown = p.shown, ""
+		}
 		fmt.Fprintf(p.err, "tandem: provider error (%s); retry %d in %dms\n", e.Error, e.Attempt, e.DelayMS)
 	case event.Error:
 		if p.verbose {
@@ -78,14 +82,50 @@ func (p *printer) text(e event.Event) {
 	}
 }
 
+// streamText prints a text delta. A retried call streams its message again
+// from the start (docs/events.md): text already on screen is not repeated,
+// and an answer that turns out different starts on a new line.
+func (p *printer) streamText(e event.Event) {
+	if e.MessageID != p.msgID {
+		p.msgID, p.shown, p.replay = e.MessageID, "", ""
+	}
+	text := e.Text
+	if p.replay != "" {
+		switch {
+		case strings.HasPrefix(p.replay, text):
+			p.replay = p.replay[len(text):]
+			p.shown += text
+			return
+		case strings.HasPrefix(text, p.replay):
+			p.shown += p.replay
+			text = text[len(p.replay):]
+		default:
+			// The new answer differs: restart it, with the part that matched.
+			p.w.WriteString("\n" + p.shown)
+		}
+		p.replay = ""
+	}
+	p.shown += text
+	p.w.WriteString(text)
+	p.w.Flush()
+	p.lastText, p.gotText = true, true
+}
+
 // finish prints what belongs after the turn: the result object (json), or
 // a final newline and any error (text).
 func (p *printer) finish(res event.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	switch p.format {
-	case "json":
-		writeJSONLine(p.w, res)
+	case "json", "stream-json":
+		if p.format == "json" {
+			writeJSONLine(p.w, res)
+		}
+		// stdout belongs to the JSON consumer; a person or a log watching
+		// stderr must still learn why the turn failed.
+		if res.IsError {
+			fmt.Fprintln(p.err, failureLine(res))
+		}
 	case "text":
 		if !p.gotText && res.Result != "" {
 			p.w.WriteString(res.Result)
@@ -96,7 +136,7 @@ func (p *printer) finish(res event.Event) {
 		}
 		p.w.Flush() // stdout before the stderr lines below, for a shared terminal
 		if res.IsError {
-			fmt.Fprintf(p.err, "tandem: %s: %s\n", res.Subtype, res.Error)
+			fmt.Fprintln(p.err, failureLine(res))
 		}
 		if p.verbose {
 			cost := "unknown"
@@ -108,6 +148,14 @@ func (p *printer) finish(res event.Event) {
 		}
 	}
 	p.w.Flush()
+}
+
+// failureLine is the stderr line for a turn that ended in error.
+func failureLine(res event.Event) string {
+	if res.Error == "" || res.Error == res.Subtype {
+		return "tandem: " + res.Subtype
+	}
+	return fmt.Sprintf("tandem: %s: %s", res.Subtype, res.Error)
 }
 
 func writeJSONLine(w io.Writer, v any) {

@@ -21,10 +21,10 @@ import (
 
 type runFlags struct {
 	prompt, cwd, model, outputFormat, resume, mode, appendSystem, systemPrompt, runtime string
-	cont, verbose                                                                      bool
-	maxTurns                                                                           int
-	allowed, disallowed, addDirs                                                       []string
-	mcpWait                                                                            time.Duration
+	cont, verbose                                                                       bool
+	maxTurns                                                                            int
+	allowed, disallowed, addDirs                                                        []string
+	mcpWait                                                                             time.Duration
 }
 
 func newRunCmd(g *globalFlags) *cobra.Command {
@@ -33,7 +33,8 @@ func newRunCmd(g *globalFlags) *cobra.Command {
 		Use:   "run [-p PROMPT]",
 		Short: "Run one agent turn headless (like claude -p)",
 		Long: "Run one agent turn in the current folder (or --cwd) and print the answer. The prompt comes from -p, " +
-			"from the arguments, or from standard input.",
+			"from the arguments, or from standard input; piped input is added to a -p prompt (when nothing arrives on standard input " +
+			"within 3 s, the run goes on with the -p prompt alone).",
 		Example: "  tandem run -p 'fix the failing test'\n  git diff | tandem run -p 'review this diff' --output-format json\n  tandem run --continue -p 'now add a test'",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runTurn(cmd, g, f, args)
@@ -89,18 +90,26 @@ func (f *runFlags) validate() error {
 	return nil
 }
 
-// readPrompt takes -p, else the arguments, else standard input.
-func readPrompt(f *runFlags, args []string, stdin io.Reader, stdinIsTTY bool) (string, error) {
+// readPrompt takes -p, else the arguments, else standard input; piped
+// input is appended to a -p prompt (git diff | tandem run -p "review").
+func readPrompt(f *runFlags, args []string, stdin io.Reader, stdinIsTTY bool, warn io.Writer) (string, error) {
 	p := f.prompt
 	if p == "" && len(args) > 0 {
 		p = strings.Join(args, " ")
 	}
 	if !stdinIsTTY {
-		data, err := io.ReadAll(io.LimitReader(stdin, 16<<20))
-		if err != nil {
-			return "", fmt.Errorf("read the prompt from standard input: %w", err)
+		wait := time.Duration(0) // no prompt yet: it must come from stdin
+		if strings.TrimSpace(p) != "" {
+			wait = stdinWait
 		}
-		if s := strings.TrimSpace(string(data)); s != "" {
+		data, timedOut, err := readStdin(stdin, wait)
+		if err != nil {
+			return "", err
+		}
+		if timedOut {
+			fmt.Fprintf(warn, "tandem: nothing arrived on standard input within %v; going on with the prompt alone\n", stdinWait)
+		}
+		if s := strings.TrimSpace(data); s != "" {
 			if p == "" {
 				p = s
 			} else {
@@ -119,7 +128,7 @@ func runTurn(cmd *cobra.Command, g *globalFlags, f *runFlags, args []string) err
 		return err
 	}
 	stdinTTY := isatty.IsTerminal(os.Stdin.Fd())
-	prompt, err := readPrompt(f, args, os.Stdin, stdinTTY)
+	prompt, err := readPrompt(f, args, os.Stdin, stdinTTY, cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}
@@ -139,8 +148,9 @@ func runTurn(cmd *cobra.Command, g *globalFlags, f *runFlags, args []string) err
 	ctx, stop := interruptContext(cmd.Context())
 	defer stop()
 
+	out := newPrinter(f.outputFormat, cmd.OutOrStdout(), cmd.ErrOrStderr(), f.verbose)
 	live, err := a.Manager.Open(ctx, session.OpenRequest{ID: f.resume, Continue: f.cont, Cwd: f.cwd, AddDirs: f.addDirs,
-		Model: f.model, Runtime: f.runtime, Mode: f.mode})
+		Model: f.model, Runtime: f.runtime, Mode: f.mode, Sinks: []event.Sink{out}})
 	if err != nil {
 		return reportEarly(cmd, f, err)
 	}
@@ -148,11 +158,9 @@ func runTurn(cmd *cobra.Command, g *globalFlags, f *runFlags, args []string) err
 	if err := fillDefaults(ctx, a, live); err != nil {
 		return reportEarly(cmd, f, err)
 	}
-	out := newPrinter(f.outputFormat, cmd.OutOrStdout(), cmd.ErrOrStderr(), f.verbose)
-	live.Events.AddSink(out)
 	a.WaitMCP(ctx, live, f.mcpWait)
-	res, err := live.Run(ctx, prompt, session.TurnOptions{MaxTurns: f.maxTurns, AppendSystemPrompt: f.appendSystem,
-		SystemPrompt: f.systemPrompt, AllowedTools: toolNamesOnly(f.allowed), DisallowedTools: toolNamesOnly(f.disallowed)})
+	res, err := live.Run(ctx, prompt, session.TurnOptions{MaxTurns: maxTurns(a, live, f.maxTurns), AppendSystemPrompt: f.appendSystem,
+		SystemPrompt: f.systemPrompt, DisallowedTools: toolNamesOnly(f.disallowed)})
 	if err != nil {
 		return reportEarly(cmd, f, err)
 	}
@@ -161,6 +169,18 @@ func runTurn(cmd *cobra.Command, g *globalFlags, f *runFlags, args []string) err
 		return exitError{code: 1}
 	}
 	return nil
+}
+
+// maxTurns is --max-turns, else the config's max_turns (0: no limit).
+func maxTurns(a *app.App, live *session.Live, flag int) int {
+	if flag > 0 {
+		return flag
+	}
+	cfg, err := a.ConfigFor(live.Snapshot().Cwd)
+	if err != nil {
+		return 0 // fillDefaults has already loaded this config without error
+	}
+	return cfg.MaxTurns
 }
 
 // fillDefaults gives a new session the configured model, runtime and mode
@@ -196,8 +216,11 @@ func flagRules(f *runFlags) ([]permission.Rule, error) {
 	return append(allow, deny...), nil
 }
 
-// toolNamesOnly keeps the values as given; the loop treats bare names as
-// tool filters and patterned ones as permission rules.
+// toolNamesOnly keeps the values as given; the loop drops tools named bare
+// (and leaves patterned ones to the permission engine). --allowedTools is
+// not a tool filter: as in Claude Code it only approves (flagRules), so
+// "--allowedTools 'Bash(make test)'", which a denial message suggests,
+// keeps every other tool.
 func toolNamesOnly(vals []string) []string {
 	var out []string
 	for _, v := range vals {

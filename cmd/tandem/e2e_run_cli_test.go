@@ -1,0 +1,408 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tandem-agent/tandem/internal/event"
+	"github.com/tandem-agent/tandem/internal/scripted"
+)
+
+func TestE2ERunContinuePicksLatest(t *testing.T) {
+	x := newE2E(t, scripted.Script{Fallback: &scripted.Step{Text: "ok"}})
+	first := x.RunStream("first session")
+	mustSucceed(t, first)
+	second := x.RunStream("second session")
+	mustSucceed(t, second)
+	// A session in another folder is not "the latest here".
+	other := filepath.Join(filepath.Dir(x.Work), "other")
+	if err := os.Mkdir(other, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mustSucceed(t, x.RunStream("elsewhere", "--cwd", other))
+
+	r := x.RunStream("and again", "--continue")
+	mustSucceed(t, r)
+	if got, want := r.Result().SessionID, second.Result().SessionID; got != want {
+		t.Errorf("--continue used %s, want the latest session %s", got, want)
+	}
+	if !strings.Contains(string(x.lastMain().RawBody), "second session") {
+		t.Errorf("continued request lacks the earlier conversation")
+	}
+	// Latest means last used: a turn on the first session makes it latest.
+	mustSucceed(t, x.RunStream("back to the first", "--resume", first.Result().SessionID))
+	r = x.RunStream("which one", "-c")
+	mustSucceed(t, r)
+	if got, want := r.Result().SessionID, first.Result().SessionID; got != want {
+		t.Errorf("--continue after resuming the first session used %s, want %s", got, want)
+	}
+}
+
+func TestE2ERunMaxTurns(t *testing.T) {
+	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
+		scripted.ToolStep(scripted.Call("Glob", map[string]any{"pattern": "*"})),
+		scripted.ToolStep(scripted.Call("Glob", map[string]any{"pattern": "*.go"})),
+		scripted.TextStep("never reached"),
+	}})
+	r := x.RunStream("loop", "--max-turns", "1")
+	if r.Code == 0 {
+		t.Errorf("exit 0 at the turn limit")
+	}
+	if res := r.Result(); res.Subtype != event.SubtypeMaxTurns || !res.IsError || res.NumTurns != 1 {
+		t.Errorf("result %+v", res)
+	}
+	if n := len(x.srv.MainRequests()); n != 1 {
+		t.Errorf("%d model calls, want 1", n)
+	}
+	// max_turns in the project config applies when the flag is not given.
+	x.WriteFile(".tandem/config.json", `{"max_turns": 2}`)
+	r = x.RunStream("loop")
+	if res := r.Result(); r.Code == 0 || res.Subtype != event.SubtypeMaxTurns || res.NumTurns != 2 {
+		t.Errorf("config max_turns: exit %d result %+v", r.Code, res)
+	}
+}
+
+func TestE2ERunPromptFromStdinAndTextOutput(t *testing.T) {
+	x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("The streamed answer.")}})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := x.Command(ctx, "run", "--model", "anthropic/claude-sonnet-4-5")
+	cmd.Stdin = strings.NewReader("prompt from stdin\n")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("tandem: %v", err)
+	}
+	if string(out) != "The streamed answer.\n" {
+		t.Errorf("text output %q", out)
+	}
+	req := x.lastMain()
+	_, blocks := anthropicBlocks(req.Messages()[0])
+	if len(blocks) == 0 || !strings.Contains(blocks[0]["text"].(string), "prompt from stdin") {
+		t.Errorf("first message %+v", blocks)
+	}
+}
+
+func TestE2ERunJSONOutput(t *testing.T) {
+	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
+		scripted.ToolStep(scripted.Call("Glob", map[string]any{"pattern": "*"})).WithUsage(scripted.Usage{InputTokens: 1000, OutputTokens: 100}),
+		scripted.TextStep("Answer.").WithUsage(scripted.Usage{InputTokens: 2000, OutputTokens: 200}),
+	}})
+	r := x.Run("run", "-p", "hi", "--output-format", "json", "--model", "anthropic/claude-sonnet-4-5")
+	mustSucceed(t, r)
+	lines := strings.Split(strings.TrimSpace(r.Stdout), "\n")
+	if len(lines) != 1 || len(r.Events) != 1 {
+		t.Fatalf("json output must be one object, got:\n%s", r.Stdout)
+	}
+	var raw map[string]any
+	if err := json.Unmarshal([]byte(lines[0]), &raw); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"session_id", "usage", "total_cost_usd", "num_turns"} {
+		if _, ok := raw[k]; !ok {
+			t.Errorf("result lacks %s: %s", k, lines[0])
+		}
+	}
+	res := r.Result()
+	if res.Type != event.Result || res.Result != "Answer." || res.NumTurns != 2 || res.Usage.InputTokens != 3000 || res.Usage.OutputTokens != 300 {
+		t.Errorf("result %+v", res)
+	}
+	// claude-sonnet-4-5: $3 in, $15 out per million tokens.
+	if want := 3000*3e-6 + 300*15e-6; res.CostUSD == nil || abs(*res.CostUSD-want) > 1e-9 {
+		t.Errorf("cost %v, want %v", res.CostUSD, want)
+	}
+}
+
+func abs(f float64) float64 {
+	if f < 0 {
+		return -f
+	}
+	return f
+}
+
+func TestE2ERunUnknownModel(t *testing.T) {
+	x := newE2E(t, scripted.Script{})
+	r := x.Run("run", "-p", "hi", "--model", "someprovider/x")
+	if r.Code == 0 || !strings.Contains(r.Stderr, `unknown provider "someprovider"`) {
+		t.Errorf("exit %d\nstderr:\n%s", r.Code, r.Stderr)
+	}
+	if len(x.srv.MainRequests()) != 0 {
+		t.Errorf("a request was sent for an unknown provider")
+	}
+}
+
+func TestE2ERunOpenAIChatCompletions(t *testing.T) {
+	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
+		scripted.ToolStep(scripted.Call("Glob", map[string]any{"pattern": "*.txt"})),
+		scripted.TextStep("Found it via OpenAI."),
+	}})
+	x.WriteFile("x.txt", "")
+	r := x.Run("run", "-p", "hi", "--output-format", "stream-json", "--model", "openai/gpt-5")
+	mustSucceed(t, r)
+	if r.Result().Result != "Found it via OpenAI." || r.Result().CostUSD == nil {
+		t.Errorf("result %+v", r.Result())
+	}
+	reqs := x.srv.MainRequests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	for _, q := range reqs {
+		if q.API != scripted.APIOpenAI || !strings.HasSuffix(q.Path, "/chat/completions") || q.Model() != "gpt-5" {
+			t.Errorf("request %s %s api=%s model=%s", q.Method, q.Path, q.API, q.Model())
+		}
+	}
+	// The tool result went back as an OpenAI tool message.
+	if !strings.Contains(string(reqs[1].RawBody), `"role":"tool"`) {
+		t.Errorf("second request has no tool message:\n%s", reqs[1].RawBody)
+	}
+}
+
+func TestE2ERunCustomProviderFromProjectConfig(t *testing.T) {
+	x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("Local model here.")}})
+	x.WriteFile(".tandem/config.json", `{"providers":{"local":{"kind":"openai-compatible","base_url":"`+x.url+`/v1"}}}`)
+	r := x.Run("run", "-p", "hi", "--output-format", "json", "--model", "local/whatever")
+	mustSucceed(t, r)
+	if r.Result().Result != "Local model here." {
+		t.Errorf("result %+v", r.Result())
+	}
+	if strings.Contains(r.Stdout, "total_cost_usd") {
+		t.Errorf("cost of an unpriced model must be absent (unknown):\n%s", r.Stdout)
+	}
+	q := x.lastMain()
+	if q.API != scripted.APIOpenAI || q.Model() != "whatever" {
+		t.Errorf("request api=%s model=%s", q.API, q.Model())
+	}
+	if show := x.Run("sessions", "show", r.Result().SessionID); !strings.Contains(show.Stdout, "cost unknown") {
+		t.Errorf("sessions show:\n%s", show.Stdout)
+	}
+}
+
+func TestE2ERunMalformedConfig(t *testing.T) {
+	cases := []struct {
+		name, body, field string
+	}{
+		{"bad kind", `{"providers":{"local":{"kind":"grpc"}}}`, "providers.local.kind"},
+		{"unknown field", `{"modle":"anthropic/claude-sonnet-4-5"}`, "modle"},
+		{"wrong type", `{"max_turns":"ten"}`, "max_turns"},
+		{"syntax", "{\n\"model\": }", "invalid JSON"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			x := newE2E(t, scripted.Script{})
+			file := x.WriteFile(".tandem/config.json", c.body)
+			r := x.RunStream("hi")
+			if r.Code == 0 {
+				t.Fatalf("exit 0 with a malformed config")
+			}
+			if !strings.Contains(r.Stderr, file) || !strings.Contains(r.Stderr, c.field) {
+				t.Errorf("stderr should name %s and %q:\n%s", file, c.field, r.Stderr)
+			}
+			if res := r.Result(); !res.IsError || !strings.Contains(res.Error, c.field) {
+				t.Errorf("stream-json result %+v", res)
+			}
+		})
+	}
+}
+
+func TestE2ERunBadFlags(t *testing.T) {
+	x := newE2E(t, scripted.Script{})
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--output-format", "xml"}, "--output-format"},
+		{[]string{"--permission-mode", "bogus"}, "--permission-mode"},
+		{[]string{"--max-turns", "-1"}, "--max-turns"},
+		{[]string{"--resume", "x", "--continue"}, "--resume"},
+		{[]string{"--runtime", "python"}, "--runtime"},
+	}
+	for _, c := range cases {
+		r := x.Run(append([]string{"run", "-p", "hi"}, c.args...)...)
+		if r.Code == 0 || !strings.Contains(r.Stderr, c.want) {
+			t.Errorf("%v: exit %d stderr %q", c.args, r.Code, r.Stderr)
+		}
+	}
+	if len(x.srv.MainRequests()) != 0 {
+		t.Errorf("bad flags still called the model")
+	}
+	// No prompt at all.
+	if r := x.Run("run"); r.Code == 0 || !strings.Contains(r.Stderr, "no prompt") {
+		t.Errorf("no prompt: exit %d %q", r.Code, r.Stderr)
+	}
+}
+
+func TestE2ERunEarlyErrorStillYieldsResult(t *testing.T) {
+	x := newE2E(t, scripted.Script{})
+	for _, args := range [][]string{
+		{"--resume", "ses_doesnotexist"},
+		{"--continue"}, // nothing to continue in a fresh folder
+	} {
+		r := x.RunStream("hi", args...)
+		if r.Code == 0 {
+			t.Errorf("%v: exit 0", args)
+		}
+		if len(r.Events) == 0 || r.Events[len(r.Events)-1].Type != event.Result {
+			t.Fatalf("%v: last stdout event is not a result:\n%s", args, r.Stdout)
+		}
+		if res := r.Result(); !res.IsError || res.Error == "" {
+			t.Errorf("%v: result %+v", args, res)
+		}
+		if !strings.Contains(r.Stderr, "session") {
+			t.Errorf("%v: stderr %q", args, r.Stderr)
+		}
+	}
+	// json output: still exactly one result object.
+	r := x.Run("run", "-p", "hi", "--output-format", "json", "--resume", "ses_doesnotexist")
+	if lines := strings.Split(strings.TrimSpace(r.Stdout), "\n"); r.Code == 0 || len(lines) != 1 || len(r.Events) != 1 || !r.Result().IsError {
+		t.Errorf("json early error: exit %d\n%s", r.Code, r.Stdout)
+	}
+}
+
+func TestE2ESessionsCommands(t *testing.T) {
+	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
+		scripted.ToolStep(scripted.Call("Glob", map[string]any{"pattern": "*"})),
+		scripted.TextStep("Listed."),
+	}, Fallback: &scripted.Step{Text: "ok"}})
+	a := x.RunStream("first one")
+	mustSucceed(t, a)
+	other := filepath.Join(filepath.Dir(x.Work), "elsewhere")
+	os.Mkdir(other, 0o755)
+	b := x.RunStream("second one", "--cwd", other)
+	mustSucceed(t, b)
+	idA, idB := a.Result().SessionID, b.Result().SessionID
+
+	l := x.Run("sessions", "list", "--all", "--json")
+	var list []map[string]any
+	if err := json.Unmarshal([]byte(l.Stdout), &list); err != nil || l.Code != 0 {
+		t.Fatalf("list --all --json: %v\n%s%s", err, l.Stdout, l.Stderr)
+	}
+	got := map[string]map[string]any{}
+	for _, s := range list {
+		got[s["id"].(string)] = s
+	}
+	if len(got) != 2 || got[idA] == nil || got[idB] == nil {
+		t.Fatalf("list --all: %+v", list)
+	}
+	if s := got[idA]; s["cwd"] != x.Work || s["model"] != "anthropic/claude-sonnet-4-5" || s["message_count"].(float64) != 4 || s["cost_usd"] == nil {
+		t.Errorf("session A in list: %+v", s)
+	}
+	// Without --all only this folder's.
+	if here := x.Run("sessions", "list"); !strings.Contains(here.Stdout, idA) || strings.Contains(here.Stdout, idB) {
+		t.Errorf("sessions list (this folder):\n%s", here.Stdout)
+	}
+
+	ex, r := x.Export(idA)
+	if r.Code != 0 || ex.Session["id"] != idA || len(ex.Messages) != 4 || ex.Messages[3].PlainText() != "Listed." {
+		t.Errorf("export: %+v", ex)
+	}
+
+	d := x.Run("sessions", "delete", idA)
+	if d.Code != 0 || !strings.Contains(d.Stdout, idA) {
+		t.Fatalf("delete: exit %d %s %s", d.Code, d.Stdout, d.Stderr)
+	}
+	show := x.Run("sessions", "show", idA)
+	if show.Code == 0 || !strings.Contains(show.Stderr, idA) || !strings.Contains(show.Stderr, "not found") {
+		t.Errorf("show after delete: exit %d stderr %q", show.Code, show.Stderr)
+	}
+	if again := x.Run("sessions", "delete", idA); again.Code == 0 {
+		t.Errorf("deleting twice succeeded")
+	}
+	if after := x.Run("sessions", "list", "--all", "--json"); strings.Contains(after.Stdout, idA) || !strings.Contains(after.Stdout, idB) {
+		t.Errorf("list after delete:\n%s", after.Stdout)
+	}
+}
+
+func TestE2EModelsAndVersion(t *testing.T) {
+	x := newE2E(t, scripted.Script{})
+	m := x.Run("models")
+	if m.Code != 0 {
+		t.Fatalf("models: %s", m.Stderr)
+	}
+	var line string
+	for _, l := range strings.Split(m.Stdout, "\n") {
+		if strings.HasPrefix(l, "anthropic/claude-sonnet-4-5 ") {
+			line = l
+		}
+	}
+	if !strings.Contains(line, "$3.00") || !strings.Contains(line, "$15.00") {
+		t.Errorf("models line for claude-sonnet-4-5: %q\n%s", line, m.Stdout)
+	}
+	v := x.Run("--version")
+	if v.Code != 0 || !strings.HasPrefix(v.Stdout, "tandem ") {
+		t.Errorf("--version: %q %q", v.Stdout, v.Stderr)
+	}
+}
+
+// A -p prompt with standard input left open and silent (a CI runner, a
+// parent process) must not hang: tandem waits briefly, then goes on.
+func TestE2ERunStdinOpenButSilent(t *testing.T) {
+	t.Parallel()
+	x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("answer")}})
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	cmd := x.Command(ctx, "run", "-p", "hi", "--model", "anthropic/claude-sonnet-4-5")
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pw.Close() // open, never written, until the test ends
+	defer pr.Close()
+	cmd.Stdin = pr
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	start := time.Now()
+	out, err := cmd.Output()
+	if err != nil || string(out) != "answer\n" {
+		t.Fatalf("out %q err %v after %v\nstderr:\n%s", out, err, time.Since(start), stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "standard input") {
+		t.Errorf("no notice on stderr: %q", stderr.String())
+	}
+	// Piped input that does arrive is appended to the -p prompt.
+	cmd = x.Command(ctx, "run", "-p", "review this", "--model", "anthropic/claude-sonnet-4-5")
+	cmd.Stdin = strings.NewReader("diff --git a/x b/x")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	_, blocks := anthropicBlocks(x.lastMain().Messages()[0])
+	if got := blocks[0]["text"]; got != "review this\n\ndiff --git a/x b/x" {
+		t.Errorf("prompt %q", got)
+	}
+}
+
+// Text output of a step retried after a mid-stream error shows the answer
+// once.
+func TestE2ERunTextOutputAfterMidStreamRetry(t *testing.T) {
+	t.Parallel()
+	const answer = "Finished after a bumpy stream with a long enough answer."
+	x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep(answer).WithFault(scripted.MidStreamFault())}})
+	r := x.Run("run", "-p", "hi", "--model", "anthropic/claude-sonnet-4-5")
+	mustSucceed(t, r)
+	if r.Stdout != answer+"\n" {
+		t.Errorf("stdout %q", r.Stdout)
+	}
+	if !strings.Contains(r.Stderr, "retry 1") {
+		t.Errorf("stderr %q", r.Stderr)
+	}
+}
+
+func TestPrinterRetriedTextDiffers(t *testing.T) {
+	var out, errw strings.Builder
+	p := newPrinter("text", &out, &errw, false)
+	for _, e := range []event.Event{
+		{Type: event.Text, MessageID: "m1", Text: "Hello wor"},
+		{Type: event.Retry, MessageID: "m1", Attempt: 1},
+		{Type: event.Text, MessageID: "m1", Text: "Hello "},
+		{Type: event.Text, MessageID: "m1", Text: "there."},
+	} {
+		p.Emit(e)
+	}
+	p.finish(event.Event{Type: event.Result, Result: "Hello there."})
+	if got := out.String(); got != "Hello wor\nHello there.\n" {
+		t.Errorf("got %q", got)
+	}
+}
