@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"charm.land/fantasy"
-	"charm.land/fantasy/providers/anthropic"
 
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/message"
@@ -68,18 +67,15 @@ func (a *accumulator) add(p fantasy.StreamPart) {
 			a.onDelta(Delta{Kind: DeltaText, Text: p.Delta})
 		}
 	case fantasy.StreamPartTypeReasoningStart:
-		i := a.start("reasoning:"+p.ID, message.Block{Type: message.Thinking, Provider: a.provider})
-		a.reasoningMeta(i, p.ProviderMetadata)
+		a.start("reasoning:"+p.ID, message.Block{Type: message.Thinking, Provider: a.provider})
 	case fantasy.StreamPartTypeReasoningDelta:
 		i := a.index("reasoning:"+p.ID, message.Thinking)
 		a.textBuf[i].WriteString(p.Delta)
-		a.reasoningMeta(i, p.ProviderMetadata)
 		if p.Delta != "" {
 			a.onDelta(Delta{Kind: DeltaThinking, Text: p.Delta})
 		}
 	case fantasy.StreamPartTypeReasoningEnd:
-		i := a.index("reasoning:"+p.ID, message.Thinking)
-		a.reasoningMeta(i, p.ProviderMetadata)
+		a.index("reasoning:"+p.ID, message.Thinking)
 	case fantasy.StreamPartTypeToolInputStart:
 		if p.ProviderExecuted {
 			return
@@ -101,35 +97,6 @@ func (a *accumulator) add(p fantasy.StreamPart) {
 		a.usage = p.Usage
 		a.finish = p.FinishReason
 	}
-}
-
-// reasoningMeta copies an Anthropic signature or redacted payload.
-func (a *accumulator) reasoningMeta(i int, md fantasy.ProviderMetadata) {
-	m, ok := md[anthropic.Name].(*anthropic.ReasoningOptionMetadata)
-	if !ok || m == nil {
-		return
-	}
-	if m.Signature != "" {
-		a.blocks[i].Signature = m.Signature
-	}
-	if m.RedactedData != "" {
-		a.blocks[i].Type = message.RedactedThinking
-		a.blocks[i].Data = m.RedactedData
-	}
-}
-
-// toolInput keeps the model's arguments as JSON. Arguments that are not
-// valid JSON are kept as a JSON string, so the message stays storable and
-// the tool's input decoding reports the problem back to the model.
-func toolInput(s string) json.RawMessage {
-	if strings.TrimSpace(s) == "" {
-		return json.RawMessage("{}")
-	}
-	if json.Valid([]byte(s)) {
-		return json.RawMessage(s)
-	}
-	q, _ := json.Marshal(s)
-	return q
 }
 
 func (a *accumulator) response(model string) *Response {

@@ -6,18 +6,18 @@ import (
 	"sync"
 
 	"charm.land/fantasy"
-	"charm.land/fantasy/providers/anthropic"
 	"charm.land/fantasy/providers/openai"
 	"charm.land/fantasy/providers/openaicompat"
 )
 
-// fantasyAdapter implements Provider on top of a fantasy provider. Only
-// fantasy's LanguageModel.Stream is used; the agent loop, retries and tool
-// execution are tandem's own.
+// fantasyAdapter implements Provider on top of a fantasy provider, for the
+// OpenAI protocols. Only fantasy's LanguageModel.Stream is used; the agent
+// loop, retries and tool execution are tandem's own.
 type fantasyAdapter struct {
 	cfg     Config
 	builder promptBuilder
 	fp      fantasy.Provider
+	tools   toolCache[[]fantasy.Tool]
 
 	mu     sync.Mutex
 	models map[string]fantasy.LanguageModel
@@ -28,18 +28,6 @@ func newFantasyAdapter(cfg Config) (*fantasyAdapter, error) {
 	var fp fantasy.Provider
 	var err error
 	switch cfg.Kind {
-	case KindAnthropic:
-		opts := []anthropic.Option{anthropic.WithHTTPClient(client), anthropic.WithName(cfg.Name)}
-		if cfg.BaseURL != "" {
-			opts = append(opts, anthropic.WithBaseURL(cfg.BaseURL))
-		}
-		if cfg.APIKey != "" && cfg.AuthToken == "" {
-			opts = append(opts, anthropic.WithAPIKey(cfg.APIKey))
-		}
-		if len(cfg.Headers) > 0 {
-			opts = append(opts, anthropic.WithHeaders(cfg.Headers))
-		}
-		fp, err = anthropic.New(opts...)
 	case KindOpenAI:
 		opts := []openai.Option{openai.WithHTTPClient(client), openai.WithName(cfg.Name)}
 		if cfg.BaseURL != "" {
@@ -97,22 +85,29 @@ func (a *fantasyAdapter) Stream(ctx context.Context, req Request, onDelta func(D
 	if req.Model == "" {
 		return nil, &Error{Provider: a.cfg.Name, Message: "no model given"}
 	}
-	call, err := a.builder.call(req)
+	var tools []fantasy.Tool
+	if len(req.Tools) > 0 {
+		var err error
+		if tools, err = a.tools.get(req.Tools, functionTools); err != nil {
+			return nil, &Error{Provider: a.cfg.Name, Message: "build request: " + err.Error(), Cause: err}
+		}
+	}
+	call, err := a.builder.call(req, tools)
 	if err != nil {
 		return nil, &Error{Provider: a.cfg.Name, Message: "build request: " + err.Error(), Cause: err}
 	}
 	lm, err := a.model(ctx, req.Model)
 	if err != nil {
-		return nil, a.mapError(ctx, err)
+		return nil, mapError(ctx, a.cfg.Name, err)
 	}
 	stream, err := lm.Stream(ctx, call)
 	if err != nil {
-		return nil, a.mapError(ctx, err)
+		return nil, mapError(ctx, a.cfg.Name, err)
 	}
 	acc := newAccumulator(a.cfg.Name, onDelta)
 	for part := range stream {
 		if part.Type == fantasy.StreamPartTypeError {
-			return nil, a.mapError(ctx, part.Error)
+			return nil, mapError(ctx, a.cfg.Name, part.Error)
 		}
 		acc.add(part)
 	}
@@ -120,7 +115,7 @@ func (a *fantasyAdapter) Stream(ctx context.Context, req Request, onDelta func(D
 		return nil, fmt.Errorf("%s: %w", a.cfg.Name, ctx.Err())
 	}
 	if !acc.finished {
-		return nil, a.mapError(ctx, fantasy.NewIncompleteStreamError())
+		return nil, mapError(ctx, a.cfg.Name, fantasy.NewIncompleteStreamError())
 	}
 	return acc.response(req.Model), nil
 }

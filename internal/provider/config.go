@@ -124,5 +124,8 @@ func New(cfg Config) (Provider, error) {
 	if cfg.needsKey() {
 		return nil, fmt.Errorf("provider %s: no API key: %s", cfg.Name, cfg.keyHint())
 	}
+	if cfg.Kind == KindAnthropic {
+		return newAnthropicAdapter(cfg), nil
+	}
 	return newFantasyAdapter(cfg)
 }

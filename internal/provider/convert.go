@@ -8,40 +8,24 @@ import (
 	"strings"
 
 	"charm.land/fantasy"
-	"charm.land/fantasy/providers/anthropic"
 
 	"github.com/tandem-agent/tandem/internal/message"
 )
 
 // promptBuilder turns tandem's conversation into a fantasy prompt for one
-// adapter. name is the adapter's provider name: thinking blocks are only
-// sent back to the provider that produced them, because signatures (and
-// reasoning_content) are meaningless elsewhere.
+// OpenAI-protocol adapter (Anthropic has its own: anthropic_convert.go).
+// name is the adapter's provider name: thinking blocks are only sent back to
+// the provider that produced them, because reasoning_content is meaningless
+// elsewhere.
 type promptBuilder struct {
 	name string
 	kind string
 }
 
-func (b promptBuilder) anthropic() bool { return b.kind == KindAnthropic }
-
-func cacheControl() fantasy.ProviderOptions {
-	return anthropic.NewProviderCacheControlOptions(&anthropic.ProviderCacheControlOptions{
-		CacheControl: anthropic.CacheControl{Type: "ephemeral"},
-	})
-}
-
-// prompt converts System and Messages. For Anthropic the last system block
-// and the last message carry a cache_control breakpoint, so each call reuses
-// the cached prefix written by the previous one.
+// prompt converts System and Messages.
 func (b promptBuilder) prompt(system []string, msgs []message.Message) (fantasy.Prompt, error) {
-	var out fantasy.Prompt
+	out := make(fantasy.Prompt, 0, len(msgs)+1)
 	if sys := systemMessage(system); sys != nil {
-		if b.anthropic() {
-			last := len(sys.Content) - 1
-			tp := sys.Content[last].(fantasy.TextPart)
-			tp.ProviderOptions = cacheControl()
-			sys.Content[last] = tp
-		}
 		out = append(out, *sys)
 	}
 	for i, m := range msgs {
@@ -60,9 +44,6 @@ func (b promptBuilder) prompt(system []string, msgs []message.Message) (fantasy.
 		}
 		out = append(out, conv...)
 	}
-	if b.anthropic() && len(out) > 0 && out[len(out)-1].Role != fantasy.MessageRoleSystem {
-		out[len(out)-1].ProviderOptions = cacheControl()
-	}
 	return out, nil
 }
 
@@ -80,9 +61,8 @@ func systemMessage(system []string) *fantasy.Message {
 }
 
 // user splits a user message into a tool message (the tool results, which
-// both APIs want first: Anthropic at the start of the user turn, OpenAI
-// right after the assistant's tool calls) and a plain user message with the
-// rest.
+// OpenAI wants right after the assistant's tool calls) and a plain user
+// message with the rest.
 func (b promptBuilder) user(m message.Message) ([]fantasy.Message, error) {
 	var results, parts []fantasy.MessagePart
 	for _, blk := range m.Content {
@@ -160,7 +140,7 @@ func toolResult(blk message.Block) (fantasy.ToolResultPart, []fantasy.MessagePar
 		part.Output = fantasy.ToolResultOutputContentError{Error: errors.New(text)}
 	default:
 		if text == "" {
-			// Anthropic rejects empty text blocks.
+			// Some servers reject empty tool messages.
 			text = "(no output)"
 		}
 		part.Output = fantasy.ToolResultOutputContentText{Text: text}
@@ -182,7 +162,7 @@ func (b promptBuilder) assistant(m message.Message) []fantasy.Message {
 		switch blk.Type {
 		case message.Text:
 			if blk.Text != "" {
-				parts = appendText(parts, blk.Text, !b.anthropic())
+				parts = appendText(parts, blk.Text)
 			}
 		case message.Thinking, message.RedactedThinking:
 			if p, ok := b.reasoning(blk); ok {
@@ -204,17 +184,14 @@ func (b promptBuilder) assistant(m message.Message) []fantasy.Message {
 	return []fantasy.Message{{Role: fantasy.MessageRoleAssistant, Content: parts}}
 }
 
-// appendText adds a text part; with merge set it joins it to an earlier
-// text part, because fantasy's Chat Completions encoder keeps only the last
-// text part of an assistant message.
-func appendText(parts []fantasy.MessagePart, text string, merge bool) []fantasy.MessagePart {
-	if merge {
-		for i, p := range parts {
-			if tp, ok := p.(fantasy.TextPart); ok {
-				tp.Text += "\n\n" + text
-				parts[i] = tp
-				return parts
-			}
+// appendText joins text to an earlier text part, because fantasy's Chat
+// Completions encoder keeps only the last text part of an assistant message.
+func appendText(parts []fantasy.MessagePart, text string) []fantasy.MessagePart {
+	for i, p := range parts {
+		if tp, ok := p.(fantasy.TextPart); ok {
+			tp.Text += "\n\n" + text
+			parts[i] = tp
+			return parts
 		}
 	}
 	return append(parts, fantasy.TextPart{Text: text})
@@ -222,26 +199,14 @@ func appendText(parts []fantasy.MessagePart, text string, merge bool) []fantasy.
 
 // reasoning converts a thinking block, or reports false when it must not be
 // sent: it came from another provider, or this protocol cannot carry it.
-// Foreign thinking is dropped rather than sent as text: its signature would
-// be rejected, and replaying another model's private reasoning as visible
-// text would change what the conversation says.
+// Foreign thinking is dropped rather than sent as text: replaying another
+// model's private reasoning as visible text would change what the
+// conversation says.
 func (b promptBuilder) reasoning(blk message.Block) (fantasy.MessagePart, bool) {
 	if blk.Provider != b.name {
 		return nil, false
 	}
 	switch b.kind {
-	case KindAnthropic:
-		meta := &anthropic.ReasoningOptionMetadata{Signature: blk.Signature}
-		if blk.Type == message.RedactedThinking {
-			meta = &anthropic.ReasoningOptionMetadata{RedactedData: blk.Data}
-		}
-		if meta.Signature == "" && meta.RedactedData == "" {
-			return nil, false
-		}
-		return fantasy.ReasoningPart{
-			Text:            blk.Text,
-			ProviderOptions: fantasy.ProviderOptions{anthropic.Name: meta},
-		}, true
 	case KindOpenAICompatible:
 		// Sent back as reasoning_content; some servers (Kimi, DeepSeek
 		// thinking mode) require it on assistant tool-call messages.

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,26 +16,36 @@ import (
 	"time"
 
 	"charm.land/fantasy"
+	"github.com/anthropics/anthropic-sdk-go/v2"
 )
 
 // maxMessage bounds the provider message kept in an Error: it is shown to
 // users and stored in events, not a place for whole response bodies.
 const maxMessage = 500
 
+// errIncompleteStream reports a stream that ended (the connection closed
+// cleanly) before the response was complete; a fresh attempt may finish.
+var errIncompleteStream = errors.New("stream ended before the response was complete")
+
 // mapError classifies err. Cancellation wins over everything: when ctx is
 // done the caller asked to stop, and retrying would be wrong.
-func (a *fantasyAdapter) mapError(ctx context.Context, err error) error {
+func mapError(ctx context.Context, name string, err error) error {
 	if ctxErr := ctx.Err(); ctxErr != nil {
-		return fmt.Errorf("%s: %w", a.cfg.Name, ctxErr)
+		return fmt.Errorf("%s: %w", name, ctxErr)
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("%s: %w", a.cfg.Name, err)
+		return fmt.Errorf("%s: %w", name, err)
 	}
-	return classify(a.cfg.Name, err)
+	return classify(name, err)
 }
 
 func classify(name string, err error) *Error {
 	out := &Error{Provider: name, Cause: err}
+	var ae *anthropic.Error
+	if errors.As(err, &ae) {
+		classifyAnthropic(out, ae)
+		return out
+	}
 	var pe *fantasy.ProviderError
 	if errors.As(err, &pe) {
 		out.Status = pe.StatusCode
@@ -54,13 +65,63 @@ func classify(name string, err error) *Error {
 	return out
 }
 
+// anthropicRetryable are the error types that say the service, not the
+// request, failed; mid-stream they come with the stream's HTTP 200.
+var anthropicRetryable = map[string]bool{
+	"overloaded_error": true, "api_error": true, "rate_limit_error": true, "timeout_error": true,
+}
+
+// classifyAnthropic fills out from the SDK's API error: an error response,
+// or an error event inside a stream.
+func classifyAnthropic(out *Error, ae *anthropic.Error) {
+	out.Status = ae.StatusCode
+	if out.Status >= 200 && out.Status < 300 {
+		// An error event inside a stream whose headers said 200.
+		out.Status = 0
+	}
+	typ := string(ae.Type())
+	out.Message = shorten(ae.Message)
+	if out.Message == "" {
+		out.Message = shorten(bodyMessage([]byte(ae.RawJSON())))
+	}
+	if out.Message == "" {
+		out.Message = shorten(ae.RawJSON())
+	}
+	if out.Message == "" {
+		out.Message = cmp.Or(typ, http.StatusText(out.Status))
+	}
+	out.Auth = out.Status == http.StatusUnauthorized || out.Status == http.StatusForbidden ||
+		typ == "authentication_error" || typ == "permission_error"
+	out.Retryable = !out.Auth && (retryableStatus(out.Status) || anthropicRetryable[typ])
+	if ae.Response != nil {
+		out.RetryAfter = retryAfter(headerMap(ae.Response.Header), time.Now())
+	}
+}
+
+// retryableStatus: timeouts, conflicts (Anthropic uses 409 for transient
+// lock contention), rate limits, server errors and 529 overloaded.
+func retryableStatus(s int) bool {
+	return s == http.StatusRequestTimeout || s == http.StatusConflict ||
+		s == http.StatusTooManyRequests || s >= 500
+}
+
+func headerMap(h http.Header) map[string]string {
+	out := make(map[string]string, 2)
+	for _, k := range []string{"Retry-After-Ms", "Retry-After"} {
+		if v := h.Get(k); v != "" {
+			out[k] = v
+		}
+	}
+	return out
+}
+
 // transient reports dropped connections and other transport failures that a
 // fresh attempt may get past.
 func transient(err error) bool {
 	if err == nil {
 		return false
 	}
-	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
+	if errors.Is(err, errIncompleteStream) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) ||
 		errors.Is(err, syscall.EPIPE) || errors.Is(err, net.ErrClosed) {
 		return true
@@ -72,8 +133,8 @@ func transient(err error) bool {
 	return errors.As(err, &ne)
 }
 
-// providerMessage extracts the provider's own error message, falling back
-// to fantasy's summary.
+// providerMessage extracts the provider's own error message from a fantasy
+// error, falling back to fantasy's summary.
 func providerMessage(pe *fantasy.ProviderError) string {
 	if msg := bodyMessage(pe.ResponseBody); msg != "" {
 		return shorten(msg)

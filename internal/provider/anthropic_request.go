@@ -1,0 +1,180 @@
+package provider
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/packages/param"
+)
+
+// defaultMaxTokens is sent when the request sets no limit; the Messages API
+// requires one.
+const defaultMaxTokens = 4096
+
+// params builds the Messages API request for req. Cache breakpoints sit on
+// the last system block, the last tool and the last message, so each call
+// reuses the prefix the previous one wrote.
+func (a *anthropicAdapter) params(req Request) (anthropic.MessageNewParams, error) {
+	msgs, err := a.anthropicMessages(req.Messages)
+	if err != nil {
+		return anthropic.MessageNewParams{}, err
+	}
+	p := anthropic.MessageNewParams{
+		Model:     anthropic.Model(req.Model),
+		MaxTokens: defaultMaxTokens,
+		Messages:  msgs,
+		System:    anthropicSystem(req.System),
+	}
+	if req.MaxTokens > 0 {
+		p.MaxTokens = req.MaxTokens
+	}
+	if len(req.Tools) > 0 {
+		tools, err := a.tools.get(req.Tools, anthropicTools)
+		if err != nil {
+			return anthropic.MessageNewParams{}, err
+		}
+		p.Tools = tools
+		p.ToolChoice = anthropic.ToolChoiceUnionParam{
+			OfAuto: &anthropic.ToolChoiceAutoParam{DisableParallelToolUse: param.NewOpt(false)},
+		}
+	}
+	setThinking(&p, req)
+	if req.Effort != "" {
+		// Effort alone, as output_config.effort: it does not switch thinking
+		// to adaptive, which older models reject.
+		p.OutputConfig = anthropic.OutputConfigParam{Effort: anthropic.OutputConfigEffort(req.Effort)}
+	}
+	return p, nil
+}
+
+// setThinking turns on extended thinking. Models that only take adaptive
+// thinking (or deprecate the budgeted form) get adaptive thinking instead.
+func setThinking(p *anthropic.MessageNewParams, req Request) {
+	model := strings.ToLower(strings.TrimSpace(req.Model))
+	switch {
+	case req.ThinkingBudget > 0 && adaptiveOnly(model):
+		p.Thinking = anthropic.ThinkingConfigParamUnion{OfAdaptive: adaptiveThinking(model)}
+	case req.ThinkingBudget > 0:
+		p.Thinking = anthropic.ThinkingConfigParamOfEnabled(req.ThinkingBudget)
+	case strings.Contains(model, "claude-mythos-preview"):
+		// This model thinks adaptively by default; saying so keeps the
+		// summarized display.
+		p.Thinking = anthropic.ThinkingConfigParamUnion{OfAdaptive: adaptiveThinking(model)}
+		return
+	default:
+		return
+	}
+	// Anthropic requires max_tokens > budget_tokens.
+	if p.MaxTokens <= req.ThinkingBudget {
+		p.MaxTokens = req.ThinkingBudget + defaultMaxTokens
+	}
+}
+
+func adaptiveThinking(model string) *anthropic.ThinkingConfigAdaptiveParam {
+	t := &anthropic.ThinkingConfigAdaptiveParam{}
+	if summarizedByRequest(model) {
+		// These models omit the thinking text unless asked.
+		t.Display = anthropic.ThinkingConfigAdaptiveDisplaySummarized
+	}
+	return t
+}
+
+// adaptiveOnly: Claude Mythos and Opus 4.6 and later take adaptive thinking
+// (Opus 4.6 deprecates the budgeted form).
+func adaptiveOnly(model string) bool {
+	return strings.Contains(model, "claude-mythos-preview") || opusMinor(model) >= 6
+}
+
+// summarizedByRequest: Claude Mythos and Opus 4.7 and later omit thinking
+// text by default.
+func summarizedByRequest(model string) bool {
+	return strings.Contains(model, "claude-mythos-preview") || opusMinor(model) >= 7
+}
+
+// opusMinor returns N of "claude-opus-4-N", or -1.
+func opusMinor(model string) int {
+	_, suffix, ok := strings.Cut(model, "claude-opus-4-")
+	if !ok {
+		return -1
+	}
+	end := 0
+	for end < len(suffix) && end < 3 && suffix[end] >= '0' && suffix[end] <= '9' {
+		end++
+	}
+	// Eight digits are a date (claude-opus-4-20250514), not a minor version.
+	if end == 0 || end > 2 {
+		return -1
+	}
+	n, err := strconv.Atoi(suffix[:end])
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+func anthropicSystem(system []string) []anthropic.TextBlockParam {
+	var out []anthropic.TextBlockParam
+	for _, s := range system {
+		if strings.TrimSpace(s) != "" {
+			out = append(out, anthropic.TextBlockParam{Text: s})
+		}
+	}
+	if len(out) > 0 {
+		out[len(out)-1].CacheControl = anthropic.NewCacheControlEphemeralParam()
+	}
+	return out
+}
+
+// anthropicTool is a tool's wire form. The schema is sent whole: MCP tools
+// rely on $defs, top-level enums and the like.
+type anthropicTool struct {
+	Name         string          `json:"name"`
+	Description  string          `json:"description,omitempty"`
+	InputSchema  json.RawMessage `json:"input_schema"`
+	CacheControl *cacheCtl       `json:"cache_control,omitempty"`
+}
+
+type cacheCtl struct {
+	Type string `json:"type"`
+}
+
+// anthropicTools encodes the tool list once per tool set (see toolCache);
+// each tool goes to the SDK as pre-encoded JSON.
+func anthropicTools(specs []ToolSpec) ([]anthropic.ToolUnionParam, error) {
+	out := make([]anthropic.ToolUnionParam, len(specs))
+	for i, s := range specs {
+		if s.Name == "" {
+			return nil, fmt.Errorf("tool with empty name")
+		}
+		schema, err := objectSchemaJSON(s)
+		if err != nil {
+			return nil, err
+		}
+		t := anthropicTool{Name: s.Name, Description: s.Description, InputSchema: schema}
+		if i == len(specs)-1 {
+			t.CacheControl = &cacheCtl{Type: "ephemeral"}
+		}
+		raw, err := json.Marshal(t)
+		if err != nil {
+			return nil, fmt.Errorf("tool %s: encode: %w", s.Name, err)
+		}
+		out[i] = param.Override[anthropic.ToolUnionParam](json.RawMessage(raw))
+	}
+	return out, nil
+}
+
+// objectSchemaJSON is objectSchema, encoded.
+func objectSchemaJSON(s ToolSpec) (json.RawMessage, error) {
+	schema, err := objectSchema(s)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := json.Marshal(schema)
+	if err != nil {
+		return nil, fmt.Errorf("tool %s: encode schema: %w", s.Name, err)
+	}
+	return raw, nil
+}

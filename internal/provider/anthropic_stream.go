@@ -1,0 +1,172 @@
+package provider
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/anthropics/anthropic-sdk-go/v2"
+
+	"github.com/tandem-agent/tandem/internal/event"
+	"github.com/tandem-agent/tandem/internal/message"
+)
+
+// anthropicAccumulator folds Messages API stream events into a Response,
+// forwarding deltas for live display. Blocks keep the order in which they
+// started.
+type anthropicAccumulator struct {
+	provider   string
+	onDelta    func(Delta)
+	blocks     []*streamBlock
+	byIndex    map[int64]*streamBlock
+	usage      event.Usage
+	stopReason string
+	stopped    bool // message_stop seen
+}
+
+type streamBlock struct {
+	blk   message.Block
+	text  strings.Builder // text, or thinking text
+	sig   strings.Builder
+	input []byte // tool input: partial JSON deltas, or the start event's input
+	delta bool   // input came from deltas
+}
+
+func newAnthropicAccumulator(provider string, onDelta func(Delta)) *anthropicAccumulator {
+	if onDelta == nil {
+		onDelta = func(Delta) {}
+	}
+	return &anthropicAccumulator{provider: provider, onDelta: onDelta, byIndex: map[int64]*streamBlock{}}
+}
+
+func (a *anthropicAccumulator) add(ev anthropic.MessageStreamEventUnion) {
+	switch ev.Type {
+	case "message_start":
+		u := ev.Message.Usage
+		a.usage = event.Usage{
+			InputTokens:         u.InputTokens,
+			OutputTokens:        u.OutputTokens,
+			CacheReadTokens:     u.CacheReadInputTokens,
+			CacheCreationTokens: u.CacheCreationInputTokens,
+			ReasoningTokens:     u.OutputTokensDetails.ThinkingTokens,
+		}
+	case "content_block_start":
+		a.start(ev.Index, ev.ContentBlock)
+	case "content_block_delta":
+		a.delta(ev.Index, ev.Delta)
+	case "message_delta":
+		a.stopReason = string(ev.Delta.StopReason)
+		a.messageUsage(ev.Usage)
+	case "message_stop":
+		a.stopped = true
+	}
+}
+
+// messageUsage applies message_delta's counts: cumulative totals for the
+// whole message, each present only when it applies.
+func (a *anthropicAccumulator) messageUsage(u anthropic.MessageDeltaUsage) {
+	a.usage.OutputTokens = u.OutputTokens
+	if u.JSON.InputTokens.Valid() {
+		a.usage.InputTokens = u.InputTokens
+	}
+	if u.JSON.CacheReadInputTokens.Valid() {
+		a.usage.CacheReadTokens = u.CacheReadInputTokens
+	}
+	if u.JSON.CacheCreationInputTokens.Valid() {
+		a.usage.CacheCreationTokens = u.CacheCreationInputTokens
+	}
+	if u.JSON.OutputTokensDetails.Valid() {
+		a.usage.ReasoningTokens = u.OutputTokensDetails.ThinkingTokens
+	}
+}
+
+func (a *anthropicAccumulator) start(index int64, cb anthropic.ContentBlockStartEventContentBlockUnion) {
+	b := &streamBlock{}
+	switch cb.Type {
+	case "text":
+		b.blk.Type = message.Text
+		a.text(b, cb.Text, DeltaText)
+	case "thinking":
+		b.blk = message.Block{Type: message.Thinking, Provider: a.provider}
+		a.text(b, cb.Thinking, DeltaThinking)
+		b.sig.WriteString(cb.Signature)
+	case "redacted_thinking":
+		b.blk = message.Block{Type: message.RedactedThinking, Provider: a.provider, Data: cb.Data}
+	case "tool_use":
+		b.blk = message.Block{Type: message.ToolUse, ID: cb.ID, Name: cb.Name}
+		if raw := cb.JSON.Input.Raw(); raw != "" && raw != "{}" && raw != "null" {
+			b.input = []byte(raw)
+		}
+		a.onDelta(Delta{Kind: DeltaToolStart, ToolID: cb.ID, ToolName: cb.Name})
+	default:
+		// Server-side tools and the like: tandem offers none, so there is
+		// nothing to keep.
+		return
+	}
+	a.blocks = append(a.blocks, b)
+	a.byIndex[index] = b
+}
+
+func (a *anthropicAccumulator) text(b *streamBlock, s string, kind DeltaKind) {
+	if s == "" {
+		return
+	}
+	b.text.WriteString(s)
+	a.onDelta(Delta{Kind: kind, Text: s})
+}
+
+func (a *anthropicAccumulator) delta(index int64, d anthropic.MessageStreamEventUnionDelta) {
+	b, ok := a.byIndex[index]
+	if !ok {
+		return
+	}
+	switch d.Type {
+	case "text_delta":
+		a.text(b, d.Text, DeltaText)
+	case "thinking_delta":
+		a.text(b, d.Thinking, DeltaThinking)
+	case "signature_delta":
+		b.sig.WriteString(d.Signature)
+	case "input_json_delta":
+		if !b.delta {
+			b.input, b.delta = b.input[:0], true
+		}
+		b.input = append(b.input, d.PartialJSON...)
+	}
+}
+
+func (a *anthropicAccumulator) response(model string) *Response {
+	content := make([]message.Block, 0, len(a.blocks))
+	for _, b := range a.blocks {
+		blk := b.blk
+		switch blk.Type {
+		case message.Text:
+			blk.Text = b.text.String()
+			if blk.Text == "" {
+				continue
+			}
+		case message.Thinking:
+			blk.Text, blk.Signature = b.text.String(), b.sig.String()
+			if blk.Text == "" && blk.Signature == "" {
+				continue
+			}
+		case message.ToolUse:
+			blk.Input = toolInput(string(b.input))
+		}
+		content = append(content, blk)
+	}
+	return &Response{Content: content, Usage: a.usage, StopReason: a.stopReason, Model: model}
+}
+
+// toolInput keeps the model's arguments as JSON. Arguments that are not
+// valid JSON are kept as a JSON string, so the message stays storable and
+// the tool's input decoding reports the problem back to the model.
+func toolInput(s string) json.RawMessage {
+	if strings.TrimSpace(s) == "" {
+		return json.RawMessage("{}")
+	}
+	if json.Valid([]byte(s)) {
+		return json.RawMessage(s)
+	}
+	q, _ := json.Marshal(s)
+	return q
+}
