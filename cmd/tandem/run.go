@@ -150,7 +150,7 @@ func runTurn(cmd *cobra.Command, g *globalFlags, f *runFlags, args []string) err
 
 	out := newPrinter(f.outputFormat, cmd.OutOrStdout(), cmd.ErrOrStderr(), f.verbose)
 	live, err := a.Manager.Open(ctx, session.OpenRequest{ID: f.resume, Continue: f.cont, Cwd: f.cwd, AddDirs: f.addDirs,
-		Model: f.model, Runtime: f.runtime, Mode: f.mode, Sinks: []event.Sink{out}})
+		Model: f.model, Runtime: f.runtime, Mode: f.mode, ModeFromRequest: true, Sinks: []event.Sink{out}})
 	if err != nil {
 		return reportEarly(cmd, f, err)
 	}

@@ -56,6 +56,12 @@ type OpenRequest struct {
 	Mode     string
 	// Title for a new session; empty: the first prompt's first line.
 	Title string
+	// ModeFromRequest makes Mode this process's choice even when empty
+	// (then the config default applies): a resumed CLI session does not
+	// inherit the permission mode an earlier run was given, as Claude
+	// Code's --resume does not. The server leaves it false: there the mode
+	// is a session setting.
+	ModeFromRequest bool
 	// Sinks receive the session's events from the start, including those
 	// emitted while it is equipped (MCP servers starting or awaiting
 	// approval), which a sink added after Open would miss.
@@ -140,6 +146,9 @@ func (m *Manager) record(ctx context.Context, req OpenRequest) (store.Session, e
 	}
 	if req.Mode != "" && req.Mode != rec.Mode {
 		upd.Mode, rec.Mode = &req.Mode, req.Mode
+	}
+	if req.ModeFromRequest && req.Mode == "" {
+		rec.Mode = "" // the config default decides; the stored value is kept for the server
 	}
 	if upd != (store.SessionUpdate{}) {
 		if err := m.store.UpdateSession(ctx, rec.ID, upd); err != nil {
