@@ -178,7 +178,7 @@ func (l *Live) Run(ctx context.Context, prompt string, opts TurnOptions) (event.
 		Mode: l.mode(rec.Mode), MaxTurns: opts.MaxTurns, AppendSystemPrompt: opts.AppendSystemPrompt,
 		SystemPrompt: opts.SystemPrompt, AllowedTools: opts.AllowedTools, DisallowedTools: opts.DisallowedTools,
 		Images: opts.Images}
-	deps := turn.Deps{Events: l.Events, Recorder: l.mgr.store.Recorder(rec.ID), Checker: l.Checker, Tools: l.Tools, Env: l.Env}
+	deps := turn.Deps{Events: l.Events, Recorder: l.mgr.store.RecorderWithSeq(rec.ID, l.Events.LastSeq), Checker: l.Checker, Tools: l.Tools, Env: l.Env}
 	res, err := rt.RunTurn(ctx, in, deps)
 	seq := l.Events.LastSeq()
 	// The seq must survive even an interrupted turn, so SSE resumption and
@@ -265,6 +265,10 @@ func (l *Live) Close() {
 	if rel != nil {
 		rel()
 	}
+	// Events emitted outside a turn (MCP status, mode changes) advance the
+	// seq too; keep it so a reopened session never reuses a number.
+	seq := l.Events.LastSeq()
+	_ = l.mgr.store.UpdateSession(context.Background(), l.Record.ID, store.SessionUpdate{LastSeq: &seq})
 }
 
 // TurnOptions are per-turn settings from flags or the API.

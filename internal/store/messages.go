@@ -22,6 +22,13 @@ const titleMax = 80
 // totals, counts the message, bumps updated_at and, when the session has no
 // title yet, takes one from the first line of a user message's text.
 func (s *Store) AppendMessage(ctx context.Context, sessionID string, m message.Message) (message.Message, error) {
+	return s.appendMessage(ctx, sessionID, m, 0)
+}
+
+// appendMessage also raises the session's last_seq to lastSeq in the same
+// transaction, so the event numbering survives a killed process as well as
+// the messages do.
+func (s *Store) appendMessage(ctx context.Context, sessionID string, m message.Message, lastSeq int64) (message.Message, error) {
 	if m.ID == "" {
 		m.ID = newID("msg_")
 	}
@@ -57,7 +64,7 @@ func (s *Store) AppendMessage(ctx context.Context, sessionID string, m message.M
 		err = s.write(ctx, func(tx *sql.Tx) error {
 			res, err := tx.StmtContext(ctx, st[0]).ExecContext(ctx,
 				u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheCreationTokens, u.ReasoningTokens,
-				cost, unknownCost, nanos(now), title, sessionID)
+				cost, unknownCost, nanos(now), title, lastSeq, sessionID)
 			if err != nil {
 				return err
 			}
@@ -86,7 +93,8 @@ const appendTotalsSQL = `UPDATE sessions SET
 	cost_known = cost_known AND NOT ?,
 	message_count = message_count + 1,
 	updated_at = max(updated_at, ?),
-	title = CASE WHEN title = '' THEN ? ELSE title END
+	title = CASE WHEN title = '' THEN ? ELSE title END,
+	last_seq = max(last_seq, ?)
 	WHERE id = ?`
 
 // appendInsertSQL stores one message after the session's last.

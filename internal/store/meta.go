@@ -54,9 +54,16 @@ func (s *Store) Recorder(sessionID string) turn.Recorder {
 	return recorder{s: s, id: sessionID}
 }
 
+// RecorderWithSeq is Recorder that also stores lastSeq() (the session's
+// latest event number) with every message, in the same transaction.
+func (s *Store) RecorderWithSeq(sessionID string, lastSeq func() int64) turn.Recorder {
+	return recorder{s: s, id: sessionID, seq: lastSeq}
+}
+
 type recorder struct {
-	s  *Store
-	id string
+	s   *Store
+	id  string
+	seq func() int64
 }
 
 func (r recorder) History(ctx context.Context) ([]message.Message, error) {
@@ -64,7 +71,11 @@ func (r recorder) History(ctx context.Context) ([]message.Message, error) {
 }
 
 func (r recorder) Append(ctx context.Context, m message.Message) error {
-	_, err := r.s.AppendMessage(ctx, r.id, m)
+	var seq int64
+	if r.seq != nil {
+		seq = r.seq()
+	}
+	_, err := r.s.appendMessage(ctx, r.id, m, seq)
 	return err
 }
 

@@ -329,7 +329,9 @@ func (s *Store) UpdateSession(ctx context.Context, id string, u SessionUpdate) e
 		add("mode", *u.Mode)
 	}
 	if u.LastSeq != nil {
-		add("last_seq", *u.LastSeq)
+		// Event numbers only go up: a late or stale writer must not rewind them.
+		sets = append(sets, "last_seq = max(last_seq, ?)")
+		args = append(args, *u.LastSeq)
 	}
 	args = append(args, id)
 	err := s.write(ctx, func(tx *sql.Tx) error {

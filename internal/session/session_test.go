@@ -1,0 +1,131 @@
+package session
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/tandem-agent/tandem/internal/event"
+	"github.com/tandem-agent/tandem/internal/message"
+	"github.com/tandem-agent/tandem/internal/permission"
+	"github.com/tandem-agent/tandem/internal/store"
+	"github.com/tandem-agent/tandem/internal/turn"
+)
+
+// echoRuntime records the prompt and answers it, emitting a few events.
+type echoRuntime struct{ inputs []turn.Input }
+
+func (e *echoRuntime) Name() string { return "echo" }
+func (e *echoRuntime) RunTurn(ctx context.Context, in turn.Input, d turn.Deps) (event.Event, error) {
+	e.inputs = append(e.inputs, in)
+	d.Events.Emit(event.Event{Type: event.Status})
+	if err := d.Recorder.Append(ctx, message.Message{Role: message.User, Content: []message.Block{message.TextBlock(in.Prompt)}}); err != nil {
+		return event.Event{}, err
+	}
+	d.Events.Emit(event.Event{Type: event.Text, Text: "echo " + in.Prompt})
+	return d.Events.Publish(event.Event{Type: event.Result, Subtype: event.SubtypeSuccess, Result: "echo " + in.Prompt}), nil
+}
+
+type fakeWiring struct {
+	rt     *echoRuntime
+	closed int
+	mu     sync.Mutex
+}
+
+func (w *fakeWiring) Runtime(string, *Live) (turn.Runtime, error) { return w.rt, nil }
+func (w *fakeWiring) Equip(_ context.Context, l *Live) (func(), error) {
+	l.Events.Emit(event.Event{Type: event.Status, Message: "equipped"}) // like an MCP status
+	return func() { w.mu.Lock(); w.closed++; w.mu.Unlock() }, nil
+}
+
+func setup(t *testing.T) (*Manager, *fakeWiring, string) {
+	t.Helper()
+	dir := t.TempDir()
+	st, err := store.Open(filepath.Join(dir, "t.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	w := &fakeWiring{rt: &echoRuntime{}}
+	work := filepath.Join(dir, "work")
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return NewManager(st, w, dir), w, work
+}
+
+func TestOpenRunResumeKeepsSeq(t *testing.T) {
+	m, w, work := setup(t)
+	ctx := context.Background()
+	var seen []event.Event
+	l, err := m.Open(ctx, OpenRequest{Cwd: work, Model: "p/m", Mode: "plan",
+		Sinks: []event.Sink{event.SinkFunc(func(e event.Event) { seen = append(seen, e) })}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 1 || seen[0].Message != "equipped" {
+		t.Fatalf("early sink missed equip events: %+v", seen)
+	}
+	res, err := l.Run(ctx, "hi", TurnOptions{MaxTurns: 3})
+	if err != nil || res.Result != "echo hi" || res.Seq != 4 {
+		t.Fatalf("run: %+v %v", res, err)
+	}
+	if in := w.rt.inputs[0]; in.Mode != permission.Explore || in.MaxTurns != 3 || in.Model != "p/m" {
+		t.Errorf("turn input %+v", in)
+	}
+	if err := l.Update(ctx, "", "", "bogus"); err == nil {
+		t.Error("an unknown mode must be refused")
+	}
+	l.Events.Emit(event.Event{Type: event.Status}) // outside a turn: seq 5
+	id := l.Snapshot().ID
+	l.Close()
+	if w.closed != 1 {
+		t.Errorf("release ran %d times", w.closed)
+	}
+	if _, err := l.Run(ctx, "x", TurnOptions{}); err == nil {
+		t.Error("a closed session must refuse turns")
+	}
+	// Reopen: numbering continues after the event emitted outside the turn
+	// (and after the equip event of the new process).
+	l2, err := m.Open(ctx, OpenRequest{ID: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l2.Close()
+	if got := l2.Events.LastSeq(); got != 6 {
+		t.Fatalf("reopened seq %d, want 6", got)
+	}
+	res2, _ := l2.Run(ctx, "again", TurnOptions{})
+	if res2.Seq <= 6 {
+		t.Errorf("seq reused: %d", res2.Seq)
+	}
+}
+
+func TestContinueAndErrors(t *testing.T) {
+	m, _, work := setup(t)
+	ctx := context.Background()
+	if _, err := m.Open(ctx, OpenRequest{Continue: true, Cwd: work}); err == nil {
+		t.Error("continue with no session should fail")
+	}
+	if _, err := m.Open(ctx, OpenRequest{ID: "ses_nosuchsession"}); err == nil {
+		t.Error("unknown id should fail")
+	}
+	if _, err := m.Open(ctx, OpenRequest{Cwd: filepath.Join(work, "missing")}); err == nil {
+		t.Error("missing folder should fail")
+	}
+	l, err := m.Open(ctx, OpenRequest{Cwd: work, Mode: "trust"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	l2, err := m.Open(ctx, OpenRequest{Continue: true, Cwd: work, ModeFromRequest: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l2.Close()
+	if l2.Snapshot().ID != l.Snapshot().ID || l2.Snapshot().Mode != "" {
+		t.Errorf("continue: %+v", l2.Snapshot())
+	}
+}
