@@ -75,7 +75,7 @@ func serve(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	srv, err := server.New(server.Options{
 		Manager: a.Manager, Store: a.Store, Token: token, DataDir: a.Paths.DataDir,
 		AllowedHosts: f.allowHost, AllowedOrigins: f.allowOrig,
-		Catalog: app.ServerCatalog{App: a}, Permissions: a,
+		Catalog: app.ServerCatalog{App: a}, Permissions: a, MCP: a,
 		Logger:       slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level})),
 		DefaultModel: firstNonEmpty(f.model, a.DefaultModel(a.User)), DefaultRuntime: firstNonEmpty(f.runtime, a.User.Runtime, "native"),
 		DefaultMode: firstNonEmpty(f.mode, a.User.Mode),

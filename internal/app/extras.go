@@ -75,9 +75,8 @@ func (w *wiring) equipMCP(ctx context.Context, l *session.Live, eq *equipped) er
 // WaitMCP gives a session's MCP servers a moment to connect before the
 // first model call, so their tools are offered from the start.
 func (a *App) WaitMCP(ctx context.Context, l *session.Live, timeout time.Duration) {
-	w := a.Manager.Wiring().(*wiring)
-	if eq := w.get(l); eq != nil && eq.mcp != nil {
-		eq.mcp.WaitReady(ctx, timeout)
+	if m := a.mcpOf(l); m != nil {
+		m.WaitReady(ctx, timeout)
 	}
 }
 

@@ -15,6 +15,8 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("/api/sessions/{id}/events", methods{"GET": s.events})
 	mux.Handle("/api/sessions/{id}/interrupt", methods{"POST": s.interrupt})
 	mux.Handle("/api/sessions/{id}/usage", methods{"GET": s.usage})
+	mux.Handle("/api/sessions/{id}/mcp", methods{"GET": s.mcpStatus})
+	mux.Handle("/api/sessions/{id}/mcp/{server}", methods{"POST": s.mcpAction})
 	mux.Handle("/api/permissions/{request_id}", methods{"POST": s.replyPermission})
 	mux.Handle("/api/workspaces", methods{"GET": s.listWorkspaces, "POST": s.addWorkspace})
 	mux.Handle("/api/workspaces/{id}", methods{"DELETE": s.deleteWorkspace})

@@ -102,11 +102,12 @@ func (s *Server) ensureLive(ctx context.Context, st *sessState) (*session.Live, 
 	if st.live != nil {
 		return st.live, nil
 	}
-	l, err := s.mgr.Open(ctx, session.OpenRequest{ID: st.id})
+	// The hub is a sink from the start so events emitted while the session
+	// is equipped (MCP servers starting) reach SSE clients too.
+	l, err := s.mgr.Open(ctx, session.OpenRequest{ID: st.id, Sinks: []event.Sink{st.hub}})
 	if err != nil {
 		return nil, err
 	}
-	l.Events.AddSink(st.hub)
 	st.live = l
 	return l, nil
 }

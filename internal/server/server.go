@@ -53,6 +53,15 @@ type ModelInfo struct {
 	Default       bool     `json:"default,omitempty"`
 }
 
+// MCP is what the API needs of a session's MCP connection manager.
+type MCP interface {
+	// MCPStatus lists the session's servers (state, tools, errors) and the
+	// prompts they offer.
+	MCPStatus(l *session.Live) (servers any, prompts any)
+	// MCPAction enables, disables, approves or reconnects one server.
+	MCPAction(l *session.Live, server, action string) error
+}
+
 // Catalog lists providers and models for the UI's pickers.
 type Catalog interface {
 	Providers() []ProviderInfo
@@ -73,6 +82,9 @@ type Options struct {
 	AllowedOrigins []string
 	Catalog        Catalog
 	Permissions    Permissions
+	// MCP reports and controls a session's MCP servers; nil: the
+	// endpoints answer 501.
+	MCP MCP
 	// KeepAlive is the SSE heartbeat period (default 15s).
 	KeepAlive time.Duration
 	Logger    *slog.Logger

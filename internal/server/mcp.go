@@ -1,0 +1,67 @@
+package server
+
+import (
+	"net/http"
+
+	"github.com/tandem-agent/tandem/internal/session"
+)
+
+// liveFor opens (or returns) the session's live state for endpoints that
+// need its MCP servers.
+func (s *Server) liveFor(w http.ResponseWriter, r *http.Request) (*session.Live, bool) {
+	if s.opts.MCP == nil {
+		writeError(w, errf(http.StatusNotImplemented, "not_implemented", "this server has no MCP support wired"))
+		return nil, false
+	}
+	st, e := s.state(r.Context(), r.PathValue("id"))
+	if e != nil {
+		writeError(w, e)
+		return nil, false
+	}
+	st.mu.Lock()
+	l, err := s.ensureLive(r.Context(), st)
+	st.mu.Unlock()
+	if err != nil {
+		writeError(w, errf(http.StatusInternalServerError, "open_failed", "open session %s: %v", st.id, err))
+		return nil, false
+	}
+	return l, true
+}
+
+// mcpStatus answers GET /api/sessions/{id}/mcp: servers with their state
+// and the prompts they offer.
+func (s *Server) mcpStatus(w http.ResponseWriter, r *http.Request) {
+	l, ok := s.liveFor(w, r)
+	if !ok {
+		return
+	}
+	servers, prompts := s.opts.MCP.MCPStatus(l)
+	writeJSON(w, http.StatusOK, map[string]any{"servers": servers, "prompts": prompts})
+}
+
+// mcpAction answers POST /api/sessions/{id}/mcp/{server} {action}.
+func (s *Server) mcpAction(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Action string `json:"action"`
+	}
+	if e := decodeBody(w, r, &body); e != nil {
+		writeError(w, e)
+		return
+	}
+	switch body.Action {
+	case "enable", "disable", "approve", "reconnect":
+	default:
+		writeError(w, errf(http.StatusBadRequest, "bad_action", "action %q: use enable, disable, approve or reconnect", body.Action))
+		return
+	}
+	l, ok := s.liveFor(w, r)
+	if !ok {
+		return
+	}
+	if err := s.opts.MCP.MCPAction(l, r.PathValue("server"), body.Action); err != nil {
+		writeError(w, errf(http.StatusBadRequest, "mcp_error", "%v", err))
+		return
+	}
+	servers, _ := s.opts.MCP.MCPStatus(l)
+	writeJSON(w, http.StatusOK, map[string]any{"servers": servers})
+}
