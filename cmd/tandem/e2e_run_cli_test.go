@@ -133,6 +133,10 @@ func TestE2ERunUnknownModel(t *testing.T) {
 	if len(x.srv.MainRequests()) != 0 {
 		t.Errorf("a request was sent for an unknown provider")
 	}
+	// Nothing is stored for a session that could never run.
+	if l := x.Run("sessions", "list", "--all", "--json"); strings.TrimSpace(l.Stdout) != "[]" {
+		t.Errorf("a session was stored: %s", l.Stdout)
+	}
 }
 
 func TestE2ERunOpenAIChatCompletions(t *testing.T) {

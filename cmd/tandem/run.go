@@ -149,6 +149,17 @@ func runTurn(cmd *cobra.Command, g *globalFlags, f *runFlags, args []string) err
 	defer stop()
 
 	out := newPrinter(f.outputFormat, cmd.OutOrStdout(), cmd.ErrOrStderr(), f.verbose)
+	if f.model != "" && f.resume == "" && !f.cont {
+		// A new session with a model that cannot work would be stored
+		// empty and then picked up by --continue: check first.
+		cwd, err := absCwd(f.cwd)
+		if err != nil {
+			return reportEarly(cmd, f, err)
+		}
+		if err := a.CheckModel(f.model, cwd); err != nil {
+			return reportEarly(cmd, f, fmt.Errorf("--model %s: %w", f.model, err))
+		}
+	}
 	live, err := a.Manager.Open(ctx, session.OpenRequest{ID: f.resume, Continue: f.cont, Cwd: f.cwd, AddDirs: f.addDirs,
 		Model: f.model, Runtime: f.runtime, Mode: f.mode, ModeFromRequest: true, Sinks: []event.Sink{out}})
 	if err != nil {

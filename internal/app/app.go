@@ -105,3 +105,14 @@ func (a *App) DefaultModel(c *config.Config) string {
 	}
 	return a.models.defaultFromEnv()
 }
+
+// CheckModel resolves a model spec with the settings in force for cwd, so
+// a typo or a missing key is reported before a session is created.
+func (a *App) CheckModel(spec, cwd string) error {
+	cfg, err := a.ConfigFor(cwd)
+	if err != nil {
+		return err
+	}
+	_, err = a.models.resolver(cfg).Resolve(spec)
+	return err
+}
