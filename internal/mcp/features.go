@@ -65,15 +65,10 @@ type ResourceContent struct {
 
 // ReadResource reads uri from server.
 func (m *Manager) ReadResource(ctx context.Context, server, uri string) ([]ResourceContent, error) {
-	s, err := m.get(server)
+	sess, ctx, cancel, err := m.connected(ctx, server)
 	if err != nil {
 		return nil, err
 	}
-	sess, st := s.current()
-	if sess == nil {
-		return nil, fmt.Errorf("%s", s.unavailable(st))
-	}
-	ctx, cancel := context.WithTimeout(ctx, s.config().CallTimeout())
 	defer cancel()
 	res, err := sess.cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: uri})
 	if err != nil {
@@ -139,15 +134,10 @@ type PromptResult struct {
 
 // GetPrompt renders a prompt with its arguments.
 func (m *Manager) GetPrompt(ctx context.Context, server, name string, args map[string]string) (*PromptResult, error) {
-	s, err := m.get(server)
+	sess, ctx, cancel, err := m.connected(ctx, server)
 	if err != nil {
 		return nil, err
 	}
-	sess, st := s.current()
-	if sess == nil {
-		return nil, fmt.Errorf("%s", s.unavailable(st))
-	}
-	ctx, cancel := context.WithTimeout(ctx, s.config().CallTimeout())
 	defer cancel()
 	res, err := sess.cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: name, Arguments: args})
 	if err != nil {
@@ -181,4 +171,19 @@ func contentBlock(c sdk.Content) message.Block {
 	default:
 		return message.TextBlock(fmt.Sprintf("[%T content not shown]", c))
 	}
+}
+
+// connected returns the named server's live session and a context bounded
+// by the server's call timeout, or an error saying why it is unavailable.
+func (m *Manager) connected(ctx context.Context, server string) (*session, context.Context, context.CancelFunc, error) {
+	s, err := m.get(server)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	sess, st := s.current()
+	if sess == nil {
+		return nil, nil, nil, fmt.Errorf("%s", s.unavailable(st))
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.config().CallTimeout())
+	return sess, ctx, cancel, nil
 }
