@@ -16,15 +16,21 @@ type exitError struct{ code int }
 func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
 
 func main() {
+	os.Exit(run())
+}
+
+func run() int {
+	defer startProfile()()
 	root := newRootCmd()
 	if err := root.Execute(); err != nil {
 		var ee exitError
 		if errors.As(err, &ee) {
-			os.Exit(ee.code)
+			return ee.code
 		}
 		fmt.Fprintln(os.Stderr, "tandem:", err)
-		os.Exit(1)
+		return 1
 	}
+	return 0
 }
 
 // globalFlags are shared by every command.

@@ -14,7 +14,7 @@ import (
 type anthropicAdapter struct {
 	cfg      Config
 	messages anthropic.MessageService
-	tools    toolCache[[]anthropic.ToolUnionParam]
+	tools    toolCache[[]byte]
 	history  historyCache
 }
 
@@ -77,7 +77,11 @@ func (a *anthropicAdapter) Stream(ctx context.Context, req Request, onDelta func
 	if err != nil {
 		return nil, &Error{Provider: a.cfg.Name, Message: "build request: " + err.Error(), Cause: err}
 	}
-	var reqOpts []option.RequestOption
+	body, err := a.body(params, req)
+	if err != nil {
+		return nil, &Error{Provider: a.cfg.Name, Message: "build request: " + err.Error(), Cause: err}
+	}
+	reqOpts := []option.RequestOption{option.WithRequestBody("application/json", body)}
 	for k, v := range req.Headers {
 		reqOpts = append(reqOpts, option.WithHeader(k, v))
 	}

@@ -10,7 +10,6 @@ import (
 	"sync"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
-	"github.com/anthropics/anthropic-sdk-go/v2/packages/param"
 
 	"github.com/tandem-agent/tandem/internal/message"
 )
@@ -100,12 +99,12 @@ func convertTurn(name string, msgs []message.Message, t turn) (anthropic.Message
 // the same as on the previous step, so it is encoded once and then served
 // from the adapter's history cache; the last turn is converted afresh and
 // carries the cache breakpoint.
-func (a *anthropicAdapter) anthropicMessages(msgs []message.Message) ([]anthropic.MessageParam, error) {
+func (a *anthropicAdapter) anthropicMessages(msgs []message.Message) ([]json.RawMessage, error) {
 	turns, err := anthropicTurns(msgs)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]anthropic.MessageParam, len(turns))
+	out := make([]json.RawMessage, len(turns))
 	gen := a.history.begin()
 	defer a.history.end(gen)
 	for i, t := range turns {
@@ -115,7 +114,11 @@ func (a *anthropicAdapter) anthropicMessages(msgs []message.Message) ([]anthropi
 				return nil, err
 			}
 			markLastBlock(mp)
-			out[i] = mp
+			raw, err := json.Marshal(mp)
+			if err != nil {
+				return nil, fmt.Errorf("encode message %d: %w", t.msgs[0], err)
+			}
+			out[i] = raw
 			continue
 		}
 		key := a.history.key(msgs, t)
@@ -130,7 +133,7 @@ func (a *anthropicAdapter) anthropicMessages(msgs []message.Message) ([]anthropi
 			}
 			a.history.put(key, raw, gen)
 		}
-		out[i] = param.Override[anthropic.MessageParam](json.RawMessage(raw))
+		out[i] = raw
 	}
 	return out, nil
 }

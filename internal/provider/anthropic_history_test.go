@@ -9,16 +9,19 @@ import (
 	"github.com/tandem-agent/tandem/internal/message"
 )
 
-// encodeParams is the body the SDK sends for req (less "stream").
+// encodeParams is the body sent for req.
 func encodeParams(t *testing.T, a *anthropicAdapter, req Request) string {
 	t.Helper()
 	p, err := a.params(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := json.Marshal(p)
+	b, err := a.body(p, req)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !json.Valid(b) {
+		t.Fatalf("invalid body: %s", b)
 	}
 	return string(b)
 }

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -17,26 +18,20 @@ const defaultMaxTokens = 4096
 // params builds the Messages API request for req. Cache breakpoints sit on
 // the last system block, the last tool and the last message, so each call
 // reuses the prefix the previous one wrote.
+// The messages and tools, the bulk of every request, are not in the params:
+// they are spliced into the body pre-encoded (see body), because the SDK
+// re-validates and compacts pre-encoded JSON on every call, which was the
+// largest part of tandem's own CPU per step.
 func (a *anthropicAdapter) params(req Request) (anthropic.MessageNewParams, error) {
-	msgs, err := a.anthropicMessages(req.Messages)
-	if err != nil {
-		return anthropic.MessageNewParams{}, err
-	}
 	p := anthropic.MessageNewParams{
 		Model:     anthropic.Model(req.Model),
 		MaxTokens: defaultMaxTokens,
-		Messages:  msgs,
 		System:    anthropicSystem(req.System),
 	}
 	if req.MaxTokens > 0 {
 		p.MaxTokens = req.MaxTokens
 	}
 	if len(req.Tools) > 0 {
-		tools, err := a.tools.get(req.Tools, anthropicTools)
-		if err != nil {
-			return anthropic.MessageNewParams{}, err
-		}
-		p.Tools = tools
 		p.ToolChoice = anthropic.ToolChoiceUnionParam{
 			OfAuto: &anthropic.ToolChoiceAutoParam{DisableParallelToolUse: param.NewOpt(false)},
 		}
@@ -141,10 +136,51 @@ type cacheCtl struct {
 	Type string `json:"type"`
 }
 
-// anthropicTools encodes the tool list once per tool set (see toolCache);
-// each tool goes to the SDK as pre-encoded JSON.
-func anthropicTools(specs []ToolSpec) ([]anthropic.ToolUnionParam, error) {
-	out := make([]anthropic.ToolUnionParam, len(specs))
+// body encodes the whole request: the params' small fields, then the
+// pre-encoded messages and tools. "stream" comes first so that the SDK's
+// own setting of it finds the key at once instead of scanning the body.
+func (a *anthropicAdapter) body(p anthropic.MessageNewParams, req Request) ([]byte, error) {
+	head, err := json.Marshal(p)
+	if err != nil {
+		return nil, fmt.Errorf("encode request: %w", err)
+	}
+	msgs, err := a.anthropicMessages(req.Messages)
+	if err != nil {
+		return nil, err
+	}
+	var tools []byte
+	if len(req.Tools) > 0 {
+		if tools, err = a.tools.get(req.Tools, anthropicTools); err != nil {
+			return nil, err
+		}
+	}
+	size := len(head) + len(tools) + 64
+	for _, m := range msgs {
+		size += len(m) + 1
+	}
+	b := make([]byte, 0, size)
+	b = append(b, `{"stream":true,`...)
+	if inner := bytes.TrimSpace(head[1 : len(head)-1]); len(inner) > 0 {
+		b = append(append(b, inner...), ',')
+	}
+	b = append(b, `"messages":[`...)
+	for i, m := range msgs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, m...)
+	}
+	b = append(b, ']')
+	if tools != nil {
+		b = append(append(b, `,"tools":`...), tools...)
+	}
+	return append(b, '}'), nil
+}
+
+// anthropicTools encodes the tool list once per tool set (see toolCache)
+// as the JSON array sent in the body.
+func anthropicTools(specs []ToolSpec) ([]byte, error) {
+	out := make([]json.RawMessage, len(specs))
 	for i, s := range specs {
 		if s.Name == "" {
 			return nil, fmt.Errorf("tool with empty name")
@@ -161,9 +197,9 @@ func anthropicTools(specs []ToolSpec) ([]anthropic.ToolUnionParam, error) {
 		if err != nil {
 			return nil, fmt.Errorf("tool %s: encode: %w", s.Name, err)
 		}
-		out[i] = param.Override[anthropic.ToolUnionParam](json.RawMessage(raw))
+		out[i] = raw
 	}
-	return out, nil
+	return json.Marshal(out)
 }
 
 // objectSchemaJSON is objectSchema, encoded.
