@@ -20,6 +20,8 @@ func buildBinaries(ctx context.Context, root, dir string) (tandem, model string,
 	for _, b := range [][2]string{{tandem, "./cmd/tandem"}, {model, "./cmd/scripted-model"}} {
 		cmd := exec.CommandContext(ctx, "go", "build", "-o", b[0], b[1])
 		cmd.Dir = root
+		// As released: a static binary (no libc mapped, ~3 MiB less RSS).
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return "", "", fmt.Errorf("go build %s: %w\n%s", b[1], err, out)
 		}

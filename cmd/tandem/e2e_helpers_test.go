@@ -28,7 +28,9 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	tandemBin = filepath.Join(dir, "tandem")
-	out, err := exec.Command("go", "build", "-o", tandemBin, ".").CombinedOutput()
+	build := exec.Command("go", "build", "-o", tandemBin, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0") // the static binary users get
+	out, err := build.CombinedOutput()
 	if err != nil {
 		os.Stderr.Write(out)
 		panic("build tandem: " + err.Error())
