@@ -15,6 +15,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/provider"
 	"github.com/tandem-agent/tandem/internal/tool"
 	"github.com/tandem-agent/tandem/internal/turn"
+	"github.com/tandem-agent/tandem/internal/turn/turntest"
 )
 
 // fakeProvider answers from a list of responses or errors, one per call.
@@ -51,26 +52,6 @@ func (f *fakeProvider) Stream(ctx context.Context, req provider.Request, onDelta
 	}
 	panic("bad step")
 }
-
-type memRecorder struct {
-	mu   sync.Mutex
-	msgs []message.Message
-	meta map[string]string
-}
-
-func (m *memRecorder) History(context.Context) ([]message.Message, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return append([]message.Message(nil), m.msgs...), nil
-}
-func (m *memRecorder) Append(_ context.Context, msg message.Message) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.msgs = append(m.msgs, msg)
-	return nil
-}
-func (m *memRecorder) Meta(context.Context, string) (string, error)  { return "", nil }
-func (m *memRecorder) SetMeta(context.Context, string, string) error { return nil }
 
 type echoTool struct {
 	ran  int
@@ -115,7 +96,7 @@ func textStep(s string) *provider.Response {
 
 type harness struct {
 	prov   *fakeProvider
-	rec    *memRecorder
+	rec    *turntest.Recorder
 	echo   *echoTool
 	events []event.Event
 	mu     sync.Mutex
@@ -124,7 +105,7 @@ type harness struct {
 }
 
 func newHarness(t *testing.T, steps ...any) *harness {
-	h := &harness{prov: &fakeProvider{steps: steps}, rec: &memRecorder{}, echo: &echoTool{}}
+	h := &harness{prov: &fakeProvider{steps: steps}, rec: &turntest.Recorder{}, echo: &echoTool{}}
 	price := 1.0
 	rt, err := New(Options{
 		Models: ResolverFunc(func(string) (Model, error) {
@@ -180,8 +161,8 @@ func TestLoopToolThenAnswer(t *testing.T) {
 		}
 	}
 	// user, assistant(tool_use x2), user(tool_result x2), assistant(text)
-	if len(h.rec.msgs) != 4 || len(h.rec.msgs[2].Content) != 2 || h.rec.msgs[2].Content[0].ToolUseID != "Echoa" {
-		t.Fatalf("stored: %+v", h.rec.msgs)
+	if len(h.rec.Messages()) != 4 || len(h.rec.Messages()[2].Content) != 2 || h.rec.Messages()[2].Content[0].ToolUseID != "Echoa" {
+		t.Fatalf("stored: %+v", h.rec.Messages())
 	}
 	// The second call saw the tool results.
 	if n := len(h.prov.calls[1].Messages); n != 3 {
@@ -227,8 +208,8 @@ func TestFatalProviderError(t *testing.T) {
 		t.Errorf("auth errors must not be retried: %d calls", len(h.prov.calls))
 	}
 	// The user's prompt is kept even though the turn failed.
-	if len(h.rec.msgs) != 1 || h.rec.msgs[0].Role != message.User {
-		t.Errorf("stored: %+v", h.rec.msgs)
+	if len(h.rec.Messages()) != 1 || h.rec.Messages()[0].Role != message.User {
+		t.Errorf("stored: %+v", h.rec.Messages())
 	}
 }
 
@@ -276,7 +257,7 @@ func TestPermissionDenied(t *testing.T) {
 	if h.echo.ran != 0 || len(res.PermissionDenials) != 1 || res.PermissionDenials[0].Reason != "not allowed here" {
 		t.Fatalf("ran=%d denials=%+v", h.echo.ran, res.PermissionDenials)
 	}
-	tr := h.rec.msgs[2].Content[0]
+	tr := h.rec.Messages()[2].Content[0]
 	if !tr.IsError || !strings.Contains(tr.Content[0].Text, "Permission denied: not allowed here") {
 		t.Errorf("tool result %+v", tr)
 	}
@@ -285,7 +266,7 @@ func TestPermissionDenied(t *testing.T) {
 func TestUnknownToolAndDisallowed(t *testing.T) {
 	h := newHarness(t, toolStep([2]string{"Nope", `{}`}, [2]string{"Echo", `{}`}), textStep("ok"))
 	h.run(t, context.Background(), turn.Input{DisallowedTools: []string{"Echo"}})
-	c := h.rec.msgs[2].Content
+	c := h.rec.Messages()[2].Content
 	if !c[0].IsError || !strings.Contains(c[0].Content[0].Text, `No tool named "Nope"`) || !c[1].IsError {
 		t.Fatalf("%+v", c)
 	}
@@ -306,8 +287,8 @@ func TestInterruptDuringStreamKeepsPartial(t *testing.T) {
 	if res.Subtype != event.SubtypeInterrupted {
 		t.Fatalf("%+v", res)
 	}
-	if len(h.rec.msgs) != 2 || h.rec.msgs[1].PlainText() != "partial answer" {
-		t.Fatalf("stored %+v", h.rec.msgs)
+	if len(h.rec.Messages()) != 2 || h.rec.Messages()[1].PlainText() != "partial answer" {
+		t.Fatalf("stored %+v", h.rec.Messages())
 	}
 }
 
@@ -321,8 +302,8 @@ func TestInterruptDuringToolsPairsResults(t *testing.T) {
 	if time.Since(start) > 3*time.Second || res.Subtype != event.SubtypeInterrupted {
 		t.Fatalf("interrupt not prompt: %v %+v", time.Since(start), res)
 	}
-	if len(h.rec.msgs) != 3 || len(h.rec.msgs[2].Content) != 2 {
-		t.Fatalf("tool results not stored in pairs: %+v", h.rec.msgs)
+	if len(h.rec.Messages()) != 3 || len(h.rec.Messages()[2].Content) != 2 {
+		t.Fatalf("tool results not stored in pairs: %+v", h.rec.Messages())
 	}
 }
 

@@ -2,6 +2,7 @@ package claudecode
 
 import (
 	"context"
+	"github.com/tandem-agent/tandem/internal/turn/turntest"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -11,7 +12,6 @@ import (
 	"time"
 
 	"github.com/tandem-agent/tandem/internal/event"
-	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/scripted"
 	"github.com/tandem-agent/tandem/internal/turn"
@@ -36,60 +36,6 @@ type testWriter struct{ t *testing.T }
 func (w testWriter) Write(b []byte) (int, error) {
 	w.t.Log(strings.TrimSpace(string(b)))
 	return len(b), nil
-}
-
-// memRecorder is an in-memory turn.Recorder.
-type memRecorder struct {
-	mu   sync.Mutex
-	msgs []message.Message
-	meta map[string]string
-}
-
-func (r *memRecorder) History(context.Context) ([]message.Message, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]message.Message(nil), r.msgs...), nil
-}
-
-func (r *memRecorder) Append(_ context.Context, m message.Message) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.msgs = append(r.msgs, m)
-	return nil
-}
-
-func (r *memRecorder) Meta(_ context.Context, k string) (string, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.meta[k], nil
-}
-
-func (r *memRecorder) SetMeta(_ context.Context, k, v string) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.meta == nil {
-		r.meta = map[string]string{}
-	}
-	r.meta[k] = v
-	return nil
-}
-
-// eventLog collects emitted events.
-type eventLog struct {
-	mu  sync.Mutex
-	evs []event.Event
-}
-
-func (l *eventLog) Emit(e event.Event) {
-	l.mu.Lock()
-	l.evs = append(l.evs, e)
-	l.mu.Unlock()
-}
-
-func (l *eventLog) all() []event.Event {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return append([]event.Event(nil), l.evs...)
 }
 
 // checkerFunc adapts a function to permission.Checker.
@@ -136,8 +82,8 @@ type harness struct {
 	work   string
 	cfg    Config
 	opts   Options
-	rec    *memRecorder
-	events *eventLog
+	rec    *turntest.Recorder
+	events *turntest.Events
 }
 
 func newHarness(t *testing.T) *harness {
@@ -150,7 +96,7 @@ func newHarness(t *testing.T) *harness {
 		work = real
 	}
 	h := &harness{
-		t: t, work: work, rec: &memRecorder{}, events: &eventLog{},
+		t: t, work: work, rec: &turntest.Recorder{}, events: &turntest.Events{},
 		cfg: Config{
 			Path:             path,
 			FirstByteTimeout: Duration(30 * time.Second),

@@ -29,13 +29,13 @@ func TestRealCLIMultiStepEdit(t *testing.T) {
 	rt := New(h.cfg, h.opts)
 	res := h.run(context.Background(), rt, h.input("fix add in calc.py"), checker)
 	if res.Subtype != event.SubtypeSuccess || res.IsError {
-		t.Fatalf("result %+v\nevents: %s", res, types(h.events.all()))
+		t.Fatalf("result %+v\nevents: %s", res, types(h.events.All()))
 	}
 	data, _ := os.ReadFile(calc)
 	if !strings.Contains(string(data), "a + b") {
 		t.Errorf("calc.py not edited: %q", data)
 	}
-	seq := TypeSequence(h.events.all())
+	seq := TypeSequence(h.events.All())
 	want := []event.Type{event.Status, event.ToolUse, event.ToolResult, event.Text, event.ToolUse, event.ToolResult, event.Thinking, event.Text, event.Result, event.Done}
 	if !slices.Equal(seq, want) {
 		t.Errorf("sequence %v\nwant     %v", seq, want)
@@ -43,10 +43,10 @@ func TestRealCLIMultiStepEdit(t *testing.T) {
 	if got := checker.tools(); !slices.Equal(got, []string{"Read", "Edit"}) {
 		t.Errorf("checker asked for %v, want Read and Edit (every call goes through tandem)", got)
 	}
-	if h.rec.meta[MetaSessionID] == "" {
+	if h.rec.Value(MetaSessionID) == "" {
 		t.Error("claude session id not recorded")
 	}
-	msgs := h.rec.msgs
+	msgs := h.rec.Messages()
 	roles := make([]string, len(msgs))
 	for i, m := range msgs {
 		roles[i] = string(m.Role)
@@ -82,7 +82,7 @@ func TestRealCLIDeniedWriteDoesNotHappen(t *testing.T) {
 		t.Errorf("result %+v", res)
 	}
 	var tr *event.Event
-	for _, e := range h.events.all() {
+	for _, e := range h.events.All() {
 		if e.Type == event.ToolResult {
 			tr = &e
 		}
@@ -164,13 +164,13 @@ func TestRealCLIResumeAcrossTurns(t *testing.T) {
 	h.start(scripted.Script{Steps: []scripted.Step{scripted.TextStep("first answer"), scripted.TextStep("second answer")}})
 	rt := New(h.cfg, h.opts)
 	r1 := h.run(context.Background(), rt, h.input("one"), permission.AllowAll{})
-	id1 := h.rec.meta[MetaSessionID]
+	id1 := h.rec.Value(MetaSessionID)
 	r2 := h.run(context.Background(), rt, h.input("two"), permission.AllowAll{})
 	if r1.Result != "first answer" || r2.Result != "second answer" {
 		t.Fatalf("results %q, %q", r1.Result, r2.Result)
 	}
-	if id1 == "" || h.rec.meta[MetaSessionID] != id1 {
-		t.Errorf("session ids %q then %q", id1, h.rec.meta[MetaSessionID])
+	if id1 == "" || h.rec.Value(MetaSessionID) != id1 {
+		t.Errorf("session ids %q then %q", id1, h.rec.Value(MetaSessionID))
 	}
 	main := h.srv.MainRequests()
 	last := main[len(main)-1]
@@ -190,7 +190,7 @@ func TestRealCLIMissingSessionStartsFresh(t *testing.T) {
 		t.Fatalf("result %+v", res)
 	}
 	var notice string
-	for _, e := range h.events.all() {
+	for _, e := range h.events.All() {
 		if e.Type == event.Status && e.Message != "" {
 			notice = e.Message
 		}
@@ -198,7 +198,7 @@ func TestRealCLIMissingSessionStartsFresh(t *testing.T) {
 	if !strings.Contains(notice, gone) || !strings.Contains(notice, "fresh") {
 		t.Errorf("status notice %q", notice)
 	}
-	if id := h.rec.meta[MetaSessionID]; id == "" || id == gone {
+	if id := h.rec.Value(MetaSessionID); id == "" || id == gone {
 		t.Errorf("session id after fallback %q", id)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/tandem-agent/tandem/internal/turn/turntest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -317,8 +318,8 @@ func TestCrashReportsExitStatusAndStderr(t *testing.T) {
 	if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	log := &eventLog{}
-	rec := &memRecorder{}
+	log := &turntest.Events{}
+	rec := &turntest.Recorder{}
 	rt := New(Config{Path: p}, Options{})
 	res, err := rt.RunTurn(context.Background(), turn.Input{SessionID: "s", Prompt: "hi", Cwd: t.TempDir()},
 		turn.Deps{Events: event.NewEmitter("s", 0, log), Recorder: rec, Checker: permission.AllowAll{}})
@@ -328,11 +329,11 @@ func TestCrashReportsExitStatusAndStderr(t *testing.T) {
 	if res.Subtype != event.SubtypeError || !strings.Contains(res.Error, "exit status 3") || !strings.Contains(res.Error, "something broke") {
 		t.Errorf("result %+v", res)
 	}
-	if evs := log.all(); len(evs) != 2 || evs[0].Type != event.Result || evs[1].Type != event.Done {
+	if evs := log.All(); len(evs) != 2 || evs[0].Type != event.Result || evs[1].Type != event.Done {
 		t.Errorf("events %+v", evs)
 	}
-	if len(rec.msgs) != 1 || rec.msgs[0].PlainText() != "hi" {
-		t.Errorf("prompt not recorded: %+v", rec.msgs)
+	if len(rec.Messages()) != 1 || rec.Messages()[0].PlainText() != "hi" {
+		t.Errorf("prompt not recorded: %+v", rec.Messages())
 	}
 }
 
@@ -340,7 +341,7 @@ func TestRootBypassRefused(t *testing.T) {
 	if !isRoot() {
 		t.Skip("only meaningful as root")
 	}
-	log := &eventLog{}
+	log := &turntest.Events{}
 	rt := New(Config{Path: fakeCLI(t, "2.1.332"), ExtraArgs: []string{"--settings", `{"permissions":{"defaultMode":"bypassPermissions"}}`}}, Options{})
 	res, _ := rt.RunTurn(context.Background(), turn.Input{Prompt: "hi", Cwd: t.TempDir()}, turn.Deps{Events: event.NewEmitter("s", 0, log)})
 	if !strings.Contains(res.Error, "allow_root") {
