@@ -33,7 +33,7 @@ func (e *Engine) judgeBash(mode Mode, command, cwd string) verdict {
 		return v
 	}
 	for _, c := range cmds {
-		v.raise(e.judgeCommand(mode, c))
+		v.raise(e.judgeCommand(mode, c, cwd))
 	}
 	if v.action == ActionAllow && v.rule == "" {
 		v.rule = "read-only"
@@ -41,11 +41,14 @@ func (e *Engine) judgeBash(mode Mode, command, cwd string) verdict {
 	return v
 }
 
-func (e *Engine) judgeCommand(mode Mode, c shell.Command) verdict {
+func (e *Engine) judgeCommand(mode Mode, c shell.Command, cwd string) verdict {
 	one := []shell.Command{c}
 	label := c.Text
 	if label == "" {
 		label = c.String()
+	}
+	if v, ok := e.fileRulesOnShell(c, cwd, label); ok {
+		return v
 	}
 	if r, ok := e.bashRule(ActionAsk, "", one); ok {
 		return verdict{action: ActionAsk, rule: r.String(), reason: "rule " + ruleLabel(r) + " asks before `" + label + "`", noAlways: true}
@@ -255,4 +258,59 @@ func gitWithoutGlobals(args []string) []string {
 		}
 	}
 	return []string{"git"}
+}
+
+// fileRulesOnShell applies the file tools' deny and ask rules to the paths
+// a shell command names, so `cat secrets/x` cannot read what
+// Read(./secrets/**) denies, nor `rm docs/a` remove what Edit(/docs/**)
+// denies. Every operand that is not an option counts as a path the command
+// may read; WriteTargets are paths it writes.
+func (e *Engine) fileRulesOnShell(c shell.Command, cwd, label string) (verdict, bool) {
+	if cwd == "" {
+		cwd = e.opts.WorkDir
+	}
+	check := func(tool, p string) (verdict, bool) {
+		abs := p
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(cwd, abs)
+		}
+		abs = filepath.Clean(abs)
+		resolved, _, err := ResolveInRoots(e.roots, abs)
+		if err != nil {
+			resolved = abs
+		}
+		r, ok := e.strongest(func(r Rule) bool {
+			return (r.Action == ActionDeny || r.Action == ActionAsk) && r.Pattern != "" && r.matchesTool(tool) &&
+				(r.matchPath(resolved, e.opts.WorkDir, e.opts.HomeDir) || r.matchPath(abs, e.opts.WorkDir, e.opts.HomeDir))
+		})
+		if !ok {
+			return verdict{}, false
+		}
+		if r.Action == ActionDeny {
+			return verdict{action: ActionDeny, rule: r.String(), reason: "`" + label + "` touches " + p + ", denied by rule " + ruleLabel(r)}, true
+		}
+		return verdict{action: ActionAsk, rule: r.String(), reason: "`" + label + "` touches " + p + "; rule " + ruleLabel(r) + " asks", noAlways: true}, true
+	}
+	var out verdict
+	found := false
+	for _, t := range c.WriteTargets {
+		for _, tool := range []string{"Edit", "Write"} {
+			if v, ok := check(tool, t); ok {
+				out.raise(v)
+				found = true
+			}
+		}
+	}
+	if len(c.Argv) > 1 {
+		for _, a := range c.Argv[1:] {
+			if a == "" || strings.HasPrefix(a, "-") {
+				continue
+			}
+			if v, ok := check("Read", a); ok {
+				out.raise(v)
+				found = true
+			}
+		}
+	}
+	return out, found
 }
