@@ -21,7 +21,7 @@ type sessState struct {
 
 	mu      sync.Mutex
 	live    *session.Live
-	queue   []string
+	queue   []queuedTurn
 	running bool
 	cancel  context.CancelFunc
 	current string // prompt of the running turn
@@ -54,7 +54,7 @@ func (st *sessState) snapshot() snapshot {
 		st.boundarySeq = st.live.Events.LastSeq()
 	}
 	return snapshot{boundarySeq: st.boundarySeq, boundaryMsgs: st.boundaryMsgs, running: st.running,
-		queued: append([]string(nil), st.queue...), current: st.current}
+		queued: queuedTexts(st.queue), current: st.current}
 }
 
 // state returns the session's state, creating it from the store.
@@ -116,7 +116,7 @@ var errStopping = errors.New("the server is shutting down")
 
 // enqueue runs prompt now or after the turns before it. position is the
 // prompt's place in the queue (1 = next), 0 when it started at once.
-func (s *Server) enqueue(ctx context.Context, st *sessState, prompt string) (queued bool, position int, err error) {
+func (s *Server) enqueue(ctx context.Context, st *sessState, t queuedTurn) (queued bool, position int, err error) {
 	if s.base.Err() != nil {
 		return false, 0, errStopping
 	}
@@ -129,32 +129,47 @@ func (s *Server) enqueue(ctx context.Context, st *sessState, prompt string) (que
 		return false, 0, fmt.Errorf("open session %s: %w", st.id, err)
 	}
 	if st.running {
-		st.queue = append(st.queue, prompt)
+		st.queue = append(st.queue, t)
 		return true, len(st.queue), nil
 	}
 	st.running = true
 	st.wg.Add(1)
-	go s.work(st, prompt)
+	go s.work(st, t)
 	return false, 0, nil
 }
 
-// work runs prompt and then every queued prompt, in order.
-func (s *Server) work(st *sessState, prompt string) {
+// queuedTurn is a prompt waiting to run, with its per-turn options.
+type queuedTurn struct {
+	text string
+	opts session.TurnOptions
+}
+
+func queuedTexts(q []queuedTurn) []string {
+	out := make([]string, len(q))
+	for i, t := range q {
+		out[i] = t.text
+	}
+	return out
+}
+
+// work runs t and then every queued turn, in order.
+func (s *Server) work(st *sessState, t queuedTurn) {
 	defer st.wg.Done()
 	for {
-		s.runTurn(st, prompt)
+		s.runTurn(st, t)
 		st.mu.Lock()
 		if len(st.queue) == 0 || st.deleted || s.base.Err() != nil {
 			st.queue, st.running = nil, false
 			st.mu.Unlock()
 			return
 		}
-		prompt, st.queue = st.queue[0], st.queue[1:]
+		t, st.queue = st.queue[0], st.queue[1:]
 		st.mu.Unlock()
 	}
 }
 
-func (s *Server) runTurn(st *sessState, prompt string) {
+func (s *Server) runTurn(st *sessState, t queuedTurn) {
+	prompt := t.text
 	ctx, cancel := context.WithCancel(s.base)
 	defer cancel()
 	st.mu.Lock()
@@ -165,12 +180,13 @@ func (s *Server) runTurn(st *sessState, prompt string) {
 
 	// Every client sees the prompt that started the turn, whoever sent it.
 	l.Events.Emit(event.Event{Type: event.Status, Subtype: SubtypeUserMessage, Text: prompt})
-	res, err := l.Run(ctx, prompt, session.TurnOptions{})
+	res, err := l.Run(ctx, prompt, t.opts)
 	if err != nil && res.Type != event.Result {
 		s.log.Error("turn failed", "session", st.id, "err", err)
 		msg := err.Error()
 		l.Events.Emit(event.Event{Type: event.Error, Error: msg})
-		l.Events.Emit(event.Event{Type: event.Result, Subtype: event.SubtypeError, IsError: true, Result: msg})
+		l.Events.Emit(event.Event{Type: event.Result, Subtype: event.SubtypeError, IsError: true, Error: msg})
+		l.Events.Emit(event.Event{Type: event.Done})
 		s.saveSeq(l)
 	}
 	st.mu.Lock()

@@ -261,6 +261,10 @@ func (s *Server) patchSession(w http.ResponseWriter, r *http.Request) {
 
 type messageReq struct {
 	Text string `json:"text"`
+	// Per-turn options, as `tandem run` flags.
+	MaxTurns           int      `json:"max_turns,omitempty"`
+	AppendSystemPrompt string   `json:"append_system_prompt,omitempty"`
+	DisallowedTools    []string `json:"disallowed_tools,omitempty"`
 }
 
 func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
@@ -271,6 +275,10 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 	}
 	if strings.TrimSpace(req.Text) == "" {
 		writeError(w, errf(http.StatusBadRequest, "empty_text", "text must not be empty"))
+		return
+	}
+	if req.MaxTurns < 0 {
+		writeError(w, errf(http.StatusBadRequest, "bad_max_turns", "max_turns must be 0 (no limit) or more"))
 		return
 	}
 	st, e := s.state(r.Context(), r.PathValue("id"))
@@ -287,7 +295,8 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 		writeError(w, e)
 		return
 	}
-	queued, pos, err := s.enqueue(r.Context(), st, req.Text)
+	queued, pos, err := s.enqueue(r.Context(), st, queuedTurn{text: req.Text, opts: session.TurnOptions{
+		MaxTurns: req.MaxTurns, AppendSystemPrompt: req.AppendSystemPrompt, DisallowedTools: req.DisallowedTools}})
 	switch {
 	case errors.Is(err, errStopping):
 		writeError(w, errf(http.StatusServiceUnavailable, "shutting_down", "the server is shutting down"))

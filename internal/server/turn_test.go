@@ -423,3 +423,21 @@ func TestGracefulShutdownMidTurn(t *testing.T) {
 		t.Fatalf("message after shutdown: %d %s", code, data)
 	}
 }
+
+func TestPerTurnOptions(t *testing.T) {
+	script := scripted.Script{Steps: []scripted.Step{
+		scripted.ToolStep(scripted.Call("Read", map[string]any{"file_path": "x.txt"})),
+		scripted.TextStep("never reached"),
+	}}
+	e := newEnv(t, script)
+	id := e.newSession()
+	ch, stop := e.stream(id, "")
+	defer stop()
+	e.mustDo("POST", "/api/sessions/"+id+"/messages", map[string]any{"text": "go", "max_turns": -1}, 400, nil)
+	e.mustDo("POST", "/api/sessions/"+id+"/messages", map[string]any{"text": "go", "max_turns": 1}, 202, nil)
+	evs := until(t, ch, isType(event.Result))
+	res := evs[len(evs)-1].Event
+	if res.Subtype != event.SubtypeMaxTurns || res.NumTurns != 1 {
+		t.Fatalf("result %+v", res)
+	}
+}
