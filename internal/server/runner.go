@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/message"
@@ -34,6 +35,8 @@ type sessState struct {
 	boundarySeq  int64
 	boundaryMsgs int
 	wg           sync.WaitGroup
+	// idleSince is when the idle sweep first saw the session unused.
+	idleSince time.Time
 }
 
 // snapshot is a consistent view for GET /api/sessions/{id}.
@@ -99,6 +102,7 @@ func (s *Server) adopt(l *session.Live) *sessState {
 
 // ensureLive opens the live session on first use. Call with st.mu held.
 func (s *Server) ensureLive(ctx context.Context, st *sessState) (*session.Live, error) {
+	st.idleSince = time.Time{} // in use: the idle sweep starts counting again
 	if st.live != nil {
 		return st.live, nil
 	}

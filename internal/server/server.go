@@ -96,6 +96,10 @@ type Options struct {
 	// ClientBuffer is how many events an SSE client may lag behind before
 	// it is dropped (default 1024).
 	ClientBuffer int
+	// IdleTimeout closes a session's live state (its MCP servers, shell
+	// jobs) after it has had no turn and no SSE client for this long; it
+	// reopens on the next request. 0 means 30 minutes, negative never.
+	IdleTimeout time.Duration
 	// TLS marks the cookie Secure (set when serving HTTPS).
 	TLS bool
 	// OnEventWritten, when set, is called after each event is written to
@@ -159,6 +163,12 @@ func New(opts Options) (*Server, error) {
 		s.hosts[normalHost(h)] = true
 	}
 	s.handler = s.routes()
+	if opts.IdleTimeout == 0 {
+		s.opts.IdleTimeout = 30 * time.Minute
+	}
+	if s.opts.IdleTimeout > 0 {
+		go s.sweepIdle(s.opts.IdleTimeout)
+	}
 	return s, nil
 }
 
