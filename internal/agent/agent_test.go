@@ -365,3 +365,25 @@ func TestSystemPromptReplaceAndAppend(t *testing.T) {
 		t.Errorf("replaced system: %q", got)
 	}
 }
+
+type panicTool struct{ echoTool }
+
+func (*panicTool) Name() string { return "Boom" }
+func (*panicTool) Execute(context.Context, tool.Call) (tool.Result, error) {
+	var m map[string]int
+	m["x"] = 1 // a nil-map write: a real panic
+	return tool.Result{}, nil
+}
+
+func TestToolPanicBecomesErrorResult(t *testing.T) {
+	h := newHarness(t, toolStep([2]string{"Boom", `{}`}), textStep("recovered"))
+	h.deps.Tools.Add(&panicTool{})
+	res := h.run(t, context.Background(), turn.Input{})
+	if res.Subtype != event.SubtypeSuccess || res.Result != "recovered" {
+		t.Fatalf("result %+v", res)
+	}
+	tr := h.rec.Messages()[2].Content[0]
+	if !tr.IsError || !strings.Contains(tr.Content[0].Text, "crashed") {
+		t.Errorf("tool result %+v", tr)
+	}
+}

@@ -101,7 +101,7 @@ func (r *Runtime) execute(ctx context.Context, st *turnState, use message.Block)
 	if len(dec.UpdatedInput) > 0 {
 		input = dec.UpdatedInput
 	}
-	res, err := t.Execute(ctx, tool.Call{ID: use.ID, Name: use.Name, Input: input, Env: st.d.Env})
+	res, err := safeExecute(ctx, t, tool.Call{ID: use.ID, Name: use.Name, Input: input, Env: st.d.Env})
 	if err != nil {
 		res = tool.ErrorResult(fmt.Sprintf("%s failed: %v", use.Name, err))
 	}
@@ -148,4 +148,16 @@ func offeredNames(st *turnState) []string {
 		}
 	}
 	return out
+}
+
+// safeExecute runs a tool and turns a panic inside it (a bug in a tool or
+// an MCP adapter) into an error result, so one bad call cannot kill the
+// session and lose the turn.
+func safeExecute(ctx context.Context, t tool.Tool, call tool.Call) (res tool.Result, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			res, err = tool.Result{}, fmt.Errorf("the tool crashed (%v); this is a bug in tandem, please report it", p)
+		}
+	}()
+	return t.Execute(ctx, call)
 }
