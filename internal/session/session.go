@@ -179,7 +179,7 @@ func (l *Live) Run(ctx context.Context, prompt string, opts TurnOptions) (event.
 		SystemPrompt: opts.SystemPrompt, AllowedTools: opts.AllowedTools, DisallowedTools: opts.DisallowedTools,
 		Images: opts.Images}
 	deps := turn.Deps{Events: l.Events, Recorder: l.mgr.store.RecorderWithSeq(rec.ID, l.Events.LastSeq), Checker: l.Checker, Tools: l.Tools, Env: l.Env}
-	res, err := rt.RunTurn(ctx, in, deps)
+	res, err := runGuarded(ctx, rt, in, deps)
 	seq := l.Events.LastSeq()
 	// The seq must survive even an interrupted turn, so SSE resumption and
 	// the next turn's numbering stay right.
@@ -326,3 +326,15 @@ func absAll(dirs []string) []string {
 // Wiring returns the manager's wiring (the application reaches its own
 // per-session state through it).
 func (m *Manager) Wiring() Wiring { return m.wiring }
+
+// runGuarded runs a turn and turns a panic in the runtime into an error:
+// what the turn stored so far stays, and the process (a server with many
+// sessions) goes on.
+func runGuarded(ctx context.Context, rt turn.Runtime, in turn.Input, d turn.Deps) (res event.Event, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			res, err = event.Event{}, fmt.Errorf("internal error in the %s runtime: %v (the session is kept; please report this)", rt.Name(), p)
+		}
+	}()
+	return rt.RunTurn(ctx, in, d)
+}

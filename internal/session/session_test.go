@@ -2,8 +2,10 @@ package session
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -127,5 +129,30 @@ func TestContinueAndErrors(t *testing.T) {
 	defer l2.Close()
 	if l2.Snapshot().ID != l.Snapshot().ID || l2.Snapshot().Mode != "" {
 		t.Errorf("continue: %+v", l2.Snapshot())
+	}
+}
+
+type panicRuntime struct{}
+
+func (panicRuntime) Name() string { return "panicky" }
+func (panicRuntime) RunTurn(context.Context, turn.Input, turn.Deps) (event.Event, error) {
+	var p *struct{ x int }
+	return event.Event{Result: fmt.Sprint(p.x)}, nil // nil dereference
+}
+
+type panicWiring struct{ fakeWiring }
+
+func (*panicWiring) Runtime(string, *Live) (turn.Runtime, error) { return panicRuntime{}, nil }
+
+func TestRuntimePanicIsAnError(t *testing.T) {
+	m, _, work := setup(t)
+	m.wiring = &panicWiring{}
+	l, err := m.Open(context.Background(), OpenRequest{Cwd: work})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if _, err := l.Run(context.Background(), "hi", TurnOptions{}); err == nil || !strings.Contains(err.Error(), "internal error") {
+		t.Fatalf("want an internal error, got %v", err)
 	}
 }
