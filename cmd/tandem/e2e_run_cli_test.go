@@ -410,3 +410,19 @@ func TestPrinterRetriedTextDiffers(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 }
+
+func TestE2ERunNoModelStoresNothing(t *testing.T) {
+	x := newE2E(t, scripted.Script{})
+	x.Env = []string{"ANTHROPIC_API_KEY=", "OPENAI_API_KEY="}
+	r := x.Run("run", "-p", "hi")
+	if r.Code == 0 || !strings.Contains(r.Stderr, "no model chosen") {
+		t.Fatalf("exit %d, stderr:\n%s", r.Code, r.Stderr)
+	}
+	r = x.Run("run", "-p", "hi", "--model", "anthropic/claude-sonnet-4-5")
+	if r.Code == 0 || !strings.Contains(r.Stderr, "ANTHROPIC_API_KEY") {
+		t.Fatalf("missing key: exit %d, stderr:\n%s", r.Code, r.Stderr)
+	}
+	if l := x.Run("sessions", "list", "--all", "--json"); strings.TrimSpace(l.Stdout) != "[]" {
+		t.Errorf("a session was stored: %s", l.Stdout)
+	}
+}

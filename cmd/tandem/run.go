@@ -149,15 +149,11 @@ func runTurn(cmd *cobra.Command, g *globalFlags, f *runFlags, args []string) err
 	defer stop()
 
 	out := newPrinter(f.outputFormat, cmd.OutOrStdout(), cmd.ErrOrStderr(), f.verbose)
-	if f.model != "" && f.resume == "" && !f.cont {
+	if f.resume == "" && !f.cont {
 		// A new session with a model that cannot work would be stored
 		// empty and then picked up by --continue: check first.
-		cwd, err := absCwd(f.cwd)
-		if err != nil {
+		if err := checkNewSessionModel(a, f); err != nil {
 			return reportEarly(cmd, f, err)
-		}
-		if err := a.CheckModel(f.model, cwd); err != nil {
-			return reportEarly(cmd, f, fmt.Errorf("--model %s: %w", f.model, err))
 		}
 	}
 	live, err := a.Manager.Open(ctx, session.OpenRequest{ID: f.resume, Continue: f.cont, Cwd: f.cwd, AddDirs: f.addDirs,
@@ -192,6 +188,34 @@ func maxTurns(a *app.App, live *session.Live, flag int) int {
 		return 0 // fillDefaults has already loaded this config without error
 	}
 	return cfg.MaxTurns
+}
+
+// checkNewSessionModel resolves the model a new session would use (the
+// flag, else the configured or environment default) with the folder's
+// provider settings, without calling the provider.
+func checkNewSessionModel(a *app.App, f *runFlags) error {
+	cwd, err := absCwd(f.cwd)
+	if err != nil {
+		return err
+	}
+	cfg, err := a.ConfigFor(cwd)
+	if err != nil {
+		return err
+	}
+	if rt := firstNonEmpty(f.runtime, cfg.Runtime); rt == "claude-code" || rt == "auto" {
+		return nil // the CLI may have its own login and model; that runtime reports problems itself
+	}
+	spec := firstNonEmpty(f.model, a.DefaultModel(cfg))
+	if spec == "" {
+		return fmt.Errorf("no model chosen: pass --model provider/model (e.g. anthropic/claude-sonnet-4-5), set \"model\" in tandem's config, or set ANTHROPIC_API_KEY or OPENAI_API_KEY")
+	}
+	if err := a.CheckModel(spec, cwd); err != nil {
+		if f.model != "" {
+			return fmt.Errorf("--model %s: %w", f.model, err)
+		}
+		return fmt.Errorf("model %s: %w", spec, err)
+	}
+	return nil
 }
 
 // fillDefaults gives a new session the configured model, runtime and mode
