@@ -34,9 +34,9 @@ func readImage(env *tool.Env, req readRequest, info os.FileInfo, mediaType strin
 	if req.pages != "" {
 		return tool.ErrorResult(fmt.Sprintf("The pages parameter only applies to PDF files; %s is an image (%s).", req.abs, mediaType)), nil
 	}
-	if info.Size() > maxImageBytes {
-		return tool.ErrorResult(fmt.Sprintf("Image %s is %s, more than the %s an image may have. Make a smaller copy first (e.g. `convert %s -resize 50%% /tmp/smaller.png` with the Bash tool) and read that.",
-			req.abs, humanSize(info.Size()), humanSize(maxImageBytes), req.abs)), nil
+	if info.Size() > maxImageInput {
+		return tool.ErrorResult(fmt.Sprintf("Image %s is %s, more than the %s Read will shrink. Make a smaller copy first (e.g. `convert %s -resize 25%% /tmp/smaller.png` with the Bash tool) and read that.",
+			req.abs, humanSize(info.Size()), humanSize(maxImageInput), req.abs)), nil
 	}
 	data, err := os.ReadFile(req.real)
 	if err != nil {
@@ -46,6 +46,13 @@ func readImage(env *tool.Env, req readRequest, info os.FileInfo, mediaType strin
 	desc := fmt.Sprintf("Image %s (%s, %s", req.abs, mediaType, humanSize(info.Size()))
 	if cfg, _, err := image.DecodeConfig(bytes.NewReader(data)); err == nil {
 		desc += fmt.Sprintf(", %dx%d", cfg.Width, cfg.Height)
+	}
+	data, mediaType, note, err := fitImage(data, mediaType)
+	if err != nil {
+		return tool.ErrorResult(fmt.Sprintf("Image %s is too large to attach and could not be shrunk (%v). Make a smaller copy with the Bash tool and read that.", req.abs, err)), nil
+	}
+	if note != "" {
+		desc += "; " + note
 	}
 	desc += ") is attached."
 	img := message.Block{Type: message.Image, MediaType: mediaType, ImageData: base64.StdEncoding.EncodeToString(data)}
