@@ -10,7 +10,7 @@ import (
 // withApp opens the App for a command and closes it after.
 func withApp(g *globalFlags, fn func(*cobra.Command, *app.App, []string) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
-		a, err := app.Open(app.Options{Home: g.home, Stderr: cmd.ErrOrStderr()})
+		a, err := app.Open(app.Options{Home: g.home, Version: version(), Stderr: cmd.ErrOrStderr()})
 		if err != nil {
 			return err
 		}

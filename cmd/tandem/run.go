@@ -137,7 +137,7 @@ func runTurn(cmd *cobra.Command, g *globalFlags, f *runFlags, args []string) err
 		defer tty.Close()
 		asker = permission.NewTerminalAsker(tty, tty)
 	}
-	a, err := app.Open(app.Options{Home: g.home, Asker: asker, Stderr: cmd.ErrOrStderr()})
+	a, err := app.Open(app.Options{Home: g.home, Version: version(), Asker: asker, Stderr: cmd.ErrOrStderr()})
 	if err != nil {
 		return err
 	}

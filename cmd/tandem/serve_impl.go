@@ -44,7 +44,7 @@ func newServeCommand(g *globalFlags) *cobra.Command {
 }
 
 func serve(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
-	a, err := app.Open(app.Options{Home: g.home, ServerAsks: true, Stderr: cmd.ErrOrStderr()})
+	a, err := app.Open(app.Options{Home: g.home, Version: version(), ServerAsks: true, Stderr: cmd.ErrOrStderr()})
 	if err != nil {
 		return err
 	}

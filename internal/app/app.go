@@ -27,6 +27,8 @@ type Options struct {
 	// ServerAsks keeps the permission broker as the asker even without a
 	// local Asker: the HTTP server's clients answer through App.Reply.
 	ServerAsks bool
+	// Version is tandem's version, sent to MCP servers as the client version.
+	Version string
 	// Stderr receives warnings (e.g. an MCP server that failed to start).
 	Stderr io.Writer
 }

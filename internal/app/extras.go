@@ -17,9 +17,6 @@ import (
 	"github.com/tandem-agent/tandem/internal/turn"
 )
 
-// Version is tandem's version, set by the CLI from build info.
-var clientVersion = "dev"
-
 func shellCwd(env *tool.Env) string { return shell.CurrentDir(env) }
 
 func (w *wiring) toolOptions(cfg *config.Config) tools.Options {
@@ -64,7 +61,7 @@ func (w *wiring) equipMCP(ctx context.Context, l *session.Live, eq *equipped) er
 	m := mcp.NewManager(mcp.Options{
 		Servers:  servers,
 		Policy:   policy,
-		Registry: l.Tools, Emit: l.Events.Emit, ClientName: "tandem", ClientVersion: clientVersion, WorkDir: rec.Cwd,
+		Registry: l.Tools, Emit: l.Events.Emit, ClientName: "tandem", ClientVersion: firstNonEmpty(w.app.opts.Version, "dev"), WorkDir: rec.Cwd,
 	})
 	m.Start(context.WithoutCancel(ctx))
 	eq.mcp = m
