@@ -3,15 +3,14 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"github.com/tandem-agent/tandem/internal/turn/turntest"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/tool"
 )
 
@@ -29,22 +28,10 @@ func npmBin(t *testing.T, name string) string {
 	return p
 }
 
-type eventLog struct {
-	mu sync.Mutex
-	ev []event.Event
-}
-
-func (l *eventLog) emit(e event.Event) {
-	l.mu.Lock()
-	l.ev = append(l.ev, e)
-	l.mu.Unlock()
-}
-
-func (l *eventLog) messages() []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+// messages lists the events' Message fields, for failure output.
+func messages(l *turntest.Events) []string {
 	var out []string
-	for _, e := range l.ev {
+	for _, e := range l.All() {
 		out = append(out, e.Message)
 	}
 	return out
@@ -53,13 +40,13 @@ func (l *eventLog) messages() []string {
 type harness struct {
 	m   *Manager
 	reg *tool.Registry
-	log *eventLog
+	log *turntest.Events
 }
 
 func startManager(t *testing.T, servers Servers, tweak ...func(*Options)) *harness {
 	t.Helper()
-	h := &harness{reg: tool.NewRegistry(), log: &eventLog{}}
-	opts := Options{Servers: servers, Registry: h.reg, Emit: h.log.emit, WorkDir: t.TempDir(),
+	h := &harness{reg: tool.NewRegistry(), log: &turntest.Events{}}
+	opts := Options{Servers: servers, Registry: h.reg, Emit: h.log.Emit, WorkDir: t.TempDir(),
 		ClientName: "tandem-test", ClientVersion: "0"}
 	for _, f := range tweak {
 		f(&opts)
@@ -86,7 +73,7 @@ func (h *harness) waitState(t *testing.T, name string, want State, within time.D
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	t.Fatalf("server %s did not reach %s within %s; last status %+v; events %q", name, want, within, last, h.log.messages())
+	t.Fatalf("server %s did not reach %s within %s; last status %+v; events %q", name, want, within, last, messages(h.log))
 	return last
 }
 

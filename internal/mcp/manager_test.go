@@ -102,7 +102,7 @@ func TestFailedServerIsReportedWithStderrAndOthersStart(t *testing.T) {
 		t.Fatalf("off: %+v", st)
 	}
 	var sawConnected, sawFailed bool
-	for _, e := range h.log.ev {
+	for _, e := range h.log.All() {
 		if e.Meta["mcp_server"] == "good" && e.Meta["mcp_status"] == "connected" && e.Message == "mcp server good connected (1 tools)" {
 			sawConnected = true
 		}
@@ -111,7 +111,7 @@ func TestFailedServerIsReportedWithStderrAndOthersStart(t *testing.T) {
 		}
 	}
 	if !sawConnected || !sawFailed {
-		t.Fatalf("status events missing: %q", h.log.messages())
+		t.Fatalf("status events missing: %q", messages(h.log))
 	}
 	// Calling a tool of a server that is not connected explains why.
 	srv, _ := h.m.get("bad")
