@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/tandem-agent/tandem/internal/scripted"
@@ -38,5 +39,20 @@ func TestE2EResumeDoesNotInheritTrust(t *testing.T) {
 		if e.Type == "status" && e.Mode != "" && e.Mode != "normal" {
 			t.Errorf("status mode %q, want normal", e.Mode)
 		}
+	}
+}
+
+// Text output tells a person on stderr which calls were refused and why.
+func TestE2ETextOutputReportsDenials(t *testing.T) {
+	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
+		scripted.ToolStep(scripted.Call("Bash", map[string]any{"command": "rm -rf build"})),
+		scripted.TextStep("could not clean"),
+	}})
+	r := x.RunDetached("run", "-p", "clean", "--model", "anthropic/claude-sonnet-4-5")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "could not clean") {
+		t.Fatalf("exit %d\n%s\n%s", r.Code, r.Stdout, r.Stderr)
+	}
+	if !strings.Contains(r.Stderr, "denied Bash") || !strings.Contains(r.Stderr, "rm -rf build") || !strings.Contains(r.Stderr, "no terminal") {
+		t.Errorf("stderr does not explain the denial:\n%s", r.Stderr)
 	}
 }

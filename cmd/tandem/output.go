@@ -138,6 +138,11 @@ func (p *printer) finish(res event.Event) {
 		if res.IsError {
 			fmt.Fprintln(p.err, failureLine(res))
 		}
+		// A person reading text output learns what was refused and how to
+		// allow it, as json consumers do from permission_denials.
+		for _, d := range res.PermissionDenials {
+			fmt.Fprintf(p.err, "tandem: denied %s %s: %s\n", d.ToolName, compact(d.ToolInput, 120), firstLine(d.Reason, 300))
+		}
 		if p.verbose {
 			cost := "unknown"
 			if res.CostUSD != nil {
