@@ -19,17 +19,19 @@ import (
 
 func shellCwd(env *tool.Env) string { return shell.CurrentDir(env) }
 
-func (w *wiring) toolOptions(cfg *config.Config) tools.Options {
+func (w *wiring) toolOptions(cfg *config.Config, l *session.Live) tools.Options {
 	fetch := web.FetchConfig{AllowPrivate: cfg.Tools.WebFetch.AllowPrivate}
 	if cfg.SmallModel != "" {
 		fetch.Summarizer = summarizer{models: w.app.models.resolver(cfg), spec: cfg.SmallModel}
 	}
-	return tools.Options{Fetch: fetch, Searcher: w.searcher(cfg)}
+	return tools.Options{Fetch: fetch, Searcher: w.searcher(cfg, l)}
 }
 
 // searcher picks WebSearch's backend: the configured one, else whichever
-// key is in the environment (BRAVE_API_KEY, TAVILY_API_KEY).
-func (w *wiring) searcher(cfg *config.Config) web.Searcher {
+// key is in the environment (BRAVE_API_KEY, TAVILY_API_KEY), else the
+// provider's own web search (Anthropic models) with the small model or the
+// session's model.
+func (w *wiring) searcher(cfg *config.Config, l *session.Live) web.Searcher {
 	ws := cfg.Tools.WebSearch
 	key := ""
 	if ws.APIKeyEnv != "" {
@@ -41,7 +43,15 @@ func (w *wiring) searcher(cfg *config.Config) web.Searcher {
 	case "tavily":
 		return &web.Tavily{APIKey: firstNonEmpty(key, w.app.opts.Getenv("TAVILY_API_KEY"))}
 	}
-	return web.SearcherFromEnv(w.app.opts.Getenv)
+	if s := web.SearcherFromEnv(w.app.opts.Getenv); s != nil {
+		return s
+	}
+	return nativeSearcher{app: w.app, cfg: cfg, spec: func() (string, error) {
+		if spec := firstNonEmpty(cfg.SmallModel, l.Snapshot().Model, w.app.DefaultModel(cfg)); spec != "" {
+			return spec, nil
+		}
+		return "", fmt.Errorf("%s", web.NoBackendMessage)
+	}}
 }
 
 // equipMCP starts the session's MCP servers in the background. A bad entry

@@ -104,7 +104,7 @@ func (w *wiring) Equip(ctx context.Context, l *session.Live) (func(), error) {
 	})
 	l.Checker = eq.engine
 	l.ModeSetter = eq.engine
-	l.Tools.Add(tools.Default(w.toolOptions(cfg))...)
+	l.Tools.Add(tools.Default(w.toolOptions(cfg, l))...)
 	if err := w.equipMCP(ctx, l, eq); err != nil {
 		return nil, err
 	}

@@ -154,6 +154,7 @@ func (a *anthropicAdapter) body(p anthropic.MessageNewParams, req Request) ([]by
 			return nil, err
 		}
 	}
+	tools = withServerTools(tools, req.ServerTools)
 	size := len(head) + len(tools) + 64
 	for _, m := range msgs {
 		size += len(m) + 1
@@ -175,6 +176,26 @@ func (a *anthropicAdapter) body(p anthropic.MessageNewParams, req Request) ([]by
 		b = append(append(b, `,"tools":`...), tools...)
 	}
 	return append(b, '}'), nil
+}
+
+// withServerTools appends provider-executed tools to the encoded tool
+// array (which stays cached without them).
+func withServerTools(tools []byte, server []json.RawMessage) []byte {
+	if len(server) == 0 {
+		return tools
+	}
+	out := []byte{'['}
+	if len(tools) > 2 {
+		out = append(out, tools[1:len(tools)-1]...)
+		out = append(out, ',')
+	}
+	for i, t := range server {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, bytes.TrimSpace(t)...)
+	}
+	return append(out, ']')
 }
 
 // anthropicTools encodes the tool list once per tool set (see toolCache)

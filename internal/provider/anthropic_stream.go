@@ -21,6 +21,8 @@ type anthropicAccumulator struct {
 	usage      event.Usage
 	stopReason string
 	stopped    bool // message_stop seen
+	sources    []Source
+	sourceAt   map[string]int // url -> index in sources
 }
 
 type streamBlock struct {
@@ -97,9 +99,12 @@ func (a *anthropicAccumulator) start(index int64, cb anthropic.ContentBlockStart
 			b.input = []byte(raw)
 		}
 		a.onDelta(Delta{Kind: DeltaToolStart, ToolID: cb.ID, ToolName: cb.Name})
+	case "web_search_tool_result":
+		a.searchResults(cb.RawJSON())
+		return
 	default:
-		// Server-side tools and the like: tandem offers none, so there is
-		// nothing to keep.
+		// Other server-side blocks (server_tool_use, ...): the answer's
+		// text is what tandem keeps.
 		return
 	}
 	a.blocks = append(a.blocks, b)
@@ -126,6 +131,11 @@ func (a *anthropicAccumulator) delta(index int64, d anthropic.MessageStreamEvent
 		a.text(b, d.Thinking, DeltaThinking)
 	case "signature_delta":
 		b.sig.WriteString(d.Signature)
+	case "citations_delta":
+		if c := d.Citation; c.URL != "" && c.CitedText != "" {
+			i := a.source(c.URL, c.Title)
+			a.sources[i].Cited = append(a.sources[i].Cited, c.CitedText)
+		}
 	case "input_json_delta":
 		if !b.delta {
 			b.input, b.delta = b.input[:0], true
@@ -154,7 +164,43 @@ func (a *anthropicAccumulator) response(model string) *Response {
 		}
 		content = append(content, blk)
 	}
-	return &Response{Content: content, Usage: a.usage, StopReason: a.stopReason, Model: model}
+	return &Response{Content: content, Usage: a.usage, StopReason: a.stopReason, Model: model, Sources: a.sources}
+}
+
+// searchResults records the pages of a web_search_tool_result block (an
+// error result has no list and adds nothing).
+func (a *anthropicAccumulator) searchResults(raw string) {
+	var blk struct {
+		Content json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal([]byte(raw), &blk) != nil {
+		return
+	}
+	var results []struct {
+		URL   string `json:"url"`
+		Title string `json:"title"`
+	}
+	if json.Unmarshal(blk.Content, &results) != nil {
+		return
+	}
+	for _, r := range results {
+		if r.URL != "" {
+			a.source(r.URL, r.Title)
+		}
+	}
+}
+
+// source returns the index of url in sources, adding it when new.
+func (a *anthropicAccumulator) source(url, title string) int {
+	if a.sourceAt == nil {
+		a.sourceAt = map[string]int{}
+	}
+	if i, ok := a.sourceAt[url]; ok {
+		return i
+	}
+	a.sources = append(a.sources, Source{URL: url, Title: title})
+	a.sourceAt[url] = len(a.sources) - 1
+	return len(a.sources) - 1
 }
 
 // toolInput keeps the model's arguments as JSON. Arguments that are not

@@ -36,6 +36,18 @@ type Request struct {
 	Effort string
 	// Headers are extra HTTP headers for this call (beta flags, ...).
 	Headers map[string]string
+	// ServerTools are provider-executed tools in the provider's own JSON
+	// form (Anthropic's web_search_20250305, ...), sent beside Tools.
+	// Adapters that have none ignore them.
+	ServerTools []json.RawMessage
+}
+
+// Source is a web page a provider-side search returned; Cited holds the
+// passages the answer quoted from it.
+type Source struct {
+	URL   string
+	Title string
+	Cited []string
 }
 
 // DeltaKind says what a streamed Delta carries.
@@ -63,6 +75,8 @@ type Response struct {
 	Usage      event.Usage
 	StopReason string // end_turn | tool_use | max_tokens | stop_sequence | ...
 	Model      string
+	// Sources are the pages provider-side web search found (ServerTools).
+	Sources []Source
 }
 
 // Provider streams one model call. onDelta is called from the calling
