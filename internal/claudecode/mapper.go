@@ -32,7 +32,11 @@ type Mapper struct {
 	toolNames map[string]string // tool_use_id -> tool name
 	errTexts  map[string]string // tool_use_id -> error result text (denial reasons)
 	pending   *message.Message  // assistant message being merged from split lines
-	done      []message.Message
+	// pendingSrc is the API message id pending is merged from; pending.ID
+	// differs when that id was stored already in this turn.
+	pendingSrc string
+	seenIDs    map[string]int
+	done       []message.Message
 }
 
 // MapAll maps a whole recorded stream; a convenience for tests and tools.
@@ -139,7 +143,7 @@ func (m *Mapper) mapStream(msg Msg) []event.Event {
 	case "message_delta":
 		// The final output token count arrives here, after the assistant
 		// lines that carried the message_start estimate.
-		if ev.Usage != nil && m.pending != nil && m.pending.ID == id && m.pending.Usage != nil {
+		if ev.Usage != nil && m.pending != nil && m.pendingSrc == id && m.pending.Usage != nil {
 			m.pending.Usage.OutputTokens = ev.Usage.OutputTokens
 		}
 		return nil
@@ -172,9 +176,10 @@ func (m *Mapper) mapAssistant(msg Msg) []event.Event {
 	}
 	sub := msg.ParentToolUseID != nil
 	if !sub {
-		if m.pending == nil || m.pending.ID != am.ID {
+		if m.pending == nil || m.pendingSrc != am.ID {
 			m.flush()
-			m.pending = &message.Message{ID: am.ID, Role: message.Assistant, Model: am.Model, CreatedAt: m.now()}
+			m.pending = &message.Message{ID: m.storeID(am.ID), Role: message.Assistant, Model: am.Model, CreatedAt: m.now()}
+			m.pendingSrc = am.ID
 		}
 		if am.Usage != nil {
 			u := toUsage(*am.Usage)
@@ -341,4 +346,19 @@ func toUsage(u APIUsage) event.Usage {
 		InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
 		CacheReadTokens: u.CacheReadInputTokens, CacheCreationTokens: u.CacheCreationInputTokens,
 	}
+}
+
+// storeID is the id an assistant message is stored under: the API's, or,
+// when the CLI splits one API message around tool results (it runs tools
+// while the message still streams), the API's with a suffix, since stored
+// ids are unique.
+func (m *Mapper) storeID(apiID string) string {
+	if m.seenIDs == nil {
+		m.seenIDs = map[string]int{}
+	}
+	m.seenIDs[apiID]++
+	if n := m.seenIDs[apiID]; n > 1 {
+		return fmt.Sprintf("%s_%d", apiID, n)
+	}
+	return apiID
 }

@@ -309,3 +309,34 @@ func TestTypeSequence(t *testing.T) {
 		t.Error(diff)
 	}
 }
+
+// The CLI runs a tool while the API message that asked for it is still
+// streaming, so one message.id can come back around a tool result. Each
+// part is stored, under distinct ids, in the order the lines came.
+func TestSplitMessageAroundToolResultGetsDistinctIDs(t *testing.T) {
+	lines := []string{
+		`{"type":"assistant","message":{"id":"msg_A","role":"assistant","model":"m","content":[{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"a"}}]}}`,
+		`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"one"}]}}`,
+		`{"type":"assistant","message":{"id":"msg_A","role":"assistant","model":"m","content":[{"type":"tool_use","id":"t2","name":"Read","input":{"file_path":"b"}}]}}`,
+		`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t2","content":"two"}]}}`,
+	}
+	var m Mapper
+	for _, l := range lines {
+		msg, ok, err := ParseLine([]byte(l))
+		if err != nil || !ok {
+			t.Fatal(l, err)
+		}
+		m.Map(msg)
+	}
+	m.Flush()
+	stored := m.TakeMessages()
+	if len(stored) != 4 {
+		t.Fatalf("stored %d messages: %+v", len(stored), stored)
+	}
+	if stored[0].ID != "msg_A" || stored[2].ID != "msg_A_2" {
+		t.Errorf("ids %q and %q", stored[0].ID, stored[2].ID)
+	}
+	if stored[2].ToolUses()[0].ID != "t2" {
+		t.Errorf("second part %+v", stored[2])
+	}
+}
