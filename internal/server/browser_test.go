@@ -98,7 +98,7 @@ func TestBrowserChatFlow(t *testing.T) {
 		scripted.ThinkingStep("The user wants a file; I will write it.", "I'll create **hello.txt** for you.").
 			WithUsage(scripted.Usage{InputTokens: 1200, OutputTokens: 80}),
 		scripted.Step{Text: "Done. The file `hello.txt` now says hello.\n\n" + strings.Repeat("- a streamed list item\n", 25) + "\n" + endMarker,
-			Fault: &scripted.Fault{DelayBetweenChunksMS: 60, Always: true}},
+			Fault: &scripted.Fault{DelayBetweenChunksMS: 150, Always: true}}, // slow: the reload must land mid-turn even on a loaded machine
 	}}
 	script.Steps[0].ToolCalls = []scripted.ToolCall{scripted.Call("Write", map[string]string{"file_path": "hello.txt", "content": "hello from the browser test\n"})}
 	e := newEnv(t, script, func(_ *server.Options, c *servertest.Config) { c.AskTools = []string{"Write"} })
@@ -195,7 +195,9 @@ func TestBrowserChatFlow(t *testing.T) {
 
 func TestBrowserKeyboardInterrupt(t *testing.T) {
 	chromium(t)
-	script := scripted.Script{Steps: []scripted.Step{slowText(80)}}
+	// Slow enough (~15 s) that the turn is still running when Escape
+	// arrives, however loaded the machine is.
+	script := scripted.Script{Steps: []scripted.Step{slowText(500)}}
 	e := newEnv(t, script)
 	var s sessionResp
 	e.mustDo("POST", "/api/sessions", map[string]string{"cwd": e.ws}, 201, &s)
