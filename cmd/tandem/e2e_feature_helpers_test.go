@@ -3,8 +3,6 @@ package main
 // Helpers shared by the e2e_feature_*_test.go files.
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"io/fs"
 	"os"
@@ -14,7 +12,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/scripted"
@@ -98,21 +95,7 @@ func writeJSONFile(t *testing.T, path string, v any) {
 // asked, whatever terminal the test runner has.
 func (x *e2e) RunDetached(args ...string) runResult {
 	x.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := x.Command(ctx, args...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	res := runResult{Stdout: stdout.String(), Stderr: stderr.String()}
-	if ee, ok := err.(*exec.ExitError); ok {
-		res.Code = ee.ExitCode()
-	} else if err != nil {
-		x.t.Fatalf("run tandem %v: %v", args, err)
-	}
-	res.Events = parseEvents(stdout.Bytes())
-	return res
+	return x.runWith(&syscall.SysProcAttr{Setsid: true}, args...)
 }
 
 // streamArgs are RunStream's arguments, for RunDetached.

@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -139,9 +140,16 @@ func (x *e2e) Command(ctx context.Context, args ...string) *exec.Cmd {
 // Run runs tandem to completion (60 s limit) and parses its JSON output.
 func (x *e2e) Run(args ...string) runResult {
 	x.t.Helper()
+	return x.runWith(nil, args...)
+}
+
+// runWith is Run with the process attributes given (nil: inherited).
+func (x *e2e) runWith(attr *syscall.SysProcAttr, args ...string) runResult {
+	x.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := x.Command(ctx, args...)
+	cmd.SysProcAttr = attr
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -159,8 +167,7 @@ func (x *e2e) Run(args ...string) runResult {
 // model, plus args.
 func (x *e2e) RunStream(prompt string, args ...string) runResult {
 	x.t.Helper()
-	base := []string{"run", "-p", prompt, "--output-format", "stream-json", "--model", "anthropic/claude-sonnet-4-5"}
-	return x.Run(append(base, args...)...)
+	return x.Run(streamArgs(prompt, args...)...)
 }
 
 func parseEvents(b []byte) []event.Event {

@@ -269,20 +269,18 @@ func (c *Config) merge(o *Config, src string) {
 	if o.Tools.WebSearch.Backend != "" {
 		c.Tools.WebSearch = o.Tools.WebSearch
 	}
-	for key, raw := range map[string]*json.RawMessage{"permissions": &o.Permissions, "mcpServers": &o.MCPServers, "claude_code": &o.ClaudeCode, "hooks": &o.Hooks} {
-		if len(*raw) == 0 {
-			continue
-		}
-		c.sectionSources[key] = src
-		switch key {
-		case "permissions":
-			c.Permissions = o.Permissions
-		case "mcpServers":
-			c.MCPServers = o.MCPServers
-		case "claude_code":
-			c.ClaudeCode = o.ClaudeCode
-		case "hooks":
-			c.Hooks = o.Hooks
+	for _, sec := range []struct {
+		key      string
+		dst, src *json.RawMessage
+	}{
+		{"permissions", &c.Permissions, &o.Permissions},
+		{"mcpServers", &c.MCPServers, &o.MCPServers},
+		{"claude_code", &c.ClaudeCode, &o.ClaudeCode},
+		{"hooks", &c.Hooks, &o.Hooks},
+	} {
+		if len(*sec.src) > 0 {
+			*sec.dst = *sec.src
+			c.sectionSources[sec.key] = src
 		}
 	}
 }

@@ -88,11 +88,15 @@ type Live struct {
 
 // Open creates or resumes a session and equips it.
 func (m *Manager) Open(ctx context.Context, req OpenRequest) (*Live, error) {
+	extra, err := absAll(req.AddDirs) // before anything is stored
+	if err != nil {
+		return nil, err
+	}
 	rec, err := m.record(ctx, req)
 	if err != nil {
 		return nil, err
 	}
-	roots := append([]string{rec.Cwd}, absAll(req.AddDirs)...)
+	roots := append([]string{rec.Cwd}, extra...)
 	l := &Live{Record: rec, mgr: m, Roots: roots, Tools: tool.NewRegistry()}
 	l.Events = event.NewEmitter(rec.ID, rec.LastSeq, req.Sinks...)
 	l.Env = tool.NewEnv(rec.ID, rec.Cwd, roots, m.data)
@@ -311,16 +315,16 @@ func absDir(dir string) (string, error) {
 	return abs, nil
 }
 
-func absAll(dirs []string) []string {
+func absAll(dirs []string) ([]string, error) {
 	var out []string
 	for _, d := range dirs {
-		if a, err := absDir(d); err == nil {
-			out = append(out, a)
-		} else {
-			out = append(out, filepath.Clean(d))
+		a, err := absDir(d)
+		if err != nil {
+			return nil, fmt.Errorf("extra folder (--add-dir): %w", err)
 		}
+		out = append(out, a)
 	}
-	return out
+	return out, nil
 }
 
 // Wiring returns the manager's wiring (the application reaches its own
