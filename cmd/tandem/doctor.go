@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -33,8 +31,8 @@ func newDoctorCmd(g *globalFlags) *cobra.Command {
 				fmt.Fprintln(w, "ripgrep:       not found (Grep uses its built-in Go search)")
 			}
 			var cc claudecode.Config
-			if cfg != nil && len(cfg.ClaudeCode) > 0 {
-				if err := json.NewDecoder(bytes.NewReader(cfg.ClaudeCode)).Decode(&cc); err != nil {
+			if cfg != nil {
+				if cc, err = app.ClaudeCodeConfig(cfg); err != nil {
 					fmt.Fprintf(w, "claude_code:   ERROR %v\n", err)
 				}
 			}

@@ -87,13 +87,23 @@ func (a *App) WaitMCP(ctx context.Context, l *session.Live, timeout time.Duratio
 	}
 }
 
-func (w *wiring) claudeCode(name string, l *session.Live, eq *equipped) (turn.Runtime, error) {
+// ClaudeCodeConfig decodes and validates the "claude_code" section,
+// naming its file in errors.
+func ClaudeCodeConfig(c *config.Config) (claudecode.Config, error) {
 	var cc claudecode.Config
-	if err := decodeSection(eq.cfg, "claude_code", eq.cfg.ClaudeCode, &cc); err != nil {
-		return nil, err
+	if err := decodeSection(c, "claude_code", c.ClaudeCode, &cc); err != nil {
+		return cc, err
 	}
 	if err := cc.Validate(); err != nil {
-		return nil, &config.Error{File: eq.cfg.SectionSource("claude_code"), Field: "claude_code", Msg: err.Error()}
+		return cc, &config.Error{File: c.SectionSource("claude_code"), Field: "claude_code", Msg: err.Error()}
+	}
+	return cc, nil
+}
+
+func (w *wiring) claudeCode(name string, l *session.Live, eq *equipped) (turn.Runtime, error) {
+	cc, err := ClaudeCodeConfig(eq.cfg)
+	if err != nil {
+		return nil, err
 	}
 	spec := firstNonEmpty(l.Snapshot().Model, w.app.DefaultModel(eq.cfg))
 	provName := "anthropic"
