@@ -202,8 +202,7 @@ func (s *Server) runTurn(st *sessState, t queuedTurn) {
 // saveSeq stores the emitter's seq after events emitted outside a turn, so
 // the numbering survives a restart.
 func (s *Server) saveSeq(l *session.Live) {
-	seq := l.Events.LastSeq()
-	if err := s.store.UpdateSession(context.Background(), l.Record.ID, store.SessionUpdate{LastSeq: &seq}); err != nil {
+	if err := l.SaveSeq(context.Background()); err != nil {
 		s.log.Error("save last seq", "session", l.Record.ID, "err", err)
 	}
 }

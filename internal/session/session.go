@@ -184,11 +184,10 @@ func (l *Live) Run(ctx context.Context, prompt string, opts TurnOptions) (event.
 		Images: opts.Images}
 	deps := turn.Deps{Events: l.Events, Recorder: l.mgr.store.RecorderWithSeq(rec.ID, l.Events.LastSeq), Checker: l.Checker, Tools: l.Tools, Env: l.Env}
 	res, err := runGuarded(ctx, rt, in, deps)
-	seq := l.Events.LastSeq()
 	// The seq must survive even an interrupted turn, so SSE resumption and
 	// the next turn's numbering stay right.
-	if uerr := l.mgr.store.UpdateSession(context.WithoutCancel(ctx), rec.ID, store.SessionUpdate{LastSeq: &seq}); uerr != nil && err == nil {
-		err = fmt.Errorf("save session %s: %w", rec.ID, uerr)
+	if uerr := l.SaveSeq(context.WithoutCancel(ctx)); uerr != nil && err == nil {
+		err = uerr
 	}
 	if fresh, gerr := l.mgr.store.GetSession(context.WithoutCancel(ctx), rec.ID); gerr == nil {
 		l.mu.Lock()
@@ -271,8 +270,17 @@ func (l *Live) Close() {
 	}
 	// Events emitted outside a turn (MCP status, mode changes) advance the
 	// seq too; keep it so a reopened session never reuses a number.
+	_ = l.SaveSeq(context.Background())
+}
+
+// SaveSeq stores the emitter's last seq, for events emitted outside a turn
+// (a turn stores it itself).
+func (l *Live) SaveSeq(ctx context.Context) error {
 	seq := l.Events.LastSeq()
-	_ = l.mgr.store.UpdateSession(context.Background(), l.Record.ID, store.SessionUpdate{LastSeq: &seq})
+	if err := l.mgr.store.UpdateSession(ctx, l.Record.ID, store.SessionUpdate{LastSeq: &seq}); err != nil {
+		return fmt.Errorf("save last seq of session %s: %w", l.Record.ID, err)
+	}
+	return nil
 }
 
 // TurnOptions are per-turn settings from flags or the API.
