@@ -6,6 +6,7 @@ package session
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -66,6 +67,11 @@ type OpenRequest struct {
 	// emitted while it is equipped (MCP servers starting or awaiting
 	// approval), which a sink added after Open would miss.
 	Sinks []event.Sink
+	// MCPServers are extra MCP servers the caller brings for this process's
+	// use of the session (an editor over ACP, --mcp-config), as the
+	// "mcpServers" object of .mcp.json. The caller vouches for them, so they
+	// start without the approval that a cloned project's servers need.
+	MCPServers json.RawMessage
 }
 
 // Live is a session open in this process.
@@ -79,11 +85,12 @@ type Live struct {
 	ModeSetter interface{ SetMode(permission.Mode) }
 	Roots      []string
 
-	mgr     *Manager
-	turnMu  sync.Mutex // one turn at a time
-	mu      sync.Mutex
-	release func()
-	closed  bool
+	mgr        *Manager
+	requestMCP json.RawMessage
+	turnMu     sync.Mutex // one turn at a time
+	mu         sync.Mutex
+	release    func()
+	closed     bool
 }
 
 // Open creates or resumes a session and equips it.
@@ -97,7 +104,7 @@ func (m *Manager) Open(ctx context.Context, req OpenRequest) (*Live, error) {
 		return nil, err
 	}
 	roots := append([]string{rec.Cwd}, extra...)
-	l := &Live{Record: rec, mgr: m, Roots: roots, Tools: tool.NewRegistry()}
+	l := &Live{Record: rec, mgr: m, Roots: roots, Tools: tool.NewRegistry(), requestMCP: req.MCPServers}
 	l.Events = event.NewEmitter(rec.ID, rec.LastSeq, req.Sinks...)
 	l.Env = tool.NewEnv(rec.ID, rec.Cwd, roots, m.data)
 	l.Env.Emit = l.Events.Emit
@@ -245,6 +252,9 @@ func (l *Live) mode(stored string) permission.Mode {
 	}
 	return permission.Mode(stored)
 }
+
+// RequestMCP returns the MCP servers the opener brought (OpenRequest.MCPServers).
+func (l *Live) RequestMCP() json.RawMessage { return l.requestMCP }
 
 // Snapshot returns the current stored record.
 func (l *Live) Snapshot() store.Session {

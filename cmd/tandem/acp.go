@@ -1,0 +1,35 @@
+package main
+
+import (
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tandem-agent/tandem/internal/acp"
+	"github.com/tandem-agent/tandem/internal/app"
+	"github.com/tandem-agent/tandem/internal/permission"
+)
+
+func newACPCmd(g *globalFlags) *cobra.Command {
+	return &cobra.Command{
+		Use:   "acp",
+		Short: "Run as an Agent Client Protocol agent on stdin/stdout (for editors)",
+		Long: "Speak the Agent Client Protocol (JSON-RPC over stdin and stdout) so an editor such as Zed runs tandem as its agent. " +
+			"Sessions are tandem's own: they resume with `tandem run --resume` and show in the web UI. Diagnostics go to stderr.",
+		Example: "  # Zed settings.json\n  \"agent_servers\": {\"tandem\": {\"command\": \"tandem\", \"args\": [\"acp\"]}}",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return acp.Serve(ctx, acp.Options{
+				Version: version(),
+				Log:     cmd.ErrOrStderr(),
+				OpenApp: func(asker permission.Asker) (*app.App, error) {
+					return app.Open(app.Options{Home: g.home, Version: version(), Asker: asker, Stderr: cmd.ErrOrStderr()})
+				},
+			}, cmd.InOrStdin(), cmd.OutOrStdout())
+		},
+	}
+}

@@ -1,0 +1,148 @@
+package acp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	acpsdk "github.com/coder/acp-go-sdk"
+
+	"github.com/tandem-agent/tandem/internal/event"
+)
+
+// outputTail bounds the command output a tool card shows while it runs.
+const outputTail = 8 << 10
+
+// resultShown bounds the tool output sent with a finished call.
+const resultShown = 32 << 10
+
+// updater is a session's event sink: it turns tandem events into
+// session/update notifications.
+type updater struct {
+	ag    *Agent
+	turns *turnState
+}
+
+// Emit implements event.Sink.
+func (u *updater) Emit(e event.Event) {
+	upd, ok := u.convert(e)
+	if !ok || u.ag.conn == nil {
+		return
+	}
+	_ = u.ag.conn.SessionUpdate(context.Background(), acpsdk.SessionNotification{SessionId: acpsdk.SessionId(e.SessionID), Update: upd})
+}
+
+func (u *updater) convert(e event.Event) (acpsdk.SessionUpdate, bool) {
+	switch e.Type {
+	case event.Text:
+		if e.Text == "" {
+			return acpsdk.SessionUpdate{}, false
+		}
+		return acpsdk.UpdateAgentMessageText(e.Text), true
+	case event.Thinking:
+		if e.Text == "" { // a signature arriving at the end of a block
+			return acpsdk.SessionUpdate{}, false
+		}
+		return acpsdk.UpdateAgentThoughtText(e.Text), true
+	case event.ToolUse:
+		return u.toolStart(e), true
+	case event.ToolOutput:
+		return u.toolOutput(e)
+	case event.ToolResult:
+		return u.toolResult(e), true
+	case event.TaskUpdate:
+		return plan(e.Todos), true
+	case event.ModeChanged:
+		return acpsdk.SessionUpdate{CurrentModeUpdate: &acpsdk.SessionCurrentModeUpdate{CurrentModeId: acpsdk.SessionModeId(e.Mode)}}, true
+	case event.Retry:
+		return acpsdk.UpdateAgentThoughtText(fmt.Sprintf("\n[provider error, retrying in %.1fs (attempt %d): %s]\n",
+			float64(e.DelayMS)/1000, e.Attempt, e.Error)), true
+	}
+	return acpsdk.SessionUpdate{}, false
+}
+
+func (u *updater) toolStart(e event.Event) acpsdk.SessionUpdate {
+	var input map[string]any
+	_ = json.Unmarshal(e.Input, &input)
+	u.turns.mu.Lock()
+	u.turns.calls[e.ToolUseID] = &toolCall{name: e.ToolName, input: input}
+	u.turns.mu.Unlock()
+	info := describeTool(e.ToolName, input)
+	opts := []acpsdk.ToolCallStartOpt{acpsdk.WithStartKind(info.kind), acpsdk.WithStartStatus(acpsdk.ToolCallStatusInProgress),
+		acpsdk.WithStartRawInput(input)}
+	if len(info.locations) > 0 {
+		opts = append(opts, acpsdk.WithStartLocations(info.locations))
+	}
+	return acpsdk.StartToolCall(acpsdk.ToolCallId(e.ToolUseID), info.title, opts...)
+}
+
+func (u *updater) toolOutput(e event.Event) (acpsdk.SessionUpdate, bool) {
+	u.turns.mu.Lock()
+	c := u.turns.calls[e.ToolUseID]
+	if c == nil {
+		u.turns.mu.Unlock()
+		return acpsdk.SessionUpdate{}, false
+	}
+	c.tail = append(c.tail, e.Output...)
+	if len(c.tail) > outputTail {
+		c.tail = append([]byte(nil), c.tail[len(c.tail)-outputTail:]...)
+	}
+	tail := string(c.tail)
+	u.turns.mu.Unlock()
+	return acpsdk.UpdateToolCall(acpsdk.ToolCallId(e.ToolUseID), acpsdk.WithUpdateContent([]acpsdk.ToolCallContent{
+		acpsdk.ToolContent(acpsdk.TextBlock(fence(tail)))})), true
+}
+
+func (u *updater) toolResult(e event.Event) acpsdk.SessionUpdate {
+	u.turns.mu.Lock()
+	c := u.turns.calls[e.ToolUseID]
+	delete(u.turns.calls, e.ToolUseID)
+	u.turns.mu.Unlock()
+	status := acpsdk.ToolCallStatusCompleted
+	if e.IsError {
+		status = acpsdk.ToolCallStatusFailed
+	}
+	var content []acpsdk.ToolCallContent
+	if c != nil && !e.IsError {
+		content = diffs(c.name, c.input)
+	}
+	if content == nil {
+		out := e.Output
+		if len(out) > resultShown {
+			out = out[:resultShown] + fmt.Sprintf("\n[... %d more bytes]", len(e.Output)-resultShown)
+		}
+		if out != "" {
+			content = []acpsdk.ToolCallContent{acpsdk.ToolContent(acpsdk.TextBlock(fence(out)))}
+		}
+	}
+	opts := []acpsdk.ToolCallUpdateOpt{acpsdk.WithUpdateStatus(status)}
+	if content != nil {
+		opts = append(opts, acpsdk.WithUpdateContent(content))
+	}
+	return acpsdk.UpdateToolCall(acpsdk.ToolCallId(e.ToolUseID), opts...)
+}
+
+// fence shows tool output verbatim (a client renders content as Markdown).
+func fence(s string) string {
+	f := "```"
+	for strings.Contains(s, f) {
+		f += "`"
+	}
+	return f + "\n" + s + "\n" + f
+}
+
+func plan(todos []event.Todo) acpsdk.SessionUpdate {
+	entries := []acpsdk.PlanEntry{}
+	for _, t := range todos {
+		st := acpsdk.PlanEntryStatusPending
+		switch t.Status {
+		case "in_progress":
+			st = acpsdk.PlanEntryStatusInProgress
+		case "completed":
+			st = acpsdk.PlanEntryStatusCompleted
+		}
+		entries = append(entries, acpsdk.PlanEntry{Content: t.Content, Status: st, Priority: acpsdk.PlanEntryPriorityMedium})
+	}
+	return acpsdk.UpdatePlan(entries...)
+}
