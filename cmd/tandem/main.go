@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -22,6 +23,9 @@ func main() {
 func run() int {
 	defer startProfile()()
 	root := newRootCmd()
+	if args := os.Args[1:]; isClaudeInvocation(root, args) {
+		return runClaudeProtocol(args)
+	}
 	if err := root.Execute(); err != nil {
 		var ee exitError
 		if errors.As(err, &ee) {
@@ -52,4 +56,27 @@ func newRootCmd() *cobra.Command {
 	root.PersistentFlags().StringVar(&g.home, "home", "", "folder for tandem's config and data (default: TANDEM_HOME, else XDG folders)")
 	root.AddCommand(newRunCmd(g), newSessionsCmd(g), newModelsCmd(g), newDoctorCmd(g), newMCPCmd(g), newServeCmd(g), newConfigCmd(g), newACPCmd(g))
 	return root
+}
+
+// isClaudeInvocation reports whether tandem was started as the Claude Code
+// CLI would be (by a Claude Agent SDK, or a script written for claude):
+// flags or a prompt before any tandem subcommand. --help and --version
+// stay tandem's own.
+func isClaudeInvocation(root *cobra.Command, args []string) bool {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--home":
+			i++
+		case strings.HasPrefix(a, "--home="):
+		case a == "-h" || a == "--help" || a == "--version":
+			return false
+		case !strings.HasPrefix(a, "-"):
+			cmd, _, err := root.Find([]string{a})
+			return err != nil || cmd == root
+		default:
+			return true
+		}
+	}
+	return false
 }

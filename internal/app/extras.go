@@ -59,7 +59,11 @@ func (w *wiring) searcher(cfg *config.Config, l *session.Live) web.Searcher {
 func (w *wiring) equipMCP(ctx context.Context, l *session.Live, eq *equipped) error {
 	rec := l.Snapshot()
 	servers, settings, errs := mcp.LoadAll(mcp.ProjectPaths(w.app.Paths.UserFile(), rec.Cwd))
-	if raw := l.RequestMCP(); len(raw) > 0 {
+	raw, only := l.RequestMCP()
+	if only {
+		servers = mcp.Servers{}
+	}
+	if len(raw) > 0 {
 		// The caller's own servers (an editor's, --mcp-config) count as the
 		// user's: they win over same-named config entries and need no approval.
 		extra, extraErrs := mcp.ParseServers(raw, mcp.ScopeUser, "the client's MCP servers")

@@ -57,6 +57,9 @@ type Answer struct {
 	Message  string `json:"message,omitempty"` // for deny: passed to the model
 	// By names the client that answered ("terminal", "http:<addr>", ...).
 	By string `json:"by,omitempty"`
+	// UpdatedInput, with an allow, replaces the call's input (an SDK host's
+	// canUseTool may rewrite it, as Claude Code's protocol allows).
+	UpdatedInput json.RawMessage `json:"updated_input,omitempty"`
 }
 
 // Validate checks the answer against the question.

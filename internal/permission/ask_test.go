@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -163,7 +164,7 @@ func TestTerminalAsker(t *testing.T) {
 		var out bytes.Buffer
 		ta := NewTerminalAsker(strings.NewReader(c.input), &out)
 		got, err := ta.Ask(context.Background(), q)
-		if err != nil || got != c.want {
+		if err != nil || !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%q: %+v %v", c.input, got, err)
 		}
 		if !strings.Contains(out.String(), "Run `npm test`") || !strings.Contains(out.String(), "Bash(npm test:*)") {

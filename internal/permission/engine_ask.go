@@ -50,10 +50,10 @@ func (e *Engine) ask(ctx context.Context, mode Mode, req Request, v verdict) (De
 	}
 	switch ans.Decision {
 	case AllowOnce:
-		return Decision{Behavior: Allow, Rule: "user:allow_once"}, nil
+		return Decision{Behavior: Allow, Rule: "user:allow_once", UpdatedInput: ans.UpdatedInput}, nil
 	case AllowAlways:
 		e.saveGrants(ctx, ans.Scope, q.Rules)
-		return Decision{Behavior: Allow, Rule: "user:allow_always " + q.Suggestion}, nil
+		return Decision{Behavior: Allow, Rule: "user:allow_always " + q.Suggestion, UpdatedInput: ans.UpdatedInput}, nil
 	}
 	msg := "The user denied this call."
 	if ans.Message != "" {

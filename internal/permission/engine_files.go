@@ -60,6 +60,10 @@ func (e *Engine) judgePath(mode Mode, tool, p string, write bool) verdict {
 		return verdict{action: ActionAsk, reason: resolved + " is outside the workspace",
 			suggest: []Rule{{Permission: perm, Pattern: "/" + filepath.ToSlash(dir) + "/**", Action: ActionAllow}}}
 	}
+	if write && mode == AskEdits {
+		return verdict{action: ActionAsk, reason: "this permission mode asks before every edit",
+			suggest: []Rule{{Permission: perm, Pattern: "/" + filepath.ToSlash(resolved), Action: ActionAllow}}}
+	}
 	if !write && mode != Trust && shell.IsSensitivePath(resolved, e.opts.HomeDir) {
 		return verdict{action: ActionAsk, reason: resolved + " looks like a credential file",
 			suggest: []Rule{{Permission: perm, Pattern: "/" + filepath.ToSlash(resolved), Action: ActionAllow}}}

@@ -17,6 +17,7 @@ var modeNames = map[string]Mode{
 	"bypasspermissions": Trust,
 	"acceptedits":       AcceptEdits,
 	"dontask":           DontAsk,
+	"askedits":          AskEdits,
 }
 
 // ParseMode reads a mode name: explore, normal, trust, or Claude Code's

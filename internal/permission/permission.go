@@ -20,6 +20,10 @@ const (
 	// behaviours (see ParseMode for the aliases).
 	AcceptEdits Mode = "acceptEdits"
 	DontAsk     Mode = "dontAsk"
+	// AskEdits is what Claude Code's "default" mode means: normal, but every
+	// file edit asks first. tandem's own CLI reads "default" as normal; the
+	// Claude Code CLI protocol (internal/cliproto) asks for this one.
+	AskEdits Mode = "askEdits"
 )
 
 // Request is one tool call to judge.

@@ -199,3 +199,24 @@ func TestModesDontAskAcceptEditsAndModeChange(t *testing.T) {
 		t.Errorf("acceptEdits must not write outside: %+v", d)
 	}
 }
+
+// AskEdits is Claude Code's "default": reads run, every edit asks, and an
+// asker's rewritten input reaches the decision.
+func TestAskEditsAsksBeforeEveryEdit(t *testing.T) {
+	work := t.TempDir()
+	asker := AskerFunc(func(_ context.Context, q Question) (Answer, error) {
+		return Answer{Decision: AllowOnce, UpdatedInput: json.RawMessage(`{"file_path":"b.txt","content":"x"}`)}, nil
+	})
+	e := NewEngine(EngineOptions{Mode: AskEdits, WorkDir: work, Roots: []string{work}, Asker: asker})
+	if d := check(t, e, "Read", map[string]string{"file_path": "a.txt"}); d.Behavior != Allow || d.Rule == "user:allow_once" {
+		t.Errorf("read: %+v", d)
+	}
+	d := check(t, e, "Write", map[string]string{"file_path": "a.txt", "content": "x"})
+	if d.Behavior != Allow || d.Rule != "user:allow_once" || string(d.UpdatedInput) != `{"file_path":"b.txt","content":"x"}` {
+		t.Errorf("write: %+v", d)
+	}
+	e.SetMode(Normal)
+	if d := check(t, e, "Write", map[string]string{"file_path": "a.txt", "content": "x"}); d.Behavior != Allow || d.Rule == "user:allow_once" {
+		t.Errorf("normal mode asked for a workspace edit: %+v", d)
+	}
+}

@@ -72,6 +72,16 @@ type OpenRequest struct {
 	// "mcpServers" object of .mcp.json. The caller vouches for them, so they
 	// start without the approval that a cloned project's servers need.
 	MCPServers json.RawMessage
+	// MCPOnly uses MCPServers alone, ignoring the servers of the config
+	// files (Claude Code's --strict-mcp-config).
+	MCPOnly bool
+	// NewID is the id a new session gets (Claude Code's --session-id);
+	// empty: a generated one.
+	NewID string
+	// MessageSinks are called with every message the session stores, after
+	// it is stored (a front end that prints whole messages, as Claude Code's
+	// stream-json does).
+	MessageSinks []func(message.Message)
 }
 
 // Live is a session open in this process.
@@ -87,6 +97,8 @@ type Live struct {
 
 	mgr        *Manager
 	requestMCP json.RawMessage
+	mcpOnly    bool
+	msgSinks   []func(message.Message)
 	turnMu     sync.Mutex // one turn at a time
 	mu         sync.Mutex
 	release    func()
@@ -104,7 +116,8 @@ func (m *Manager) Open(ctx context.Context, req OpenRequest) (*Live, error) {
 		return nil, err
 	}
 	roots := append([]string{rec.Cwd}, extra...)
-	l := &Live{Record: rec, mgr: m, Roots: roots, Tools: tool.NewRegistry(), requestMCP: req.MCPServers}
+	l := &Live{Record: rec, mgr: m, Roots: roots, Tools: tool.NewRegistry(), requestMCP: req.MCPServers,
+		mcpOnly: req.MCPOnly, msgSinks: req.MessageSinks}
 	l.Events = event.NewEmitter(rec.ID, rec.LastSeq, req.Sinks...)
 	l.Env = tool.NewEnv(rec.ID, rec.Cwd, roots, m.data)
 	l.Env.Emit = l.Events.Emit
@@ -143,7 +156,7 @@ func (m *Manager) record(ctx context.Context, req OpenRequest) (store.Session, e
 		if cerr != nil {
 			return rec, cerr
 		}
-		return m.store.CreateSession(ctx, store.Session{Cwd: cwd, Model: req.Model, Runtime: req.Runtime, Mode: req.Mode, Title: req.Title})
+		return m.store.CreateSession(ctx, store.Session{ID: req.NewID, Cwd: cwd, Model: req.Model, Runtime: req.Runtime, Mode: req.Mode, Title: req.Title})
 	}
 	if err != nil {
 		return rec, fmt.Errorf("open session: %w", err)
@@ -189,7 +202,11 @@ func (l *Live) Run(ctx context.Context, prompt string, opts TurnOptions) (event.
 		Mode: l.mode(rec.Mode), MaxTurns: opts.MaxTurns, AppendSystemPrompt: opts.AppendSystemPrompt,
 		SystemPrompt: opts.SystemPrompt, AllowedTools: opts.AllowedTools, DisallowedTools: opts.DisallowedTools,
 		Images: opts.Images}
-	deps := turn.Deps{Events: l.Events, Recorder: l.mgr.store.RecorderWithSeq(rec.ID, l.Events.LastSeq), Checker: l.Checker, Tools: l.Tools, Env: l.Env}
+	var recorder turn.Recorder = l.mgr.store.RecorderWithSeq(rec.ID, l.Events.LastSeq)
+	if len(l.msgSinks) > 0 {
+		recorder = notifyingRecorder{Recorder: recorder, sinks: l.msgSinks}
+	}
+	deps := turn.Deps{Events: l.Events, Recorder: recorder, Checker: l.Checker, Tools: l.Tools, Env: l.Env}
 	res, err := runGuarded(ctx, rt, in, deps)
 	// The seq must survive even an interrupted turn, so SSE resumption and
 	// the next turn's numbering stay right.
@@ -253,8 +270,9 @@ func (l *Live) mode(stored string) permission.Mode {
 	return permission.Mode(stored)
 }
 
-// RequestMCP returns the MCP servers the opener brought (OpenRequest.MCPServers).
-func (l *Live) RequestMCP() json.RawMessage { return l.requestMCP }
+// RequestMCP returns the MCP servers the opener brought (OpenRequest.MCPServers)
+// and whether they are the only ones (OpenRequest.MCPOnly).
+func (l *Live) RequestMCP() (servers json.RawMessage, only bool) { return l.requestMCP, l.mcpOnly }
 
 // Snapshot returns the current stored record.
 func (l *Live) Snapshot() store.Session {
@@ -359,4 +377,20 @@ func runGuarded(ctx context.Context, rt turn.Runtime, in turn.Input, d turn.Deps
 		}
 	}()
 	return rt.RunTurn(ctx, in, d)
+}
+
+// notifyingRecorder tells the message sinks about every stored message.
+type notifyingRecorder struct {
+	turn.Recorder
+	sinks []func(message.Message)
+}
+
+func (r notifyingRecorder) Append(ctx context.Context, m message.Message) error {
+	if err := r.Recorder.Append(ctx, m); err != nil {
+		return err
+	}
+	for _, s := range r.sinks {
+		s(m)
+	}
+	return nil
 }

@@ -1,0 +1,18 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/tandem-agent/tandem/internal/cliproto"
+)
+
+// runClaudeProtocol runs tandem as a stand-in for the Claude Code CLI (see
+// docs/claude-code-cli.md).
+func runClaudeProtocol(args []string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return cliproto.Main(ctx, cliproto.Options{Args: args, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Version: version()})
+}

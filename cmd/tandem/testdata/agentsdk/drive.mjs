@@ -1,0 +1,106 @@
+// Drives a Claude Code-compatible executable (the real `claude` CLI, or
+// tandem) through the official Claude Agent SDK for TypeScript, and prints
+// one JSON object with what happened, so a Go test can make the same
+// assertions about both.
+//
+// env: AGENT_SDK (path of the SDK's sdk.mjs), EXE (the executable), WORK
+// (the workspace), SCENARIO (edit | resume | interrupt), RESUME (a session
+// id, for resume), MODEL.
+import { pathToFileURL } from "node:url";
+
+const { query } = await import(pathToFileURL(process.env.AGENT_SDK).href);
+const out = { messages: [], canUseTool: [], hooks: [], errors: [], stderr: "" };
+
+function env() {
+  const e = { ...process.env };
+  delete e.AGENT_SDK;
+  return e;
+}
+
+const base = {
+  pathToClaudeCodeExecutable: process.env.EXE,
+  cwd: process.env.WORK,
+  env: env(),
+  model: process.env.MODEL || "claude-sonnet-4-5",
+  stderr: (s) => { out.stderr += s; },
+};
+
+async function collect(q, onMessage) {
+  for await (const m of q) {
+    out.messages.push(m);
+    if (onMessage) await onMessage(m, q);
+  }
+}
+
+const timer = setTimeout(() => { out.errors.push("timed out"); done(1); }, 50000);
+function done(code) {
+  clearTimeout(timer);
+  console.log(JSON.stringify(out));
+  process.exit(code);
+}
+
+try {
+  switch (process.env.SCENARIO) {
+    case "edit": {
+      const q = query({
+        prompt: "fix the greeting, then clean up",
+        options: {
+          ...base,
+          permissionMode: "default",
+          canUseTool: async (toolName, input, opts) => {
+            out.canUseTool.push({ toolName, input, toolUseID: opts?.toolUseID });
+            if (toolName === "Bash" && /rm -rf/.test(input.command ?? "")) {
+              return { behavior: "deny", message: "do not delete the build folder" };
+            }
+            return { behavior: "allow", updatedInput: input };
+          },
+          hooks: {
+            PreToolUse: [{
+              matcher: "Edit",
+              hooks: [async (input) => {
+                out.hooks.push({ event: input.hook_event_name, tool: input.tool_name, input: input.tool_input });
+                return {};
+              }],
+            }],
+          },
+        },
+      });
+      await collect(q);
+      break;
+    }
+    case "resume": {
+      await collect(query({ prompt: "what did I ask you before?", options: { ...base, resume: process.env.RESUME, permissionMode: "bypassPermissions" } }));
+      break;
+    }
+    case "interrupt": {
+      let interruptedAt = 0;
+      const t0 = Date.now();
+      // An interrupted turn ends with an error result, which the SDK throws
+      // once it has yielded it.
+      await collect(
+        query({ prompt: "wait a while", options: { ...base, permissionMode: "bypassPermissions" } }),
+        async (m, q) => {
+          const uses = m.type === "assistant" ? (m.message.content ?? []).filter((b) => b.type === "tool_use") : [];
+          if (uses.some((b) => /sleep/.test(b.input?.command ?? "")) && !interruptedAt) {
+            await new Promise((r) => setTimeout(r, 700));
+            interruptedAt = Date.now();
+            // Not awaited: the turn's result may arrive before the answer to
+            // the interrupt request, and the query then closes.
+            q.interrupt().catch((e) => { out.interruptError = String(e); });
+          }
+          if (m.type === "result") {
+            out.interruptMillis = Date.now() - interruptedAt;
+          }
+        },
+      ).catch((e) => { out.endError = String(e); });
+      out.totalMillis = Date.now() - t0;
+      break;
+    }
+    default:
+      throw new Error("unknown SCENARIO " + process.env.SCENARIO);
+  }
+} catch (e) {
+  out.errors.push(String(e?.stack ?? e));
+  done(1);
+}
+done(0);

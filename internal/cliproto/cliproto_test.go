@@ -1,0 +1,145 @@
+package cliproto
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/tandem-agent/tandem/internal/permission"
+)
+
+func TestParseFlags(t *testing.T) {
+	f, warns, err := Parse([]string{"--output-format", "stream-json", "--verbose", "--input-format=stream-json",
+		"--resume=abc", "--allowedTools", "Read,Bash(git log:*)", "--add-dir", "/a", "--add-dir", "/b",
+		"--max-turns", "3", "--betas", "x", "--brand-new-flag", "--other=1", "--mcp-config", `{"mcpServers":{}}`, "-p", "do", "it"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.OutputFormat != "stream-json" || f.InputFormat != "stream-json" || !f.Verbose || f.Resume != "abc" || f.MaxTurns != 3 || !f.Print {
+		t.Errorf("flags: %+v", f)
+	}
+	if !reflect.DeepEqual(f.AddDirs, []string{"/a", "/b"}) || !reflect.DeepEqual(f.Prompt, []string{"do", "it"}) || len(f.MCPConfigs) != 1 {
+		t.Errorf("lists: %+v", f)
+	}
+	if got := splitTools(f.AllowedTools); !reflect.DeepEqual(got, []string{"Read", "Bash(git log:*)"}) {
+		t.Errorf("allowed = %v", got)
+	}
+	joined := strings.Join(warns, "\n")
+	for _, w := range []string{"--betas is ignored", "--brand-new-flag is not a flag", "--other is not a flag"} {
+		if !strings.Contains(joined, w) {
+			t.Errorf("warnings %q lack %q", joined, w)
+		}
+	}
+	for _, bad := range [][]string{
+		{"--output-format", "yaml"},
+		{"--input-format", "stream-json"}, // needs stream-json output
+		{"--resume", "a", "--continue"},
+		{"--max-turns", "-1"},
+		{"--permission-mode", "yolo"},
+		{"--model"},
+		{"--session-id", "u", "--resume", "a"},
+	} {
+		if _, _, err := Parse(bad); err == nil {
+			t.Errorf("Parse(%q) accepted", bad)
+		}
+	}
+}
+
+func TestEveryFlagIsDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/claude-code-cli.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	acted, ignored := KnownFlags()
+	for _, f := range append(acted, ignored...) {
+		if !bytes.Contains(doc, []byte("`"+f+"`")) {
+			t.Errorf("docs/claude-code-cli.md does not list %s", f)
+		}
+	}
+}
+
+func TestModesMeanWhatTheyMeanInClaudeCode(t *testing.T) {
+	for in, want := range map[string]permission.Mode{"default": permission.AskEdits, "acceptEdits": permission.AcceptEdits,
+		"plan": permission.Explore, "bypassPermissions": permission.Trust, "dontAsk": permission.DontAsk, "trust": permission.Trust} {
+		got, err := ParseMode(in)
+		if err != nil || got != want {
+			t.Errorf("ParseMode(%q) = %v, %v; want %v", in, got, err, want)
+		}
+		if in != "trust" && modeName(got) != in {
+			t.Errorf("modeName(%v) = %q, want %q", got, modeName(got), in)
+		}
+	}
+}
+
+func TestUserContent(t *testing.T) {
+	in, err := userContent(json.RawMessage(`{"role":"user","content":"hi"}`))
+	if err != nil || in.text != "hi" {
+		t.Errorf("string content: %+v %v", in, err)
+	}
+	in, err = userContent(json.RawMessage(`{"role":"user","content":[{"type":"text","text":"look"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AAAA"}}]}`))
+	if err != nil || in.text != "look" || len(in.images) != 1 || in.images[0].MediaType != "image/png" {
+		t.Errorf("blocks: %+v %v", in, err)
+	}
+	for _, bad := range []string{`{"content":""}`, `{"content":[]}`, `{"content":42}`, `{"content":[{"type":"image","source":{"type":"url"}}]}`} {
+		if _, err := userContent(json.RawMessage(bad)); err == nil {
+			t.Errorf("userContent(%s) accepted", bad)
+		}
+	}
+}
+
+func TestParseHooks(t *testing.T) {
+	hs, err := parseHooks(json.RawMessage(`{"PreToolUse":[{"matcher":"Edit|Write","hookCallbackIds":["h0","h1"],"timeout":5}],"Stop":[{"hookCallbackIds":["h2"]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pre := hs["PreToolUse"][0]
+	if !pre.matcher.MatchString("Write") || pre.matcher.MatchString("WriteFile") || len(pre.ids) != 2 || pre.timeout.Seconds() != 5 {
+		t.Errorf("PreToolUse = %+v", pre)
+	}
+	if hs["Stop"][0].matcher != nil {
+		t.Error("no matcher should match every tool")
+	}
+	if _, err := parseHooks(json.RawMessage(`{"PreToolUse":[{"matcher":"(","hookCallbackIds":["h"]}]}`)); err == nil {
+		t.Error("a bad matcher was accepted")
+	}
+}
+
+func TestControlAnswersReachTheirRequest(t *testing.T) {
+	var out bytes.Buffer
+	c := newControl(&writer{out: &out})
+	if err := c.deliver(json.RawMessage(`{"type":"control_response","response":{"subtype":"success","request_id":"nobody","response":{}}}`)); err == nil {
+		t.Error("an answer to no request was accepted")
+	}
+	done := make(chan error, 1)
+	go func() {
+		raw, err := c.request(t.Context(), "can_use_tool", map[string]any{"tool_name": "Bash"})
+		if err == nil && string(raw) != `{"behavior":"allow"}` {
+			err = errorString("answer " + string(raw))
+		}
+		done <- err
+	}()
+	var id string
+	for id == "" {
+		c.mu.Lock()
+		for k := range c.pending {
+			id = k
+		}
+		c.mu.Unlock()
+	}
+	if err := c.deliver(json.RawMessage(`{"type":"control_response","response":{"subtype":"success","request_id":"` + id + `","response":{"behavior":"allow"}}}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Error(err)
+	}
+	if !strings.Contains(out.String(), `"subtype":"can_use_tool"`) {
+		t.Errorf("request line: %s", out.String())
+	}
+}
+
+type errorString string
+
+func (e errorString) Error() string { return string(e) }

@@ -1,0 +1,214 @@
+package cliproto
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/tandem-agent/tandem/internal/mcp"
+)
+
+// handleControl answers one control request from the SDK host.
+func (d *driver) handleControl(ctx context.Context, id string, raw json.RawMessage) {
+	var req struct {
+		Subtype            string          `json:"subtype"`
+		Hooks              json.RawMessage `json:"hooks"`
+		SystemPrompt       json.RawMessage `json:"systemPrompt"`
+		AppendSystemPrompt string          `json:"appendSystemPrompt"`
+		Mode               string          `json:"mode"`
+		Model              *string         `json:"model"`
+		ServerName         string          `json:"serverName"`
+		Enabled            *bool           `json:"enabled"`
+		SDKMCPServers      []string        `json:"sdkMcpServers"`
+	}
+	if err := json.Unmarshal(raw, &req); err != nil {
+		d.ctl.fail(id, "malformed control request: "+err.Error(), "invalid_request")
+		return
+	}
+	switch req.Subtype {
+	case "initialize":
+		d.initialize(id, req.Hooks, req.SystemPrompt, req.AppendSystemPrompt, req.SDKMCPServers)
+	case "interrupt":
+		d.interrupt()
+		d.ctl.reply(id, map[string]any{"still_queued": []any{}})
+	case "set_permission_mode":
+		m, err := ParseMode(req.Mode)
+		if err != nil {
+			d.ctl.fail(id, err.Error(), "invalid_request")
+			return
+		}
+		d.setMode(ctx, m)
+		d.ctl.reply(id, map[string]any{"mode": modeName(m)})
+	case "set_model":
+		d.setModel(ctx, id, req.Model)
+	case "set_max_thinking_tokens":
+		// The thinking budget is fixed when the session's model is resolved;
+		// --max-thinking-tokens sets it for the process.
+		d.ctl.reply(id, nil)
+	case "mcp_status":
+		d.ctl.reply(id, map[string]any{"mcpServers": d.mcpStatus()})
+	case "mcp_toggle", "mcp_reconnect":
+		action := "reconnect"
+		if req.Subtype == "mcp_toggle" {
+			action = "disable"
+			if req.Enabled != nil && *req.Enabled {
+				action = "enable"
+			}
+		}
+		if err := d.mcpAction(req.ServerName, action); err != nil {
+			d.ctl.fail(id, err.Error(), "")
+			return
+		}
+		d.ctl.reply(id, nil)
+	case "get_context_usage":
+		d.ctl.reply(id, d.contextUsage())
+	default:
+		d.ctl.fail(id, "Unsupported control request subtype: "+req.Subtype, "unsupported_request")
+	}
+}
+
+// initialize registers the host's hooks and prompt settings and says what
+// tandem offers.
+func (d *driver) initialize(id string, hooks, system json.RawMessage, appendSys string, sdkServers []string) {
+	hs, err := parseHooks(hooks)
+	if err != nil {
+		d.ctl.fail(id, err.Error(), "invalid_request")
+		return
+	}
+	var sys *string
+	if len(system) > 0 && string(system) != "null" {
+		var s string
+		var parts []string
+		switch {
+		case json.Unmarshal(system, &s) == nil:
+		case json.Unmarshal(system, &parts) == nil:
+			s = joinNonEmpty(parts...)
+		default:
+			d.ctl.fail(id, "initialize systemPrompt: give a string or a list of strings", "invalid_request")
+			return
+		}
+		sys = &s
+	}
+	for _, name := range sdkServers {
+		d.warn("the SDK's in-process MCP server %s is not proxied yet; its tools are not offered", name)
+	}
+	d.mu.Lock()
+	d.hooks, d.appendInit = hs, appendSys
+	if sys != nil && *sys != "" {
+		d.systemInit = sys
+	}
+	d.mu.Unlock()
+	commands := []map[string]any{}
+	wd, _ := os.Getwd()
+	for _, c := range d.app.SlashCommands(wd) {
+		commands = append(commands, map[string]any{"name": c.Name, "description": c.Description, "argumentHint": c.ArgumentHint})
+	}
+	models := []map[string]any{}
+	for _, m := range d.app.ModelChoices() {
+		models = append(models, map[string]any{"value": m.ID, "displayName": m.Name, "description": m.ID})
+	}
+	d.ctl.reply(id, map[string]any{"commands": commands, "agents": []any{}, "output_style": "default",
+		"available_output_styles": []string{"default"}, "models": models, "account": map[string]any{}, "pid": os.Getpid()})
+}
+
+func (d *driver) setModel(ctx context.Context, id string, model *string) {
+	spec := ""
+	if model != nil && *model != "default" {
+		spec = normalizeModel(*model)
+	}
+	wd, _ := os.Getwd()
+	if spec == "" {
+		cfg, err := d.app.ConfigFor(wd)
+		if err != nil {
+			d.ctl.fail(id, err.Error(), "")
+			return
+		}
+		spec = d.app.DefaultModel(cfg)
+	}
+	if err := d.app.CheckModel(spec, wd); err != nil {
+		d.ctl.fail(id, fmt.Sprintf("model %s: %v", spec, err), "invalid_request")
+		return
+	}
+	d.mu.Lock()
+	d.model = spec
+	live := d.live
+	d.mu.Unlock()
+	if live != nil {
+		if err := live.Update(ctx, spec, "", ""); err != nil {
+			d.ctl.fail(id, err.Error(), "")
+			return
+		}
+	}
+	d.ctl.reply(id, map[string]any{"model": bareModel(spec)})
+}
+
+func (d *driver) mcpStatus() []map[string]any {
+	out := []map[string]any{}
+	d.mu.Lock()
+	live := d.live
+	d.mu.Unlock()
+	if live == nil {
+		return out
+	}
+	st, _ := d.app.MCPStatus(live)
+	list, _ := st.([]mcp.ServerStatus)
+	for _, s := range list {
+		e := map[string]any{"name": s.Name, "status": mcpState(s), "scope": s.Scope}
+		if s.Error != "" {
+			e["error"] = s.Error
+		}
+		if s.ServerName != "" {
+			e["serverInfo"] = map[string]any{"name": s.ServerName, "version": s.ServerVersion}
+		}
+		tools := []map[string]any{}
+		for _, t := range s.ToolNames {
+			tools = append(tools, map[string]any{"name": t})
+		}
+		e["tools"] = tools
+		out = append(out, e)
+	}
+	return out
+}
+
+func (d *driver) mcpAction(server, action string) error {
+	d.mu.Lock()
+	live := d.live
+	d.mu.Unlock()
+	if live == nil {
+		return fmt.Errorf("no MCP servers are running yet: they start with the first user message")
+	}
+	return d.app.MCPAction(live, server, action)
+}
+
+// contextUsage reports how full the context window was at the last model
+// call.
+func (d *driver) contextUsage() map[string]any {
+	d.mu.Lock()
+	live := d.live
+	model := d.model
+	d.mu.Unlock()
+	var used int64
+	if live != nil {
+		rec := live.Snapshot()
+		model = rec.Model
+		if msgs, err := d.app.Store.Messages(context.Background(), rec.ID); err == nil {
+			for i := len(msgs) - 1; i >= 0; i-- {
+				if u := msgs[i].Usage; u != nil {
+					used = u.InputTokens + u.CacheReadTokens + u.CacheCreationTokens + u.OutputTokens
+					break
+				}
+			}
+		}
+	}
+	var max int64
+	if r, err := d.app.Catalog.Resolve(model); err == nil && r.Info != nil {
+		max = r.Info.ContextWindow
+	}
+	pct := 0.0
+	if max > 0 {
+		pct = float64(used) * 100 / float64(max)
+	}
+	return map[string]any{"totalTokens": used, "maxTokens": max, "rawMaxTokens": max, "percentage": pct,
+		"model": bareModel(model), "categories": []any{}}
+}

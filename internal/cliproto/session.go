@@ -1,0 +1,285 @@
+package cliproto
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/tandem-agent/tandem/internal/event"
+	"github.com/tandem-agent/tandem/internal/message"
+	"github.com/tandem-agent/tandem/internal/permission"
+	"github.com/tandem-agent/tandem/internal/session"
+	"github.com/tandem-agent/tandem/internal/store"
+)
+
+// modelAliases are Claude Code's short model names.
+var modelAliases = map[string]string{
+	"sonnet": "anthropic/claude-sonnet-4-5",
+	"opus":   "anthropic/claude-opus-4-5",
+	"haiku":  "anthropic/claude-haiku-4-5",
+}
+
+func normalizeModel(m string) string {
+	if full, ok := modelAliases[strings.ToLower(m)]; ok {
+		return full
+	}
+	return m
+}
+
+func bareModel(spec string) string {
+	if _, id, ok := strings.Cut(spec, "/"); ok {
+		return id
+	}
+	return spec
+}
+
+// session opens the process's session on the first turn: new, resumed,
+// continued or forked, as the flags say.
+func (d *driver) session(ctx context.Context) (*session.Live, error) {
+	d.mu.Lock()
+	if d.live != nil {
+		defer d.mu.Unlock()
+		return d.live, nil
+	}
+	model, mode := d.model, d.mode
+	d.mu.Unlock()
+
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	servers, err := d.mcpConfig()
+	if err != nil {
+		return nil, err
+	}
+	req := session.OpenRequest{Cwd: wd, AddDirs: d.f.AddDirs, Model: model, Mode: string(mode), ModeFromRequest: true,
+		MCPServers: servers, MCPOnly: d.f.StrictMCPConfig, NewID: d.f.SessionID,
+		Sinks: []event.Sink{event.SinkFunc(d.onEvent)}, MessageSinks: []func(message.Message){d.onMessage}}
+	switch {
+	case d.f.ForkSession && (d.f.Resume != "" || d.f.Continue):
+		id, err := d.fork(ctx, wd)
+		if err != nil {
+			return nil, err
+		}
+		req.ID, req.NewID = id, ""
+	case d.f.Resume != "":
+		req.ID = d.f.Resume
+	case d.f.Continue:
+		req.Continue = true
+	default:
+		if err := d.checkModel(model, wd); err != nil {
+			return nil, err
+		}
+	}
+	live, err := d.app.Manager.Open(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.fillDefaults(ctx, live); err != nil {
+		live.Close()
+		return nil, err
+	}
+	live.Checker = hookChecker{inner: live.Checker, d: d}
+	d.mu.Lock()
+	d.live = live
+	d.mu.Unlock()
+	d.app.WaitMCP(ctx, live, mcpWait)
+	return live, nil
+}
+
+// checkModel resolves the model of a new session before anything is
+// stored, so a missing key or a typo fails with nothing left behind.
+func (d *driver) checkModel(model, cwd string) error {
+	cfg, err := d.app.ConfigFor(cwd)
+	if err != nil {
+		return err
+	}
+	if rt := cfg.Runtime; rt == "claude-code" || rt == "auto" {
+		return nil
+	}
+	spec := firstNonEmpty(model, d.app.DefaultModel(cfg))
+	if spec == "" {
+		return fmt.Errorf("no model chosen: pass --model (e.g. claude-sonnet-4-5), set \"model\" in tandem's config, or set ANTHROPIC_API_KEY or OPENAI_API_KEY")
+	}
+	if err := d.app.CheckModel(spec, cwd); err != nil {
+		return fmt.Errorf("model %s: %w", spec, err)
+	}
+	return nil
+}
+
+func (d *driver) fillDefaults(ctx context.Context, live *session.Live) error {
+	rec := live.Snapshot()
+	cfg, err := d.app.ConfigFor(rec.Cwd)
+	if err != nil {
+		return err
+	}
+	model, runtime := "", ""
+	if rec.Model == "" {
+		model = d.app.DefaultModel(cfg)
+	}
+	if rec.Runtime == "" {
+		runtime = firstNonEmpty(cfg.Runtime, "native")
+	}
+	if model == "" && runtime == "" {
+		return nil
+	}
+	return live.Update(ctx, model, runtime, "")
+}
+
+// fork copies the session --resume or --continue names into a new one
+// (with --session-id as its id when given) and returns the new id.
+func (d *driver) fork(ctx context.Context, cwd string) (string, error) {
+	st := d.app.Store
+	var src store.Session
+	var err error
+	if d.f.Resume != "" {
+		src, err = st.GetSession(ctx, d.f.Resume)
+	} else {
+		src, err = st.LatestSession(ctx, cwd)
+	}
+	if errors.Is(err, store.ErrNotFound) {
+		return "", fmt.Errorf("no session to fork: %w", err)
+	}
+	if err != nil {
+		return "", fmt.Errorf("fork session: %w", err)
+	}
+	msgs, err := st.Messages(ctx, src.ID)
+	if err != nil {
+		return "", fmt.Errorf("fork session %s: %w", src.ID, err)
+	}
+	dst, err := st.CreateSession(ctx, store.Session{ID: d.f.SessionID, Cwd: src.Cwd, Title: src.Title, Model: src.Model, Runtime: src.Runtime})
+	if err != nil {
+		return "", fmt.Errorf("fork session %s: %w", src.ID, err)
+	}
+	for _, m := range msgs {
+		m.ID = "" // stored ids are per session
+		if _, err := st.AppendMessage(ctx, dst.ID, m); err != nil {
+			return "", fmt.Errorf("fork session %s: %w", src.ID, err)
+		}
+	}
+	return dst.ID, nil
+}
+
+// mcpConfig merges the --mcp-config values (JSON or files) into one
+// "mcpServers" object. The SDK's in-process servers ("type": "sdk") are
+// left out with a warning.
+func (d *driver) mcpConfig() (json.RawMessage, error) {
+	if len(d.f.MCPConfigs) == 0 {
+		return nil, nil
+	}
+	all := map[string]json.RawMessage{}
+	for _, v := range d.f.MCPConfigs {
+		data := []byte(v)
+		if !strings.HasPrefix(strings.TrimSpace(v), "{") {
+			b, err := os.ReadFile(v)
+			if err != nil {
+				return nil, fmt.Errorf("--mcp-config %s: %w", v, err)
+			}
+			data = b
+		}
+		var doc struct {
+			MCPServers map[string]json.RawMessage `json:"mcpServers"`
+		}
+		if err := json.Unmarshal(data, &doc); err != nil {
+			return nil, fmt.Errorf("--mcp-config: not a JSON object with \"mcpServers\": %w", err)
+		}
+		for name, entry := range doc.MCPServers {
+			var t struct {
+				Type string `json:"type"`
+			}
+			_ = json.Unmarshal(entry, &t)
+			if t.Type == "sdk" {
+				d.warn("MCP server %s runs inside the SDK host (type sdk); tandem does not proxy those yet, so its tools are not offered", name)
+				continue
+			}
+			all[name] = entry
+		}
+	}
+	return json.Marshal(all)
+}
+
+// flagRules are --allowedTools, --disallowedTools and the permissions of
+// --settings.
+func (d *driver) flagRules() ([]permission.Rule, error) {
+	allow, deny, ask := splitTools(d.f.AllowedTools), splitTools(d.f.DisallowedTools), []string(nil)
+	if d.f.Settings != "" {
+		s, err := readSettings(d.f.Settings)
+		if err != nil {
+			return nil, err
+		}
+		allow, deny, ask = append(allow, s.Permissions.Allow...), append(deny, s.Permissions.Deny...), s.Permissions.Ask
+		if d.f.Model == "" && s.Model != "" {
+			d.model = normalizeModel(s.Model)
+		}
+		if s.Permissions.DefaultMode != "" && d.f.PermissionMode == "" {
+			if m, err := ParseMode(s.Permissions.DefaultMode); err == nil {
+				d.mode = m
+			}
+		}
+	}
+	var out []permission.Rule
+	for _, set := range []struct {
+		vals   []string
+		action permission.Action
+	}{{allow, permission.ActionAllow}, {deny, permission.ActionDeny}, {ask, permission.ActionAsk}} {
+		rs, err := permission.ParseToolFlags(set.vals, set.action)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rs...)
+	}
+	return out, nil
+}
+
+type settings struct {
+	Model       string `json:"model"`
+	Permissions struct {
+		Allow       []string `json:"allow"`
+		Deny        []string `json:"deny"`
+		Ask         []string `json:"ask"`
+		DefaultMode string   `json:"defaultMode"`
+	} `json:"permissions"`
+}
+
+// readSettings reads --settings, JSON or a file of it.
+func readSettings(v string) (settings, error) {
+	data := []byte(v)
+	if !strings.HasPrefix(strings.TrimSpace(v), "{") {
+		b, err := os.ReadFile(v)
+		if err != nil {
+			return settings{}, fmt.Errorf("--settings %s: %w", v, err)
+		}
+		data = b
+	}
+	var s settings
+	if err := json.Unmarshal(data, &s); err != nil {
+		return s, fmt.Errorf("--settings: %w", err)
+	}
+	return s, nil
+}
+
+// splitTools splits flag values at commas and spaces outside parentheses:
+// "Read,Bash(git log:*)" and "Read Edit" are both lists.
+func splitTools(vals []string) []string {
+	var out []string
+	for _, v := range vals {
+		depth, start := 0, 0
+		for i, r := range v + "," {
+			switch {
+			case r == '(':
+				depth++
+			case r == ')':
+				depth--
+			case (r == ',' || r == ' ') && depth == 0:
+				if s := strings.TrimSpace(v[start:i]); s != "" {
+					out = append(out, s)
+				}
+				start = i + 1
+			}
+		}
+	}
+	return out
+}
