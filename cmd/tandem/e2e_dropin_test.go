@@ -29,6 +29,7 @@ type sdkRun struct {
 	Stderr          string   `json:"stderr"`
 	InterruptMillis float64  `json:"interruptMillis"`
 	TotalMillis     float64  `json:"totalMillis"`
+	ToolCalls       int      `json:"toolCalls"`
 	EndError        string   `json:"endError"`
 }
 
@@ -206,6 +207,33 @@ func TestAgentSDKInterrupt(t *testing.T) {
 			}
 			if res != nil && (res["result"] == "unreachable" || res["is_error"] != true || res["subtype"] != "error_during_execution") {
 				t.Errorf("interrupted result = %v, want an error_during_execution that did not go on", res)
+			}
+		})
+	}
+}
+
+// A tool of the SDK host's in-process MCP server (createSdkMcpServer) is
+// offered to the model and runs inside the host, under both CLIs.
+func TestAgentSDKInProcessMCPServer(t *testing.T) {
+	for name, exe := range sdkExecutables(t) {
+		t.Run(name, func(t *testing.T) {
+			x := newE2E(t, scripted.Script{Steps: []scripted.Step{
+				scripted.ToolStep(scripted.CallID("add1", "mcp__calc__add", map[string]any{"a": 2, "b": 3})),
+				scripted.TextStep("The sum is 5."),
+			}})
+			r := runAgentSDK(t, x, exe, "sdkmcp")
+			if res := r.result(); res == nil || res["subtype"] != "success" {
+				t.Fatalf("result = %v", res)
+			}
+			if r.ToolCalls != 1 {
+				t.Errorf("the in-process tool ran %d times, want 1\nstderr: %s", r.ToolCalls, r.Stderr)
+			}
+			reqs := x.srv.MainRequests()
+			if !strings.Contains(string(reqs[0].RawBody), "mcp__calc__add") {
+				t.Error("the in-process server's tool was not offered")
+			}
+			if !strings.Contains(string(reqs[len(reqs)-1].RawBody), "sum is 5") {
+				t.Error("the tool's result did not reach the model")
 			}
 		})
 	}

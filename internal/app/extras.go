@@ -83,6 +83,7 @@ func (w *wiring) equipMCP(ctx context.Context, l *session.Live, eq *equipped) er
 		Servers:  servers,
 		Policy:   policy,
 		Registry: l.Tools, Emit: l.Events.Emit, ClientName: "tandem", ClientVersion: firstNonEmpty(w.app.opts.Version, "dev"), WorkDir: rec.Cwd,
+		Proxy: mcp.ProxyFunc(l.MCPProxy()),
 	})
 	m.Start(context.WithoutCancel(ctx))
 	eq.mcp = m

@@ -36,7 +36,8 @@ type driver struct {
 	mu          sync.Mutex
 	live        *session.Live
 	hooks       map[string][]sdkHook
-	systemInit  *string // initialize's systemPrompt, over --system-prompt
+	sdkServers  []string // the host's in-process MCP servers (initialize)
+	systemInit  *string  // initialize's systemPrompt, over --system-prompt
 	appendInit  string
 	mode        permission.Mode
 	model       string // the model asked for (flag, set_model)

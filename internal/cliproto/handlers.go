@@ -90,11 +90,8 @@ func (d *driver) initialize(id string, hooks, system json.RawMessage, appendSys 
 		}
 		sys = &s
 	}
-	for _, name := range sdkServers {
-		d.warn("the SDK's in-process MCP server %s is not proxied yet; its tools are not offered", name)
-	}
 	d.mu.Lock()
-	d.hooks, d.appendInit = hs, appendSys
+	d.hooks, d.appendInit, d.sdkServers = hs, appendSys, sdkServers
 	if sys != nil && *sys != "" {
 		d.systemInit = sys
 	}

@@ -56,7 +56,7 @@ func (d *driver) session(ctx context.Context) (*session.Live, error) {
 		return nil, err
 	}
 	req := session.OpenRequest{Cwd: wd, AddDirs: d.f.AddDirs, Model: model, Mode: string(mode), ModeFromRequest: true,
-		MCPServers: servers, MCPOnly: d.f.StrictMCPConfig, NewID: d.f.SessionID,
+		MCPServers: servers, MCPOnly: d.f.StrictMCPConfig, MCPProxy: d.mcpMessage, NewID: d.f.SessionID,
 		Sinks: []event.Sink{event.SinkFunc(d.onEvent)}, MessageSinks: []func(message.Message){d.onMessage}}
 	switch {
 	case d.f.ForkSession && (d.f.Resume != "" || d.f.Continue):
@@ -165,12 +165,18 @@ func (d *driver) fork(ctx context.Context, cwd string) (string, error) {
 
 // mcpConfig merges the --mcp-config values (JSON or files) into one
 // "mcpServers" object. The SDK's in-process servers ("type": "sdk") are
-// left out with a warning.
+// reached through mcp_message (see mcpMessage).
 func (d *driver) mcpConfig() (json.RawMessage, error) {
-	if len(d.f.MCPConfigs) == 0 {
+	d.mu.Lock()
+	inProcess := d.sdkServers
+	d.mu.Unlock()
+	if len(d.f.MCPConfigs) == 0 && len(inProcess) == 0 {
 		return nil, nil
 	}
 	all := map[string]json.RawMessage{}
+	for _, name := range inProcess {
+		all[name] = json.RawMessage(`{"type":"sdk"}`)
+	}
 	for _, v := range d.f.MCPConfigs {
 		data := []byte(v)
 		if !strings.HasPrefix(strings.TrimSpace(v), "{") {
@@ -187,14 +193,6 @@ func (d *driver) mcpConfig() (json.RawMessage, error) {
 			return nil, fmt.Errorf("--mcp-config: not a JSON object with \"mcpServers\": %w", err)
 		}
 		for name, entry := range doc.MCPServers {
-			var t struct {
-				Type string `json:"type"`
-			}
-			_ = json.Unmarshal(entry, &t)
-			if t.Type == "sdk" {
-				d.warn("MCP server %s runs inside the SDK host (type sdk); tandem does not proxy those yet, so its tools are not offered", name)
-				continue
-			}
 			all[name] = entry
 		}
 	}
@@ -282,4 +280,20 @@ func splitTools(vals []string) []string {
 		}
 	}
 	return out
+}
+
+// mcpMessage carries one JSON-RPC message to an in-process server of the
+// SDK host, as Claude Code does with the mcp_message control request.
+func (d *driver) mcpMessage(ctx context.Context, server string, msg json.RawMessage) (json.RawMessage, error) {
+	raw, err := d.ctl.request(ctx, "mcp_message", map[string]any{"server_name": server, "message": msg})
+	if err != nil {
+		return nil, err
+	}
+	var r struct {
+		MCPResponse json.RawMessage `json:"mcp_response"`
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return nil, fmt.Errorf("mcp_message answer: %w", err)
+	}
+	return r.MCPResponse, nil
 }

@@ -28,6 +28,10 @@ func claudeCodeConfig(servers Servers, lookup LookupFunc) ([]byte, error) {
 		if c.Disabled {
 			continue
 		}
+		if c.TransportType() == TypeSDK {
+			errs = append(errs, fmt.Errorf("%s lives in the program that started tandem, which the Claude Code CLI cannot reach", name))
+			continue
+		}
 		x, err := c.Expand(name, lookup)
 		if err != nil {
 			errs = append(errs, err)

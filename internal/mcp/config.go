@@ -127,6 +127,10 @@ func (c ServerConfig) Validate(name string) error {
 		if !strings.Contains(c.URL, "${") && !validURL(c.URL, c.TransportType()) {
 			return bad("url", "%q is not an absolute %s url", c.URL, urlSchemes(c.TransportType()))
 		}
+	case TypeSDK:
+		if c.Command != "" || c.URL != "" {
+			return bad("type", "an sdk server lives in the program that started tandem: it takes neither a command nor a url")
+		}
 	default:
 		return bad("type", "unknown type %q (want stdio, http, sse or ws)", c.Type)
 	}

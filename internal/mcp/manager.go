@@ -42,6 +42,9 @@ type Options struct {
 	WorkDir string
 	// LookupEnv resolves ${VAR}; default os.LookupEnv.
 	LookupEnv LookupFunc
+	// Proxy reaches servers of type "sdk", which live in the program that
+	// started tandem; nil: such servers fail to connect with a clear error.
+	Proxy ProxyFunc
 }
 
 // Manager owns the connections to a session's MCP servers. Create one per

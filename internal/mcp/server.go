@@ -229,7 +229,12 @@ func (s *server) connect(ctx context.Context) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	sess, err := dial(ctx, s.newClient(), cfg, s.m.opts.WorkDir, s.stderr)
+	var sess *session
+	if cfg.TransportType() == TypeSDK {
+		sess, err = dialTransport(ctx, s.newClient(), proxyTransport{server: s.name, send: s.m.opts.Proxy}, nil)
+	} else {
+		sess, err = dial(ctx, s.newClient(), cfg, s.m.opts.WorkDir, s.stderr)
+	}
 	if err != nil {
 		return nil, s.explain(err)
 	}

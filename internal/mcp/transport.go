@@ -106,6 +106,11 @@ func dial(ctx context.Context, client *sdk.Client, c ServerConfig, workDir strin
 	if err != nil {
 		return nil, err
 	}
+	return dialTransport(ctx, client, t, pg)
+}
+
+// dialTransport connects over a built transport.
+func dialTransport(ctx context.Context, client *sdk.Client, t sdk.Transport, pg *processGroup) (*session, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	timer := time.AfterFunc(connectTimeout, cancel)
 	cs, err := client.Connect(ctx, t, nil)

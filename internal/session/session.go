@@ -75,6 +75,10 @@ type OpenRequest struct {
 	// MCPOnly uses MCPServers alone, ignoring the servers of the config
 	// files (Claude Code's --strict-mcp-config).
 	MCPOnly bool
+	// MCPProxy reaches MCPServers entries of type "sdk", which live inside
+	// the caller (a Claude Agent SDK host): it carries one JSON-RPC message
+	// to the named server and returns the answer.
+	MCPProxy func(ctx context.Context, server string, msg json.RawMessage) (json.RawMessage, error)
 	// NewID is the id a new session gets (Claude Code's --session-id);
 	// empty: a generated one.
 	NewID string
@@ -98,6 +102,7 @@ type Live struct {
 	mgr        *Manager
 	requestMCP json.RawMessage
 	mcpOnly    bool
+	mcpProxy   func(ctx context.Context, server string, msg json.RawMessage) (json.RawMessage, error)
 	msgSinks   []func(message.Message)
 	turnMu     sync.Mutex // one turn at a time
 	mu         sync.Mutex
@@ -117,7 +122,7 @@ func (m *Manager) Open(ctx context.Context, req OpenRequest) (*Live, error) {
 	}
 	roots := append([]string{rec.Cwd}, extra...)
 	l := &Live{Record: rec, mgr: m, Roots: roots, Tools: tool.NewRegistry(), requestMCP: req.MCPServers,
-		mcpOnly: req.MCPOnly, msgSinks: req.MessageSinks}
+		mcpOnly: req.MCPOnly, mcpProxy: req.MCPProxy, msgSinks: req.MessageSinks}
 	l.Events = event.NewEmitter(rec.ID, rec.LastSeq, req.Sinks...)
 	l.Env = tool.NewEnv(rec.ID, rec.Cwd, roots, m.data)
 	l.Env.Emit = l.Events.Emit
@@ -273,6 +278,11 @@ func (l *Live) mode(stored string) permission.Mode {
 // RequestMCP returns the MCP servers the opener brought (OpenRequest.MCPServers)
 // and whether they are the only ones (OpenRequest.MCPOnly).
 func (l *Live) RequestMCP() (servers json.RawMessage, only bool) { return l.requestMCP, l.mcpOnly }
+
+// MCPProxy returns OpenRequest.MCPProxy.
+func (l *Live) MCPProxy() func(ctx context.Context, server string, msg json.RawMessage) (json.RawMessage, error) {
+	return l.mcpProxy
+}
 
 // Snapshot returns the current stored record.
 func (l *Live) Snapshot() store.Session {

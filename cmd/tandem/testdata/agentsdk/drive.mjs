@@ -8,7 +8,8 @@
 // id, for resume), MODEL.
 import { pathToFileURL } from "node:url";
 
-const { query } = await import(pathToFileURL(process.env.AGENT_SDK).href);
+const { query, tool, createSdkMcpServer } = await import(pathToFileURL(process.env.AGENT_SDK).href);
+const { z } = await import(new URL("../../zod/index.js", pathToFileURL(process.env.AGENT_SDK)).href);
 const out = { messages: [], canUseTool: [], hooks: [], errors: [], stderr: "" };
 
 function env() {
@@ -94,6 +95,20 @@ try {
         },
       ).catch((e) => { out.endError = String(e); });
       out.totalMillis = Date.now() - t0;
+      break;
+    }
+    case "sdkmcp": {
+      // An in-process MCP server: its tool runs inside this program, and
+      // the CLI reaches it through mcp_message control requests.
+      const calc = createSdkMcpServer({
+        name: "calc",
+        version: "1.0.0",
+        tools: [tool("add", "Add two numbers", { a: z.number(), b: z.number() }, async (args) => {
+          out.toolCalls = (out.toolCalls ?? 0) + 1;
+          return { content: [{ type: "text", text: `sum is ${args.a + args.b}` }] };
+        })],
+      });
+      await collect(query({ prompt: "add 2 and 3", options: { ...base, permissionMode: "bypassPermissions", mcpServers: { calc } } }));
       break;
     }
     default:
