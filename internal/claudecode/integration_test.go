@@ -139,7 +139,7 @@ func TestRealCLIInterrupt(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	h.start(scripted.Script{Steps: []scripted.Step{
-		scripted.ToolStep(scripted.Call("Bash", map[string]any{"command": "python3 -c \"import time; time.sleep(30)\"", "description": "wait"})),
+		scripted.ToolStep(scripted.Call("Bash", map[string]any{"command": "python3 -c \"import time; time.sleep(300)\"", "description": "wait"})),
 		scripted.TextStep("never"),
 	}})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -153,7 +153,9 @@ func TestRealCLIInterrupt(t *testing.T) {
 	if res.Subtype != event.SubtypeInterrupted || !res.IsError {
 		t.Errorf("result %+v", res)
 	}
-	if d := time.Since(begin); d > 20*time.Second {
+	// Far below the command's 300 s (and the 60 s turn timeout), however
+	// loaded the machine: the command was stopped, not waited for.
+	if d := time.Since(begin); d > 50*time.Second {
 		t.Errorf("interrupt took %s", d)
 	}
 }
@@ -239,7 +241,7 @@ func TestRealCLITurnTimeout(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	h.start(scripted.Script{Steps: []scripted.Step{
-		scripted.ToolStep(scripted.Call("Bash", map[string]any{"command": "python3 -c \"import time; time.sleep(30)\"", "description": "wait"})),
+		scripted.ToolStep(scripted.Call("Bash", map[string]any{"command": "python3 -c \"import time; time.sleep(300)\"", "description": "wait"})),
 		scripted.TextStep("never"),
 	}})
 	h.cfg.TurnTimeout = Duration(4 * time.Second)

@@ -203,7 +203,7 @@ func TestBrowserKeyboardInterrupt(t *testing.T) {
 	e.mustDo("POST", "/api/sessions", map[string]string{"cwd": e.ws}, 201, &s)
 	ctx, cancel := newBrowser(t, 1000, 700)
 	defer cancel()
-	sctx, cancelS := context.WithTimeout(ctx, 30*time.Second)
+	sctx, cancelS := context.WithTimeout(ctx, 90*time.Second)
 	defer cancelS()
 	err := chromedp.Do(sctx,
 		chromedp.Navigate(e.ts.URL+"/login#token="+testToken),

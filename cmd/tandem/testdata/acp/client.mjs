@@ -34,7 +34,7 @@ const app = client({ name: "tandem-acp-test" })
     return { outcome: { outcome: "selected", optionId: reject ? "reject" : "allow_once" } };
   });
 
-const timeout = setTimeout(() => { log.errors.push("timed out"); finish(1); }, 45000);
+const timeout = setTimeout(() => { log.errors.push("timed out"); finish(1); }, 100000);
 function finish(code) {
   clearTimeout(timeout);
   console.log(JSON.stringify(log));

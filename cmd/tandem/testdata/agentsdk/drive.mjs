@@ -33,7 +33,7 @@ async function collect(q, onMessage) {
   }
 }
 
-const timer = setTimeout(() => { out.errors.push("timed out"); done(1); }, 50000);
+const timer = setTimeout(() => { out.errors.push("timed out"); done(1); }, 100000);
 function done(code) {
   clearTimeout(timer);
   console.log(JSON.stringify(out));
