@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"net/url"
 	"os"
 	"sort"
 	"strconv"
@@ -33,7 +35,10 @@ type Config struct {
 	Permissions json.RawMessage `json:"permissions,omitempty"` // permission.Config
 	MCPServers  json.RawMessage `json:"mcpServers,omitempty"`  // mcp.Servers
 	ClaudeCode  json.RawMessage `json:"claude_code,omitempty"` // claudecode.Config
-	Hooks       json.RawMessage `json:"hooks,omitempty"`       // Claude Code-compatible hooks
+	// Hooks is read only to refuse it: tandem's hooks live under
+	// "permissions.hooks" (Claude Code's settings files keep theirs at the
+	// top level). Accepting it here would define hooks that never run.
+	Hooks json.RawMessage `json:"hooks,omitempty"`
 	// EnableAllProjectMcpServers lets a project's .mcp.json servers start
 	// without asking; only honoured from the user file.
 	EnableAllProjectMcpServers bool     `json:"enableAllProjectMcpServers,omitempty"`
@@ -152,6 +157,14 @@ func readFile(path string) (*Config, error) {
 	if err := dec.Decode(&c); err != nil {
 		return nil, decodeError(path, data, err)
 	}
+	if _, err := dec.Token(); err != io.EOF {
+		// The decoder reads one value; anything after it (a second object,
+		// a stray brace from a bad merge) would be dropped unseen.
+		off := dec.InputOffset()
+		rest := bytes.TrimLeft(data[off:], " \t\r\n")
+		line := lineOf(data, int64(len(data)-len(rest)))
+		return nil, &Error{File: path, Line: line, Msg: "unexpected text after the JSON object: a config file holds one object; remove what follows it"}
+	}
 	if err := c.validate(path); err != nil {
 		return nil, err
 	}
@@ -183,11 +196,32 @@ func lineOf(data []byte, off int64) int {
 
 var validKinds = map[string]bool{"anthropic": true, "openai": true, "openai-compatible": true}
 
+// CheckRuntime names the runtimes when rt is not one.
+func CheckRuntime(rt string) error {
+	switch rt {
+	case "native", "claude-code", "auto":
+		return nil
+	}
+	return fmt.Errorf("%q is not a runtime; use native, claude-code or auto", rt)
+}
+
+// CheckBaseURL accepts an absolute http:// or https:// URL with a host.
+func CheckBaseURL(v string) error {
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%q is not a base URL: write it as http://host[:port][/path] or https://...", v)
+	}
+	return nil
+}
+
 func (c *Config) validate(path string) error {
-	switch c.Runtime {
-	case "", "native", "claude-code", "auto":
-	default:
-		return &Error{File: path, Field: "runtime", Msg: fmt.Sprintf("%q is not a runtime; use native, claude-code or auto", c.Runtime)}
+	if len(c.Hooks) > 0 {
+		return &Error{File: path, Field: "hooks", Msg: `tandem reads hooks from "permissions": {"hooks": {...}}; move this object there (Claude Code's .claude/settings.json keeps "hooks" at the top level)`}
+	}
+	if c.Runtime != "" {
+		if err := CheckRuntime(c.Runtime); err != nil {
+			return &Error{File: path, Field: "runtime", Msg: err.Error()}
+		}
 	}
 	switch c.Effort {
 	case "", "low", "medium", "high":
@@ -214,8 +248,10 @@ func (c *Config) validate(path string) error {
 		if p.Kind != "" && !validKinds[p.Kind] {
 			return &Error{File: path, Field: field + ".kind", Msg: fmt.Sprintf("%q is not a provider kind; use anthropic, openai or openai-compatible", p.Kind)}
 		}
-		if p.BaseURL != "" && !strings.HasPrefix(p.BaseURL, "http://") && !strings.HasPrefix(p.BaseURL, "https://") {
-			return &Error{File: path, Field: field + ".base_url", Msg: fmt.Sprintf("%q must start with http:// or https://", p.BaseURL)}
+		if p.BaseURL != "" {
+			if err := CheckBaseURL(p.BaseURL); err != nil {
+				return &Error{File: path, Field: field + ".base_url", Msg: err.Error()}
+			}
 		}
 		if p.APIKey != "" && p.APIKeyEnv != "" {
 			return &Error{File: path, Field: field, Msg: "set api_key or api_key_env, not both"}
@@ -276,7 +312,6 @@ func (c *Config) merge(o *Config, src string) {
 		{"permissions", &c.Permissions, &o.Permissions},
 		{"mcpServers", &c.MCPServers, &o.MCPServers},
 		{"claude_code", &c.ClaudeCode, &o.ClaudeCode},
-		{"hooks", &c.Hooks, &o.Hooks},
 	} {
 		if len(*sec.src) > 0 {
 			*sec.dst = *sec.src

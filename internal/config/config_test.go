@@ -64,12 +64,33 @@ func TestErrorsNameFileAndField(t *testing.T) {
 		{`{"providers":{"x":{"base_url":"ftp://h"}}}`, `providers.x.base_url`},
 		{`{"providers":{"x":{"api_key":"a","api_key_env":"B"}}}`, `set api_key or api_key_env`},
 		{`{"tools":{"web_search":{"backend":"bing"}}}`, `tools.web_search.backend`},
+		{`{"providers":{"x":{"base_url":"http//h"}}}`, `providers.x.base_url`},
+		{`{"providers":{"x":{"base_url":"https://"}}}`, `providers.x.base_url`},
+		{"{\"model\": \"a/b\"}\n\n}", ":3: unexpected text after the JSON object"},
+		{"{\"model\": \"a/b\"}\n{\"model\": \"c/d\"}", ":2: unexpected text after the JSON object"},
+		{`{"hooks":{"Stop":[]}}`, `field "hooks": tandem reads hooks from "permissions": {"hooks"`},
 	}
 	for _, tc := range cases {
 		p := writeFile(t, dir, "c.json", tc.body)
 		_, err := Load(p, "")
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), p) {
 			t.Errorf("%s: got %v, want mention of %q and the file", tc.body, err, tc.want)
+		}
+	}
+}
+
+func TestTrailingWhitespaceIsFine(t *testing.T) {
+	p := writeFile(t, t.TempDir(), "c.json", "{\"model\": \"a/b\"}\n\n  \n")
+	if _, err := Load(p, ""); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCheckBaseURL(t *testing.T) {
+	for v, ok := range map[string]bool{"http://127.0.0.1:8080": true, "https://api.example.com/v1": true,
+		"127.0.0.1:8080": false, "api.example.com": false, "ftp://h": false, "http://": false, "": false} {
+		if err := CheckBaseURL(v); (err == nil) != ok {
+			t.Errorf("CheckBaseURL(%q) = %v, want ok=%v", v, err, ok)
 		}
 	}
 }
