@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -9,6 +10,8 @@ import (
 
 	"github.com/tandem-agent/tandem/internal/app"
 	"github.com/tandem-agent/tandem/internal/claudecode"
+	"github.com/tandem-agent/tandem/internal/config"
+	"github.com/tandem-agent/tandem/internal/trust"
 )
 
 func newDoctorCmd(g *globalFlags) *cobra.Command {
@@ -17,13 +20,26 @@ func newDoctorCmd(g *globalFlags) *cobra.Command {
 		RunE: withApp(g, func(cmd *cobra.Command, a *app.App, _ []string) error {
 			w := cmd.OutOrStdout()
 			fmt.Fprintf(w, "%s\nconfig folder: %s\ndata folder:   %s\ndatabase:      %s\n", version(), a.Paths.ConfigDir, a.Paths.DataDir, a.Store.Path())
-			cwd, _ := absCwd("")
-			cfg, err := a.ConfigFor(cwd)
-			if err != nil {
+			// The same resolution a session gets, so doctor reports what
+			// `tandem run` here would do (or refuse).
+			s, err := a.ResolveSettings(cmd.Context(), app.SettingsRequest{})
+			var ue *trust.UntrustedError
+			var cfg *config.Config
+			switch {
+			case errors.As(err, &ue):
+				fmt.Fprintf(w, "trust:         NOT TRUSTED: %v\n", ue)
+			case err != nil:
 				fmt.Fprintf(w, "config:        ERROR %v\n", err)
-			} else {
+			default:
+				cfg = s.Config
 				fmt.Fprintf(w, "config files:  %v\n", cfg.Sources)
-				fmt.Fprintf(w, "default model: %s\n", firstNonEmpty(a.DefaultModel(cfg), "(none: set --model, \"model\" in config, or an API key)"))
+				fmt.Fprintf(w, "default model: %s\n", firstNonEmpty(s.Model, "(none: set --model, \"model\" in config, or an API key)"))
+				fmt.Fprintf(w, "runtime:       %s\npermissions:   %s mode\n", s.Runtime, s.Mode)
+				if s.Trusted {
+					fmt.Fprintf(w, "trust:         trusted (by %s)\n", s.TrustRoot)
+				} else {
+					fmt.Fprintln(w, "trust:         not trusted (nothing in the project files needs it)")
+				}
 			}
 			if p, err := exec.LookPath("rg"); err == nil {
 				fmt.Fprintf(w, "ripgrep:       %s\n", p)

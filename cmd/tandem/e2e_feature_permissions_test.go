@@ -138,6 +138,10 @@ func TestFeaturePermissionsRuleLayers(t *testing.T) {
 	writeJSONFile(t, filepath.Join(x.Work, ".claude", "settings.json"), map[string]any{
 		"permissions": map[string]any{"deny": []string{"Read(./secrets/**)"}}})
 	x.WriteFile("secrets/key.txt", "hunter2\n")
+	// The project's allow rules apply only in a trusted folder.
+	if tr := x.Run("trust"); tr.Code != 0 {
+		t.Fatalf("tandem trust: %s%s", tr.Stdout, tr.Stderr)
+	}
 
 	r := x.RunDetached(streamArgs("push it", "--permission-mode", "trust")...)
 	mustSucceed(t, r)
@@ -192,7 +196,8 @@ func TestFeaturePermissionsPreToolUseHook(t *testing.T) {
 			"hooks":   []any{map[string]any{"type": "command", "command": "sh \"$CLAUDE_PROJECT_DIR/.claude/hooks/guard.sh\""}},
 		}}}})
 
-	r := x.RunDetached(streamArgs("go", "--permission-mode", "trust")...)
+	// A project's hooks run only in a trusted folder.
+	r := x.RunDetached(streamArgs("go", "--permission-mode", "trust", "--trust-project")...)
 	mustSucceed(t, r)
 	if fileExists(filepath.Join(x.Work, "forbidden.txt")) {
 		t.Error("the hook did not block the call")

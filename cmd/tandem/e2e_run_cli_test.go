@@ -168,6 +168,9 @@ func TestE2ERunOpenAIChatCompletions(t *testing.T) {
 func TestE2ERunCustomProviderFromProjectConfig(t *testing.T) {
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("Local model here.")}})
 	x.WriteFile(".tandem/config.json", `{"providers":{"local":{"kind":"openai-compatible","base_url":"`+x.url+`/v1"}}}`)
+	if tr := x.Run("trust", x.Work); tr.Code != 0 || !strings.Contains(tr.Stdout, x.Work) {
+		t.Fatalf("tandem trust: %s%s", tr.Stdout, tr.Stderr)
+	}
 	r := x.Run("run", "-p", "hi", "--output-format", "json", "--model", "local/whatever")
 	mustSucceed(t, r)
 	if r.Result().Result != "Local model here." {

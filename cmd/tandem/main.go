@@ -54,7 +54,7 @@ func newRootCmd() *cobra.Command {
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.PersistentFlags().StringVar(&g.home, "home", "", "folder for tandem's config and data (default: TANDEM_HOME, else XDG folders)")
-	root.AddCommand(newRunCmd(g), newSessionsCmd(g), newModelsCmd(g), newDoctorCmd(g), newMCPCmd(g), newServeCmd(g), newConfigCmd(g), newACPCmd(g))
+	root.AddCommand(newRunCmd(g), newSessionsCmd(g), newModelsCmd(g), newDoctorCmd(g), newMCPCmd(g), newServeCmd(g), newConfigCmd(g), newACPCmd(g), newTrustCmd(g))
 	return root
 }
 

@@ -21,7 +21,7 @@ import (
 
 type runFlags struct {
 	prompt, cwd, model, outputFormat, resume, mode, appendSystem, systemPrompt, runtime string
-	cont, verbose                                                                       bool
+	cont, verbose, trustProject                                                         bool
 	maxTurns                                                                            int
 	allowed, disallowed, addDirs                                                        []string
 	mcpWait                                                                             time.Duration
@@ -56,6 +56,7 @@ func newRunCmd(g *globalFlags) *cobra.Command {
 	fl.StringSliceVar(&f.addDirs, "add-dir", nil, "more folders the agent may work in")
 	fl.StringVar(&f.runtime, "runtime", "", "native, claude-code or auto")
 	fl.BoolVar(&f.verbose, "verbose", false, "print every event to stderr (text output)")
+	fl.BoolVar(&f.trustProject, "trust-project", false, "trust the folder's project files for this run (as `tandem trust` does for good)")
 	fl.DurationVar(&f.mcpWait, "mcp-wait", 5*time.Second, "how long to wait for MCP servers to connect before the first model call")
 	return cmd
 }
@@ -137,7 +138,7 @@ func runTurn(cmd *cobra.Command, g *globalFlags, f *runFlags, args []string) err
 		defer tty.Close()
 		asker = permission.NewTerminalAsker(tty, tty)
 	}
-	a, err := app.Open(app.Options{Home: g.home, Version: version(), Asker: asker, Stderr: cmd.ErrOrStderr()})
+	a, err := app.Open(app.Options{Home: g.home, Version: version(), Asker: asker, Stderr: cmd.ErrOrStderr(), TrustProject: f.trustProject})
 	if err != nil {
 		return err
 	}
@@ -149,24 +150,17 @@ func runTurn(cmd *cobra.Command, g *globalFlags, f *runFlags, args []string) err
 	defer stop()
 
 	out := newPrinter(f.outputFormat, cmd.OutOrStdout(), cmd.ErrOrStderr(), f.verbose)
-	if f.resume == "" && !f.cont {
-		// A new session with a model that cannot work would be stored
-		// empty and then picked up by --continue: check first.
-		if err := checkNewSessionModel(a, f); err != nil {
-			return reportEarly(cmd, f, err)
-		}
-	}
+	// Open resolves the folder's settings (config files, trust, model)
+	// before a new session is stored, so a failed start leaves nothing for
+	// --continue to pick up.
 	live, err := a.Manager.Open(ctx, session.OpenRequest{ID: f.resume, Continue: f.cont, Cwd: f.cwd, AddDirs: f.addDirs,
 		Model: f.model, Runtime: f.runtime, Mode: f.mode, ModeFromRequest: true, Sinks: []event.Sink{out}})
 	if err != nil {
 		return reportEarly(cmd, f, err)
 	}
 	defer live.Close()
-	if err := fillDefaults(ctx, a, live); err != nil {
-		return reportEarly(cmd, f, err)
-	}
 	a.WaitMCP(ctx, live, f.mcpWait)
-	res, err := live.Run(ctx, prompt, session.TurnOptions{MaxTurns: maxTurns(a, live, f.maxTurns), AppendSystemPrompt: f.appendSystem,
+	res, err := live.Run(ctx, prompt, session.TurnOptions{MaxTurns: f.maxTurns, AppendSystemPrompt: f.appendSystem,
 		SystemPrompt: f.systemPrompt, DisallowedTools: toolNamesOnly(f.disallowed)})
 	if err != nil {
 		return reportEarly(cmd, f, err)
@@ -176,67 +170,6 @@ func runTurn(cmd *cobra.Command, g *globalFlags, f *runFlags, args []string) err
 		return exitError{code: 1}
 	}
 	return nil
-}
-
-// maxTurns is --max-turns, else the config's max_turns (0: no limit).
-func maxTurns(a *app.App, live *session.Live, flag int) int {
-	if flag > 0 {
-		return flag
-	}
-	cfg, err := a.ConfigFor(live.Snapshot().Cwd)
-	if err != nil {
-		return 0 // fillDefaults has already loaded this config without error
-	}
-	return cfg.MaxTurns
-}
-
-// checkNewSessionModel resolves the model a new session would use (the
-// flag, else the configured or environment default) with the folder's
-// provider settings, without calling the provider.
-func checkNewSessionModel(a *app.App, f *runFlags) error {
-	cwd, err := absCwd(f.cwd)
-	if err != nil {
-		return err
-	}
-	cfg, err := a.ConfigFor(cwd)
-	if err != nil {
-		return err
-	}
-	if rt := firstNonEmpty(f.runtime, cfg.Runtime); rt == "claude-code" || rt == "auto" {
-		return nil // the CLI may have its own login and model; that runtime reports problems itself
-	}
-	spec := firstNonEmpty(f.model, a.DefaultModel(cfg))
-	if spec == "" {
-		return fmt.Errorf("no model chosen: pass --model provider/model (e.g. anthropic/claude-sonnet-4-5), set \"model\" in tandem's config, or set ANTHROPIC_API_KEY or OPENAI_API_KEY")
-	}
-	if err := a.CheckModel(spec, cwd); err != nil {
-		if f.model != "" {
-			return fmt.Errorf("--model %s: %w", f.model, err)
-		}
-		return fmt.Errorf("model %s: %w", spec, err)
-	}
-	return nil
-}
-
-// fillDefaults gives a new session the configured model, runtime and mode
-// when flags did not name them.
-func fillDefaults(ctx context.Context, a *app.App, live *session.Live) error {
-	rec := live.Snapshot()
-	cfg, err := a.ConfigFor(rec.Cwd)
-	if err != nil {
-		return err
-	}
-	model, runtime, mode := "", "", ""
-	if rec.Model == "" {
-		model = a.DefaultModel(cfg)
-	}
-	if rec.Runtime == "" {
-		runtime = firstNonEmpty(cfg.Runtime, "native")
-	}
-	if model == "" && runtime == "" && mode == "" {
-		return nil
-	}
-	return live.Update(ctx, model, runtime, mode)
 }
 
 func flagRules(f *runFlags) ([]permission.Rule, error) {

@@ -9,15 +9,17 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tandem-agent/tandem/internal/app"
+	"github.com/tandem-agent/tandem/internal/config"
+	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/server"
 )
 
 type serveFlags struct {
-	addr, token          string
-	allowHost, allowOrig []string
-	model, runtime, mode string
-	verbose              bool
-	workspaces           []string
+	addr, token           string
+	allowHost, allowOrig  []string
+	model, runtime, mode  string
+	verbose, trustProject bool
+	workspaces            []string
 }
 
 func newServeCommand(g *globalFlags) *cobra.Command {
@@ -39,16 +41,27 @@ func newServeCommand(g *globalFlags) *cobra.Command {
 	fl.StringVar(&f.runtime, "runtime", "", "default runtime for new sessions: native, claude-code or auto")
 	fl.StringVar(&f.mode, "permission-mode", "", "default permission mode for new sessions")
 	fl.BoolVar(&f.verbose, "verbose", false, "log requests and turns to stderr")
+	fl.BoolVar(&f.trustProject, "trust-project", false, "trust every session folder's project files (registering a workspace does not trust it; see `tandem trust`)")
 	fl.StringSliceVar(&f.workspaces, "workspace", nil, "register these folders as workspaces agents may run in (also possible from the UI)")
 	return cmd
 }
 
 func serve(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
-	a, err := app.Open(app.Options{Home: g.home, Version: version(), ServerAsks: true, Stderr: cmd.ErrOrStderr()})
+	a, err := app.Open(app.Options{Home: g.home, Version: version(), ServerAsks: true, Stderr: cmd.ErrOrStderr(), TrustProject: f.trustProject})
 	if err != nil {
 		return err
 	}
 	defer a.Close()
+	if f.runtime != "" {
+		if err := config.CheckRuntime(f.runtime); err != nil {
+			return fmt.Errorf("--runtime: %w", err)
+		}
+	}
+	if f.mode != "" {
+		if _, err := permission.ParseMode(f.mode); err != nil {
+			return fmt.Errorf("--permission-mode: %w", err)
+		}
+	}
 	token := firstNonEmpty(f.token, os.Getenv("TANDEM_TOKEN"))
 	created := false
 	if token == "" {
@@ -75,10 +88,11 @@ func serve(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	srv, err := server.New(server.Options{
 		Manager: a.Manager, Store: a.Store, Token: token, DataDir: a.Paths.DataDir,
 		AllowedHosts: f.allowHost, AllowedOrigins: f.allowOrig,
-		Catalog: app.ServerCatalog{App: a}, Permissions: a, MCP: a,
-		Logger:       slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level})),
-		DefaultModel: firstNonEmpty(f.model, a.DefaultModel(a.User)), DefaultRuntime: firstNonEmpty(f.runtime, a.User.Runtime, "native"),
-		DefaultMode: firstNonEmpty(f.mode, a.User.Mode),
+		Catalog: app.ServerCatalog{App: a}, Permissions: a, MCP: a, Trust: a,
+		Logger: slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level})),
+		// Only flags here: what they leave out, each session's folder
+		// configuration decides (app.ResolveSettings).
+		DefaultModel: f.model, DefaultRuntime: f.runtime, DefaultMode: f.mode,
 	})
 	if err != nil {
 		return err

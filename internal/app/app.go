@@ -15,6 +15,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/provider/catalog"
 	"github.com/tandem-agent/tandem/internal/session"
 	"github.com/tandem-agent/tandem/internal/store"
+	"github.com/tandem-agent/tandem/internal/trust"
 )
 
 // Options say where tandem's files are and how the caller interacts.
@@ -31,6 +32,9 @@ type Options struct {
 	Version string
 	// Stderr receives warnings (e.g. an MCP server that failed to start).
 	Stderr io.Writer
+	// TrustProject treats every folder this process opens as trusted
+	// (--trust-project, for scripted use), as `tandem trust` would.
+	TrustProject bool
 }
 
 // App is one configured tandem.
@@ -40,6 +44,8 @@ type App struct {
 	Store   *store.Store
 	Catalog *catalog.Catalog
 	Manager *session.Manager
+	// Trust lists the folders the user trusts (`tandem trust`).
+	Trust *trust.Store
 	// FlagRules are --allowedTools / --disallowedTools for sessions this
 	// process opens.
 	FlagRules []permission.Rule
@@ -77,7 +83,7 @@ func Open(opts Options) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &App{Paths: paths, User: user, Store: st, Catalog: cat, opts: opts}
+	a := &App{Paths: paths, User: user, Store: st, Catalog: cat, Trust: trust.NewStore(paths.DataDir), opts: opts}
 	a.models = newModels(cat, opts.Getenv)
 	a.Manager = session.NewManager(st, &wiring{app: a}, paths.DataDir)
 	return a, nil

@@ -73,8 +73,7 @@ func (w *wiring) equipMCP(ctx context.Context, l *session.Live, eq *equipped) er
 	for _, e := range errs {
 		fmt.Fprintf(w.app.opts.Stderr, "tandem: %v\n", e)
 	}
-	mode, _ := permission.ParseMode(rec.Mode)
-	policy := settings.Policy(rec.Cwd, mcp.NewFileApprovals(w.app.Paths.DataDir), mode == permission.Trust)
+	policy := settings.Policy(rec.Cwd, mcp.NewFileApprovals(w.app.Paths.DataDir), eq.settings.Mode == permission.Trust)
 	eq.mcpRunnable, _ = servers.Runnable(policy)
 	if len(servers) == 0 {
 		return nil

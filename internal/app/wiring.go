@@ -20,11 +20,12 @@ import (
 
 // equipped is what Equip built for one live session.
 type equipped struct {
-	cfg    *config.Config
-	engine *permission.Engine
-	broker *permission.Broker
-	hooks  *hooks.Runner
-	mcp    *mcp.Manager
+	cfg      *config.Config
+	settings *Settings
+	engine   *permission.Engine
+	broker   *permission.Broker
+	hooks    *hooks.Runner
+	mcp      *mcp.Manager
 	// mcpRunnable are the approved servers, passed to the claude-code runtime.
 	mcpRunnable mcp.Servers
 	extras      []func()
@@ -47,33 +48,18 @@ func (w *wiring) get(l *session.Live) *equipped {
 // permission engine and hooks.
 func (w *wiring) Equip(ctx context.Context, l *session.Live) (func(), error) {
 	rec := l.Snapshot()
-	cfg, err := w.app.ConfigFor(rec.Cwd)
-	if err != nil {
-		return nil, err
+	s, _ := l.Settings.(*Settings)
+	if s == nil { // opened without the Manager's resolver (tests)
+		var err error
+		if s, err = w.app.ResolveSettings(ctx, SettingsRequest{Cwd: rec.Cwd, Model: rec.Model, Runtime: rec.Runtime, Mode: rec.Mode}); err != nil {
+			return nil, err
+		}
 	}
-	eq := &equipped{cfg: cfg}
-	perm, err := permissionConfig(cfg)
-	if err != nil {
-		return nil, err
-	}
-	home, _ := os.UserHomeDir()
-	if h := w.app.opts.Getenv("HOME"); h != "" {
-		home = h
-	}
-	claude, err := permission.LoadClaudeSettings(rec.Cwd, home)
-	if err != nil {
-		return nil, err
-	}
-	hookCfg := hooks.Merge(claude.Hooks, perm.user.Hooks, perm.project.Hooks)
-	if err := hookCfg.Validate(); err != nil {
-		return nil, fmt.Errorf("hooks: %w", err)
-	}
+	cfg, perm, claude, home := s.Config, s.perm, s.claude, s.home
+	eq := &equipped{cfg: cfg, settings: s}
+	hookCfg := s.hooks
 	eq.hooks = hooks.NewRunner(hookCfg, rec.Cwd, os.Environ())
-
-	mode, err := sessionMode(rec.Mode, cfg, perm, claude, rec.Cwd, w.app.opts.Getenv, w.app.opts.Stderr)
-	if err != nil {
-		return nil, err
-	}
+	mode := s.Mode
 	userRules, err := perm.user.ToRules(perm.userFile, home)
 	if err != nil {
 		return nil, err

@@ -22,7 +22,7 @@ func (s *Server) liveFor(w http.ResponseWriter, r *http.Request) (*session.Live,
 	l, err := s.ensureLive(r.Context(), st)
 	st.mu.Unlock()
 	if err != nil {
-		writeError(w, errf(http.StatusInternalServerError, "open_failed", "open session %s: %v", st.id, err))
+		writeError(w, openError(err, http.StatusInternalServerError, "open session "+st.id+": %v"))
 		return nil, false
 	}
 	return l, true

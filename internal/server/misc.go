@@ -150,6 +150,12 @@ func (s *Server) models(w http.ResponseWriter, r *http.Request) {
 	if s.opts.Catalog != nil {
 		out = append(out, s.opts.Catalog.Models()...)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"models": out, "default_model": s.opts.DefaultModel,
+	def := s.opts.DefaultModel
+	for _, m := range out {
+		if def == "" && m.Default {
+			def = m.ID
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"models": out, "default_model": def,
 		"runtimes": runtimes, "modes": []string{"explore", "normal", "acceptEdits", "trust", "dontAsk"}})
 }

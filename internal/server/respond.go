@@ -8,6 +8,8 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+
+	"github.com/tandem-agent/tandem/internal/trust"
 )
 
 // maxBody caps every request body: prompts and settings are small, and an
@@ -21,12 +23,28 @@ type apiError struct {
 	Status  int    `json:"-"`
 	Code    string `json:"code"`
 	Message string `json:"message"`
+	// Trust, on folder_not_trusted, names the folder and the settings
+	// that need trust, so a client can ask the user and retry.
+	Trust *trust.UntrustedError `json:"trust,omitempty"`
 }
 
 func (e *apiError) Error() string { return e.Code + ": " + e.Message }
 
 func errf(status int, code, format string, args ...any) *apiError {
 	return &apiError{Status: status, Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// openError answers a session that could not be opened: an untrusted
+// folder is 403 folder_not_trusted with the findings, a configuration
+// problem (bad file, unknown model) is 400, anything else status.
+func openError(err error, status int, format string) *apiError {
+	var ue *trust.UntrustedError
+	if errors.As(err, &ue) {
+		e := errf(http.StatusForbidden, "folder_not_trusted", "%v", ue)
+		e.Trust = ue
+		return e
+	}
+	return errf(status, "open_failed", format, err)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

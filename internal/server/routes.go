@@ -20,6 +20,7 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("/api/permissions/{request_id}", methods{"POST": s.replyPermission})
 	mux.Handle("/api/workspaces", methods{"GET": s.listWorkspaces, "POST": s.addWorkspace})
 	mux.Handle("/api/workspaces/{id}", methods{"DELETE": s.deleteWorkspace})
+	mux.Handle("/api/trust", methods{"GET": s.getTrust, "POST": s.postTrust, "DELETE": s.deleteTrust})
 	mux.Handle("/api/providers", methods{"GET": s.providers})
 	mux.Handle("/api/models", methods{"GET": s.models})
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {

@@ -88,8 +88,12 @@ type Options struct {
 	// KeepAlive is the SSE heartbeat period (default 15s).
 	KeepAlive time.Duration
 	Logger    *slog.Logger
-	// Defaults for sessions created without these fields.
+	// Defaults for sessions created without these fields (`tandem serve`
+	// flags). Empty: the session folder's configuration decides.
 	DefaultModel, DefaultRuntime, DefaultMode string
+	// Trust reports and changes which folders are trusted (GET/POST/DELETE
+	// /api/trust); nil: those endpoints answer 501.
+	Trust Trust
 	// RingSize is how many recent events each session keeps for
 	// Last-Event-ID resumption (default 10000).
 	RingSize int
@@ -148,12 +152,6 @@ func New(opts Options) (*Server, error) {
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
-	}
-	if opts.DefaultRuntime == "" {
-		opts.DefaultRuntime = "native"
-	}
-	if opts.DefaultMode == "" {
-		opts.DefaultMode = string(permission.Normal)
 	}
 	s := &Server{opts: opts, mgr: opts.Manager, store: opts.Store, log: opts.Logger,
 		answered: newRecentSet(4096), sessions: map[string]*sessState{}}

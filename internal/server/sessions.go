@@ -73,20 +73,29 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
 		writeError(w, e)
 		return
 	}
+	// Fields left out fall to the server's flags, then to the folder's
+	// configuration, which the session manager resolves (and validates,
+	// model included) before anything is stored.
 	req.Runtime = cmpOr(req.Runtime, s.opts.DefaultRuntime)
-	req.Model = cmpOr(req.Model, s.opts.DefaultModel)
-	if e := checkRuntime(req.Runtime); e != nil {
-		writeError(w, e)
-		return
+	req.Model = cmpOr(strings.TrimSpace(req.Model), s.opts.DefaultModel)
+	if req.Runtime != "" {
+		if e := checkRuntime(req.Runtime); e != nil {
+			writeError(w, e)
+			return
+		}
 	}
-	mode, e := checkMode(cmpOr(req.Mode, s.opts.DefaultMode))
-	if e != nil {
-		writeError(w, e)
-		return
+	mode := cmpOr(req.Mode, s.opts.DefaultMode)
+	if mode != "" {
+		m, e := checkMode(mode)
+		if e != nil {
+			writeError(w, e)
+			return
+		}
+		mode = m
 	}
 	l, err := s.mgr.Open(r.Context(), session.OpenRequest{Cwd: req.Cwd, Model: req.Model, Runtime: req.Runtime, Mode: mode, Title: req.Title})
 	if err != nil {
-		writeError(w, errf(http.StatusBadRequest, "open_failed", "could not start the session: %v", err))
+		writeError(w, openError(err, http.StatusBadRequest, "could not start the session: %v"))
 		return
 	}
 	st := s.adopt(l)
@@ -241,7 +250,7 @@ func (s *Server) patchSession(w http.ResponseWriter, r *http.Request) {
 	l, err := s.ensureLive(r.Context(), st)
 	st.mu.Unlock()
 	if err != nil {
-		writeError(w, errf(http.StatusInternalServerError, "open_failed", "could not open the session: %v", err))
+		writeError(w, openError(err, http.StatusInternalServerError, "could not open the session: %v"))
 		return
 	}
 	if err := l.Update(r.Context(), model, rt, mode); err != nil {
@@ -305,7 +314,7 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errf(http.StatusNotFound, "not_found", "no session %q", st.id))
 		return
 	case err != nil:
-		writeError(w, errf(http.StatusInternalServerError, "open_failed", "could not start the turn: %v", err))
+		writeError(w, openError(err, http.StatusInternalServerError, "could not start the turn: %v"))
 		return
 	}
 	writeJSON(w, http.StatusAccepted, map[string]any{"session_id": st.id, "queued": queued, "position": pos})

@@ -98,6 +98,10 @@ type Live struct {
 	// ModeSetter is the checker's mode switch, when it has one.
 	ModeSetter interface{ SetMode(permission.Mode) }
 	Roots      []string
+	// Settings is what the Wiring's Resolver decided (nil without one).
+	Settings any
+	// MaxTurns is the configured limit for turns that set none.
+	MaxTurns int
 
 	mgr        *Manager
 	requestMCP json.RawMessage
@@ -116,13 +120,13 @@ func (m *Manager) Open(ctx context.Context, req OpenRequest) (*Live, error) {
 	if err != nil {
 		return nil, err
 	}
-	rec, err := m.record(ctx, req)
+	rec, res, err := m.record(ctx, req)
 	if err != nil {
 		return nil, err
 	}
 	roots := append([]string{rec.Cwd}, extra...)
 	l := &Live{Record: rec, mgr: m, Roots: roots, Tools: tool.NewRegistry(), requestMCP: req.MCPServers,
-		mcpOnly: req.MCPOnly, mcpProxy: req.MCPProxy, msgSinks: req.MessageSinks}
+		mcpOnly: req.MCPOnly, mcpProxy: req.MCPProxy, msgSinks: req.MessageSinks, Settings: res.Settings, MaxTurns: res.MaxTurns}
 	l.Events = event.NewEmitter(rec.ID, rec.LastSeq, req.Sinks...)
 	l.Env = tool.NewEnv(rec.ID, rec.Cwd, roots, m.data)
 	l.Env.Emit = l.Events.Emit
@@ -138,53 +142,88 @@ func (m *Manager) Open(ctx context.Context, req OpenRequest) (*Live, error) {
 	return l, nil
 }
 
-func (m *Manager) record(ctx context.Context, req OpenRequest) (store.Session, error) {
+// record finds or prepares the session's record, lets the wiring resolve
+// its settings, and only then stores it: bad configuration fails before a
+// new session exists.
+func (m *Manager) record(ctx context.Context, req OpenRequest) (store.Session, Resolved, error) {
 	var rec store.Session
 	var err error
+	isNew := false
 	switch {
 	case req.ID != "":
 		rec, err = m.store.GetSession(ctx, req.ID)
 		if errors.Is(err, store.ErrNotFound) {
-			return rec, fmt.Errorf("no session %q: list sessions with `tandem sessions list`", req.ID)
+			return rec, Resolved{}, fmt.Errorf("no session %q: list sessions with `tandem sessions list`", req.ID)
 		}
 	case req.Continue:
 		cwd, cerr := absDir(req.Cwd)
 		if cerr != nil {
-			return rec, cerr
+			return rec, Resolved{}, cerr
 		}
 		rec, err = m.store.LatestSession(ctx, cwd)
 		if errors.Is(err, store.ErrNotFound) {
-			return rec, fmt.Errorf("no earlier session in %s to continue: start one without --continue", cwd)
+			return rec, Resolved{}, fmt.Errorf("no earlier session in %s to continue: start one without --continue", cwd)
 		}
 	default:
 		cwd, cerr := absDir(req.Cwd)
 		if cerr != nil {
-			return rec, cerr
+			return rec, Resolved{}, cerr
 		}
-		return m.store.CreateSession(ctx, store.Session{ID: req.NewID, Cwd: cwd, Model: req.Model, Runtime: req.Runtime, Mode: req.Mode, Title: req.Title})
+		rec, isNew = store.Session{ID: req.NewID, Cwd: cwd, Title: req.Title}, true
 	}
 	if err != nil {
-		return rec, fmt.Errorf("open session: %w", err)
+		return rec, Resolved{}, fmt.Errorf("open session: %w", err)
+	}
+	stored := rec
+	if req.Model != "" {
+		rec.Model = req.Model
+	}
+	if req.Runtime != "" {
+		rec.Runtime = req.Runtime
+	}
+	if req.Mode != "" || req.ModeFromRequest {
+		rec.Mode = req.Mode // empty: the config default decides; the stored value is kept for the server
+	}
+	res := Resolved{Model: rec.Model, Runtime: rec.Runtime, Mode: rec.Mode}
+	if r, ok := m.wiring.(Resolver); ok {
+		if res, err = r.Resolve(ctx, rec, isNew); err != nil {
+			return rec, res, err
+		}
+	}
+	if isNew {
+		rec.Model, rec.Runtime, rec.Mode = res.Model, res.Runtime, res.Mode
+		rec, err = m.store.CreateSession(ctx, rec)
+		return rec, res, err
 	}
 	upd := store.SessionUpdate{}
-	if req.Model != "" && req.Model != rec.Model {
-		upd.Model, rec.Model = &req.Model, req.Model
+	// A resumed session keeps its stored choices unless this request
+	// names new ones; an old record without a model or runtime gets the
+	// resolved defaults.
+	if res.Model != stored.Model && (req.Model != "" || stored.Model == "") && res.Model != "" {
+		upd.Model = &res.Model
 	}
-	if req.Runtime != "" && req.Runtime != rec.Runtime {
-		upd.Runtime, rec.Runtime = &req.Runtime, req.Runtime
+	if res.Runtime != stored.Runtime && (req.Runtime != "" || stored.Runtime == "") && res.Runtime != "" {
+		upd.Runtime = &res.Runtime
 	}
-	if req.Mode != "" && req.Mode != rec.Mode {
-		upd.Mode, rec.Mode = &req.Mode, req.Mode
+	if req.Mode != "" && res.Mode != stored.Mode {
+		upd.Mode = &res.Mode
 	}
-	if req.ModeFromRequest && req.Mode == "" {
-		rec.Mode = "" // the config default decides; the stored value is kept for the server
+	rec = stored
+	if upd.Model != nil {
+		rec.Model = *upd.Model
+	}
+	if upd.Runtime != nil {
+		rec.Runtime = *upd.Runtime
+	}
+	if req.Mode != "" || req.ModeFromRequest {
+		rec.Mode = res.Mode
 	}
 	if upd != (store.SessionUpdate{}) {
 		if err := m.store.UpdateSession(ctx, rec.ID, upd); err != nil {
-			return rec, fmt.Errorf("update session %s: %w", rec.ID, err)
+			return rec, res, fmt.Errorf("update session %s: %w", rec.ID, err)
 		}
 	}
-	return rec, nil
+	return rec, res, nil
 }
 
 // Run runs one turn. Turns of one session never overlap: a second call
@@ -204,7 +243,7 @@ func (l *Live) Run(ctx context.Context, prompt string, opts TurnOptions) (event.
 		return event.Event{}, err
 	}
 	in := turn.Input{SessionID: rec.ID, Prompt: prompt, Cwd: rec.Cwd, Roots: l.Roots, Model: rec.Model,
-		Mode: l.mode(rec.Mode), MaxTurns: opts.MaxTurns, AppendSystemPrompt: opts.AppendSystemPrompt,
+		Mode: l.mode(rec.Mode), MaxTurns: cmpOr(opts.MaxTurns, l.MaxTurns), AppendSystemPrompt: opts.AppendSystemPrompt,
 		SystemPrompt: opts.SystemPrompt, AllowedTools: opts.AllowedTools, DisallowedTools: opts.DisallowedTools,
 		Images: opts.Images}
 	var recorder turn.Recorder = l.mgr.store.RecorderWithSeq(rec.ID, l.Events.LastSeq)
@@ -329,6 +368,13 @@ type TurnOptions struct {
 	AllowedTools       []string
 	DisallowedTools    []string
 	Images             []message.Block
+}
+
+func cmpOr(a, b int) int {
+	if a != 0 {
+		return a
+	}
+	return b
 }
 
 // ResolveDir makes a working folder absolute with symlinks resolved (so a

@@ -1,0 +1,184 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/tandem-agent/tandem/internal/config"
+	"github.com/tandem-agent/tandem/internal/permission"
+	"github.com/tandem-agent/tandem/internal/permission/hooks"
+	"github.com/tandem-agent/tandem/internal/session"
+	"github.com/tandem-agent/tandem/internal/store"
+	"github.com/tandem-agent/tandem/internal/trust"
+)
+
+// SettingsRequest is what an entry point asks for a session: `tandem run`
+// flags, `tandem serve` defaults or HTTP request fields. Empty fields are
+// decided by the configuration.
+type SettingsRequest struct {
+	Cwd                  string // "" means the current folder
+	Model, Runtime, Mode string
+	MaxTurns             int
+	// CheckModel resolves the model now (a new session, or a request that
+	// names a model), so a typo or a missing key fails before anything is
+	// stored.
+	CheckModel bool
+}
+
+// Settings are a session's resolved settings: the configuration layers
+// (user file, project file, environment), Claude Code's settings, and the
+// request laid over them, after the folder's trust was checked. Resolve
+// builds them; Equip uses them without reading the files again.
+type Settings struct {
+	Cwd    string
+	Config *config.Config
+	// Model is the model spec in force ("" only when nothing names one and
+	// no key is set, for runtimes that may not need one).
+	Model    string
+	Runtime  string // native | claude-code | auto
+	Mode     permission.Mode
+	MaxTurns int
+	// Trusted says the folder is trusted (by `tandem trust` or the
+	// TrustProject option); TrustRoot is the trusted folder covering it.
+	Trusted   bool
+	TrustRoot string
+
+	home   string
+	perm   permLayers
+	claude permission.ClaudeLayers
+	hooks  hooks.Config
+}
+
+// ResolveSettings is the one place a session's settings are decided, for
+// `tandem run`, `tandem serve` (and its HTTP API) and `tandem doctor`. It
+// reads every config file once, validates all of it (file, line and key in
+// errors), refuses project settings an untrusted folder may not use
+// (*trust.UntrustedError), and lays the request over the result: request >
+// environment > project file > user file.
+func (a *App) ResolveSettings(ctx context.Context, req SettingsRequest) (*Settings, error) {
+	cwd, err := session.ResolveDir(req.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := a.ConfigFor(cwd)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.checkEnvBaseURLs(); err != nil {
+		return nil, err
+	}
+	s := &Settings{Cwd: cwd, Config: cfg, home: a.home()}
+	if s.perm, err = permissionConfig(cfg); err != nil {
+		return nil, err
+	}
+	if s.claude, err = permission.LoadClaudeSettings(cwd, s.home); err != nil {
+		return nil, err
+	}
+	if err := a.checkTrust(s); err != nil {
+		return nil, err
+	}
+	s.hooks = hooks.Merge(s.claude.Hooks, s.perm.user.Hooks, s.perm.project.Hooks)
+	if err := s.hooks.Validate(); err != nil {
+		return nil, fmt.Errorf("hooks: %w", err)
+	}
+	if _, err := ClaudeCodeConfig(cfg); err != nil {
+		return nil, err
+	}
+	if req.Runtime != "" {
+		if err := config.CheckRuntime(req.Runtime); err != nil {
+			return nil, err
+		}
+	}
+	s.Runtime = firstNonEmpty(req.Runtime, cfg.Runtime, "native")
+	s.Model = firstNonEmpty(req.Model, a.DefaultModel(cfg))
+	s.MaxTurns = req.MaxTurns
+	if s.MaxTurns == 0 {
+		s.MaxTurns = cfg.MaxTurns
+	}
+	if s.Mode, err = sessionMode(req.Mode, cfg, s.perm, s.claude, cwd, a.opts.Getenv, a.opts.Stderr); err != nil {
+		return nil, err
+	}
+	if req.CheckModel {
+		if err := a.checkModel(s, req.Model != ""); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// checkModel resolves the session's model with the folder's provider
+// settings, without calling the provider. The claude-code runtime may have
+// its own login and model names; it reports problems itself.
+func (a *App) checkModel(s *Settings, requested bool) error {
+	if s.Runtime == "claude-code" || s.Runtime == "auto" {
+		return nil
+	}
+	if s.Model == "" {
+		return errors.New("no model chosen: pass --model provider/model (e.g. anthropic/claude-sonnet-4-5), set \"model\" in tandem's config, or set ANTHROPIC_API_KEY or OPENAI_API_KEY")
+	}
+	if _, err := a.models.resolver(s.Config).Resolve(s.Model); err != nil {
+		return fmt.Errorf("model %s: %w", s.Model, err)
+	}
+	return nil
+}
+
+// checkTrust refuses what the folder's project files may set only when the
+// folder is trusted. It never drops such settings quietly: the user learns
+// which file and key, and the command that trusts the folder.
+func (a *App) checkTrust(s *Settings) error {
+	if a.opts.TrustProject {
+		s.Trusted, s.TrustRoot = true, s.Cwd
+		return nil
+	}
+	root, ok, err := a.Trust.Trusted(s.Cwd)
+	if err != nil {
+		return err
+	}
+	if ok {
+		s.Trusted, s.TrustRoot = true, root
+		return nil
+	}
+	if f := projectFindings(s.Cwd, s.Config, a.knownProvider); len(f) > 0 {
+		return &trust.UntrustedError{Dir: s.Cwd, Findings: f}
+	}
+	return nil
+}
+
+// checkEnvBaseURLs validates the providers' base-URL variables
+// (ANTHROPIC_BASE_URL, OPENAI_BASE_URL, ...) at start: a value without
+// http:// or https:// would otherwise fail every request and be retried.
+func (a *App) checkEnvBaseURLs() error {
+	for _, name := range a.Catalog.Presets() {
+		p, _ := a.Catalog.Preset(name)
+		if p.BaseURLEnv == "" {
+			continue
+		}
+		if v := a.opts.Getenv(p.BaseURLEnv); v != "" {
+			if err := config.CheckBaseURL(v); err != nil {
+				return &config.Error{File: "environment", Field: p.BaseURLEnv, Msg: err.Error()}
+			}
+		}
+	}
+	return nil
+}
+
+func (a *App) home() string {
+	if h := a.opts.Getenv("HOME"); h != "" {
+		return h
+	}
+	h, _ := os.UserHomeDir()
+	return h
+}
+
+// Resolve implements session.Resolver: every session the Manager opens,
+// from any entry point, passes through ResolveSettings before it is stored.
+func (w *wiring) Resolve(ctx context.Context, rec store.Session, isNew bool) (session.Resolved, error) {
+	req := SettingsRequest{Cwd: rec.Cwd, Model: rec.Model, Runtime: rec.Runtime, Mode: rec.Mode, CheckModel: isNew}
+	s, err := w.app.ResolveSettings(ctx, req)
+	if err != nil {
+		return session.Resolved{}, err
+	}
+	return session.Resolved{Model: s.Model, Runtime: s.Runtime, Mode: string(s.Mode), MaxTurns: s.MaxTurns, Settings: s}, nil
+}

@@ -1,0 +1,45 @@
+package app
+
+import (
+	"github.com/tandem-agent/tandem/internal/session"
+	"github.com/tandem-agent/tandem/internal/trust"
+)
+
+// TrustStatus reports whether dir is trusted and which of its project
+// settings need trust (whether or not it is trusted), for `tandem trust`
+// and the HTTP API.
+func (a *App) TrustStatus(dir string) (trust.Status, error) {
+	cwd, err := session.ResolveDir(dir)
+	if err != nil {
+		return trust.Status{}, err
+	}
+	st := trust.Status{Dir: cwd, NeedsTrust: []trust.Finding{}}
+	cfg, err := a.ConfigFor(cwd)
+	if err != nil {
+		return st, err
+	}
+	if f := projectFindings(cwd, cfg, a.knownProvider); len(f) > 0 {
+		st.NeedsTrust = f
+	}
+	st.TrustedBy, st.Trusted, err = a.Trust.Trusted(cwd)
+	return st, err
+}
+
+// TrustFolder trusts dir and its subfolders; it returns the real path stored.
+func (a *App) TrustFolder(dir string) (string, error) { return a.Trust.Add(dir) }
+
+// RevokeFolder stops trusting dir.
+func (a *App) RevokeFolder(dir string) (string, error) { return a.Trust.Remove(dir) }
+
+// TrustedFolders lists the trusted folders.
+func (a *App) TrustedFolders() ([]string, error) { return a.Trust.List() }
+
+// knownProvider reports providers that exist without a project file: the
+// catalog's presets and the user's own entries.
+func (a *App) knownProvider(name string) bool {
+	if _, ok := a.User.Providers[name]; ok {
+		return true
+	}
+	_, ok := a.Catalog.Preset(name)
+	return ok
+}

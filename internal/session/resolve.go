@@ -1,0 +1,28 @@
+package session
+
+import (
+	"context"
+
+	"github.com/tandem-agent/tandem/internal/store"
+)
+
+// Resolver is implemented by a Wiring that decides a session's settings
+// (model, runtime, mode, turn limit) from its configuration and refuses
+// bad or untrusted configuration before anything is stored, so a failed
+// start never leaves an empty session that --continue would pick up.
+type Resolver interface {
+	// Resolve receives the session as it will be stored (the request's
+	// fields laid over the stored record; empty fields are the wiring's
+	// to decide) and whether it is new.
+	Resolve(ctx context.Context, rec store.Session, isNew bool) (Resolved, error)
+}
+
+// Resolved is what a Resolver decided.
+type Resolved struct {
+	Model, Runtime, Mode string
+	// MaxTurns applies to turns run without their own limit (0: none).
+	MaxTurns int
+	// Settings is the wiring's own resolved state, handed to Equip as
+	// Live.Settings so configuration is read once per open.
+	Settings any
+}
