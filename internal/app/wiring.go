@@ -129,7 +129,7 @@ func (w *wiring) Runtime(name string, l *session.Live) (turn.Runtime, error) {
 }
 
 func (w *wiring) native(eq *equipped) (turn.Runtime, error) {
-	pb := prompt.Builder{ConfigDir: w.app.Paths.ConfigDir, Home: w.app.opts.Getenv("HOME")}
+	pb := prompt.Builder{ConfigDir: w.app.Paths.ConfigDir, Home: w.app.opts.Getenv("HOME"), Warn: w.app.opts.Stderr}
 	opts := agent.Options{
 		Models:   w.app.models.resolver(eq.cfg),
 		System:   pb.Build,

@@ -5,7 +5,10 @@ package prompt
 
 import (
 	_ "embed"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -30,6 +33,9 @@ type Builder struct {
 	ConfigDir string // tandem's config folder: AGENTS.md there applies everywhere
 	Home      string // ~/.claude/CLAUDE.md is read too, for Claude Code users
 	Now       func() time.Time
+	// Warn receives a line for each instructions file that exists but
+	// cannot be read, so a file the user relies on is never dropped unseen.
+	Warn io.Writer
 }
 
 // Build returns the system prompt blocks for a turn in cwd. The stable part
@@ -70,14 +76,14 @@ func (b Builder) Instructions(cwd string) string {
 		globals = append(globals, filepath.Join(b.Home, ".claude", "CLAUDE.md"))
 	}
 	for _, p := range globals {
-		if s := readCapped(p); s != "" {
+		if s := b.readCapped(p); s != "" {
 			parts = append(parts, fmt.Sprintf("# User instructions (%s)\n%s", p, s))
 		}
 	}
 	for _, dir := range foldersFromRoot(cwd) {
 		for _, name := range instructionNames {
 			p := filepath.Join(dir, name)
-			if s := readCapped(p); s != "" {
+			if s := b.readCapped(p); s != "" {
 				parts = append(parts, fmt.Sprintf("# Project instructions (%s)\n%s", p, s))
 			}
 		}
@@ -114,17 +120,30 @@ func repoRoot(cwd string) string {
 	}
 }
 
-func readCapped(path string) string {
+func (b Builder) readCapped(path string) string {
 	f, err := os.Open(path)
 	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			b.warn(path, err)
+		}
 		return ""
 	}
 	defer f.Close()
 	buf := make([]byte, maxInstructionBytes+1)
-	n, _ := f.Read(buf)
+	n, err := io.ReadFull(f, buf)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		b.warn(path, err)
+		return ""
+	}
 	s := strings.TrimSpace(string(buf[:min(n, maxInstructionBytes)]))
 	if n > maxInstructionBytes {
 		s += "\n[... truncated: this instructions file is over 64 KiB]"
 	}
 	return s
+}
+
+func (b Builder) warn(path string, err error) {
+	if b.Warn != nil {
+		fmt.Fprintf(b.Warn, "tandem: instructions file %s is not readable, so it is left out of the prompt: %v\n", path, err)
+	}
 }

@@ -76,3 +76,21 @@ func TestHugeInstructionsTruncated(t *testing.T) {
 		t.Errorf("not truncated: len %d", len(got))
 	}
 }
+
+// An instructions file that exists but cannot be read used to be skipped
+// silently.
+func TestUnreadableInstructionsWarn(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "CLAUDE.md"), 0o755); err != nil { // reading a folder fails, even as root
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(dir, "AGENTS.md"), "STILL-READ")
+	var warn strings.Builder
+	got := Builder{Warn: &warn}.Instructions(dir)
+	if !strings.Contains(got, "STILL-READ") {
+		t.Errorf("the readable file was dropped:\n%s", got)
+	}
+	if !strings.Contains(warn.String(), filepath.Join(dir, "CLAUDE.md")) {
+		t.Errorf("no warning naming the unreadable file: %q", warn.String())
+	}
+}
