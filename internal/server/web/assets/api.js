@@ -1,10 +1,11 @@
 // Thin JSON client for the tandem API. The cookie carries the token; the
 // Origin header (sent by the browser) proves the request is ours.
 export class APIError extends Error {
-  constructor(status, code, message) {
+  constructor(status, code, message, trust) {
     super(message);
     this.status = status;
     this.code = code;
+    this.trust = trust; // on folder_not_trusted: {dir, findings}
   }
 }
 
@@ -24,7 +25,7 @@ export async function api(method, path, body) {
   try { data = await resp.json(); } catch { /* empty body */ }
   if (!resp.ok) {
     const e = (data && data.error) || {};
-    throw new APIError(resp.status, e.code || 'http_' + resp.status, e.message || resp.statusText);
+    throw new APIError(resp.status, e.code || 'http_' + resp.status, e.message || resp.statusText, e.trust);
   }
   return data;
 }

@@ -19,6 +19,8 @@ const ui = {
   queueNote: $('queue-note'), logout: $('logout'), permPending: $('perm-pending'),
   dialog: $('perm-dialog'), permSummary: $('perm-summary'), permReason: $('perm-reason'), permDetail: $('perm-detail'),
   permMessage: $('perm-message'), permError: $('perm-error'), permOnce: $('perm-once'), permAlways: $('perm-always'), permDeny: $('perm-deny'),
+  trustDialog: $('trust-dialog'), trustDir: $('trust-dir'), trustFindings: $('trust-findings'), trustError: $('trust-error'),
+  trustYes: $('trust-yes'), trustNo: $('trust-no'),
 };
 
 const state = {
@@ -82,7 +84,7 @@ ui.workspaceForm.addEventListener('submit', async (e) => {
 
 ui.newSession.addEventListener('click', async () => {
   try {
-    const s = await api('POST', '/api/sessions', { cwd: ui.workspaceSelect.value });
+    const s = await withTrust(() => api('POST', '/api/sessions', { cwd: ui.workspaceSelect.value }));
     await openSession(s.id);
     await loadSessions();
   } catch (err) { showError(err); }
@@ -346,7 +348,7 @@ async function send() {
   if (!text.trim() || !state.session) return;
   ui.prompt.value = '';
   try {
-    const r = await api('POST', `/api/sessions/${state.session.id}/messages`, { text });
+    const r = await withTrust(() => api('POST', `/api/sessions/${state.session.id}/messages`, { text }));
     if (r.queued) ui.queueNote.textContent = `Queued (#${r.position}) — it runs after the current turn.`;
     setRunning(true, r.queued ? new Array(r.position) : []);
     if (r.queued) ui.queueNote.textContent = `Working… message queued at #${r.position}`;
@@ -427,6 +429,45 @@ ui.permDeny.addEventListener('click', () => answer('deny'));
 ui.dialog.addEventListener('close', () => { updatePending(); });
 ui.dialog.addEventListener('cancel', () => { setTimeout(() => ui.permPending.focus(), 0); });
 ui.permPending.addEventListener('click', showDialog);
+
+// ---- folder trust ------------------------------------------------------------
+
+// withTrust runs call; when the server refuses because the session's folder
+// is not trusted, it asks the user once (the answer is stored by the
+// server) and, if trusted, runs call again.
+async function withTrust(call) {
+  try {
+    return await call();
+  } catch (err) {
+    if (err.code !== 'folder_not_trusted' || !err.trust) throw err;
+    if (!(await askTrust(err.trust))) throw new Error('The folder is not trusted, so the session was not started.');
+    return call();
+  }
+}
+
+function askTrust(t) {
+  ui.trustDir.textContent = t.dir;
+  ui.trustFindings.replaceChildren(...(t.findings || []).map((f) =>
+    el('li', {}, el('code', { text: f.key }), ' in ', el('code', { text: f.file }), ': ' + f.why)));
+  ui.trustError.textContent = '';
+  return new Promise((resolve) => {
+    const done = (v) => {
+      ui.trustYes.onclick = ui.trustNo.onclick = ui.trustDialog.oncancel = null;
+      if (ui.trustDialog.open) ui.trustDialog.close();
+      resolve(v);
+    };
+    ui.trustNo.onclick = () => done(false);
+    ui.trustDialog.oncancel = () => done(false);
+    ui.trustYes.onclick = async () => {
+      try {
+        await api('POST', '/api/trust', { path: t.dir });
+        done(true);
+      } catch (err) { ui.trustError.textContent = err.message; }
+    };
+    ui.trustDialog.showModal();
+    ui.trustNo.focus();
+  });
+}
 
 // ---- helpers ---------------------------------------------------------------
 
