@@ -84,7 +84,9 @@ func TestE2EBrowserAsksToTrustFolder(t *testing.T) {
 	}
 }
 
-func jsString(s string) string { return "'" + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), "'", `\'`) + "'" }
+func jsString(s string) string {
+	return "'" + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), "'", `\'`) + "'"
+}
 
 func anyStrings(v any) []string {
 	var out []string
