@@ -115,6 +115,18 @@ func TestE2EServeRefusesUnknownModel(t *testing.T) {
 	if _, list := c.do("GET", "/api/sessions", nil); len(list["sessions"].([]any)) != 0 {
 		t.Errorf("a refused session was stored: %v", list)
 	}
+	// PATCH checks a model the same way.
+	code, sess := c.do("POST", "/api/sessions", map[string]string{"cwd": x.Work, "model": "anthropic/claude-sonnet-4-5"})
+	if code != http.StatusCreated {
+		t.Fatalf("create: %d %v", code, sess)
+	}
+	path := "/api/sessions/" + fmt.Sprint(sess["id"])
+	if code, out := c.do("PATCH", path, map[string]string{"model": "no-such-model-9"}); code != http.StatusBadRequest || errCode(out) != "bad_model" {
+		t.Errorf("PATCH to an unknown model: %d %v", code, out)
+	}
+	if _, got := c.do("GET", path, nil); got["model"] != "anthropic/claude-sonnet-4-5" {
+		t.Errorf("the refused model was stored: %v", got["model"])
+	}
 }
 
 // Registering a workspace is not trust: a session in a folder whose project

@@ -174,8 +174,8 @@ func (a *App) home() string {
 
 // Resolve implements session.Resolver: every session the Manager opens,
 // from any entry point, passes through ResolveSettings before it is stored.
-func (w *wiring) Resolve(ctx context.Context, rec store.Session, isNew bool) (session.Resolved, error) {
-	req := SettingsRequest{Cwd: rec.Cwd, Model: rec.Model, Runtime: rec.Runtime, Mode: rec.Mode, CheckModel: isNew}
+func (w *wiring) Resolve(ctx context.Context, rec store.Session, checkModel bool) (session.Resolved, error) {
+	req := SettingsRequest{Cwd: rec.Cwd, Model: rec.Model, Runtime: rec.Runtime, Mode: rec.Mode, CheckModel: checkModel}
 	s, err := w.app.ResolveSettings(ctx, req)
 	if err != nil {
 		return session.Resolved{}, err

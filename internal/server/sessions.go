@@ -253,6 +253,17 @@ func (s *Server) patchSession(w http.ResponseWriter, r *http.Request) {
 		writeError(w, openError(err, http.StatusInternalServerError, "could not open the session: %v"))
 		return
 	}
+	if model != "" {
+		// The same check a new session's model gets (unknown model, missing key).
+		if err := l.CheckModel(r.Context(), model); err != nil {
+			e := openError(err, http.StatusBadRequest, "%v")
+			if e.Code == "open_failed" {
+				e.Code = "bad_model"
+			}
+			writeError(w, e)
+			return
+		}
+	}
 	if err := l.Update(r.Context(), model, rt, mode); err != nil {
 		writeError(w, storeError(err, "session", st.id))
 		return

@@ -13,8 +13,9 @@ import (
 type Resolver interface {
 	// Resolve receives the session as it will be stored (the request's
 	// fields laid over the stored record; empty fields are the wiring's
-	// to decide) and whether it is new.
-	Resolve(ctx context.Context, rec store.Session, isNew bool) (Resolved, error)
+	// to decide). checkModel asks for the model to be resolved too (a new
+	// session, or a request naming a model), so a typo fails now.
+	Resolve(ctx context.Context, rec store.Session, checkModel bool) (Resolved, error)
 }
 
 // Resolved is what a Resolver decided.
@@ -25,4 +26,18 @@ type Resolved struct {
 	// Settings is the wiring's own resolved state, handed to Equip as
 	// Live.Settings so configuration is read once per open.
 	Settings any
+}
+
+// CheckModel resolves model with the session's folder settings, the same
+// way a new session's model is checked, without changing anything (the
+// server checks a PATCHed model with it). Without a Resolver it accepts.
+func (l *Live) CheckModel(ctx context.Context, model string) error {
+	r, ok := l.mgr.wiring.(Resolver)
+	if !ok {
+		return nil
+	}
+	rec := l.Snapshot()
+	rec.Model = model
+	_, err := r.Resolve(ctx, rec, true)
+	return err
 }

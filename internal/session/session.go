@@ -186,7 +186,7 @@ func (m *Manager) record(ctx context.Context, req OpenRequest) (store.Session, R
 	}
 	res := Resolved{Model: rec.Model, Runtime: rec.Runtime, Mode: rec.Mode}
 	if r, ok := m.wiring.(Resolver); ok {
-		if res, err = r.Resolve(ctx, rec, isNew); err != nil {
+		if res, err = r.Resolve(ctx, rec, isNew || req.Model != ""); err != nil {
 			return rec, res, err
 		}
 	}
