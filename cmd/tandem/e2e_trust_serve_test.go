@@ -179,3 +179,17 @@ func TestE2EServeTrustEndpoint(t *testing.T) {
 		t.Errorf("revoked, a new session was allowed: %d %v", code, out)
 	}
 }
+
+// `tandem serve --trust-project` trusts every folder for that process.
+func TestE2EServeTrustProjectFlag(t *testing.T) {
+	x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("ok")}})
+	writeJSONFile(t, filepath.Join(x.Work, ".tandem", "config.json"), map[string]any{
+		"providers": map[string]any{"anthropic": map[string]any{"headers": map[string]string{"X-Project-Header": "v"}}}})
+	c := startServe(t, x, "--trust-project")
+	if code, out := c.do("POST", "/api/sessions", map[string]string{"cwd": x.Work}); code != http.StatusCreated {
+		t.Fatalf("--trust-project: %d %v", code, out)
+	}
+	if _, list := c.do("GET", "/api/trust", nil); len(list["folders"].([]any)) != 0 {
+		t.Errorf("--trust-project recorded trust: %v", list)
+	}
+}
