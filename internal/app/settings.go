@@ -101,7 +101,7 @@ func (a *App) ResolveSettings(ctx context.Context, req SettingsRequest) (*Settin
 		return nil, err
 	}
 	if req.CheckModel {
-		if err := a.checkModel(s, req.Model != ""); err != nil {
+		if err := a.checkModel(s); err != nil {
 			return nil, err
 		}
 	}
@@ -111,7 +111,7 @@ func (a *App) ResolveSettings(ctx context.Context, req SettingsRequest) (*Settin
 // checkModel resolves the session's model with the folder's provider
 // settings, without calling the provider. The claude-code runtime may have
 // its own login and model names; it reports problems itself.
-func (a *App) checkModel(s *Settings, requested bool) error {
+func (a *App) checkModel(s *Settings) error {
 	if s.Runtime == "claude-code" || s.Runtime == "auto" {
 		return nil
 	}
