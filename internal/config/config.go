@@ -128,9 +128,14 @@ func Load(userFile, projectFile string) (*Config, error) {
 		if err != nil {
 			return nil, err
 		}
-		if f == projectFile && layer.EnableAllProjectMcpServers {
-			// A cloned repository must not be able to approve its own servers.
-			layer.EnableAllProjectMcpServers = false
+		if f == projectFile && (layer.EnableAllProjectMcpServers || len(layer.EnabledMcpjsonServers) > 0) {
+			// A cloned repository must not be able to approve its own
+			// servers; say so rather than drop the setting unseen.
+			field := "enabledMcpjsonServers"
+			if layer.EnableAllProjectMcpServers {
+				field = "enableAllProjectMcpServers"
+			}
+			return nil, &Error{File: f, Field: field, Msg: "is read only from your user config (a project cannot approve its own MCP servers): move it there, or approve a server with `tandem mcp enable NAME`"}
 		}
 		c.merge(layer, f)
 		c.Sources = append(c.Sources, f)

@@ -26,7 +26,7 @@ func TestPrecedence(t *testing.T) {
 	user := writeFile(t, dir, "user.json", `{"model":"anthropic/claude-sonnet-4-5","runtime":"native",
 		"providers":{"openai":{"base_url":"http://a","headers":{"X-A":"1"}}},"enableAllProjectMcpServers":false}`)
 	proj := writeFile(t, dir, "proj/.tandem/config.json", `{"model":"openai/gpt-5","providers":{"openai":{"headers":{"X-B":"2"}}},
-		"enableAllProjectMcpServers":true,"permissions":{"allow":["Bash(ls)"]}}`)
+		"permissions":{"allow":["Bash(ls)"]}}`)
 	c, err := Load(user, proj)
 	if err != nil {
 		t.Fatal(err)
@@ -37,9 +37,6 @@ func TestPrecedence(t *testing.T) {
 	p := c.Providers["openai"]
 	if p.BaseURL != "http://a" || p.Headers["X-A"] != "1" || p.Headers["X-B"] != "2" {
 		t.Errorf("provider merge: %+v", p)
-	}
-	if c.EnableAllProjectMcpServers {
-		t.Error("a project file must not enable its own MCP servers")
 	}
 	if c.SectionSource("permissions") != proj || len(c.Layers) != 2 || c.Layers[1].Scope != "project" {
 		t.Errorf("section source / layers wrong: %q %d", c.SectionSource("permissions"), len(c.Layers))
@@ -75,6 +72,23 @@ func TestErrorsNameFileAndField(t *testing.T) {
 		_, err := Load(p, "")
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), p) {
 			t.Errorf("%s: got %v, want mention of %q and the file", tc.body, err, tc.want)
+		}
+	}
+}
+
+// A project file cannot approve its own MCP servers; the setting used to be
+// dropped without a word.
+func TestProjectCannotApproveItsServers(t *testing.T) {
+	dir := t.TempDir()
+	for _, body := range []string{`{"enableAllProjectMcpServers":true}`, `{"enabledMcpjsonServers":["x"]}`} {
+		proj := writeFile(t, dir, "proj/.tandem/config.json", body)
+		_, err := Load("", proj)
+		if err == nil || !strings.Contains(err.Error(), proj) || !strings.Contains(err.Error(), "user config") {
+			t.Errorf("%s: %v", body, err)
+		}
+		user := writeFile(t, dir, "user.json", body)
+		if _, err := Load(user, ""); err != nil {
+			t.Errorf("the user file may set it: %v", err)
 		}
 	}
 }
