@@ -71,6 +71,12 @@ func TestE2EBrowserAsksToTrustFolder(t *testing.T) {
 			t.Errorf("the prompt should name %q:\n%s", want, dialogText)
 		}
 	}
+	step("decline: nothing starts", chromedp.Click(chromedp.ID("trust-no")), chromedp.WaitNotPresent(chromedp.CSS("#trust-dialog[open]")))
+	poll("the refusal is shown", `document.querySelector('.log').textContent.includes('not trusted, so nothing was started')`)
+	if _, list := c.do("GET", "/api/sessions", nil); len(list["sessions"].([]any)) != 0 {
+		t.Fatalf("declining trust still created a session: %v", list)
+	}
+	step("ask again", chromedp.Click(chromedp.ID("new-session")), chromedp.WaitVisible(chromedp.CSS("#trust-dialog[open] #trust-yes")))
 	step("trust", chromedp.Click(chromedp.ID("trust-yes")), chromedp.WaitNotPresent(chromedp.CSS("#trust-dialog[open]")))
 	poll("the session opens", `location.hash.length > 1`)
 	if _, list := c.do("GET", "/api/trust", nil); !strings.Contains(strings.Join(anyStrings(list["folders"]), ","), x.Work) {

@@ -440,7 +440,7 @@ async function withTrust(call) {
     return await call();
   } catch (err) {
     if (err.code !== 'folder_not_trusted' || !err.trust) throw err;
-    if (!(await askTrust(err.trust))) throw new Error('The folder is not trusted, so the session was not started.');
+    if (!(await askTrust(err.trust))) throw new Error('The folder is not trusted, so nothing was started. Trust it here or with `tandem trust ' + err.trust.dir + '`.');
     return call();
   }
 }
