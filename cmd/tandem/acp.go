@@ -13,7 +13,8 @@ import (
 )
 
 func newACPCmd(g *globalFlags) *cobra.Command {
-	return &cobra.Command{
+	var trustProject bool
+	cmd := &cobra.Command{
 		Use:   "acp",
 		Short: "Run as an Agent Client Protocol agent on stdin/stdout (for editors)",
 		Long: "Speak the Agent Client Protocol (JSON-RPC over stdin and stdout) so an editor such as Zed runs tandem as its agent. " +
@@ -27,9 +28,13 @@ func newACPCmd(g *globalFlags) *cobra.Command {
 				Version: version(),
 				Log:     cmd.ErrOrStderr(),
 				OpenApp: func(asker permission.Asker) (*app.App, error) {
-					return app.Open(app.Options{Home: g.home, Version: version(), Asker: asker, Stderr: cmd.ErrOrStderr()})
+					return app.Open(app.Options{Home: g.home, Version: version(), Asker: asker, Stderr: cmd.ErrOrStderr(), TrustProject: trustProject})
 				},
 			}, cmd.InOrStdin(), cmd.OutOrStdout())
 		},
 	}
+	// An editor cannot answer a trust prompt: trust folders with `tandem
+	// trust DIR`, or pass this for every folder the editor opens.
+	cmd.Flags().BoolVar(&trustProject, "trust-project", false, "trust the project files of every folder this process opens (see `tandem trust`)")
+	return cmd
 }
