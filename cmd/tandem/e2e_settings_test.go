@@ -17,12 +17,12 @@ func TestE2ERunBadBaseURLEnv(t *testing.T) {
 	for _, v := range []string{"ANTHROPIC_BASE_URL", "OPENAI_BASE_URL"} {
 		t.Run(v, func(t *testing.T) {
 			x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("ok")}})
-			x.Env = append(x.Env, v+"=127.0.0.1:8080")
+			x.Env = append(x.Env, v+"=localhost:8080")
 			r := x.RunStream("hi")
 			if r.Code == 0 {
 				t.Fatal("a base URL without a scheme was accepted")
 			}
-			if !strings.Contains(r.Stderr, v) || !strings.Contains(r.Stderr, "127.0.0.1:8080") {
+			if !strings.Contains(r.Stderr, v) || !strings.Contains(r.Stderr, "localhost:8080") {
 				t.Errorf("stderr should name %s and its value:\n%s", v, r.Stderr)
 			}
 			for _, e := range r.Events {

@@ -194,10 +194,10 @@ func TestTrustProjectOption(t *testing.T) {
 // "unsupported protocol scheme"; it is refused at start, by name.
 func TestEnvBaseURLValidated(t *testing.T) {
 	for _, v := range []string{"ANTHROPIC_BASE_URL", "OPENAI_BASE_URL"} {
-		a, work := testApp(t, map[string]string{v: "127.0.0.1:8080", "ANTHROPIC_API_KEY": "k"})
+		a, work := testApp(t, map[string]string{v: "localhost:8080", "ANTHROPIC_API_KEY": "k"})
 		_, err := a.ResolveSettings(context.Background(), SettingsRequest{Cwd: work, CheckModel: true})
 		var ce *config.Error
-		if !errors.As(err, &ce) || ce.Field != v || !strings.Contains(err.Error(), "127.0.0.1:8080") {
+		if !errors.As(err, &ce) || ce.Field != v || !strings.Contains(err.Error(), "localhost:8080") {
 			t.Errorf("%s: %v", v, err)
 		}
 	}
