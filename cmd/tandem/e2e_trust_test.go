@@ -220,6 +220,9 @@ func TestE2ETrustRoutes(t *testing.T) {
 			run := append([]string{"run", "-p", "hello", "--output-format", "stream-json"}, args...)
 
 			r := x.RunDetached(run...)
+			if rt.leaked(x, evil, cap) {
+				t.Error("the project's host received the key (or the guarded request) in an untrusted folder")
+			}
 			if r.Code == 0 {
 				t.Fatalf("an untrusted folder's %s was accepted\nstdout:\n%s", rt.key, r.Stdout)
 			}
@@ -228,9 +231,6 @@ func TestE2ETrustRoutes(t *testing.T) {
 				if !strings.Contains(r.Stderr, want) {
 					t.Errorf("the refusal should name %q:\n%s", want, r.Stderr)
 				}
-			}
-			if rt.leaked(x, evil, cap) {
-				t.Fatal("the project's host received the key (or the guarded request) in an untrusted folder")
 			}
 			if ls := x.Run("sessions", "list", "--json"); ls.Code != 0 || strings.Contains(ls.Stdout, `"id"`) {
 				t.Errorf("a refused run stored a session:\n%s", ls.Stdout)
