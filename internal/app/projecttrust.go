@@ -51,11 +51,38 @@ func projectFindings(cwd string, cfg *config.Config, known func(provider string)
 	return out
 }
 
+// projectKeys are the top-level keys of .tandem/config.json a project may
+// set untrusted, some checked further below. A key added to tandem's config
+// later needs trust in a project file until it is listed here (and in
+// docs/permissions.md): new settings are refused by default, not allowed.
+var projectKeys = map[string]bool{
+	"$schema": true, "model": true, "small_model": true, "runtime": true, "permission_mode": true,
+	"max_turns": true, "thinking_budget": true, "effort": true, "disabledMcpjsonServers": true,
+	"providers": true, "tools": true, "permissions": true, "mcpServers": true, "claude_code": true,
+}
+
+const whyUnlisted = "is not among the settings a project may set without trust (docs/permissions.md)"
+
 // tandemFindings checks a project's .tandem/config.json; known reports the
 // providers that exist without it (presets and the user's own).
 func tandemFindings(l config.Layer, known func(string) bool) []trust.Finding {
 	var out []trust.Finding
 	add := func(key, why string) { out = append(out, trust.Finding{File: l.File, Key: key, Why: why}) }
+	if data, err := os.ReadFile(l.File); err == nil {
+		var top map[string]json.RawMessage
+		if json.Unmarshal(data, &top) == nil {
+			keys := make([]string, 0, len(top))
+			for k := range top {
+				if !projectKeys[k] {
+					keys = append(keys, k)
+				}
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				add(k, whyUnlisted)
+			}
+		}
+	}
 	names := make([]string, 0, len(l.Providers))
 	for n := range l.Providers {
 		names = append(names, n)

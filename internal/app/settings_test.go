@@ -218,3 +218,15 @@ func TestResolveLaysRequestOverConfig(t *testing.T) {
 		t.Errorf("an unknown model passed the check: %v", err)
 	}
 }
+
+// A setting added to tandem's config later is refused in an untrusted
+// project until it is listed as safe.
+func TestUnlistedProjectKeyNeedsTrust(t *testing.T) {
+	work := t.TempDir()
+	file := filepath.Join(work, ".tandem", "config.json")
+	writeTestFile(t, file, `{"model":"a/b","some_future_key":{"x":1}}`)
+	f := tandemFindings(config.Layer{File: file, Scope: "project", Config: &config.Config{Model: "a/b"}}, func(string) bool { return true })
+	if len(f) != 1 || f[0].Key != "some_future_key" || f[0].Why != whyUnlisted {
+		t.Errorf("findings: %+v", f)
+	}
+}
