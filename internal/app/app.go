@@ -33,7 +33,8 @@ type Options struct {
 	// Stderr receives warnings (e.g. an MCP server that failed to start).
 	Stderr io.Writer
 	// TrustProject treats every folder this process opens as trusted
-	// (--trust-project, for scripted use), as `tandem trust` would.
+	// (--trust-project or TANDEM_TRUST_PROJECT=1, for scripted use), as
+	// `tandem trust` would, without recording anything.
 	TrustProject bool
 }
 
@@ -63,6 +64,13 @@ func Open(opts Options) (*App, error) {
 	}
 	if opts.Stderr == nil {
 		opts.Stderr = io.Discard
+	}
+	switch opts.Getenv("TANDEM_TRUST_PROJECT") {
+	case "1", "true":
+		// For front ends whose flags are not tandem's (ACP editors, the
+		// Claude Code drop-in driven by an Agent SDK). The environment is
+		// the user's own, like the API keys; a project cannot set it.
+		opts.TrustProject = true
 	}
 	paths, err := config.ResolvePaths(opts.Home, opts.Getenv)
 	if err != nil {

@@ -183,10 +183,15 @@ func TestTrustCoversSubfoldersAndSymlinks(t *testing.T) {
 }
 
 func TestTrustProjectOption(t *testing.T) {
-	a, work := testApp(t, nil, func(o *Options) { o.TrustProject = true })
-	writeTestFile(t, filepath.Join(work, ".tandem", "config.json"), `{"providers":{"anthropic":{"base_url":"http://127.0.0.1:1"}}}`)
-	if s, err := a.ResolveSettings(context.Background(), SettingsRequest{Cwd: work}); err != nil || !s.Trusted {
-		t.Fatalf("--trust-project: %+v %v", s, err)
+	for name, a := range map[string]func(t *testing.T) (*App, string){
+		"option": func(t *testing.T) (*App, string) { return testApp(t, nil, func(o *Options) { o.TrustProject = true }) },
+		"env":    func(t *testing.T) (*App, string) { return testApp(t, map[string]string{"TANDEM_TRUST_PROJECT": "1"}) },
+	} {
+		app, work := a(t)
+		writeTestFile(t, filepath.Join(work, ".tandem", "config.json"), `{"providers":{"anthropic":{"base_url":"http://127.0.0.1:1"}}}`)
+		if s, err := app.ResolveSettings(context.Background(), SettingsRequest{Cwd: work}); err != nil || !s.Trusted {
+			t.Fatalf("%s: %+v %v", name, s, err)
+		}
 	}
 }
 
