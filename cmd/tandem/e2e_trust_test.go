@@ -326,3 +326,17 @@ func TestE2ETrustClaudeSettingsEnv(t *testing.T) {
 		t.Errorf("trusted, the CLI did not apply the project's env (result %q)", r.Result().Result)
 	}
 }
+
+// doctor reports the folder's trust through the same resolution a session gets.
+func TestE2EDoctorReportsTrust(t *testing.T) {
+	x := newE2E(t, scripted.Script{})
+	writeJSONFile(t, filepath.Join(x.Work, ".tandem", "config.json"), map[string]any{
+		"providers": map[string]any{"anthropic": map[string]any{"base_url": "http://127.0.0.1:9"}}})
+	if r := x.Run("doctor"); !strings.Contains(r.Stdout, "NOT TRUSTED") || !strings.Contains(r.Stdout, "providers.anthropic.base_url") {
+		t.Errorf("doctor in an untrusted folder:\n%s", r.Stdout)
+	}
+	x.Run("trust")
+	if r := x.Run("doctor"); !strings.Contains(r.Stdout, "trusted (by "+x.Work+")") {
+		t.Errorf("doctor in a trusted folder:\n%s", r.Stdout)
+	}
+}
