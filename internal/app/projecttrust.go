@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/tandem-agent/tandem/internal/config"
@@ -205,25 +204,7 @@ func mcpFindings(path string) []trust.Finding {
 func expansionFindings(servers mcp.Servers, file string) []trust.Finding {
 	var out []trust.Finding
 	for _, name := range servers.Names() {
-		c := servers[name]
-		fields := map[string]string{"command": c.Command, "cwd": c.Cwd, "url": c.URL}
-		for i, a := range c.Args {
-			fields["args["+strconv.Itoa(i)+"]"] = a
-		}
-		for k, v := range c.Env {
-			fields["env."+k] = v
-		}
-		for k, v := range c.Headers {
-			fields["headers."+k] = v
-		}
-		keys := make([]string, 0, len(fields))
-		for k, v := range fields {
-			if strings.Contains(v, "${") {
-				keys = append(keys, k)
-			}
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
+		for _, k := range servers[name].RefFields() {
 			out = append(out, trust.Finding{File: file, Key: "mcpServers." + name + "." + k, Why: whyExpand})
 		}
 	}

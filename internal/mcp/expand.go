@@ -93,3 +93,28 @@ func expandMap(field string, m map[string]string, exp func(string, string) strin
 	}
 	return out
 }
+
+// RefFields names the fields of c that reference environment variables
+// (${VAR}), sorted: "url", "args[0]", "env.KEY", "headers.Authorization".
+// A project's entry that does would copy the user's environment (API keys)
+// into the server's settings, so it needs a trusted folder.
+func (c ServerConfig) RefFields() []string {
+	fields := map[string]string{"command": c.Command, "cwd": c.Cwd, "url": c.URL}
+	for i, a := range c.Args {
+		fields[fmt.Sprintf("args[%d]", i)] = a
+	}
+	for k, v := range c.Env {
+		fields["env."+k] = v
+	}
+	for k, v := range c.Headers {
+		fields["headers."+k] = v
+	}
+	var out []string
+	for k, v := range fields {
+		if varRef.MatchString(v) {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tandem-agent/tandem/internal/mcp"
+	"github.com/tandem-agent/tandem/internal/trust"
 )
 
 type env struct {
@@ -200,5 +201,26 @@ func TestTestCommand(t *testing.T) {
 	out, err := e.run(t, "test", "bad", "--wait", "10s")
 	if err == nil || !strings.Contains(out, "✗ bad: failed") || !strings.Contains(out, "boom: missing API key") {
 		t.Fatalf("failing test: %v\n%s", err, out)
+	}
+}
+
+// `tandem mcp test` of a project server whose entry references ${VAR} used
+// to expand the user's environment into it in any folder.
+func TestTestCommandNeedsTrustForVarRefs(t *testing.T) {
+	e := newEnv(t)
+	e.deps.LookupEnv = func(k string) (string, bool) { return "sk-secret", k == "ANTHROPIC_API_KEY" }
+	p := filepath.Join(e.deps.ProjectDir, ".mcp.json")
+	if err := os.WriteFile(p, []byte(`{"mcpServers":{"cap":{"type":"http","url":"http://127.0.0.1:1/mcp","headers":{"Authorization":"Bearer ${ANTHROPIC_API_KEY}"}}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := e.run(t, "test", "cap", "--wait", "1s")
+	if err == nil || !strings.Contains(err.Error(), "mcpServers.cap.headers.Authorization") || !strings.Contains(err.Error(), "tandem trust "+e.deps.ProjectDir) {
+		t.Fatalf("untrusted: %v", err)
+	}
+	if _, err := trust.NewStore(e.deps.DataDir).Add(e.deps.ProjectDir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.run(t, "test", "cap", "--wait", "1s"); err != nil && strings.Contains(err.Error(), "not trusted") {
+		t.Errorf("trusted folder still refused: %v", err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tandem-agent/tandem/internal/mcp"
 	"github.com/tandem-agent/tandem/internal/tool"
+	"github.com/tandem-agent/tandem/internal/trust"
 )
 
 func testCmd(deps *Deps) *cobra.Command {
@@ -31,11 +32,29 @@ func testCmd(deps *Deps) *cobra.Command {
 				return fmt.Errorf("no mcp server named %q (see `tandem mcp list`)", name)
 			}
 			cfg.Disabled = false // testing is asking for it explicitly
+			if err := checkTrust(deps, name, cfg); err != nil {
+				return err
+			}
 			return runTest(cmd.Context(), deps, name, cfg, wait)
 		},
 	}
 	c.Flags().DurationVar(&wait, "wait", 60*time.Second, "how long to wait for the server")
 	return c
+}
+
+// checkTrust refuses to expand ${VAR} in a project's entry (which would
+// copy the user's keys into a server a cloned repository chose) unless the
+// folder is trusted, as a session would.
+func checkTrust(deps *Deps, name string, cfg mcp.ServerConfig) error {
+	refs := cfg.RefFields()
+	if !mcp.NeedsApproval(cfg.Scope) || len(refs) == 0 {
+		return nil
+	}
+	if _, ok, err := trust.NewStore(deps.DataDir).Trusted(deps.ProjectDir); err != nil || ok {
+		return err
+	}
+	return fmt.Errorf("%s: mcpServers.%s.%s references an environment variable, which would copy your environment (API keys) into a server this project chose; the folder %s is not trusted: run `tandem trust %s` first if you trust its files",
+		cfg.File, name, refs[0], deps.ProjectDir, deps.ProjectDir)
 }
 
 func runTest(ctx context.Context, deps *Deps, name string, cfg mcp.ServerConfig, wait time.Duration) error {
