@@ -96,6 +96,9 @@ func (m *models) providerConfig(name string, c *config.Config) (provider.Config,
 	if known {
 		m.applyEnv(&pc, preset)
 	}
+	if pc.Kind == provider.KindOpenAI {
+		pc.ResponsesModels = m.cat.ResponsesModels(name)
+	}
 	return pc, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/tandem-agent/tandem/internal/provider"
 	"io"
 	"io/fs"
 	"net/url"
@@ -58,7 +59,7 @@ type Config struct {
 
 // Provider configures one LLM provider entry.
 type Provider struct {
-	Kind      string            `json:"kind,omitempty"` // anthropic | openai | openai-compatible
+	Kind      string            `json:"kind,omitempty"` // one of provider.Kinds
 	BaseURL   string            `json:"base_url,omitempty"`
 	APIKey    string            `json:"api_key,omitempty"`
 	APIKeyEnv string            `json:"api_key_env,omitempty"`
@@ -199,8 +200,6 @@ func lineOf(data []byte, off int64) int {
 	return bytes.Count(data[:off], []byte("\n")) + 1
 }
 
-var validKinds = map[string]bool{"anthropic": true, "openai": true, "openai-compatible": true}
-
 // CheckRuntime names the runtimes when rt is not one.
 func CheckRuntime(rt string) error {
 	switch rt {
@@ -250,8 +249,8 @@ func (c *Config) validate(path string) error {
 	for _, n := range names {
 		p := c.Providers[n]
 		field := "providers." + n
-		if p.Kind != "" && !validKinds[p.Kind] {
-			return &Error{File: path, Field: field + ".kind", Msg: fmt.Sprintf("%q is not a provider kind; use anthropic, openai or openai-compatible", p.Kind)}
+		if p.Kind != "" && !provider.ValidKind(p.Kind) {
+			return &Error{File: path, Field: field + ".kind", Msg: fmt.Sprintf("%q is not a provider kind; use one of %s", p.Kind, strings.Join(provider.Kinds(), ", "))}
 		}
 		if p.BaseURL != "" {
 			if err := CheckBaseURL(p.BaseURL); err != nil {

@@ -11,7 +11,29 @@ const (
 	KindAnthropic        = "anthropic"
 	KindOpenAI           = "openai"
 	KindOpenAICompatible = "openai-compatible"
+	KindOpenAIResponses  = "openai-responses"
 )
+
+// Kinds lists every kind, in the order messages name them.
+func Kinds() []string {
+	return []string{KindAnthropic, KindOpenAI, KindOpenAICompatible, KindOpenAIResponses}
+}
+
+// ValidKind reports whether k is one of Kinds.
+func ValidKind(k string) bool {
+	for _, x := range Kinds() {
+		if x == k {
+			return true
+		}
+	}
+	return false
+}
+
+// kindList is Kinds for messages: "anthropic, openai, ... or openai-responses".
+func kindList() string {
+	ks := Kinds()
+	return strings.Join(ks[:len(ks)-1], ", ") + " or " + ks[len(ks)-1]
+}
 
 // Config says how to reach one provider. The caller (config loading, the
 // catalog's presets) resolves environment variables; adapters read nothing
@@ -20,8 +42,7 @@ type Config struct {
 	// Name identifies the provider in errors, Block.Provider and the
 	// "provider/model" spec: "anthropic", "openai", "ollama", or a user's own.
 	Name string
-	// Kind is the wire protocol: KindAnthropic, KindOpenAI or
-	// KindOpenAICompatible.
+	// Kind is the wire protocol, one of Kinds.
 	Kind    string
 	BaseURL string
 	APIKey  string
@@ -32,6 +53,10 @@ type Config struct {
 	Headers map[string]string
 	// HTTPClient is optional; http.DefaultClient's transport is used when nil.
 	HTTPClient *http.Client
+	// ResponsesModels are the models a KindOpenAI provider serves only
+	// through the Responses API (the catalog's "api": "responses"); every
+	// other model goes through Chat Completions.
+	ResponsesModels []string
 }
 
 // keylessHosts are local servers that accept calls without a key.
@@ -104,28 +129,29 @@ func New(cfg Config) (Provider, error) {
 		cfg.Name = cfg.Kind
 	}
 	if cfg.Name == "" {
-		return nil, fmt.Errorf("provider config: name and kind are empty; set kind to %q, %q or %q",
-			KindAnthropic, KindOpenAI, KindOpenAICompatible)
+		return nil, fmt.Errorf("provider config: name and kind are empty; set kind to %s", kindList())
 	}
-	switch cfg.Kind {
-	case KindAnthropic, KindOpenAI:
-	case KindOpenAICompatible:
-		if cfg.BaseURL == "" {
-			return nil, fmt.Errorf("provider %s: kind %q needs a base URL (e.g. http://localhost:11434/v1 for ollama)",
-				cfg.Name, cfg.Kind)
-		}
-	case "":
-		return nil, fmt.Errorf("provider %s: kind is empty; set it to %q, %q or %q",
-			cfg.Name, KindAnthropic, KindOpenAI, KindOpenAICompatible)
-	default:
-		return nil, fmt.Errorf("provider %s: unknown kind %q; use %q, %q or %q",
-			cfg.Name, cfg.Kind, KindAnthropic, KindOpenAI, KindOpenAICompatible)
+	switch {
+	case cfg.Kind == KindOpenAICompatible && cfg.BaseURL == "":
+		return nil, fmt.Errorf("provider %s: kind %q needs a base URL (e.g. http://localhost:11434/v1 for ollama)",
+			cfg.Name, cfg.Kind)
+	case cfg.Kind == "":
+		return nil, fmt.Errorf("provider %s: kind is empty; set it to %s", cfg.Name, kindList())
+	case !ValidKind(cfg.Kind):
+		return nil, fmt.Errorf("provider %s: unknown kind %q; use %s", cfg.Name, cfg.Kind, kindList())
 	}
 	if cfg.needsKey() {
 		return nil, fmt.Errorf("provider %s: no API key: %s", cfg.Name, cfg.keyHint())
 	}
-	if cfg.Kind == KindAnthropic {
+	switch cfg.Kind {
+	case KindAnthropic:
 		return newAnthropicAdapter(cfg), nil
+	case KindOpenAIResponses:
+		return newResponsesAdapter(cfg), nil
 	}
-	return newFantasyAdapter(cfg)
+	chat, err := newFantasyAdapter(cfg)
+	if err != nil || cfg.Kind != KindOpenAI || len(cfg.ResponsesModels) == 0 {
+		return chat, err
+	}
+	return newRouted(chat, newResponsesAdapter(cfg), cfg.ResponsesModels), nil
 }

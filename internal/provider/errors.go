@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/openai/openai-go/v3"
 	"io"
 	"net"
 	"net/http"
@@ -40,7 +41,15 @@ func mapError(ctx context.Context, name string, err error) error {
 }
 
 func classify(name string, err error) *Error {
+	if pe, ok := AsError(err); ok {
+		return pe // already classified (an error event the adapter read)
+	}
 	out := &Error{Provider: name, Cause: err}
+	var oe *openai.Error
+	if errors.As(err, &oe) {
+		classifyOpenAI(out, oe)
+		return out
+	}
 	var ae *anthropic.Error
 	if errors.As(err, &ae) {
 		classifyAnthropic(out, ae)
@@ -95,6 +104,18 @@ func classifyAnthropic(out *Error, ae *anthropic.Error) {
 	out.Retryable = !out.Auth && (retryableStatus(out.Status) || anthropicRetryable[typ])
 	if ae.Response != nil {
 		out.RetryAfter = retryAfter(headerMap(ae.Response.Header), time.Now())
+	}
+}
+
+// classifyOpenAI fills out from the OpenAI SDK's API error (the Responses
+// adapter's HTTP failures).
+func classifyOpenAI(out *Error, oe *openai.Error) {
+	out.Status = oe.StatusCode
+	out.Message = shorten(cmp.Or(oe.Message, bodyMessage([]byte(oe.RawJSON())), http.StatusText(oe.StatusCode)))
+	out.Auth = out.Status == http.StatusUnauthorized || out.Status == http.StatusForbidden
+	out.Retryable = !out.Auth && retryableStatus(out.Status)
+	if oe.Response != nil {
+		out.RetryAfter = retryAfter(headerMap(oe.Response.Header), time.Now())
 	}
 }
 

@@ -42,6 +42,26 @@ type ModelInfo struct {
 	SupportsImages bool   `json:"images"`
 	// SupportsThinking: extended thinking / reasoning is available.
 	SupportsThinking bool `json:"thinking"`
+	// API names the provider's protocol the model needs when its kind
+	// speaks more than one: "responses" for OpenAI models served only
+	// through the Responses API (Codex, the -pro models).
+	API string `json:"api,omitempty"`
+}
+
+// ResponsesModels lists the ids (and aliases) of provider's models that
+// need the Responses API.
+func (c *Catalog) ResponsesModels(provider string) []string {
+	var out []string
+	for _, m := range c.models {
+		if m.Provider == provider && m.API == "responses" {
+			out = append(out, m.ID)
+			out = append(out, m.Aliases...)
+			if m.APIID != "" {
+				out = append(out, m.APIID)
+			}
+		}
+	}
+	return out
 }
 
 // Preset is what tandem knows about a provider name without configuration.
