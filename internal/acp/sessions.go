@@ -156,23 +156,13 @@ func (ag *Agent) open(ctx context.Context, a openArgs) (*liveSession, error) {
 	if err != nil {
 		return nil, acpsdk.NewInvalidParams(map[string]any{"error": err.Error()})
 	}
-	if a.id == "" {
-		if err := ag.checkNewSession(a.cwd); err != nil {
-			return nil, acpsdk.NewInvalidParams(map[string]any{"error": err.Error()})
-		}
-	}
 	turns := newTurnState()
 	up := &updater{ag: ag, turns: turns}
 	live, err := ag.app.Manager.Open(ctx, session.OpenRequest{ID: a.id, Cwd: a.cwd, AddDirs: a.addDirs,
 		MCPServers: servers, Sinks: []event.Sink{up}})
 	if err != nil {
-		if a.id != "" {
-			return nil, acpsdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("open session %s: %v", a.id, err)})
-		}
-		return nil, fmt.Errorf("open session: %w", err)
-	}
-	if err := ag.fillDefaults(ctx, live); err != nil {
-		live.Close()
+		// The session manager checks the folder's settings (model, key,
+		// trust) before storing anything; its message names the fix.
 		return nil, acpsdk.NewInvalidParams(map[string]any{"error": err.Error()})
 	}
 	s := &liveSession{live: live, turns: turns}
@@ -180,50 +170,6 @@ func (ag *Agent) open(ctx context.Context, a openArgs) (*liveSession, error) {
 	ag.sessions[live.Snapshot().ID] = s
 	ag.mu.Unlock()
 	return s, nil
-}
-
-// checkNewSession resolves the model a new session in cwd would use, so a
-// missing key is reported before anything is stored.
-func (ag *Agent) checkNewSession(cwd string) error {
-	cfg, err := ag.app.ConfigFor(cwd)
-	if err != nil {
-		return err
-	}
-	if cfg.Runtime == "claude-code" || cfg.Runtime == "auto" {
-		return nil // the CLI may have its own login
-	}
-	spec := ag.app.DefaultModel(cfg)
-	if spec == "" {
-		return fmt.Errorf("no model chosen: set \"model\" in tandem's config, or set ANTHROPIC_API_KEY or OPENAI_API_KEY in the environment the editor starts tandem with")
-	}
-	if err := ag.app.CheckModel(spec, cwd); err != nil {
-		return fmt.Errorf("model %s: %w", spec, err)
-	}
-	return nil
-}
-
-// fillDefaults gives a session the configured model and runtime when it
-// has none yet.
-func (ag *Agent) fillDefaults(ctx context.Context, live *session.Live) error {
-	rec := live.Snapshot()
-	if rec.Model != "" && rec.Runtime != "" {
-		return nil
-	}
-	cfg, err := ag.app.ConfigFor(rec.Cwd)
-	if err != nil {
-		return err
-	}
-	model, runtime := "", ""
-	if rec.Model == "" {
-		model = ag.app.DefaultModel(cfg)
-	}
-	if rec.Runtime == "" {
-		runtime = cfg.Runtime
-		if runtime == "" {
-			runtime = "native"
-		}
-	}
-	return live.Update(ctx, model, runtime, "")
 }
 
 // mcpServers turns the client's server list into .mcp.json's shape.

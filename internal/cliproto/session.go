@@ -69,17 +69,9 @@ func (d *driver) session(ctx context.Context) (*session.Live, error) {
 		req.ID = d.f.Resume
 	case d.f.Continue:
 		req.Continue = true
-	default:
-		if err := d.checkModel(model, wd); err != nil {
-			return nil, err
-		}
 	}
 	live, err := d.app.Manager.Open(ctx, req)
 	if err != nil {
-		return nil, err
-	}
-	if err := d.fillDefaults(ctx, live); err != nil {
-		live.Close()
 		return nil, err
 	}
 	live.Checker = hookChecker{inner: live.Checker, d: d}
@@ -88,45 +80,6 @@ func (d *driver) session(ctx context.Context) (*session.Live, error) {
 	d.mu.Unlock()
 	d.app.WaitMCP(ctx, live, mcpWait)
 	return live, nil
-}
-
-// checkModel resolves the model of a new session before anything is
-// stored, so a missing key or a typo fails with nothing left behind.
-func (d *driver) checkModel(model, cwd string) error {
-	cfg, err := d.app.ConfigFor(cwd)
-	if err != nil {
-		return err
-	}
-	if rt := cfg.Runtime; rt == "claude-code" || rt == "auto" {
-		return nil
-	}
-	spec := firstNonEmpty(model, d.app.DefaultModel(cfg))
-	if spec == "" {
-		return fmt.Errorf("no model chosen: pass --model (e.g. claude-sonnet-4-5), set \"model\" in tandem's config, or set ANTHROPIC_API_KEY or OPENAI_API_KEY")
-	}
-	if err := d.app.CheckModel(spec, cwd); err != nil {
-		return fmt.Errorf("model %s: %w", spec, err)
-	}
-	return nil
-}
-
-func (d *driver) fillDefaults(ctx context.Context, live *session.Live) error {
-	rec := live.Snapshot()
-	cfg, err := d.app.ConfigFor(rec.Cwd)
-	if err != nil {
-		return err
-	}
-	model, runtime := "", ""
-	if rec.Model == "" {
-		model = d.app.DefaultModel(cfg)
-	}
-	if rec.Runtime == "" {
-		runtime = firstNonEmpty(cfg.Runtime, "native")
-	}
-	if model == "" && runtime == "" {
-		return nil
-	}
-	return live.Update(ctx, model, runtime, "")
 }
 
 // fork copies the session --resume or --continue names into a new one
