@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/tandem-agent/tandem/internal/provider"
 )
 
 func writeFile(t *testing.T, dir, name, body string) string {
@@ -57,7 +59,7 @@ func TestErrorsNameFileAndField(t *testing.T) {
 		{`{"modle":"x"}`, `field "modle": unknown setting`},
 		{`{"max_turns":"ten"}`, `field "max_turns"`},
 		{"{\n\"model\": \"a\",\n}", ":3: invalid JSON"},
-		{`{"providers":{"x":{"kind":"gemini"}}}`, `providers.x.kind`},
+		{`{"providers":{"x":{"kind":"grpc-gemini"}}}`, `providers.x.kind`},
 		{`{"providers":{"x":{"base_url":"ftp://h"}}}`, `providers.x.base_url`},
 		{`{"providers":{"x":{"api_key":"a","api_key_env":"B"}}}`, `set api_key or api_key_env`},
 		{`{"tools":{"web_search":{"backend":"bing"}}}`, `tools.web_search.backend`},
@@ -155,5 +157,28 @@ func TestSchemaCoversEveryTopLevelKey(t *testing.T) {
 		if _, ok := s.Properties[tag]; !ok {
 			t.Errorf("schema lacks %q", tag)
 		}
+	}
+}
+
+// The schema's provider kinds are the provider package's list.
+func TestSchemaKindsAreProviderKinds(t *testing.T) {
+	var s struct {
+		Properties struct {
+			Providers struct {
+				AdditionalProperties struct {
+					Properties struct {
+						Kind struct {
+							Enum []string `json:"enum"`
+						} `json:"kind"`
+					} `json:"properties"`
+				} `json:"additionalProperties"`
+			} `json:"providers"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(schema, &s); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := s.Properties.Providers.AdditionalProperties.Properties.Kind.Enum, provider.Kinds(); !reflect.DeepEqual(got, want) {
+		t.Errorf("schema kinds %v, provider.Kinds() %v", got, want)
 	}
 }

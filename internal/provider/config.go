@@ -12,11 +12,12 @@ const (
 	KindOpenAI           = "openai"
 	KindOpenAICompatible = "openai-compatible"
 	KindOpenAIResponses  = "openai-responses"
+	KindGemini           = "gemini"
 )
 
 // Kinds lists every kind, in the order messages name them.
 func Kinds() []string {
-	return []string{KindAnthropic, KindOpenAI, KindOpenAICompatible, KindOpenAIResponses}
+	return []string{KindAnthropic, KindOpenAI, KindOpenAICompatible, KindOpenAIResponses, KindGemini}
 }
 
 // ValidKind reports whether k is one of Kinds.
@@ -148,6 +149,8 @@ func New(cfg Config) (Provider, error) {
 		return newAnthropicAdapter(cfg), nil
 	case KindOpenAIResponses:
 		return newResponsesAdapter(cfg), nil
+	case KindGemini:
+		return newGeminiAdapter(cfg), nil
 	}
 	chat, err := newFantasyAdapter(cfg)
 	if err != nil || cfg.Kind != KindOpenAI || len(cfg.ResponsesModels) == 0 {

@@ -20,7 +20,7 @@ func TestNewConfigErrors(t *testing.T) {
 		{Config{Name: "openai", Kind: KindOpenAI}, "OPENAI_API_KEY"},
 		{Config{Name: "deepseek", Kind: KindOpenAICompatible, BaseURL: "https://api.deepseek.com/v1"}, "DEEPSEEK_API_KEY"},
 		{Config{Name: "corp", Kind: KindOpenAICompatible, BaseURL: "https://llm.corp/v1"}, "CORP_API_KEY"},
-		{Config{Name: "x", Kind: "gemini"}, "unknown kind"},
+		{Config{Name: "x", Kind: "palm"}, "unknown kind"},
 		{Config{Name: "x", Kind: KindOpenAICompatible}, "base URL"},
 	}
 	for _, tt := range tests {

@@ -42,6 +42,14 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 				h.Del("Authorization")
 			}
 		}
+	case KindGemini:
+		// Google's API keys go in their own header, never as a bearer token.
+		if t.cfg.APIKey != "" {
+			h.Set("X-Goog-Api-Key", t.cfg.APIKey)
+		}
+		if !userAuth {
+			h.Del("Authorization")
+		}
 	default:
 		switch {
 		case t.cfg.APIKey != "":

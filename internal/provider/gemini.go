@@ -1,0 +1,121 @@
+package provider
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// geminiDefaultBase is the Gemini API (Google AI Studio keys).
+const geminiDefaultBase = "https://generativelanguage.googleapis.com/v1beta"
+
+// geminiAdapter speaks the Gemini API's streamGenerateContent over plain
+// HTTP. The official SDK (google.golang.org/genai) links gRPC, protobuf and
+// Google Cloud auth (a hello-world using it is a 21 MB binary); this wire
+// format is small and stable, so tandem keeps its own, and a user who never
+// calls Gemini pays nothing for it.
+type geminiAdapter struct {
+	cfg    Config
+	client *http.Client
+	base   string
+}
+
+func newGeminiAdapter(cfg Config) *geminiAdapter {
+	base := strings.TrimRight(cfg.BaseURL, "/")
+	if base == "" {
+		base = geminiDefaultBase
+	}
+	return &geminiAdapter{cfg: cfg, client: httpClient(cfg), base: base}
+}
+
+func (a *geminiAdapter) Name() string { return a.cfg.Name }
+
+// Stream makes one call. Failures come back as *Error, cancellation as a
+// wrap of ctx.Err().
+func (a *geminiAdapter) Stream(ctx context.Context, req Request, onDelta func(Delta)) (*Response, error) {
+	if req.Model == "" {
+		return nil, &Error{Provider: a.cfg.Name, Message: "no model given"}
+	}
+	body, err := json.Marshal(geminiBody(a.cfg.Name, req))
+	if err != nil {
+		return nil, &Error{Provider: a.cfg.Name, Message: "build request: " + err.Error(), Cause: err}
+	}
+	url := a.base + "/models/" + req.Model + ":streamGenerateContent?alt=sse"
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return nil, &Error{Provider: a.cfg.Name, Message: "build request: " + err.Error(), Cause: err}
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	hreq.Header.Set("Accept", "text/event-stream")
+	for k, v := range a.cfg.Headers {
+		hreq.Header.Set(k, v)
+	}
+	for k, v := range req.Headers {
+		hreq.Header.Set(k, v)
+	}
+	resp, err := a.client.Do(hreq)
+	if err != nil {
+		return nil, mapError(ctx, a.cfg.Name, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, geminiHTTPError(a.cfg.Name, resp)
+	}
+	if ct := resp.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "text/event-stream") {
+		head, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		return nil, &Error{Provider: a.cfg.Name, Status: resp.StatusCode,
+			Message: fmt.Sprintf("expected an event stream, got %s: %s", ct, shorten(string(head)))}
+	}
+	acc := newGeminiAccumulator(a.cfg.Name, onDelta)
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 32<<20)
+	for sc.Scan() {
+		line := sc.Bytes()
+		data, ok := bytes.CutPrefix(line, []byte("data:"))
+		if !ok {
+			continue
+		}
+		if err := acc.add(bytes.TrimSpace(data)); err != nil {
+			return nil, mapError(ctx, a.cfg.Name, err)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, mapError(ctx, a.cfg.Name, err)
+	}
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("%s: %w", a.cfg.Name, ctx.Err())
+	}
+	if acc.finish == "" {
+		return nil, mapError(ctx, a.cfg.Name, errIncompleteStream)
+	}
+	return acc.response(req.Model), nil
+}
+
+// geminiHTTPError classifies an error answer: {"error": {code, message, status}}.
+func geminiHTTPError(name string, resp *http.Response) *Error {
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	var e struct {
+		Error struct {
+			Message string `json:"message"`
+			Status  string `json:"status"`
+		} `json:"error"`
+	}
+	_ = json.Unmarshal(b, &e)
+	msg := firstOf(e.Error.Message, bodyMessage(b), http.StatusText(resp.StatusCode))
+	if e.Error.Status != "" {
+		msg = e.Error.Status + ": " + msg
+	}
+	out := &Error{Provider: name, Status: resp.StatusCode, Message: shorten(msg)}
+	out.Auth = resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden ||
+		e.Error.Status == "UNAUTHENTICATED" || e.Error.Status == "PERMISSION_DENIED" ||
+		(resp.StatusCode == http.StatusBadRequest && strings.Contains(msg, "API key not valid"))
+	out.Retryable = !out.Auth && (retryableStatus(resp.StatusCode) || e.Error.Status == "UNAVAILABLE" || e.Error.Status == "RESOURCE_EXHAUSTED")
+	out.RetryAfter = retryAfter(headerMap(resp.Header), time.Now())
+	return out
+}
