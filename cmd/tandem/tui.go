@@ -1,0 +1,201 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/mattn/go-isatty"
+	"github.com/spf13/cobra"
+
+	"github.com/tandem-agent/tandem/internal/app"
+	"github.com/tandem-agent/tandem/internal/event"
+	"github.com/tandem-agent/tandem/internal/message"
+	"github.com/tandem-agent/tandem/internal/permission"
+	"github.com/tandem-agent/tandem/internal/session"
+	"github.com/tandem-agent/tandem/internal/store"
+	"github.com/tandem-agent/tandem/internal/tui"
+)
+
+// rootRun is `tandem` without a subcommand: the terminal UI on a
+// terminal, a headless run with -p, else the help (nothing to talk to).
+func rootRun(cmd *cobra.Command, g *globalFlags, f *runFlags, args []string) error {
+	if f.prompt != "" {
+		return runTurn(cmd, g, f, args)
+	}
+	if !isatty.IsTerminal(os.Stdin.Fd()) || !isatty.IsTerminal(os.Stdout.Fd()) {
+		if len(args) > 0 {
+			return fmt.Errorf("unknown command %q for \"tandem\": see `tandem --help` (for a headless turn: tandem run -p %q)", args[0], strings.Join(args, " "))
+		}
+		return cmd.Help()
+	}
+	return runTUI(cmd, g, f, strings.Join(args, " "))
+}
+
+// runTUI opens the terminal UI on a session opened exactly as `tandem run`
+// opens one, so either can resume the other's sessions.
+func runTUI(cmd *cobra.Command, g *globalFlags, f *runFlags, prompt string) error {
+	if err := f.validate(); err != nil {
+		return err
+	}
+	sink := tui.NewSink()
+	// Warnings (an MCP server that failed) would scribble over the screen:
+	// they become notices in the conversation.
+	a, err := app.Open(app.Options{Home: g.home, Version: version(), ServerAsks: true, Stderr: noticeWriter{sink}})
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	if a.FlagRules, err = flagRules(f); err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	if f.resume == "" && !f.cont {
+		if err := checkNewSessionModel(a, f); err != nil {
+			return err
+		}
+	}
+	be := &tuiBackend{a: a, f: f, sink: sink}
+	if err := be.open(ctx, session.OpenRequest{ID: f.resume, Continue: f.cont, Cwd: f.cwd, AddDirs: f.addDirs,
+		Model: f.model, Runtime: f.runtime, Mode: f.mode, ModeFromRequest: true}); err != nil {
+		return err
+	}
+	defer be.close()
+	err = tui.Run(ctx, tui.Options{Backend: be, Sink: sink, Prompt: prompt,
+		HistoryFile: filepath.Join(a.Paths.DataDir, "prompt-history.jsonl")})
+	if id := be.Info().ID; id != "" {
+		fmt.Fprintf(cmd.OutOrStdout(), "Session %s is stored: resume it with `tandem --resume %s`\n", id, id)
+	}
+	return err
+}
+
+// tuiBackend is the UI's session: the same Manager, Live and helpers as
+// `tandem run`.
+type tuiBackend struct {
+	a    *app.App
+	f    *runFlags
+	sink *tui.Sink
+
+	mu     sync.Mutex
+	live   *session.Live
+	waited bool // MCP servers were given their moment before the first turn
+}
+
+func (b *tuiBackend) open(ctx context.Context, req session.OpenRequest) error {
+	req.Sinks = []event.Sink{b.sink}
+	live, err := b.a.Manager.Open(ctx, req)
+	if err != nil {
+		return err
+	}
+	if err := fillDefaults(ctx, b.a, live); err != nil {
+		live.Close()
+		return err
+	}
+	b.mu.Lock()
+	old := b.live
+	b.live, b.waited = live, false
+	b.mu.Unlock()
+	if old != nil {
+		old.Close()
+	}
+	return nil
+}
+
+func (b *tuiBackend) close() {
+	b.mu.Lock()
+	l := b.live
+	b.mu.Unlock()
+	if l != nil {
+		l.Close()
+	}
+}
+
+func (b *tuiBackend) current() *session.Live {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.live
+}
+
+func (b *tuiBackend) Info() tui.SessionInfo {
+	l := b.current()
+	if l == nil {
+		return tui.SessionInfo{}
+	}
+	r := l.Snapshot()
+	mode := r.Mode
+	if m, ok := l.Checker.(interface{ Mode() permission.Mode }); ok {
+		mode = string(m.Mode()) // the mode in force, config defaults included
+	}
+	return tui.SessionInfo{ID: r.ID, Title: r.Title, Cwd: r.Cwd, Model: r.Model, Mode: mode, Runtime: r.Runtime, Usage: r.Usage, CostUSD: r.CostUSD}
+}
+
+func (b *tuiBackend) Run(ctx context.Context, prompt string) (event.Event, error) {
+	l := b.current()
+	b.mu.Lock()
+	wait := !b.waited
+	b.waited = true
+	b.mu.Unlock()
+	if wait {
+		b.a.WaitMCP(ctx, l, b.f.mcpWait)
+	}
+	return l.Run(ctx, prompt, session.TurnOptions{MaxTurns: maxTurns(b.a, l, b.f.maxTurns), AppendSystemPrompt: b.f.appendSystem,
+		SystemPrompt: b.f.systemPrompt, DisallowedTools: toolNamesOnly(b.f.disallowed)})
+}
+
+func (b *tuiBackend) Reply(requestID string, ans permission.Answer) error {
+	return b.a.Reply(requestID, ans)
+}
+
+func (b *tuiBackend) SetMode(ctx context.Context, mode string) error {
+	return b.current().Update(ctx, "", "", mode)
+}
+
+func (b *tuiBackend) SetModel(ctx context.Context, model string) error {
+	l := b.current()
+	if err := b.a.CheckModel(model, l.Snapshot().Cwd); err != nil {
+		return fmt.Errorf("model %s: %w", model, err)
+	}
+	return l.Update(ctx, model, "", "")
+}
+
+func (b *tuiBackend) Compact(context.Context) error {
+	return errors.New("/compact is not available in this build yet: start a new session with /clear to free the context")
+}
+
+func (b *tuiBackend) Sessions(ctx context.Context) ([]store.Session, error) {
+	return b.a.Store.ListSessions(ctx, store.ListOptions{Cwd: b.current().Snapshot().Cwd, Limit: 200})
+}
+
+// Open resumes another session, or with "" starts a new one keeping this
+// one's model and mode.
+func (b *tuiBackend) Open(ctx context.Context, id string) error {
+	cur := b.Info()
+	req := session.OpenRequest{ID: id, Cwd: cur.Cwd, AddDirs: b.f.addDirs, Runtime: b.f.runtime, Mode: cur.Mode, ModeFromRequest: true}
+	if id == "" {
+		req.Model = cur.Model
+	}
+	return b.open(ctx, req)
+}
+
+func (b *tuiBackend) History(ctx context.Context) ([]message.Message, error) {
+	return b.a.Store.Messages(ctx, b.current().Snapshot().ID)
+}
+
+// noticeWriter shows what the app would print on stderr as notices.
+type noticeWriter struct{ sink *tui.Sink }
+
+func (w noticeWriter) Write(p []byte) (int, error) {
+	for _, l := range strings.Split(strings.TrimRight(string(p), "\n"), "\n") {
+		if l = strings.TrimSpace(strings.TrimPrefix(l, "tandem:")); l != "" {
+			w.sink.Emit(event.Event{Type: event.Status, Message: l})
+		}
+	}
+	return len(p), nil
+}

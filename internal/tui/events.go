@@ -1,0 +1,214 @@
+package tui
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/tandem-agent/tandem/internal/event"
+)
+
+// contextEvent is the event that reports the context window in use (sent
+// by runtimes that track it; absent ones leave the status line without it).
+const contextEvent event.Type = "context"
+
+// apply folds one event into the model.
+func (m *model) apply(e event.Event) {
+	tr := m.tr
+	switch e.Type {
+	case event.Text:
+		if tr.openText == nil {
+			tr.openThinking = closeStream(tr.openThinking)
+			tr.openText = tr.add(&item{kind: kindAssistant, streaming: true})
+		}
+		tr.openText.text += e.Text
+		tr.openText.touch()
+	case event.Thinking:
+		if e.Text == "" {
+			return // the signature at the end of a block
+		}
+		if tr.openThinking == nil {
+			tr.openThinking = tr.add(&item{kind: kindThinking, streaming: true})
+		}
+		tr.openThinking.text += e.Text
+		tr.openThinking.touch()
+	case event.ToolUse:
+		tr.endStreams()
+		c := &toolCard{id: e.ToolUseID, name: e.ToolName, input: e.Input, started: e.Time}
+		it := &item{kind: kindTool, tool: c}
+		if p := tr.byTool[parentToolUseID(e)]; p != nil && p.tool != nil {
+			c.parent = p.tool
+			p.tool.children = append(p.tool.children, c)
+			p.touch()
+			tr.byTool[e.ToolUseID] = p // updates to the child redraw the parent's card
+		} else {
+			tr.add(it)
+			tr.byTool[e.ToolUseID] = it
+		}
+	case event.ToolOutput:
+		if it, c := m.card(e.ToolUseID); c != nil {
+			c.addOutput(e.Output)
+			it.touch()
+		}
+	case event.ToolResult:
+		if it, c := m.card(e.ToolUseID); c != nil {
+			c.output, c.diff = e.Output, e.Diff
+			if c.state == toolRunning {
+				c.state = toolDone
+				if e.IsError {
+					c.state = toolFailed
+				}
+			}
+			if !e.Time.IsZero() && !c.started.IsZero() {
+				c.elapsed = e.Time.Sub(c.started)
+			}
+			it.touch()
+		}
+	case event.ToolTimeout:
+		if it, c := m.card(e.ToolUseID); c != nil {
+			c.note = fmt.Sprintf("stopped after %s (time limit)", time.Duration(e.TimeoutMS)*time.Millisecond)
+			it.touch()
+		}
+	case event.PermissionRequest:
+		m.perms = append(m.perms, e)
+	case event.PermissionReply:
+		m.dropPermission(e.RequestID)
+		if e.Decision == "deny" {
+			if it, c := m.card(e.ToolUseID); c != nil {
+				c.state, c.note = toolDenied, "denied"+suffix(": ", e.Message)
+				it.touch()
+			}
+		}
+	case event.Status:
+		m.info.Model = firstNonEmpty(e.Model, m.info.Model)
+		m.info.Runtime = firstNonEmpty(e.Runtime, m.info.Runtime)
+		m.info.Mode = firstNonEmpty(e.Mode, m.info.Mode)
+		if e.Message != "" {
+			tr.notice(levelInfo, e.Message)
+		}
+	case event.ModeChanged:
+		m.info.Mode = e.Mode
+	case event.Error:
+		tr.notice(levelError, firstNonEmpty(e.Error, e.Message, "error"))
+	case event.Retry:
+		msg := fmt.Sprintf("retrying in %s (attempt %d)", (time.Duration(e.DelayMS) * time.Millisecond).Round(100*time.Millisecond), e.Attempt)
+		if e.Error != "" {
+			msg += ": " + e.Error
+		}
+		tr.notice(levelWarn, msg)
+	case event.TaskUpdate:
+		it := &item{kind: kindTodo}
+		for _, td := range e.Todos {
+			it.todos = append(it.todos, todoLine{status: td.Status, content: td.Content})
+		}
+		tr.add(it)
+	case event.Result:
+		tr.endStreams()
+		m.finishCards()
+		switch {
+		case e.Subtype == event.SubtypeInterrupted:
+			tr.notice(levelWarn, "Interrupted: what was done so far is kept.")
+		case e.IsError:
+			tr.notice(levelError, firstNonEmpty(e.Error, e.Result, e.Subtype))
+		}
+	case contextEvent:
+		if used, limit, ok := contextUsage(e); ok {
+			m.ctxUsed, m.ctxLimit = used, limit
+		}
+	}
+}
+
+func closeStream(it *item) *item {
+	if it != nil {
+		it.streaming = false
+		it.touch()
+	}
+	return nil
+}
+
+// card finds the tool card of a call (nested ones included).
+func (m *model) card(id string) (*item, *toolCard) {
+	it := m.tr.byTool[id]
+	if it == nil || it.tool == nil {
+		return nil, nil
+	}
+	if it.tool.id == id {
+		return it, it.tool
+	}
+	var find func(c *toolCard) *toolCard
+	find = func(c *toolCard) *toolCard {
+		for _, ch := range c.children {
+			if ch.id == id {
+				return ch
+			}
+			if f := find(ch); f != nil {
+				return f
+			}
+		}
+		return nil
+	}
+	return it, find(it.tool)
+}
+
+// finishCards marks calls still running at the end of a turn as
+// interrupted (their results will not come).
+func (m *model) finishCards() {
+	for _, it := range m.tr.items {
+		if it.kind == kindTool && markInterrupted(it.tool) {
+			it.touch()
+		}
+	}
+}
+
+func markInterrupted(c *toolCard) bool {
+	changed := false
+	if c.state == toolRunning {
+		c.state, changed = toolInterrupted, true
+	}
+	for _, ch := range c.children {
+		changed = markInterrupted(ch) || changed
+	}
+	return changed
+}
+
+// parentToolUseID names the call (a sub-agent's Task) an event belongs
+// under; "" for the main conversation.
+func parentToolUseID(e event.Event) string {
+	if e.Meta != nil {
+		if p, ok := e.Meta["parent_tool_use_id"].(string); ok {
+			return p
+		}
+	}
+	return ""
+}
+
+// contextUsage reads used and limit tokens from a context event.
+func contextUsage(e event.Event) (used, limit int64, ok bool) {
+	b, err := json.Marshal(e)
+	if err != nil {
+		return 0, 0, false
+	}
+	var f map[string]any
+	if json.Unmarshal(b, &f) != nil {
+		return 0, 0, false
+	}
+	num := func(keys ...string) int64 {
+		for _, k := range keys {
+			if v, ok := f[k].(float64); ok {
+				return int64(v)
+			}
+		}
+		return 0
+	}
+	used = num("used_tokens", "context_used", "used", "tokens")
+	limit = num("limit_tokens", "context_limit", "limit", "context_window")
+	return used, limit, limit > 0
+}
+
+func suffix(sep, s string) string {
+	if strings.TrimSpace(s) == "" {
+		return ""
+	}
+	return sep + s
+}

@@ -1,0 +1,160 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
+
+// View draws the screen: the conversation, then (bottom up) the status
+// line, the editor or the permission dialog, the completion popup and the
+// queued messages. Every line fits the width, so nothing wraps and the
+// renderer's line diff stays exact while text streams.
+func (m *model) View() tea.View {
+	v := tea.NewView(m.screen())
+	v.AltScreen = true
+	v.WindowTitle = "tandem"
+	return v
+}
+
+func (m *model) screen() string {
+	w, h := max(m.width, 20), max(m.height, 6)
+	bottom := m.bottom(w, h)
+	convH := h - len(bottom)
+	var lines []string
+	if m.picker != nil {
+		lines = padTo(m.pickerView(w, convH), convH)
+	} else {
+		lines = m.tr.view(m.th, w, convH, m.now())
+		if m.tr.offset > 0 && convH > 0 {
+			lines[convH-1] = m.th.warn.Render(fmt.Sprintf("↓ %d lines below · pgdn", m.tr.offset))
+		}
+	}
+	lines = append(lines, bottom...)
+	for i, l := range lines {
+		lines[i] = clipWidth(l, w)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// convHeight is the number of rows left for the conversation.
+func (m *model) convHeight() int {
+	w, h := max(m.width, 20), max(m.height, 6)
+	return max(h-len(m.bottom(w, h)), 1)
+}
+
+func (m *model) bottom(w, h int) []string {
+	var out []string
+	for i, q := range m.queue {
+		if i == 3 {
+			out = append(out, m.th.dim.Render(fmt.Sprintf("  … %d more queued", len(m.queue)-3)))
+			break
+		}
+		out = append(out, m.th.dim.Render("⏳ queued: ")+clipWidth(strings.ReplaceAll(q, "\n", " ⏎ "), w-12))
+	}
+	if len(m.perms) > 0 {
+		out = append(out, m.dialogView(w, h*2/3)...)
+	} else {
+		out = append(out, m.popupView(w)...)
+		out = append(out, m.th.border.Render(strings.Repeat("─", w)))
+		out = append(out, splitLines(m.in.ta.View())...)
+	}
+	return append(out, m.statusLine(w))
+}
+
+func (m *model) popupView(w int) []string {
+	c := m.in.comp
+	if !c.open {
+		return nil
+	}
+	start := 0
+	if c.sel >= compShown {
+		start = c.sel - compShown + 1
+	}
+	var out []string
+	for i := start; i < len(c.items) && i < start+compShown; i++ {
+		it := c.items[i]
+		l := it.label
+		if it.desc != "" {
+			l += "  " + m.th.dim.Render(it.desc)
+		}
+		l = clipWidth(l, w-2)
+		if i == c.sel {
+			out = append(out, m.th.selected.Render("› "+ansi.Strip(l)))
+		} else {
+			out = append(out, "  "+l)
+		}
+	}
+	return out
+}
+
+func (m *model) statusLine(w int) string {
+	th := m.th
+	var left string
+	switch {
+	case m.quitArmed:
+		left = th.warn.Render("press ctrl+c again to quit")
+	case len(m.perms) > 0:
+		left = th.warn.Render("waiting for your answer")
+	case m.busy:
+		el := m.now().Sub(m.turnStart).Round(time.Second)
+		left = th.accent.Render(spinnerFrames[m.spin%len(spinnerFrames)]) + th.faint.Render(fmt.Sprintf(" working %s · esc to interrupt", el))
+	default:
+		left = th.dim.Render("/help · shift+tab mode")
+	}
+	parts := []string{th.faint.Render(shortModel(m.info.Model)), th.mode(m.info.Mode).Render(firstNonEmpty(m.info.Mode, "normal"))}
+	if m.ctxLimit > 0 {
+		parts = append(parts, th.faint.Render(fmt.Sprintf("ctx %d%%", m.ctxUsed*100/m.ctxLimit)))
+	}
+	u := m.info.Usage
+	if tok := u.InputTokens + u.OutputTokens + u.CacheReadTokens + u.CacheCreationTokens; tok > 0 {
+		parts = append(parts, th.faint.Render(humanTokens(tok)+" tok"))
+	}
+	if m.info.CostUSD != nil {
+		parts = append(parts, th.faint.Render(fmt.Sprintf("$%.3f", *m.info.CostUSD)))
+	}
+	right := strings.Join(parts, th.dim.Render(" · "))
+	gap := w - visibleWidth(left) - visibleWidth(right)
+	if gap < 1 {
+		return clipWidth(right, w)
+	}
+	return left + strings.Repeat(" ", gap) + right
+}
+
+func shortModel(s string) string {
+	if s == "" {
+		return "default model"
+	}
+	return s
+}
+
+func humanTokens(n int64) string {
+	switch {
+	case n >= 1_000_000:
+		return fmt.Sprintf("%.1fM", float64(n)/1e6)
+	case n >= 1000:
+		return fmt.Sprintf("%.1fk", float64(n)/1e3)
+	}
+	return fmt.Sprint(n)
+}
+
+func visibleWidth(s string) int { return ansi.StringWidth(s) }
+
+func clipWidth(s string, w int) string {
+	if ansi.StringWidth(s) <= w {
+		return s
+	}
+	return ansi.Truncate(s, w, "…")
+}
+
+func padTo(lines []string, n int) []string {
+	for len(lines) < n {
+		lines = append(lines, "")
+	}
+	return lines[:max(n, 0)]
+}
