@@ -16,10 +16,10 @@ import (
 // large pastes folded into placeholders, and completion of slash commands
 // and @file mentions.
 type input struct {
-	ta      textarea.Model
-	history []string // oldest first
-	histPos int      // len(history): editing a new prompt
-	draft   string   // the new prompt while browsing history
+	ta       textarea.Model
+	history  []string // oldest first
+	histPos  int      // len(history): editing a new prompt
+	draft    string   // the new prompt while browsing history
 	histFile string
 
 	pastes map[string]string // placeholder -> pasted text

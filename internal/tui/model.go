@@ -36,14 +36,14 @@ type model struct {
 	dlg    permDialog
 	picker *picker
 
-	quitArmed        bool
-	spin             int
-	ticking          bool
+	quitArmed         bool
+	spin              int
+	ticking           bool
 	ctxUsed, ctxLimit int64
-	files            []string
-	filesLoading     bool
-	quitting         bool
-	now              func() time.Time
+	files             []string
+	filesLoading      bool
+	quitting          bool
+	now               func() time.Time
 }
 
 func newModel(ctx context.Context, opts Options) *model {
@@ -64,13 +64,22 @@ type (
 		res event.Event
 		err error
 	}
-	tickMsg     struct{}
-	disarmMsg   struct{}
-	filesMsg    []string
-	actionMsg   struct{ text string; err error }
-	historyMsg  struct{ msgs []message.Message; err error }
-	sessionsMsg struct{ list []sessionRow; err error }
-	openedMsg   struct{ err error }
+	tickMsg   struct{}
+	disarmMsg struct{}
+	filesMsg  []string
+	actionMsg struct {
+		text string
+		err  error
+	}
+	historyMsg struct {
+		msgs []message.Message
+		err  error
+	}
+	sessionsMsg struct {
+		list []sessionRow
+		err  error
+	}
+	openedMsg struct{ err error }
 )
 
 func (m *model) Init() tea.Cmd {

@@ -196,7 +196,9 @@ func TestSlashCompletion(t *testing.T) {
 }
 
 func TestFileMentionFuzzyCompletion(t *testing.T) {
-	h := newHarness(t, Options{Files: func() []string { return []string{"README.md", "internal/tui/model.go", "internal/tui/view.go", "cmd/main.go"} }})
+	h := newHarness(t, Options{Files: func() []string {
+		return []string{"README.md", "internal/tui/model.go", "internal/tui/view.go", "cmd/main.go"}
+	}})
 	h.typeText("look at @tuimod")
 	h.waitFor("file popup", func() bool { return h.contains("internal/tui/model.go") })
 	h.press(tea.KeyTab, 0)
