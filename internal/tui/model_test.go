@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -364,4 +365,22 @@ func TestOffscreenItemsDropTheirRender(t *testing.T) {
 	}
 	h.press(tea.KeyPgUp, 0)
 	h.mustShow("lines below")
+}
+
+func TestStreamingAnswerRendersLikeTheFinalOne(t *testing.T) {
+	h := newHarness(t, Options{})
+	text := "# Title\n\nFirst paragraph with **bold**.\n\n```go\nfunc a() {\n\n}\n```\n\n- one\n- two\n\nLast line."
+	for _, r := range strings.SplitAfter(text, " ") {
+		h.send(eventsMsg{{Type: event.Text, Text: r}})
+		h.m.tr.openText.renderedAt = time.Time{} // render every delta
+		h.m.screen()
+	}
+	streamed := h.plain()
+	h.events(event.Event{Type: event.Result})
+	if final := h.plain(); final != streamed {
+		t.Errorf("streamed render differs from the final one:\n%s\n---\n%s", streamed, final)
+	}
+	if c := stableCut(text, 0); !strings.HasPrefix(text[c:], "Last line.") {
+		t.Errorf("stable cut at %q", text[c:])
+	}
 }

@@ -14,8 +14,7 @@ func renderItem(it *item, th *theme, width int, details bool) []string {
 	case kindUser:
 		return prefixed(wrap(it.text, width-2), th.user.Render("› "), "  ", th.bold)
 	case kindAssistant:
-		body := th.md.render(it.text, width-2)
-		return prefixedRaw(splitLines(body), th.accent.Render("● "), "  ")
+		return prefixedRaw(assistantLines(it, th, width-2), th.accent.Render("● "), "  ")
 	case kindThinking:
 		n := strings.Count(strings.TrimSpace(it.text), "\n") + 1
 		if !details {
@@ -88,4 +87,56 @@ func prefixedRaw(lines []string, first, rest string) []string {
 		out[i] = p + l
 	}
 	return out
+}
+
+// assistantLines renders an answer. While it streams, the blocks before
+// the last blank line outside a code fence are final: they are rendered
+// once and kept, so a frame costs the block being written, not the whole
+// answer (which would grow slower with every line).
+func assistantLines(it *item, th *theme, width int) []string {
+	if !it.streaming {
+		it.stableCut, it.stableLines = 0, nil
+		return splitLines(th.md.render(it.text, width))
+	}
+	if it.stableW != width {
+		it.stableCut, it.stableLines, it.stableW = 0, nil, width
+	}
+	if cut := stableCut(it.text, it.stableCut); cut > it.stableCut {
+		if chunk := strings.TrimSpace(it.text[it.stableCut:cut]); chunk != "" {
+			if len(it.stableLines) > 0 {
+				it.stableLines = append(it.stableLines, "")
+			}
+			it.stableLines = append(it.stableLines, splitLines(th.md.render(chunk, width))...)
+		}
+		it.stableCut = cut
+	}
+	out := append([]string{}, it.stableLines...)
+	if tail := strings.TrimSpace(it.text[it.stableCut:]); tail != "" {
+		if len(out) > 0 {
+			out = append(out, "")
+		}
+		out = append(out, splitLines(th.md.render(tail, width))...)
+	}
+	return out
+}
+
+// stableCut is the offset after the last blank line outside a code fence,
+// scanning from from (itself such an offset).
+func stableCut(s string, from int) int {
+	cut, inFence := from, false
+	for i := from; i < len(s); {
+		j := strings.IndexByte(s[i:], '\n')
+		if j < 0 {
+			break // the last line is still being written
+		}
+		line := strings.TrimSpace(s[i : i+j])
+		if strings.HasPrefix(line, "```") || strings.HasPrefix(line, "~~~") {
+			inFence = !inFence
+		}
+		i += j + 1
+		if line == "" && !inFence {
+			cut = i
+		}
+	}
+	return cut
 }

@@ -1,13 +1,6 @@
 package tui
 
-import (
-	"strings"
-
-	"charm.land/glamour/v2"
-	"charm.land/glamour/v2/ansi"
-	glamstyles "charm.land/glamour/v2/styles"
-	"charm.land/lipgloss/v2"
-)
+import "charm.land/lipgloss/v2"
 
 // theme holds the styles of one UI. Built when the UI opens (never at
 // package init), so `tandem --version` pays nothing for them.
@@ -16,6 +9,7 @@ type theme struct {
 	user, dim, faint, accent, bold    lipgloss.Style
 	ok, warn, err, add, del, hunk     lipgloss.Style
 	toolName, border, selected, badge lipgloss.Style
+	code, italic, link                lipgloss.Style
 	modeStyle                         map[string]lipgloss.Style
 	md                                *markdown
 }
@@ -38,7 +32,11 @@ func newTheme(plain bool) *theme {
 		t.selected = lipgloss.NewStyle().Reverse(true)
 	}
 	t.modeStyle = map[string]lipgloss.Style{"explore": c("12"), "normal": c("10"), "trust": c("9").Bold(true)}
-	t.md = newMarkdown(plain)
+	t.code, t.italic, t.link = c("216"), lipgloss.NewStyle().Italic(true), c("12").Underline(true)
+	if plain {
+		t.link = lipgloss.NewStyle().Underline(true)
+	}
+	t.md = newMarkdown(t)
 	return t
 }
 
@@ -47,41 +45,4 @@ func (t *theme) mode(m string) lipgloss.Style {
 		return s
 	}
 	return t.warn
-}
-
-// markdown renders assistant text, with one renderer per width (creating
-// one costs more than rendering a paragraph).
-type markdown struct {
-	plain     bool
-	width     int
-	r         *glamour.TermRenderer
-	renderErr bool
-}
-
-func newMarkdown(plain bool) *markdown { return &markdown{plain: plain} }
-
-func (md *markdown) render(src string, width int) string {
-	if width < 10 {
-		width = 10
-	}
-	if md.r == nil || md.width != width {
-		cfg := glamstyles.DarkStyleConfig
-		if md.plain {
-			cfg = glamstyles.NoTTYStyleConfig
-		}
-		// The card layout indents for itself.
-		zero := uint(0)
-		cfg.Document = ansi.StyleBlock{Margin: &zero}
-		r, err := glamour.NewTermRenderer(glamour.WithStyles(cfg), glamour.WithWordWrap(width))
-		if err != nil {
-			md.r = nil
-			return src
-		}
-		md.r, md.width = r, width
-	}
-	out, err := md.r.Render(src)
-	if err != nil {
-		return src // show the raw text rather than nothing
-	}
-	return strings.Trim(out, "\n")
 }

@@ -37,6 +37,12 @@ type item struct {
 	tool      *toolCard
 	todos     []todoLine
 
+	// A streaming answer renders its finished blocks once (stable*) and
+	// only the block being written on each frame.
+	stableCut   int
+	stableLines []string
+	stableW     int
+
 	lines      []string
 	cachedW    int
 	cachedWide bool // rendered with details shown

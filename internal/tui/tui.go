@@ -69,7 +69,8 @@ type Options struct {
 	Env []string
 	// Width and Height fix the size when Output is not a terminal.
 	Width, Height int
-	// FPS caps redraws (default 60).
+	// FPS caps redraws (default 120, Bubble Tea's most: a key shows within
+	// one frame of 8 ms while an answer streams).
 	FPS int
 }
 
@@ -94,9 +95,11 @@ func Run(ctx context.Context, opts Options) (err error) {
 	if opts.Width > 0 && opts.Height > 0 {
 		popts = append(popts, tea.WithWindowSize(opts.Width, opts.Height))
 	}
-	if opts.FPS > 0 {
-		popts = append(popts, tea.WithFPS(opts.FPS))
+	fps := opts.FPS
+	if fps <= 0 {
+		fps = 120
 	}
+	popts = append(popts, tea.WithFPS(fps))
 	p := tea.NewProgram(m, popts...)
 	stopPump := opts.Sink.pump(p.Send)
 	defer func() {

@@ -115,13 +115,19 @@ func (m *model) statusLine(w int) string {
 	if tok := u.InputTokens + u.OutputTokens + u.CacheReadTokens + u.CacheCreationTokens; tok > 0 {
 		parts = append(parts, th.faint.Render(humanTokens(tok)+" tok"))
 	}
-	if m.info.CostUSD != nil {
+	if m.info.CostUSD != nil && (*m.info.CostUSD > 0 || u.OutputTokens > 0) {
 		parts = append(parts, th.faint.Render(fmt.Sprintf("$%.3f", *m.info.CostUSD)))
 	}
 	right := strings.Join(parts, th.dim.Render(" · "))
 	gap := w - visibleWidth(left) - visibleWidth(right)
 	if gap < 1 {
-		return clipWidth(right, w)
+		// Narrow: the hint gives way to the facts.
+		room := w - visibleWidth(right) - 1
+		if room < 8 {
+			return clipWidth(right, w)
+		}
+		left = clipWidth(left, room)
+		gap = w - visibleWidth(left) - visibleWidth(right)
 	}
 	return left + strings.Repeat(" ", gap) + right
 }
