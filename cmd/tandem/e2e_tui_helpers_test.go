@@ -65,8 +65,8 @@ func (p *tmuxPane) tmux(args ...string) string {
 	return string(out)
 }
 
-// screen is the pane's visible text.
-func (p *tmuxPane) screen() string { return p.tmux("capture-pane", "-p", "-t", "t") }
+// screen is the pane's visible text (wrapped lines joined).
+func (p *tmuxPane) screen() string { return p.tmux("capture-pane", "-p", "-J", "-t", "t") }
 
 // keys sends tmux key names (Enter, Escape, C-c, BTab) or literal text.
 func (p *tmuxPane) keys(keys ...string) { p.tmux(append([]string{"send-keys", "-t", "t"}, keys...)...) }

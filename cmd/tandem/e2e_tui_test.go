@@ -38,12 +38,21 @@ func TestE2ETUIConversation(t *testing.T) {
 		t.Fatal("the UI did not take the alternate screen")
 	}
 
-	// A streamed Markdown answer.
+	// A streamed Markdown answer; the terminal shrinks to 80x24 while it
+	// streams and the layout follows without garbage.
 	p.typeText("hello")
 	p.keys("Enter")
+	p.tmux("resize-window", "-t", "t", "-x", "80", "-y", "24")
 	scr := p.waitText("this answer streams in small pieces.")
 	if strings.Contains(scr, "**tandem**") {
 		t.Errorf("Markdown shown raw:\n%s", scr)
+	}
+	scr = p.waitFor("the 80x24 layout", func(s string) bool {
+		lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+		return len(lines) == 24 && strings.Contains(lines[23], "normal") && strings.HasPrefix(lines[21], "────")
+	})
+	if strings.Count(scr, "this answer streams") != 1 || strings.Count(scr, "› hello") != 1 {
+		t.Errorf("garbled redraw after resize:\n%s", scr)
 	}
 
 	// An edit lands on disk and its diff is shown.
@@ -101,7 +110,7 @@ func TestE2ETUIConversation(t *testing.T) {
 	if m == nil {
 		t.Fatalf("no resume hint after quitting:\n%s", scr)
 	}
-	id := strings.TrimSuffix(m[1], "`")
+	id := m[1]
 
 	// The session the UI held resumes headless.
 	r := x.RunDetached("run", "--resume", id, "-p", "and now?", "--output-format", "stream-json")

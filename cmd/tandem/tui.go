@@ -71,7 +71,7 @@ func runTUI(cmd *cobra.Command, g *globalFlags, f *runFlags, prompt string) erro
 	err = tui.Run(ctx, tui.Options{Backend: be, Sink: sink, Prompt: prompt,
 		HistoryFile: filepath.Join(a.Paths.DataDir, "prompt-history.jsonl")})
 	if id := be.Info().ID; id != "" {
-		fmt.Fprintf(cmd.OutOrStdout(), "Session %s is stored: resume it with `tandem --resume %s`\n", id, id)
+		fmt.Fprintf(cmd.OutOrStdout(), "Resume this session: tandem --resume %s\n", id)
 	}
 	return err
 }

@@ -96,18 +96,23 @@ func (m *model) popupView(w int) []string {
 func (m *model) statusLine(w int) string {
 	th := m.th
 	var left string
+	urgent := false // a hint the user must see wins over the facts
 	switch {
 	case m.quitArmed:
-		left = th.warn.Render("press ctrl+c again to quit")
+		left, urgent = th.warn.Render("press ctrl+c again to quit"), true
 	case len(m.perms) > 0:
-		left = th.warn.Render("waiting for your answer")
+		left, urgent = th.warn.Render("waiting for your answer"), true
 	case m.busy:
 		el := m.now().Sub(m.turnStart).Round(time.Second)
 		left = th.accent.Render(spinnerFrames[m.spin%len(spinnerFrames)]) + th.faint.Render(fmt.Sprintf(" working %s · esc to interrupt", el))
 	default:
 		left = th.dim.Render("/help · shift+tab mode")
 	}
-	parts := []string{th.faint.Render(shortModel(m.info.Model)), th.mode(m.info.Mode).Render(firstNonEmpty(m.info.Mode, "normal"))}
+	model := shortModel(m.info.Model)
+	if _, name, ok := strings.Cut(model, "/"); ok && w < 100 {
+		model = name // the provider is the first thing to go on a narrow screen
+	}
+	parts := []string{th.faint.Render(model), th.mode(m.info.Mode).Render(firstNonEmpty(m.info.Mode, "normal"))}
 	if m.ctxLimit > 0 {
 		parts = append(parts, th.faint.Render(fmt.Sprintf("ctx %d%%", m.ctxUsed*100/m.ctxLimit)))
 	}
@@ -120,6 +125,10 @@ func (m *model) statusLine(w int) string {
 	}
 	right := strings.Join(parts, th.dim.Render(" · "))
 	gap := w - visibleWidth(left) - visibleWidth(right)
+	if gap < 1 && urgent {
+		right = clipWidth(right, max(w-visibleWidth(left)-1, 0))
+		gap = w - visibleWidth(left) - visibleWidth(right)
+	}
 	if gap < 1 {
 		// Narrow: the hint gives way to the facts.
 		room := w - visibleWidth(right) - 1
