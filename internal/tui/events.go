@@ -15,6 +15,7 @@ const contextEvent event.Type = "context"
 
 // apply folds one event into the model.
 func (m *model) apply(e event.Event) {
+	e = clean(e)
 	tr := m.tr
 	switch e.Type {
 	case event.Text:
@@ -211,4 +212,16 @@ func suffix(sep, s string) string {
 		return ""
 	}
 	return sep + s
+}
+
+// clean strips terminal controls from the text an event carries: it comes
+// from the model, tools and files, none of which may drive the terminal.
+func clean(e event.Event) event.Event {
+	for _, f := range []*string{&e.Text, &e.Output, &e.Diff, &e.Error, &e.Message, &e.Summary, &e.Suggestion, &e.Result} {
+		*f = sanitize(*f, true)
+	}
+	for i := range e.Todos {
+		e.Todos[i].Content = sanitize(e.Todos[i].Content, false)
+	}
+	return e
 }

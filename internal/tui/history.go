@@ -25,6 +25,7 @@ func (m *model) showHistory(h historyMsg) {
 
 func (m *model) historyBlock(role message.Role, b message.Block) {
 	tr := m.tr
+	b.Text = sanitize(b.Text, true)
 	switch b.Type {
 	case message.Text:
 		if strings.TrimSpace(b.Text) == "" {
@@ -50,7 +51,7 @@ func (m *model) historyBlock(role message.Role, b message.Block) {
 		var out strings.Builder
 		for _, c := range b.Content {
 			if c.Type == message.Text {
-				out.WriteString(c.Text)
+				out.WriteString(sanitize(c.Text, true))
 			}
 		}
 		it.tool.output, it.tool.state = out.String(), toolDone

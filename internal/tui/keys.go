@@ -33,6 +33,8 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 			return m.quit()
 		}
 		return nil
+	case "ctrl+z":
+		return tea.Suspend // back with fg; Bubble Tea restores and redraws
 	case "esc":
 		if m.in.comp.open {
 			m.in.comp.close()

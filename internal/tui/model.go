@@ -174,7 +174,7 @@ func (m *model) submit(text string) tea.Cmd {
 }
 
 func (m *model) startTurn(text string) tea.Cmd {
-	m.tr.add(&item{kind: kindUser, text: text})
+	m.tr.add(&item{kind: kindUser, text: sanitize(text, true)})
 	m.tr.offset = 0
 	ctx, cancel := context.WithCancel(m.ctx)
 	m.busy, m.turnCancel, m.turnStart = true, cancel, m.now()

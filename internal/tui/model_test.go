@@ -384,3 +384,22 @@ func TestStreamingAnswerRendersLikeTheFinalOne(t *testing.T) {
 		t.Errorf("stable cut at %q", text[c:])
 	}
 }
+
+// Escape sequences from the model or a tool never reach the terminal.
+func TestTerminalControlsAreStripped(t *testing.T) {
+	h := newHarness(t, Options{})
+	evil := "ok\x1b]52;c;ZXZpbA==\x07 \x1b[2J\x1b]0;pwned\x1b\\ done\u009b31m\x9b!"
+	h.events(event.Event{Type: event.Text, Text: evil},
+		event.Event{Type: event.ToolUse, ToolUseID: "t", ToolName: "Bash", Input: jsonIn(map[string]any{"command": "echo \x1b[31mred"})},
+		event.Event{Type: event.ToolResult, ToolUseID: "t", Output: "out\x1b]52;c;eA==\x07put"},
+		event.Event{Type: event.Error, Error: "bad\x1b[1Aup"})
+	scr := h.m.screen()
+	for _, bad := range []string{"]52;", "\x1b[2J", "]0;pwned", "\x9b", "\x1b[1A"} {
+		if strings.Contains(scr, bad) {
+			t.Fatalf("screen carries %q: %q", bad, scr)
+		}
+	}
+	for _, want := range []string{"ok  done!", "echo red", "output", "badup"} {
+		h.mustShow(want)
+	}
+}

@@ -114,7 +114,7 @@ func (m *model) pickerView(width, height int) []string {
 	}
 	for i := start; i < len(rows) && i < start+room; i++ {
 		r := rows[i]
-		title := firstNonEmpty(strings.SplitN(r.title, "\n", 2)[0], "(untitled)")
+		title := firstNonEmpty(sanitize(strings.SplitN(r.title, "\n", 2)[0], false), "(untitled)")
 		l := fmt.Sprintf("%s  %-16s  %3d msgs  %s", r.id, r.updated.Local().Format("2006-01-02 15:04"), r.messages, title)
 		if r.id == m.info.ID {
 			l += "  (open)"

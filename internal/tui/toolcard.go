@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 type toolState int
@@ -71,7 +72,7 @@ func (c *toolCard) subject() string {
 					return v + " in " + p
 				}
 			}
-			return strings.ReplaceAll(v, "\n", " ⏎ ")
+			return sanitize(strings.ReplaceAll(v, "\n", " ⏎ "), false)
 		}
 	}
 	return ""
@@ -209,23 +210,65 @@ func clip(s string, w int) string {
 	return s
 }
 
-// stripControl drops escape sequences and control characters a command
-// printed: they would move the cursor or recolour the UI.
-func stripControl(s string) string {
-	if !strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+// stripControl drops escape sequences and control characters, line
+// breaks included (one line of tool output).
+func stripControl(s string) string { return sanitize(s, false) }
+
+// sanitize drops terminal escape sequences and control characters from
+// text that did not come from tandem: a command's output, the model's
+// answer, a file it quotes. Passed through, they could move the cursor,
+// recolour or retitle the terminal, or write the clipboard (OSC 52).
+// keepLines keeps line breaks and tabs.
+func sanitize(s string, keepLines bool) string {
+	bad := func(r rune) bool {
+		return (r < 0x20 && !(keepLines && (r == '\n' || r == '\t'))) || r == 0x7f || (r >= 0x80 && r < 0xa0)
+	}
+	if !strings.ContainsFunc(s, bad) && utf8.ValidString(s) {
 		return s
 	}
+	s = strings.ToValidUTF8(s, "") // a stray C1 byte is no character either
 	var b strings.Builder
-	inEsc := false
+	const (
+		plain = iota
+		esc   // after ESC
+		csi   // ESC [ ... final byte
+		str   // ESC ] / P / _ / ^ ... BEL or ESC \
+	)
+	state := plain
 	for _, r := range s {
-		switch {
-		case inEsc:
-			if (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') {
-				inEsc = false
+		switch state {
+		case esc:
+			switch r {
+			case '[':
+				state = csi
+			case ']', 'P', '_', '^', 'X':
+				state = str
+			default:
+				state = plain
 			}
+			continue
+		case csi:
+			if r >= 0x40 && r <= 0x7e {
+				state = plain
+			}
+			continue
+		case str:
+			switch r {
+			case 0x07, 0x9c:
+				state = plain
+			case 0x1b: // ESC \ ends it; the backslash goes with the ESC
+				state = esc
+			}
+			continue
+		}
+		switch {
 		case r == 0x1b:
-			inEsc = true
-		case r < 0x20 || r == 0x7f:
+			state = esc
+		case r == 0x9b:
+			state = csi
+		case r == 0x9d:
+			state = str
+		case bad(r):
 		default:
 			b.WriteRune(r)
 		}
