@@ -403,3 +403,27 @@ func TestTerminalControlsAreStripped(t *testing.T) {
 		h.mustShow(want)
 	}
 }
+
+// Scrolled up, the lines being read stay put while output arrives.
+func TestScrolledViewStaysPutWhileStreaming(t *testing.T) {
+	h := newHarness(t, Options{})
+	for i := 0; i < 30; i++ {
+		h.send(eventsMsg{{Type: event.Text, Text: "answer number " + string(rune('A'+i))}, {Type: event.Result}})
+	}
+	h.m.screen()
+	h.press(tea.KeyPgUp, 0)
+	top := strings.Split(h.plain(), "\n")[0]
+	for i := 0; i < 5; i++ {
+		h.events(event.Event{Type: event.Text, Text: "more streamed text\n\n"})
+		h.m.tr.openText.renderedAt = time.Time{}
+		if got := strings.Split(h.plain(), "\n")[0]; got != top {
+			t.Fatalf("top line moved from %q to %q", top, got)
+		}
+	}
+	h.press(tea.KeyPgDown, 0)
+	h.press(tea.KeyPgDown, 0)
+	h.mustShow("more streamed text")
+	if h.contains("lines below") {
+		t.Fatalf("still scrolled:\n%s", h.plain())
+	}
+}

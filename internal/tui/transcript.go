@@ -64,6 +64,10 @@ type transcript struct {
 	openText     *item
 	openThinking *item
 	offset       int  // lines scrolled up from the bottom (0 follows the output)
+	// While scrolled up, the top item on screen and the lines from it to
+	// the end: output that arrives meanwhile grows the offset, so the
+	// lines being read stay put.
+	anchor, anchorLines int
 	details      bool // thinking and full tool output shown
 	// keepRendered bounds the memory held by rendered lines: items this
 	// far above the screen drop their cache and re-render if scrolled to.
@@ -71,7 +75,7 @@ type transcript struct {
 }
 
 func newTranscript() *transcript {
-	return &transcript{byTool: map[string]*item{}, keepRendered: 40}
+	return &transcript{byTool: map[string]*item{}, keepRendered: 40, anchor: -1}
 }
 
 func (t *transcript) add(it *item) *item {
@@ -97,7 +101,7 @@ func (t *transcript) notice(lv level, text string) {
 }
 
 func (t *transcript) clear() {
-	*t = transcript{byTool: map[string]*item{}, keepRendered: t.keepRendered, details: t.details}
+	*t = transcript{byTool: map[string]*item{}, keepRendered: t.keepRendered, details: t.details, anchor: -1}
 }
 
 // view returns exactly height lines of the conversation ending offset
@@ -105,6 +109,9 @@ func (t *transcript) clear() {
 func (t *transcript) view(th *theme, width, height int, now time.Time) []string {
 	if height <= 0 {
 		return nil
+	}
+	if t.offset > 0 && t.anchor >= 0 && t.anchor < len(t.items) {
+		t.offset += t.tailLines(t.anchor, th, width, now) - t.anchorLines
 	}
 	need := height + t.offset
 	var rev []string // lines, last first
@@ -132,12 +139,28 @@ func (t *transcript) view(th *theme, width, height int, now time.Time) []string 
 	for len(out) < height {
 		out = append(out, "")
 	}
+	t.anchor, t.anchorLines = -1, 0
+	if t.offset > 0 {
+		t.anchor, t.anchorLines = first, t.tailLines(first, th, width, now)
+	}
 	for i := 0; i < first-t.keepRendered; i++ {
 		if it := t.items[i]; it.lines != nil && !it.streaming {
 			it.lines = nil
 		}
 	}
 	return out
+}
+
+// tailLines counts the lines from item from to the end, as view lays them out.
+func (t *transcript) tailLines(from int, th *theme, width int, now time.Time) int {
+	n := 0
+	for i := from; i < len(t.items); i++ {
+		n += len(t.render(t.items[i], th, width, now))
+		if i > 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // render returns the item's lines at width, from the cache when it is
