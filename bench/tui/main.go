@@ -73,7 +73,6 @@ func (b *backend) Run(ctx context.Context, prompt string) (event.Event, error) {
 func (b *backend) Reply(string, permission.Answer) error              { return nil }
 func (b *backend) SetMode(context.Context, string) error              { return nil }
 func (b *backend) SetModel(context.Context, string) error             { return nil }
-func (b *backend) Compact(context.Context) error                      { return nil }
 func (b *backend) Sessions(context.Context) ([]store.Session, error)  { return nil, nil }
 func (b *backend) Open(context.Context, string) error                 { return nil }
 func (b *backend) History(context.Context) ([]message.Message, error) { return history(b.hist), nil }

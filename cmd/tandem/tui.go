@@ -2,11 +2,11 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"syscall"
@@ -69,7 +69,15 @@ func runTUI(cmd *cobra.Command, g *globalFlags, f *runFlags, prompt string) erro
 	}
 	defer be.close()
 	err = tui.Run(ctx, tui.Options{Backend: be, Sink: sink, Prompt: prompt,
-		HistoryFile: filepath.Join(a.Paths.DataDir, "prompt-history.jsonl")})
+		HistoryFile: filepath.Join(a.Paths.DataDir, "prompt-history.jsonl"),
+		Commands:    sessionCommands(a, be.Info().Cwd),
+		Models: func() []string {
+			var ids []string
+			for _, c := range a.ModelChoices() {
+				ids = append(ids, c.ID)
+			}
+			return ids
+		}})
 	if id := be.Info().ID; id != "" {
 		fmt.Fprintf(cmd.OutOrStdout(), "Resume this session: tandem --resume %s\n", id)
 	}
@@ -133,7 +141,8 @@ func (b *tuiBackend) Info() tui.SessionInfo {
 	if m, ok := l.Checker.(interface{ Mode() permission.Mode }); ok {
 		mode = string(m.Mode()) // the mode in force, config defaults included
 	}
-	return tui.SessionInfo{ID: r.ID, Title: r.Title, Cwd: r.Cwd, Model: r.Model, Mode: mode, Runtime: r.Runtime, Usage: r.Usage, CostUSD: r.CostUSD}
+	return tui.SessionInfo{ID: r.ID, Title: r.Title, Cwd: r.Cwd, Model: r.Model, Mode: mode, Runtime: r.Runtime, Usage: r.Usage, CostUSD: r.CostUSD,
+		CanCompact: compactionAvailable()}
 }
 
 func (b *tuiBackend) Run(ctx context.Context, prompt string) (event.Event, error) {
@@ -165,10 +174,6 @@ func (b *tuiBackend) SetModel(ctx context.Context, model string) error {
 	return l.Update(ctx, model, "", "")
 }
 
-func (b *tuiBackend) Compact(context.Context) error {
-	return errors.New("/compact is not available in this build yet: start a new session with /clear to free the context")
-}
-
 func (b *tuiBackend) Sessions(ctx context.Context) ([]store.Session, error) {
 	return b.a.Store.ListSessions(ctx, store.ListOptions{Cwd: b.current().Snapshot().Cwd, Limit: 200})
 }
@@ -186,6 +191,26 @@ func (b *tuiBackend) Open(ctx context.Context, id string) error {
 
 func (b *tuiBackend) History(ctx context.Context) ([]message.Message, error) {
 	return b.a.Store.Messages(ctx, b.current().Snapshot().ID)
+}
+
+// sessionCommands are the folder's custom commands and skills; each is
+// sent as "/name args", which the runtime expands.
+func sessionCommands(a *app.App, cwd string) []tui.Command {
+	var out []tui.Command
+	for _, c := range a.SlashCommands(cwd) {
+		name := c.Name
+		out = append(out, tui.Command{Name: name, Args: c.ArgumentHint, Help: c.Description,
+			Prompt: func(args string) string { return strings.TrimSpace("/" + name + " " + args) }})
+	}
+	return out
+}
+
+// compactionAvailable reports whether the runtimes compact on a "/compact"
+// turn. Compaction lands in parallel work together with the context
+// fields of the event contract; their presence says it is there.
+func compactionAvailable() bool {
+	_, ok := reflect.TypeOf(event.Event{}).FieldByName("ContextWindow")
+	return ok
 }
 
 // noticeWriter shows what the app would print on stderr as notices.

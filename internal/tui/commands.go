@@ -28,7 +28,7 @@ func builtinCommands() []Command {
 		{Name: "help", Help: "keys and commands", run: (*model).cmdHelp},
 		{Name: "model", Args: "[provider/model]", Help: "show or change the model", run: (*model).cmdModel},
 		{Name: "mode", Args: "[explore|normal|trust]", Help: "show or change the permission mode (shift+tab cycles)", run: (*model).cmdMode},
-		{Name: "compact", Help: "summarise the conversation to free context", run: (*model).cmdCompact},
+		{Name: "compact", Args: "[focus]", Help: "summarise the conversation to free context", run: (*model).cmdCompact},
 		{Name: "resume", Help: "pick a session to resume", run: (*model).cmdResume},
 		{Name: "clear", Help: "start a new session (this one stays stored)", run: (*model).cmdClear},
 		{Name: "exit", Help: "quit (ctrl+c twice or ctrl+d)", run: func(m *model, _ string) tea.Cmd { return m.quit() }},
@@ -104,17 +104,19 @@ func (m *model) cmdMode(args string) tea.Cmd {
 	return m.setMode(string(mode))
 }
 
-func (m *model) cmdCompact(string) tea.Cmd {
-	if m.busy {
-		m.tr.notice(levelWarn, "Wait for the turn to end (or esc) before /compact.")
+// cmdCompact runs a "/compact [focus]" turn: the runtime summarises the
+// conversation into a stored boundary (its events show as for any turn).
+func (m *model) cmdCompact(focus string) tea.Cmd {
+	if !m.info.CanCompact {
+		m.tr.notice(levelWarn, "This build cannot compact a conversation yet: /clear starts a new session with a fresh context.")
 		return nil
 	}
-	return m.action(func(ctx context.Context) (string, error) {
-		if err := m.be.Compact(ctx); err != nil {
-			return "", err
-		}
-		return "Conversation compacted.", nil
-	})
+	text := strings.TrimSpace("/compact " + focus)
+	if m.busy {
+		m.queue = append(m.queue, text)
+		return nil
+	}
+	return m.startTurn(text)
 }
 
 func (m *model) cmdResume(string) tea.Cmd {

@@ -1,8 +1,8 @@
 package tui
 
 import (
-	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
 
@@ -16,6 +16,9 @@ const contextEvent event.Type = "context"
 // apply folds one event into the model.
 func (m *model) apply(e event.Event) {
 	e = clean(e)
+	if parent := parentToolUseID(e); parent != "" && m.applySub(e, parent) {
+		return
+	}
 	tr := m.tr
 	switch e.Type {
 	case event.Text:
@@ -173,37 +176,56 @@ func markInterrupted(c *toolCard) bool {
 	return changed
 }
 
-// parentToolUseID names the call (a sub-agent's Task) an event belongs
-// under; "" for the main conversation.
-func parentToolUseID(e event.Event) string {
-	if e.Meta != nil {
-		if p, ok := e.Meta["parent_tool_use_id"].(string); ok {
-			return p
+// applySub shows a sub-agent's event inside its parent's card: its text
+// as the card's live tail, its turn end not as the session's. Tool calls
+// (which nest as cards) and everything else take the usual path.
+func (m *model) applySub(e event.Event, parent string) bool {
+	it, c := m.card(parent)
+	switch e.Type {
+	case event.Text, event.Thinking:
+		if c != nil && e.Text != "" {
+			c.addOutput(e.Text)
+			it.touch()
 		}
+		return true
+	case event.Result, event.Done, event.Status, contextEvent:
+		return true
+	}
+	return false
+}
+
+// The event contract gains parent_tool_use_id (sub-agents) and the
+// context fields in parallel work: they are read by name, so the UI
+// builds before and after they land and uses them once they do.
+func eventString(e event.Event, name string) string {
+	if v := reflect.ValueOf(e).FieldByName(name); v.IsValid() && v.Kind() == reflect.String {
+		return v.String()
 	}
 	return ""
 }
 
-// contextUsage reads used and limit tokens from a context event.
+func eventInt(e event.Event, name string) int64 {
+	if v := reflect.ValueOf(e).FieldByName(name); v.IsValid() && v.CanInt() {
+		return v.Int()
+	}
+	return 0
+}
+
+// parentToolUseID names the call (a sub-agent's Agent/Task) an event
+// belongs under; "" for the main conversation.
+func parentToolUseID(e event.Event) string {
+	if p := eventString(e, "ParentToolUseID"); p != "" {
+		return p
+	}
+	if p, ok := e.Meta["parent_tool_use_id"].(string); ok {
+		return p
+	}
+	return ""
+}
+
+// contextUsage reads the tokens in use and the window from a context event.
 func contextUsage(e event.Event) (used, limit int64, ok bool) {
-	b, err := json.Marshal(e)
-	if err != nil {
-		return 0, 0, false
-	}
-	var f map[string]any
-	if json.Unmarshal(b, &f) != nil {
-		return 0, 0, false
-	}
-	num := func(keys ...string) int64 {
-		for _, k := range keys {
-			if v, ok := f[k].(float64); ok {
-				return int64(v)
-			}
-		}
-		return 0
-	}
-	used = num("used_tokens", "context_used", "used", "tokens")
-	limit = num("limit_tokens", "context_limit", "limit", "context_window")
+	used, limit = eventInt(e, "ContextTokens"), eventInt(e, "ContextWindow")
 	return used, limit, limit > 0
 }
 

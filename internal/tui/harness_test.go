@@ -2,7 +2,6 @@ package tui
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -72,7 +71,6 @@ func (f *fakeBackend) SetModel(_ context.Context, m string) error {
 	f.info.Model = m
 	return nil
 }
-func (f *fakeBackend) Compact(context.Context) error { return errors.New("no compaction here") }
 func (f *fakeBackend) Sessions(context.Context) ([]store.Session, error) {
 	return f.sessions, nil
 }

@@ -115,6 +115,16 @@ func (m *model) refreshCompletion() tea.Cmd {
 	v := m.in.value()
 	tok := m.in.currentToken()
 	switch {
+	case strings.HasPrefix(v, "/model ") && !strings.Contains(v, "\n") && m.opts.Models != nil:
+		if m.models == nil {
+			m.models = m.opts.Models()
+		}
+		c.items = c.items[:0]
+		for _, id := range rank(strings.TrimSpace(strings.TrimPrefix(v, "/model ")), m.models, compShown) {
+			c.items = append(c.items, compItem{label: id, value: "/model " + id})
+		}
+		c.token, c.open = v, len(c.items) > 0
+		c.sel = min(c.sel, max(len(c.items)-1, 0))
 	case strings.HasPrefix(v, "/") && !strings.ContainsAny(v, " \n") && tok == v:
 		q := strings.TrimPrefix(v, "/")
 		var names []string

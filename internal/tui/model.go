@@ -41,6 +41,7 @@ type model struct {
 	ticking           bool
 	ctxUsed, ctxLimit int64
 	files             []string
+	models            []string
 	filesLoading      bool
 	quitting          bool
 	now               func() time.Time

@@ -340,6 +340,16 @@ func TestNestedSubAgentCards(t *testing.T) {
 	h.events(event.Event{Type: event.ToolUse, ToolUseID: "task", ToolName: "Task", Input: jsonIn(map[string]any{"description": "explore the repo"})},
 		event.Event{Type: event.ToolUse, ToolUseID: "c1", ToolName: "Grep", Input: jsonIn(map[string]any{"pattern": "TODO"}), Meta: map[string]any{"parent_tool_use_id": "task"}},
 		event.Event{Type: event.ToolResult, ToolUseID: "c1", Output: "3 matches", Meta: map[string]any{"parent_tool_use_id": "task"}})
+	// The sub-agent's own text and turn end stay inside its card.
+	h.events(event.Event{Type: event.Text, Text: "sub-agent says hi\n", Meta: map[string]any{"parent_tool_use_id": "task"}},
+		event.Event{Type: event.Result, Meta: map[string]any{"parent_tool_use_id": "task"}})
+	if h.m.tr.openText != nil || h.m.tr.items[len(h.m.tr.items)-1].kind != kindTool {
+		t.Fatal("sub-agent text became the main answer")
+	}
+	h.mustShow("sub-agent says hi")
+	if _, c := h.m.card("task"); c.state != toolRunning {
+		t.Fatal("sub-agent's result ended the parent card")
+	}
 	scr := h.plain()
 	task := strings.Index(scr, "Task(explore the repo)")
 	child := strings.Index(scr, "  ● Grep(TODO)")
@@ -426,4 +436,29 @@ func TestScrolledViewStaysPutWhileStreaming(t *testing.T) {
 	if h.contains("lines below") {
 		t.Fatalf("still scrolled:\n%s", h.plain())
 	}
+}
+
+func TestModelCompletionAndCompact(t *testing.T) {
+	h := newHarness(t, Options{Models: func() []string {
+		return []string{"anthropic/claude-sonnet-4-5", "openai/gpt-5", "anthropic/claude-haiku-4-5"}
+	}})
+	h.typeText("/model hai")
+	h.mustShow("anthropic/claude-haiku-4-5")
+	h.press(tea.KeyEnter, 0)
+	h.waitFor("the model change", func() bool { f := h.be; f.mu.Lock(); defer f.mu.Unlock(); return len(f.models) == 1 })
+	if got := h.be.models[0]; got != "anthropic/claude-haiku-4-5" {
+		t.Fatalf("model %q", got)
+	}
+	// Without compaction in the runtime, /compact says so and sends nothing.
+	h.typeText("/compact")
+	h.press(tea.KeyEscape, 0)
+	h.press(tea.KeyEnter, 0)
+	h.mustShow("cannot compact")
+	h.be.mu.Lock()
+	h.be.info.CanCompact = true
+	h.be.mu.Unlock()
+	h.m.info.CanCompact = true
+	h.typeText("/compact keep the API notes")
+	h.press(tea.KeyEnter, 0)
+	h.waitFor("a compact turn", func() bool { p := h.be.snapshot().prompts; return len(p) == 1 && p[0] == "/compact keep the API notes" })
 }

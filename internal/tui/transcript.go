@@ -63,12 +63,12 @@ type transcript struct {
 	byTool       map[string]*item
 	openText     *item
 	openThinking *item
-	offset       int  // lines scrolled up from the bottom (0 follows the output)
+	offset       int // lines scrolled up from the bottom (0 follows the output)
 	// While scrolled up, the top item on screen and the lines from it to
 	// the end: output that arrives meanwhile grows the offset, so the
 	// lines being read stay put.
 	anchor, anchorLines int
-	details      bool // thinking and full tool output shown
+	details             bool // thinking and full tool output shown
 	// keepRendered bounds the memory held by rendered lines: items this
 	// far above the screen drop their cache and re-render if scrolled to.
 	keepRendered int

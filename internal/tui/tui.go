@@ -25,6 +25,9 @@ type SessionInfo struct {
 	ID, Title, Cwd, Model, Mode, Runtime string
 	Usage                                event.Usage
 	CostUSD                              *float64 // nil: unknown
+	// CanCompact: the runtime compacts the conversation on a "/compact"
+	// turn.
+	CanCompact bool
 }
 
 // Backend is the session the UI talks to. Events of the open session
@@ -37,8 +40,6 @@ type Backend interface {
 	Reply(requestID string, a permission.Answer) error
 	SetMode(ctx context.Context, mode string) error
 	SetModel(ctx context.Context, model string) error
-	// Compact summarises the conversation to free context.
-	Compact(ctx context.Context) error
 	// Sessions lists sessions to resume, most recent first.
 	Sessions(ctx context.Context) ([]store.Session, error)
 	// Open switches to the session with this id ("" starts a new one).
@@ -60,6 +61,8 @@ type Options struct {
 	Commands []Command
 	// Files lists the paths offered for @ mentions; nil walks Backend's cwd.
 	Files func() []string
+	// Models lists the models /model completes (provider/model).
+	Models func() []string
 	// Input and Output default to the terminal; tests and benchmarks pass
 	// pipes.
 	Input  io.Reader
