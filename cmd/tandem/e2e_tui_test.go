@@ -132,3 +132,40 @@ func TestE2ERootWithoutTerminal(t *testing.T) {
 		t.Fatalf("tandem -p did not run headless (exit %d):\n%s\n%s", r.Code, r.Stdout, r.Stderr)
 	}
 }
+
+// A headless session continues in the UI, history shown, and a denial
+// typed in the dialog reaches the model with its reason.
+func TestE2ETUIContinuesHeadlessSessionAndDenies(t *testing.T) {
+	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
+		scripted.TextStep("First answer, from a headless run."),
+		scripted.ToolStep(scripted.Call("Bash", map[string]any{"command": "rm -rf build"})),
+		scripted.TextStep("Understood, leaving build alone."),
+	}})
+	if err := os.MkdirAll(filepath.Join(x.Work, "build"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mustSucceed(t, x.RunDetached(streamArgs("first question")...))
+
+	p := x.startTUI(90, 28, "--continue")
+	p.waitText("First answer, from a headless run.")
+	p.waitText("› first question")
+	p.typeText("clean up")
+	p.keys("Enter")
+	p.waitText("[n] deny")
+	p.keys("n")
+	p.waitText("Tell the model why")
+	p.typeText("use make clean instead")
+	p.keys("Enter")
+	p.waitText("Understood, leaving build alone.")
+	if !fileExists(filepath.Join(x.Work, "build")) {
+		t.Fatal("build removed although denied")
+	}
+	if body := x.lastRequestBody(); !strings.Contains(body, "use make clean instead") {
+		t.Errorf("the model was not told the reason:\n%s", body)
+	}
+	p.keys("C-d")
+	p.waitText("TANDEM-EXITED:0")
+	if p.flag("alternate_on") != "0" {
+		t.Error("alternate screen still on after ctrl+d")
+	}
+}

@@ -23,7 +23,7 @@ func main() {
 func run() int {
 	defer startProfile()()
 	root := newRootCmd()
-	if args := os.Args[1:]; isClaudeInvocation(root, args) {
+	if args := os.Args[1:]; isClaudeInvocation(root, args) && !opensUI(args) {
 		return runClaudeProtocol(args)
 	}
 	if err := root.Execute(); err != nil {

@@ -23,8 +23,32 @@ import (
 	"github.com/tandem-agent/tandem/internal/tui"
 )
 
+// opensUI reports whether a `tandem` invocation without a subcommand is a
+// person at a terminal rather than a program driving tandem as the Claude
+// Code CLI: as `claude` does, a terminal without -p gets the interactive
+// UI; -p, the stream formats or redirected input and output get the CLI
+// protocol (docs/claude-code-cli.md).
+func opensUI(args []string) bool {
+	if !isatty.IsTerminal(os.Stdin.Fd()) || !isatty.IsTerminal(os.Stdout.Fd()) {
+		return false
+	}
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		name, _, _ := strings.Cut(a, "=")
+		switch name {
+		case "-p", "--print", "--output-format", "--input-format":
+			return false
+		}
+	}
+	return true
+}
+
 // rootRun is `tandem` without a subcommand: the terminal UI on a
 // terminal, a headless run with -p, else the help (nothing to talk to).
+// (A Claude Code style invocation that is not for the UI never gets here:
+// main hands it to the CLI protocol.)
 func rootRun(cmd *cobra.Command, g *globalFlags, f *runFlags, args []string) error {
 	if f.prompt != "" {
 		return runTurn(cmd, g, f, args)
