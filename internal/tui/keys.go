@@ -18,6 +18,7 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 		}
 		m.quitArmed = true
 		m.in.reset()
+		m.interrupt() // as in Claude Code: the first ctrl+c also stops the turn
 		return tea.Tick(quitWindow, func(time.Time) tea.Msg { return disarmMsg{} })
 	}
 	m.quitArmed = false

@@ -268,6 +268,18 @@ func TestCtrlCTwiceQuits(t *testing.T) {
 	}
 }
 
+func TestCtrlCInterruptsTheTurn(t *testing.T) {
+	h := newHarness(t, Options{})
+	h.typeText("work")
+	h.press(tea.KeyEnter, 0)
+	h.waitFor("turn", func() bool { return len(h.be.snapshot().prompts) == 1 })
+	h.press('c', tea.ModCtrl)
+	h.waitFor("the interrupt", func() bool { return h.be.snapshot().canceled == 1 && !h.m.busy })
+	if h.quit {
+		t.Fatal("one ctrl+c quit")
+	}
+}
+
 func TestQuitDuringTurnInterruptsFirst(t *testing.T) {
 	h := newHarness(t, Options{})
 	h.typeText("work")
