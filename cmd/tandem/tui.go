@@ -3,12 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/mattn/go-isatty"
@@ -46,17 +48,11 @@ func opensUI(args []string) bool {
 }
 
 // rootRun is `tandem` without a subcommand: the terminal UI on a
-// terminal, a headless run with -p, else the help (nothing to talk to).
-// (A Claude Code style invocation that is not for the UI never gets here:
-// main hands it to the CLI protocol.)
+// terminal, else the help (nothing to talk to). Invocations with Claude
+// Code's flags that are not for the UI never get here: main hands them to
+// the CLI protocol.
 func rootRun(cmd *cobra.Command, g *globalFlags, f *runFlags, args []string) error {
-	if f.prompt != "" {
-		return runTurn(cmd, g, f, args)
-	}
-	if !isatty.IsTerminal(os.Stdin.Fd()) || !isatty.IsTerminal(os.Stdout.Fd()) {
-		if len(args) > 0 {
-			return fmt.Errorf("unknown command %q for \"tandem\": see `tandem --help` (for a headless turn: tandem run -p %q)", args[0], strings.Join(args, " "))
-		}
+	if !opensUI(args) {
 		return cmd.Help()
 	}
 	return runTUI(cmd, g, f, strings.Join(args, " "))
@@ -70,8 +66,9 @@ func runTUI(cmd *cobra.Command, g *globalFlags, f *runFlags, prompt string) erro
 	}
 	sink := tui.NewSink()
 	// Warnings (an MCP server that failed) would scribble over the screen:
-	// they become notices in the conversation.
-	a, err := app.Open(app.Options{Home: g.home, Version: version(), ServerAsks: true, Stderr: noticeWriter{sink}})
+	// once it is up they become notices in the conversation.
+	warn := &noticeWriter{sink: sink, stderr: cmd.ErrOrStderr()}
+	a, err := app.Open(app.Options{Home: g.home, Version: version(), ServerAsks: true, Stderr: warn})
 	if err != nil {
 		return err
 	}
@@ -92,6 +89,7 @@ func runTUI(cmd *cobra.Command, g *globalFlags, f *runFlags, prompt string) erro
 		return err
 	}
 	defer be.close()
+	warn.ui.Store(true)
 	err = tui.Run(ctx, tui.Options{Backend: be, Sink: sink, Prompt: prompt,
 		HistoryFile: filepath.Join(a.Paths.DataDir, "prompt-history.jsonl"),
 		Commands:    sessionCommands(a, be.Info().Cwd),
@@ -237,10 +235,18 @@ func compactionAvailable() bool {
 	return ok
 }
 
-// noticeWriter shows what the app would print on stderr as notices.
-type noticeWriter struct{ sink *tui.Sink }
+// noticeWriter shows what the app would print on stderr as notices once
+// the UI is up (before, stderr is still the terminal's).
+type noticeWriter struct {
+	sink   *tui.Sink
+	stderr io.Writer
+	ui     atomic.Bool
+}
 
-func (w noticeWriter) Write(p []byte) (int, error) {
+func (w *noticeWriter) Write(p []byte) (int, error) {
+	if !w.ui.Load() {
+		return w.stderr.Write(p)
+	}
 	for _, l := range strings.Split(strings.TrimRight(string(p), "\n"), "\n") {
 		if l = strings.TrimSpace(strings.TrimPrefix(l, "tandem:")); l != "" {
 			w.sink.Emit(event.Event{Type: event.Status, Message: l})
