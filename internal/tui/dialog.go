@@ -119,7 +119,7 @@ func (m *model) dialogView(width, maxH int) []string {
 	}
 	if req.Diff != "" {
 		room := max(maxH-len(body)-5, 3)
-		d := diffLinesOf(req.Diff, th, w, false, "", "")
+		d := diffLinesOf(req.Diff, th, w, true, "", "")
 		if len(d) > room {
 			d = append(d[:room-1], th.dim.Render(fmt.Sprintf("… +%d lines", len(d)-room+1)))
 		}

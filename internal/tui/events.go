@@ -76,8 +76,16 @@ func (m *model) apply(e event.Event) {
 		}
 	case event.PermissionRequest:
 		m.perms = append(m.perms, e)
+		if it, c := m.card(e.ToolUseID); c != nil {
+			c.waiting = true
+			it.touch()
+		}
 	case event.PermissionReply:
 		m.dropPermission(e.RequestID)
+		if it, c := m.card(e.ToolUseID); c != nil {
+			c.waiting = false
+			it.touch()
+		}
 		if e.Decision == "deny" {
 			if it, c := m.card(e.ToolUseID); c != nil {
 				c.state, c.note = toolDenied, "denied"+suffix(": ", e.Message)
@@ -153,6 +161,25 @@ func (m *model) card(id string) (*item, *toolCard) {
 		return nil
 	}
 	return it, find(it.tool)
+}
+
+// tickCards advances the running time shown on running calls' cards,
+// redrawing a card only when its second changes.
+func (m *model) tickCards() {
+	if !m.busy {
+		return
+	}
+	now := m.now()
+	for i := len(m.tr.items) - 1; i >= 0 && i >= len(m.tr.items)-50; i-- {
+		it := m.tr.items[i]
+		if it.kind != kindTool || it.tool.state != toolRunning || it.tool.started.IsZero() {
+			continue
+		}
+		if s := int(now.Sub(it.tool.started) / time.Second); s != it.tool.shownSecs {
+			it.tool.shownSecs = s
+			it.touch()
+		}
+	}
 }
 
 // finishCards marks calls still running at the end of a turn as

@@ -115,6 +115,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tickMsg:
 		m.ticking = false
 		m.spin++
+		m.tickCards()
 		return m, m.ensureTick()
 	case disarmMsg:
 		m.quitArmed = false

@@ -474,3 +474,16 @@ func TestModelCompletionAndCompact(t *testing.T) {
 	h.press(tea.KeyEnter, 0)
 	h.waitFor("a compact turn", func() bool { p := h.be.snapshot().prompts; return len(p) == 1 && p[0] == "/compact keep the API notes" })
 }
+
+func TestRunningCardShowsItsTime(t *testing.T) {
+	h := newHarness(t, Options{})
+	h.typeText("go")
+	h.press(tea.KeyEnter, 0)
+	h.waitFor("turn", func() bool { return h.m.busy })
+	start := time.Now().Add(-7 * time.Second)
+	h.events(event.Event{Type: event.ToolUse, ToolUseID: "t", ToolName: "Bash", Time: start, Input: jsonIn(map[string]any{"command": "make"})},
+		event.Event{Type: event.PermissionRequest, RequestID: "r", ToolUseID: "t", ToolName: "Bash", Summary: "Run make"})
+	h.send(tickMsg{})
+	h.mustShow("Bash(make) · 7s")
+	h.mustShow("waiting for your answer")
+}

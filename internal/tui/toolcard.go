@@ -34,8 +34,8 @@ type toolCard struct {
 	elapsed   time.Duration
 	children  []*toolCard
 	parent    *toolCard
-	exitCode  *int
-	truncated bool
+	waiting   bool // a permission question about it is open
+	shownSecs int  // the running time on screen, in seconds
 }
 
 const (
@@ -93,6 +93,9 @@ func renderTool(c *toolCard, th *theme, width int, details bool, depth int) []st
 	if s := c.subject(); s != "" {
 		head += th.faint.Render("(") + s + th.faint.Render(")")
 	}
+	if c.state == toolRunning && c.shownSecs >= 2 {
+		head += th.dim.Render(fmt.Sprintf(" · %ds", c.shownSecs))
+	}
 	out := []string{head}
 	for _, ch := range c.children {
 		out = append(out, renderTool(ch, th, width, details, depth+1)...)
@@ -113,6 +116,9 @@ func renderTool(c *toolCard, th *theme, width int, details bool, depth int) []st
 		}
 		if len(lines) == 0 {
 			lines = []string{"running…"}
+			if c.waiting {
+				lines = []string{"waiting for your answer"}
+			}
 		}
 		add(clipLines(lines, w), th.faint)
 	case toolDenied:
