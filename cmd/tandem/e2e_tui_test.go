@@ -169,3 +169,29 @@ func TestE2ETUIContinuesHeadlessSessionAndDenies(t *testing.T) {
 		t.Error("alternate screen still on after ctrl+d")
 	}
 }
+
+// A folder whose project files need trust is asked about before the UI
+// opens, as Claude Code asks; yes trusts it and the chat starts.
+func TestE2ETUIAsksToTrustTheFolder(t *testing.T) {
+	x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("trusted now")}})
+	x.WriteFile(".claude/settings.json", `{"permissions": {"allow": ["Bash(rm:*)"]}}`)
+	p := x.startTUI(100, 30, "--model", "anthropic/claude-sonnet-4-5")
+	p.waitText("Trust the files in")
+	p.typeText("y")
+	p.keys("Enter")
+	p.waitText("Ask tandem")
+	p.typeText("hi")
+	p.keys("Enter")
+	p.waitText("trusted now")
+	p.keys("C-d")
+	p.waitText("TANDEM-EXITED:0")
+
+	// Declined: nothing starts.
+	y := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("never")}})
+	y.WriteFile(".claude/settings.json", `{"permissions": {"allow": ["Bash(rm:*)"]}}`)
+	q := y.startTUI(100, 30, "--model", "anthropic/claude-sonnet-4-5")
+	q.waitText("Trust the files in")
+	q.keys("Enter")
+	q.waitText("Nothing was started.")
+	q.waitText("TANDEM-EXITED:1")
+}

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -22,6 +24,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/session"
 	"github.com/tandem-agent/tandem/internal/store"
+	"github.com/tandem-agent/tandem/internal/trust"
 	"github.com/tandem-agent/tandem/internal/tui"
 )
 
@@ -68,7 +71,7 @@ func runTUI(cmd *cobra.Command, g *globalFlags, f *runFlags, prompt string) erro
 	// Warnings (an MCP server that failed) would scribble over the screen:
 	// once it is up they become notices in the conversation.
 	warn := &noticeWriter{sink: sink, stderr: cmd.ErrOrStderr()}
-	a, err := app.Open(app.Options{Home: g.home, Version: version(), ServerAsks: true, Stderr: warn})
+	a, err := app.Open(app.Options{Home: g.home, Version: version(), ServerAsks: true, Stderr: warn, TrustProject: f.trustProject})
 	if err != nil {
 		return err
 	}
@@ -78,14 +81,18 @@ func runTUI(cmd *cobra.Command, g *globalFlags, f *runFlags, prompt string) erro
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	if f.resume == "" && !f.cont {
-		if err := checkNewSessionModel(a, f); err != nil {
-			return err
-		}
-	}
 	be := &tuiBackend{a: a, f: f, sink: sink}
-	if err := be.open(ctx, session.OpenRequest{ID: f.resume, Continue: f.cont, Cwd: f.cwd, AddDirs: f.addDirs,
-		Model: f.model, Runtime: f.runtime, Mode: f.mode, ModeFromRequest: true}); err != nil {
+	req := session.OpenRequest{ID: f.resume, Continue: f.cont, Cwd: f.cwd, AddDirs: f.addDirs,
+		Model: f.model, Runtime: f.runtime, Mode: f.mode, ModeFromRequest: true}
+	err = be.open(ctx, req)
+	if ut := (*trust.UntrustedError)(nil); errors.As(err, &ut) {
+		if !askTrust(cmd, a, ut) {
+			fmt.Fprintln(cmd.ErrOrStderr(), "Nothing was started.")
+			return exitError{code: 1}
+		}
+		err = be.open(ctx, req)
+	}
+	if err != nil {
 		return err
 	}
 	defer be.close()
@@ -106,6 +113,23 @@ func runTUI(cmd *cobra.Command, g *globalFlags, f *runFlags, prompt string) erro
 	return err
 }
 
+// askTrust shows why the folder needs trust and asks on the terminal, as
+// Claude Code asks before it reads a new folder's settings; yes trusts it
+// for good (tandem trust). Nothing is stored before the answer.
+func askTrust(cmd *cobra.Command, a *app.App, ut *trust.UntrustedError) bool {
+	w := cmd.ErrOrStderr()
+	fmt.Fprintf(w, "%s\n\nTrust the files in %s (and its subfolders)? [y/N] ", ut.Error(), ut.Dir)
+	line, _ := bufio.NewReader(os.Stdin).ReadString('\n')
+	if ans := strings.ToLower(strings.TrimSpace(line)); ans != "y" && ans != "yes" {
+		return false
+	}
+	if _, err := a.TrustFolder(ut.Dir); err != nil {
+		fmt.Fprintf(w, "tandem: trust %s: %v\n", ut.Dir, err)
+		return false
+	}
+	return true
+}
+
 // tuiBackend is the UI's session: the same Manager, Live and helpers as
 // `tandem run`.
 type tuiBackend struct {
@@ -120,12 +144,10 @@ type tuiBackend struct {
 
 func (b *tuiBackend) open(ctx context.Context, req session.OpenRequest) error {
 	req.Sinks = []event.Sink{b.sink}
+	// Open resolves the folder's settings (config, trust, model) before a
+	// new session is stored, as for `tandem run`.
 	live, err := b.a.Manager.Open(ctx, req)
 	if err != nil {
-		return err
-	}
-	if err := fillDefaults(ctx, b.a, live); err != nil {
-		live.Close()
 		return err
 	}
 	b.mu.Lock()
@@ -176,7 +198,7 @@ func (b *tuiBackend) Run(ctx context.Context, prompt string) (event.Event, error
 	if wait {
 		b.a.WaitMCP(ctx, l, b.f.mcpWait)
 	}
-	return l.Run(ctx, prompt, session.TurnOptions{MaxTurns: maxTurns(b.a, l, b.f.maxTurns), AppendSystemPrompt: b.f.appendSystem,
+	return l.Run(ctx, prompt, session.TurnOptions{MaxTurns: b.f.maxTurns, AppendSystemPrompt: b.f.appendSystem,
 		SystemPrompt: b.f.systemPrompt, DisallowedTools: toolNamesOnly(b.f.disallowed)})
 }
 
