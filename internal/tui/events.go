@@ -37,43 +37,8 @@ func (m *model) apply(e event.Event) {
 		}
 		tr.openThinking.text += e.Text
 		tr.openThinking.touch()
-	case event.ToolUse:
-		tr.endStreams()
-		c := &toolCard{id: e.ToolUseID, name: e.ToolName, input: e.Input, started: e.Time}
-		it := &item{kind: kindTool, tool: c}
-		if p := tr.byTool[parentToolUseID(e)]; p != nil && p.tool != nil {
-			c.parent = p.tool
-			p.tool.children = append(p.tool.children, c)
-			p.touch()
-			tr.byTool[e.ToolUseID] = p // updates to the child redraw the parent's card
-		} else {
-			tr.add(it)
-			tr.byTool[e.ToolUseID] = it
-		}
-	case event.ToolOutput:
-		if it, c := m.card(e.ToolUseID); c != nil {
-			c.addOutput(e.Output)
-			it.touch()
-		}
-	case event.ToolResult:
-		if it, c := m.card(e.ToolUseID); c != nil {
-			c.output, c.diff = e.Output, e.Diff
-			if c.state == toolRunning {
-				c.state = toolDone
-				if e.IsError {
-					c.state = toolFailed
-				}
-			}
-			if !e.Time.IsZero() && !c.started.IsZero() {
-				c.elapsed = e.Time.Sub(c.started)
-			}
-			it.touch()
-		}
-	case event.ToolTimeout:
-		if it, c := m.card(e.ToolUseID); c != nil {
-			c.note = fmt.Sprintf("stopped after %s (time limit)", time.Duration(e.TimeoutMS)*time.Millisecond)
-			it.touch()
-		}
+	case event.ToolUse, event.ToolOutput, event.ToolResult, event.ToolTimeout:
+		m.applyTool(e)
 	case event.PermissionRequest:
 		m.perms = append(m.perms, e)
 		if it, c := m.card(e.ToolUseID); c != nil {
@@ -127,6 +92,51 @@ func (m *model) apply(e event.Event) {
 	case contextEvent:
 		if used, limit, ok := contextUsage(e); ok {
 			m.ctxUsed, m.ctxLimit = used, limit
+		}
+	}
+}
+
+// applyTool updates the tool cards: a call starts (nested under its
+// parent's card for a sub-agent), streams output, ends, times out.
+func (m *model) applyTool(e event.Event) {
+	tr := m.tr
+	switch e.Type {
+	case event.ToolUse:
+		tr.endStreams()
+		c := &toolCard{id: e.ToolUseID, name: e.ToolName, input: e.Input, started: e.Time}
+		it := &item{kind: kindTool, tool: c}
+		if p := tr.byTool[parentToolUseID(e)]; p != nil && p.tool != nil {
+			c.parent = p.tool
+			p.tool.children = append(p.tool.children, c)
+			p.touch()
+			tr.byTool[e.ToolUseID] = p // updates to the child redraw the parent's card
+		} else {
+			tr.add(it)
+			tr.byTool[e.ToolUseID] = it
+		}
+	case event.ToolOutput:
+		if it, c := m.card(e.ToolUseID); c != nil {
+			c.addOutput(e.Output)
+			it.touch()
+		}
+	case event.ToolResult:
+		if it, c := m.card(e.ToolUseID); c != nil {
+			c.output, c.diff = e.Output, e.Diff
+			if c.state == toolRunning {
+				c.state = toolDone
+				if e.IsError {
+					c.state = toolFailed
+				}
+			}
+			if !e.Time.IsZero() && !c.started.IsZero() {
+				c.elapsed = e.Time.Sub(c.started)
+			}
+			it.touch()
+		}
+	case event.ToolTimeout:
+		if it, c := m.card(e.ToolUseID); c != nil {
+			c.note = fmt.Sprintf("stopped after %s (time limit)", time.Duration(e.TimeoutMS)*time.Millisecond)
+			it.touch()
 		}
 	}
 }

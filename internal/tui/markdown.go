@@ -52,19 +52,10 @@ func (md *markdown) blocks(lines []string, width int) []string {
 		case trim == "":
 			i++
 		case md.fenceRE.MatchString(line):
-			m := md.fenceRE.FindStringSubmatch(line)
 			sep()
-			if m[2] != "" {
-				out = append(out, th.dim.Render(m[2]))
-			}
-			i++
-			for ; i < len(lines); i++ {
-				if strings.HasPrefix(strings.TrimSpace(lines[i]), m[1]) {
-					i++
-					break
-				}
-				out = append(out, th.dim.Render("│ ")+th.code.Render(clip(lines[i], width-2)))
-			}
+			var code []string
+			code, i = md.fence(lines, i, width)
+			out = append(out, code...)
 		case md.headingRE.MatchString(line):
 			m := md.headingRE.FindStringSubmatch(line)
 			st := th.bold
@@ -80,17 +71,15 @@ func (md *markdown) blocks(lines []string, width int) []string {
 			i++
 		case strings.HasPrefix(trim, ">"):
 			var quote []string
-			for ; i < len(lines) && strings.HasPrefix(strings.TrimSpace(lines[i]), ">"); i++ {
-				q := strings.TrimPrefix(strings.TrimSpace(lines[i]), ">")
-				quote = append(quote, strings.TrimPrefix(q, " "))
+			quote, i = run(lines, i, ">")
+			for j, q := range quote {
+				quote[j] = strings.TrimPrefix(strings.TrimPrefix(q, ">"), " ")
 			}
 			sep()
 			out = append(out, prefixed(md.blocks(quote, width-2), th.dim.Render("│ "), th.dim.Render("│ "), th.faint)...)
 		case strings.HasPrefix(trim, "|"):
 			var rows []string
-			for ; i < len(lines) && strings.HasPrefix(strings.TrimSpace(lines[i]), "|"); i++ {
-				rows = append(rows, strings.TrimSpace(lines[i]))
-			}
+			rows, i = run(lines, i, "|")
 			sep()
 			out = append(out, md.table(rows, width)...)
 		case md.listRE.MatchString(line):
@@ -110,6 +99,33 @@ func (md *markdown) blocks(lines []string, width int) []string {
 		}
 	}
 	return out
+}
+
+// fence renders the code block opening at lines[i] (to its closing fence,
+// or the end while an answer is still streaming it).
+func (md *markdown) fence(lines []string, i, width int) ([]string, int) {
+	th := md.th
+	m := md.fenceRE.FindStringSubmatch(lines[i])
+	var out []string
+	if m[2] != "" {
+		out = append(out, th.dim.Render(m[2]))
+	}
+	for i++; i < len(lines); i++ {
+		if strings.HasPrefix(strings.TrimSpace(lines[i]), m[1]) {
+			return out, i + 1
+		}
+		out = append(out, th.dim.Render("│ ")+th.code.Render(clip(lines[i], width-2)))
+	}
+	return out, i
+}
+
+// run collects the trimmed lines from i on that start with prefix.
+func run(lines []string, i int, prefix string) ([]string, int) {
+	var out []string
+	for ; i < len(lines) && strings.HasPrefix(strings.TrimSpace(lines[i]), prefix); i++ {
+		out = append(out, strings.TrimSpace(lines[i]))
+	}
+	return out, i
 }
 
 func (md *markdown) isItem(lines []string, i int) bool {
@@ -224,7 +240,7 @@ func (md *markdown) inline(s string) string {
 			i += 2
 			continue
 		case c == '`':
-			n := run(s, i, '`')
+			n := runLen(s, i, '`')
 			if end := strings.Index(s[i+n:], s[i:i+n]); end >= 0 {
 				code := strings.TrimSpace(s[i+n : i+n+end])
 				if th.plain {
@@ -274,7 +290,7 @@ func (md *markdown) inline(s string) string {
 	return b.String()
 }
 
-func run(s string, i int, c byte) int {
+func runLen(s string, i int, c byte) int {
 	n := 0
 	for i+n < len(s) && s[i+n] == c {
 		n++
