@@ -86,6 +86,8 @@ func (m *model) apply(e event.Event) {
 		switch {
 		case e.Subtype == event.SubtypeInterrupted:
 			tr.notice(levelWarn, "Interrupted: what was done so far is kept.")
+		case e.Subtype == event.SubtypeMaxTurns:
+			tr.notice(levelWarn, "Stopped: the turn reached its step limit (--max-turns or max_turns in the config). Send a message to go on.")
 		case e.IsError:
 			tr.notice(levelError, firstNonEmpty(e.Error, e.Result, e.Subtype))
 		}
