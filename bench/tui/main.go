@@ -21,10 +21,12 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/tandem-agent/tandem/internal/event"
@@ -36,8 +38,18 @@ import (
 
 func main() {
 	keys := flag.Int("keys", 300, "key presses measured")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the key-to-screen run to this file")
 	messages := flag.Int("messages", 500, "messages in the memory run (two per turn)")
 	flag.Parse()
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench/tui:", err)
+			os.Exit(1)
+		}
+		_ = pprof.StartCPUProfile(f)
+		defer func() { pprof.StopCPUProfile(); f.Close() }()
+	}
 	if err := latency(*keys); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/tui:", err)
 		os.Exit(1)
@@ -155,6 +167,7 @@ func latency(keys int) error {
 	fmt.Fprint(in, "stream a long answer\r")
 	time.Sleep(500 * time.Millisecond) // the answer is streaming
 	var lat []time.Duration
+	cpu0, wall0 := cpuTime(), time.Now()
 	for i := 0; i < keys; i++ {
 		if i%60 == 59 {
 			fmt.Fprint(in, "\x15") // ctrl+u: keep the line short
@@ -171,6 +184,7 @@ func latency(keys int) error {
 		}
 		time.Sleep(time.Duration(10+i%7) * time.Millisecond) // not in step with the frame clock
 	}
+	cpu, wall := cpuTime()-cpu0, time.Since(wall0)
 	fmt.Fprint(in, "\x1b") // esc: interrupt the stream
 	time.Sleep(100 * time.Millisecond)
 	if err := stop(); err != nil {
@@ -185,6 +199,8 @@ func latency(keys int) error {
 	fmt.Printf("key-to-screen while streaming (%d keys, 100x30, 400 earlier messages, a delta every 5 ms):\n", len(lat))
 	fmt.Printf("  median %.1f ms  p95 %.1f ms  p99 %.1f ms  max %.1f ms  (target p95 < 16 ms) %s\n",
 		ms(pct(0.5)), ms(pct(0.95)), ms(pct(0.99)), ms(lat[len(lat)-1]), verdict)
+	fmt.Printf("  the whole process (UI, streaming, backend) used %.0f%% of one core meanwhile; on a busy machine the tail is waiting for a CPU\n",
+		100*cpu.Seconds()/wall.Seconds())
 	return nil
 }
 
@@ -222,6 +238,14 @@ func memory(messages int) error {
 		}
 	}
 	return stop()
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

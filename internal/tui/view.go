@@ -35,9 +35,10 @@ func (m *model) screen() string {
 			lines[convH-1] = m.th.warn.Render(fmt.Sprintf("↓ %d lines below · pgdn", m.tr.offset))
 		}
 	}
-	lines = append(lines, bottom...)
-	for i, l := range lines {
-		lines[i] = clipWidth(l, w)
+	// The conversation's lines were cut to the width when rendered (and
+	// cached); the bottom is cut here, each frame.
+	for _, l := range bottom {
+		lines = append(lines, clipWidth(l, w))
 	}
 	return strings.Join(lines, "\n")
 }
