@@ -23,7 +23,7 @@ func main() {
 func run() int {
 	defer startProfile()()
 	root := newRootCmd()
-	if args := os.Args[1:]; isClaudeInvocation(root, args) {
+	if args := os.Args[1:]; isClaudeInvocation(root, args) && !opensUI(args) {
 		return runClaudeProtocol(args)
 	}
 	if err := root.Execute(); err != nil {
@@ -44,14 +44,21 @@ type globalFlags struct {
 
 func newRootCmd() *cobra.Command {
 	g := &globalFlags{}
+	f := &runFlags{}
 	root := &cobra.Command{
-		Use:           "tandem",
+		Use:           "tandem [PROMPT]",
 		Short:         "A coding agent for any LLM provider",
-		Long:          "tandem is a coding agent: point it at a folder, give it an API key for any LLM provider, and it reads, edits and runs commands there, asking before it does what it may not.",
+		Long:          "tandem is a coding agent: point it at a folder, give it an API key for any LLM provider, and it reads, edits and runs commands there, asking before it does what it may not. On a terminal, `tandem` opens a chat with the agent in the current folder; `tandem -p PROMPT` and `tandem run` work headless.",
 		Version:       version(),
+		Example:       "  tandem                       # chat in this folder (terminal UI)\n  tandem --continue            # pick up the latest session here\n  tandem -p 'fix the failing test'   # one headless turn, as tandem run",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Args:          cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return rootRun(cmd, g, f, args)
+		},
 	}
+	addRunFlags(root.Flags(), f)
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.PersistentFlags().StringVar(&g.home, "home", "", "folder for tandem's config and data (default: TANDEM_HOME, else XDG folders)")
 	root.AddCommand(newRunCmd(g), newSessionsCmd(g), newModelsCmd(g), newDoctorCmd(g), newMCPCmd(g), newServeCmd(g), newConfigCmd(g), newACPCmd(g), newTrustCmd(g))

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/tandem-agent/tandem/internal/app"
 	"github.com/tandem-agent/tandem/internal/event"
@@ -40,7 +41,13 @@ func newRunCmd(g *globalFlags) *cobra.Command {
 			return runTurn(cmd, g, f, args)
 		},
 	}
-	fl := cmd.Flags()
+	addRunFlags(cmd.Flags(), f)
+	return cmd
+}
+
+// addRunFlags registers the flags of a run; `tandem` itself (the terminal
+// UI, or a headless run with -p) takes the same ones.
+func addRunFlags(fl *pflag.FlagSet, f *runFlags) {
 	fl.StringVarP(&f.prompt, "print", "p", "", "the prompt")
 	fl.StringVar(&f.cwd, "cwd", "", "working folder (default: the current folder)")
 	fl.StringVar(&f.model, "model", "", "model as provider/model (e.g. anthropic/claude-sonnet-4-5) or a catalog id")
@@ -58,7 +65,6 @@ func newRunCmd(g *globalFlags) *cobra.Command {
 	fl.BoolVar(&f.verbose, "verbose", false, "print every event to stderr (text output)")
 	fl.BoolVar(&f.trustProject, "trust-project", false, "trust the folder's project files for this run (as `tandem trust` does for good)")
 	fl.DurationVar(&f.mcpWait, "mcp-wait", 5*time.Second, "how long to wait for MCP servers to connect before the first model call")
-	return cmd
 }
 
 func (f *runFlags) validate() error {

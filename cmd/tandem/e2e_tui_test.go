@@ -1,0 +1,197 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/tandem-agent/tandem/internal/scripted"
+)
+
+// One conversation in the terminal UI, as a person has it: a streamed
+// answer, an edit that lands on disk, a permission dialog answered with a
+// key, Esc stopping a long command, a prompt after that continuing the
+// same conversation, and quitting with the terminal restored. The session
+// then resumes headless.
+func TestE2ETUIConversation(t *testing.T) {
+	slow := &scripted.Fault{DelayBetweenChunksMS: 30, Always: true}
+	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
+		{Text: "Hello, I am **tandem** and this answer streams in small pieces.", Fault: slow},
+		scripted.ToolStep(scripted.Call("Read", map[string]any{"file_path": "notes.txt"})),
+		scripted.ToolStep(scripted.Call("Edit", map[string]any{"file_path": "notes.txt", "old_string": "old words", "new_string": "new words"})),
+		scripted.TextStep("Edited notes.txt."),
+		scripted.ToolStep(scripted.Call("Bash", map[string]any{"command": "rm -rf build"})),
+		scripted.TextStep("Cleaned the build folder."),
+		scripted.ToolStep(scripted.Call("Bash", map[string]any{"command": "echo started; sleep 30; echo finished"})),
+		scripted.TextStep("Still here after the interrupt."),
+		scripted.TextStep("Resumed headless."),
+	}}, scripted.WithChunkSize(6))
+	x.WriteFile("notes.txt", "some old words\n")
+	if err := os.MkdirAll(filepath.Join(x.Work, "build"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := x.startTUI(100, 30, "--model", "anthropic/claude-sonnet-4-5")
+	p.waitText("Ask tandem")
+	if p.flag("alternate_on") != "1" {
+		t.Fatal("the UI did not take the alternate screen")
+	}
+
+	// A streamed Markdown answer; the terminal shrinks to 80x24 while it
+	// streams and the layout follows without garbage.
+	p.typeText("hello")
+	p.keys("Enter")
+	p.tmux("resize-window", "-t", "t", "-x", "80", "-y", "24")
+	scr := p.waitText("this answer streams in small pieces.")
+	if strings.Contains(scr, "**tandem**") {
+		t.Errorf("Markdown shown raw:\n%s", scr)
+	}
+	scr = p.waitFor("the 80x24 layout", func(s string) bool {
+		lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+		return len(lines) == 24 && strings.Contains(lines[23], "normal") && strings.HasPrefix(lines[21], "────")
+	})
+	if strings.Count(scr, "this answer streams") != 1 || strings.Count(scr, "› hello") != 1 {
+		t.Errorf("garbled redraw after resize:\n%s", scr)
+	}
+
+	// An edit lands on disk and its diff is shown.
+	p.typeText("fix the notes")
+	p.keys("Enter")
+	p.waitText("Edited notes.txt.")
+	if got := x.ReadFile("notes.txt"); got != "some new words\n" {
+		t.Fatalf("notes.txt = %q; screen:\n%s", got, p.screen())
+	}
+	p.waitText("+some new words")
+
+	// A permission dialog answered with a key.
+	p.typeText("clean up")
+	p.keys("Enter")
+	p.waitText("tandem wants to")
+	p.waitText("[y] allow once")
+	if !fileExists(filepath.Join(x.Work, "build")) {
+		t.Fatal("build removed before the answer")
+	}
+	p.keys("y")
+	p.waitText("Cleaned the build folder.")
+	if fileExists(filepath.Join(x.Work, "build")) {
+		t.Fatal("build still there after allow once")
+	}
+
+	// Esc interrupts a long command; the UI stays usable.
+	p.typeText("run the long job")
+	p.keys("Enter")
+	scr = p.waitFor("the long command to run or ask", func(s string) bool {
+		return strings.Contains(s, "started") || strings.Contains(s, "tandem wants to")
+	})
+	if strings.Contains(scr, "tandem wants to") {
+		p.keys("y")
+		p.waitText("started")
+	}
+	p.keys("Escape")
+	p.waitText("Interrupted")
+	p.waitText("/help")
+
+	// The next prompt continues the same conversation: the scripted model
+	// picks its reply by the number of assistant messages it is sent.
+	p.typeText("are you there?")
+	p.keys("Enter")
+	p.waitText("Still here after the interrupt.")
+
+	// Ctrl+C twice quits and gives the terminal back.
+	p.keys("C-c")
+	p.waitText("press ctrl+c again to quit")
+	p.keys("C-c")
+	scr = p.waitText("TANDEM-EXITED:0")
+	if p.flag("alternate_on") != "0" || p.flag("cursor_flag") != "1" {
+		t.Errorf("terminal not restored: alternate_on=%s cursor_flag=%s", p.flag("alternate_on"), p.flag("cursor_flag"))
+	}
+	m := regexp.MustCompile(`tandem --resume (\S+)`).FindStringSubmatch(scr)
+	if m == nil {
+		t.Fatalf("no resume hint after quitting:\n%s", scr)
+	}
+	id := m[1]
+
+	// The session the UI held resumes headless.
+	r := x.RunDetached("run", "--resume", id, "-p", "and now?", "--output-format", "stream-json")
+	mustSucceed(t, r)
+	if got := r.Result().Result; got != "Resumed headless." {
+		t.Fatalf("resumed run answered %q (wrong conversation?)", got)
+	}
+}
+
+// Without a terminal `tandem` keeps printing the help, and -p runs headless.
+func TestE2ERootWithoutTerminal(t *testing.T) {
+	x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("headless answer")}})
+	r := x.RunDetached()
+	if r.Code != 0 || !strings.Contains(r.Stdout, "Usage:") {
+		t.Fatalf("no help without a terminal (exit %d):\n%s\n%s", r.Code, r.Stdout, r.Stderr)
+	}
+	r = x.RunDetached("-p", "hi", "--model", "anthropic/claude-sonnet-4-5")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "headless answer") {
+		t.Fatalf("tandem -p did not run headless (exit %d):\n%s\n%s", r.Code, r.Stdout, r.Stderr)
+	}
+}
+
+// A headless session continues in the UI, history shown, and a denial
+// typed in the dialog reaches the model with its reason.
+func TestE2ETUIContinuesHeadlessSessionAndDenies(t *testing.T) {
+	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
+		scripted.TextStep("First answer, from a headless run."),
+		scripted.ToolStep(scripted.Call("Bash", map[string]any{"command": "rm -rf build"})),
+		scripted.TextStep("Understood, leaving build alone."),
+	}})
+	if err := os.MkdirAll(filepath.Join(x.Work, "build"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mustSucceed(t, x.RunDetached(streamArgs("first question")...))
+
+	p := x.startTUI(90, 28, "--continue")
+	p.waitText("First answer, from a headless run.")
+	p.waitText("› first question")
+	p.typeText("clean up")
+	p.keys("Enter")
+	p.waitText("[n] deny")
+	p.keys("n")
+	p.waitText("Tell the model why")
+	p.typeText("use make clean instead")
+	p.keys("Enter")
+	p.waitText("Understood, leaving build alone.")
+	if !fileExists(filepath.Join(x.Work, "build")) {
+		t.Fatal("build removed although denied")
+	}
+	if body := x.lastRequestBody(); !strings.Contains(body, "use make clean instead") {
+		t.Errorf("the model was not told the reason:\n%s", body)
+	}
+	p.keys("C-d")
+	p.waitText("TANDEM-EXITED:0")
+	if p.flag("alternate_on") != "0" {
+		t.Error("alternate screen still on after ctrl+d")
+	}
+}
+
+// A folder whose project files need trust is asked about before the UI
+// opens, as Claude Code asks; yes trusts it and the chat starts.
+func TestE2ETUIAsksToTrustTheFolder(t *testing.T) {
+	x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("trusted now")}})
+	x.WriteFile(".claude/settings.json", `{"permissions": {"allow": ["Bash(rm:*)"]}}`)
+	p := x.startTUI(100, 30, "--model", "anthropic/claude-sonnet-4-5")
+	p.waitText("Trust the files in")
+	p.typeText("y")
+	p.keys("Enter")
+	p.waitText("Ask tandem")
+	p.typeText("hi")
+	p.keys("Enter")
+	p.waitText("trusted now")
+	p.keys("C-d")
+	p.waitText("TANDEM-EXITED:0")
+
+	// Declined: nothing starts.
+	y := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("never")}})
+	y.WriteFile(".claude/settings.json", `{"permissions": {"allow": ["Bash(rm:*)"]}}`)
+	q := y.startTUI(100, 30, "--model", "anthropic/claude-sonnet-4-5")
+	q.waitText("Trust the files in")
+	q.keys("Enter")
+	q.waitText("Nothing was started.")
+	q.waitText("TANDEM-EXITED:1")
+}

@@ -1,0 +1,278 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+
+	"github.com/mattn/go-isatty"
+	"github.com/spf13/cobra"
+
+	"github.com/tandem-agent/tandem/internal/app"
+	"github.com/tandem-agent/tandem/internal/event"
+	"github.com/tandem-agent/tandem/internal/message"
+	"github.com/tandem-agent/tandem/internal/permission"
+	"github.com/tandem-agent/tandem/internal/session"
+	"github.com/tandem-agent/tandem/internal/store"
+	"github.com/tandem-agent/tandem/internal/trust"
+	"github.com/tandem-agent/tandem/internal/tui"
+)
+
+// opensUI reports whether a `tandem` invocation without a subcommand is a
+// person at a terminal rather than a program driving tandem as the Claude
+// Code CLI: as `claude` does, a terminal without -p gets the interactive
+// UI; -p, the stream formats or redirected input and output get the CLI
+// protocol (docs/claude-code-cli.md).
+func opensUI(args []string) bool {
+	if !isatty.IsTerminal(os.Stdin.Fd()) || !isatty.IsTerminal(os.Stdout.Fd()) {
+		return false
+	}
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		name, _, _ := strings.Cut(a, "=")
+		switch name {
+		case "-p", "--print", "--output-format", "--input-format":
+			return false
+		}
+	}
+	return true
+}
+
+// rootRun is `tandem` without a subcommand: the terminal UI on a
+// terminal, else the help (nothing to talk to). Invocations with Claude
+// Code's flags that are not for the UI never get here: main hands them to
+// the CLI protocol.
+func rootRun(cmd *cobra.Command, g *globalFlags, f *runFlags, args []string) error {
+	if !opensUI(args) {
+		return cmd.Help()
+	}
+	return runTUI(cmd, g, f, strings.Join(args, " "))
+}
+
+// runTUI opens the terminal UI on a session opened exactly as `tandem run`
+// opens one, so either can resume the other's sessions.
+func runTUI(cmd *cobra.Command, g *globalFlags, f *runFlags, prompt string) error {
+	if err := f.validate(); err != nil {
+		return err
+	}
+	sink := tui.NewSink()
+	// Warnings (an MCP server that failed) would scribble over the screen:
+	// once it is up they become notices in the conversation.
+	warn := &noticeWriter{sink: sink, stderr: cmd.ErrOrStderr()}
+	a, err := app.Open(app.Options{Home: g.home, Version: version(), ServerAsks: true, Stderr: warn, TrustProject: f.trustProject})
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	if a.FlagRules, err = flagRules(f); err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	be := &tuiBackend{a: a, f: f, sink: sink}
+	req := session.OpenRequest{ID: f.resume, Continue: f.cont, Cwd: f.cwd, AddDirs: f.addDirs,
+		Model: f.model, Runtime: f.runtime, Mode: f.mode, ModeFromRequest: true}
+	err = be.open(ctx, req)
+	if ut := (*trust.UntrustedError)(nil); errors.As(err, &ut) {
+		if !askTrust(cmd, a, ut) {
+			fmt.Fprintln(cmd.ErrOrStderr(), "Nothing was started.")
+			return exitError{code: 1}
+		}
+		err = be.open(ctx, req)
+	}
+	if err != nil {
+		return err
+	}
+	defer be.close()
+	warn.ui.Store(true)
+	err = tui.Run(ctx, tui.Options{Backend: be, Sink: sink, Prompt: prompt,
+		HistoryFile: filepath.Join(a.Paths.DataDir, "prompt-history.jsonl"),
+		Commands:    sessionCommands(a, be.Info().Cwd),
+		Models: func() []string {
+			var ids []string
+			for _, c := range a.ModelChoices() {
+				ids = append(ids, c.ID)
+			}
+			return ids
+		}})
+	if id := be.Info().ID; id != "" {
+		fmt.Fprintf(cmd.OutOrStdout(), "Resume this session: tandem --resume %s\n", id)
+	}
+	return err
+}
+
+// askTrust shows why the folder needs trust and asks on the terminal, as
+// Claude Code asks before it reads a new folder's settings; yes trusts it
+// for good (tandem trust). Nothing is stored before the answer.
+func askTrust(cmd *cobra.Command, a *app.App, ut *trust.UntrustedError) bool {
+	w := cmd.ErrOrStderr()
+	fmt.Fprintf(w, "%s\n\nTrust the files in %s (and its subfolders)? [y/N] ", ut.Error(), ut.Dir)
+	line, _ := bufio.NewReader(os.Stdin).ReadString('\n')
+	if ans := strings.ToLower(strings.TrimSpace(line)); ans != "y" && ans != "yes" {
+		return false
+	}
+	if _, err := a.TrustFolder(ut.Dir); err != nil {
+		fmt.Fprintf(w, "tandem: trust %s: %v\n", ut.Dir, err)
+		return false
+	}
+	return true
+}
+
+// tuiBackend is the UI's session: the same Manager, Live and helpers as
+// `tandem run`.
+type tuiBackend struct {
+	a    *app.App
+	f    *runFlags
+	sink *tui.Sink
+
+	mu     sync.Mutex
+	live   *session.Live
+	waited bool // MCP servers were given their moment before the first turn
+}
+
+func (b *tuiBackend) open(ctx context.Context, req session.OpenRequest) error {
+	req.Sinks = []event.Sink{b.sink}
+	// Open resolves the folder's settings (config, trust, model) before a
+	// new session is stored, as for `tandem run`.
+	live, err := b.a.Manager.Open(ctx, req)
+	if err != nil {
+		return err
+	}
+	b.mu.Lock()
+	old := b.live
+	b.live, b.waited = live, false
+	b.mu.Unlock()
+	if old != nil {
+		old.Close()
+	}
+	return nil
+}
+
+func (b *tuiBackend) close() {
+	b.mu.Lock()
+	l := b.live
+	b.mu.Unlock()
+	if l != nil {
+		l.Close()
+	}
+}
+
+func (b *tuiBackend) current() *session.Live {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.live
+}
+
+func (b *tuiBackend) Info() tui.SessionInfo {
+	l := b.current()
+	if l == nil {
+		return tui.SessionInfo{}
+	}
+	r := l.Snapshot()
+	mode := r.Mode
+	if m, ok := l.Checker.(interface{ Mode() permission.Mode }); ok {
+		mode = string(m.Mode()) // the mode in force, config defaults included
+	}
+	return tui.SessionInfo{ID: r.ID, Title: r.Title, Cwd: r.Cwd, Model: r.Model, Mode: mode, Runtime: r.Runtime, Usage: r.Usage, CostUSD: r.CostUSD,
+		CanCompact: compactionAvailable()}
+}
+
+func (b *tuiBackend) Run(ctx context.Context, prompt string) (event.Event, error) {
+	l := b.current()
+	b.mu.Lock()
+	wait := !b.waited
+	b.waited = true
+	b.mu.Unlock()
+	if wait {
+		b.a.WaitMCP(ctx, l, b.f.mcpWait)
+	}
+	return l.Run(ctx, prompt, session.TurnOptions{MaxTurns: b.f.maxTurns, AppendSystemPrompt: b.f.appendSystem,
+		SystemPrompt: b.f.systemPrompt, DisallowedTools: toolNamesOnly(b.f.disallowed)})
+}
+
+func (b *tuiBackend) Reply(requestID string, ans permission.Answer) error {
+	return b.a.Reply(requestID, ans)
+}
+
+func (b *tuiBackend) SetMode(ctx context.Context, mode string) error {
+	return b.current().Update(ctx, "", "", mode)
+}
+
+func (b *tuiBackend) SetModel(ctx context.Context, model string) error {
+	l := b.current()
+	if err := b.a.CheckModel(model, l.Snapshot().Cwd); err != nil {
+		return fmt.Errorf("model %s: %w", model, err)
+	}
+	return l.Update(ctx, model, "", "")
+}
+
+func (b *tuiBackend) Sessions(ctx context.Context) ([]store.Session, error) {
+	return b.a.Store.ListSessions(ctx, store.ListOptions{Cwd: b.current().Snapshot().Cwd, Limit: 200})
+}
+
+// Open resumes another session, or with "" starts a new one keeping this
+// one's model and mode.
+func (b *tuiBackend) Open(ctx context.Context, id string) error {
+	cur := b.Info()
+	req := session.OpenRequest{ID: id, Cwd: cur.Cwd, AddDirs: b.f.addDirs, Runtime: b.f.runtime, Mode: cur.Mode, ModeFromRequest: true}
+	if id == "" {
+		req.Model = cur.Model
+	}
+	return b.open(ctx, req)
+}
+
+func (b *tuiBackend) History(ctx context.Context) ([]message.Message, error) {
+	return b.a.Store.Messages(ctx, b.current().Snapshot().ID)
+}
+
+// sessionCommands are the folder's custom commands and skills; each is
+// sent as "/name args", which the runtime expands.
+func sessionCommands(a *app.App, cwd string) []tui.Command {
+	var out []tui.Command
+	for _, c := range a.SlashCommands(cwd) {
+		name := c.Name
+		out = append(out, tui.Command{Name: name, Args: c.ArgumentHint, Help: c.Description,
+			Prompt: func(args string) string { return strings.TrimSpace("/" + name + " " + args) }})
+	}
+	return out
+}
+
+// compactionAvailable reports whether the runtimes compact on a "/compact"
+// turn. Compaction lands in parallel work together with the context
+// fields of the event contract; their presence says it is there.
+func compactionAvailable() bool {
+	_, ok := reflect.TypeOf(event.Event{}).FieldByName("ContextWindow")
+	return ok
+}
+
+// noticeWriter shows what the app would print on stderr as notices once
+// the UI is up (before, stderr is still the terminal's).
+type noticeWriter struct {
+	sink   *tui.Sink
+	stderr io.Writer
+	ui     atomic.Bool
+}
+
+func (w *noticeWriter) Write(p []byte) (int, error) {
+	if !w.ui.Load() {
+		return w.stderr.Write(p)
+	}
+	for _, l := range strings.Split(strings.TrimRight(string(p), "\n"), "\n") {
+		if l = strings.TrimSpace(strings.TrimPrefix(l, "tandem:")); l != "" {
+			w.sink.Emit(event.Event{Type: event.Status, Message: l})
+		}
+	}
+	return len(p), nil
+}
