@@ -59,7 +59,7 @@ func (r *Runtime) compact(ctx context.Context, st *turnState, trigger, focus str
 		return fmt.Errorf("load history for the todo list: %w", err)
 	}
 	b := message.Message{ID: newID("msg"), Role: message.User, Kind: message.KindCompaction, CreatedAt: time.Now().UTC(),
-		Content: []message.Block{message.TextBlock(compact.BoundaryText(summary, compact.LatestTodos(stored)))},
+		Content:    []message.Block{message.TextBlock(compact.BoundaryText(summary, compact.LatestTodos(stored)))},
 		Compaction: &message.Compaction{Trigger: trigger, TokensBefore: before, Model: spec, Focus: focus}}
 	if cut < len(hist) {
 		b.Compaction.KeepFrom = hist[cut].ID
