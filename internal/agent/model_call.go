@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tandem-agent/tandem/internal/compact"
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/provider"
@@ -43,6 +44,10 @@ func (r *Runtime) stream(ctx context.Context, st *turnState, p provider.Provider
 			return nil, partial.String(), ctx.Err()
 		}
 		pe, ok := provider.AsError(err)
+		if _, overflow := compact.ParseOverflow(err); overflow {
+			// Retrying the same request cannot help; compaction can.
+			return nil, partial.String(), err
+		}
 		if !ok || !pe.Retryable || attempt >= r.opts.Retry.MaxAttempts {
 			return nil, partial.String(), err
 		}

@@ -68,7 +68,10 @@ var overflowPhrases = []string{
 // what it said about the limit.
 func ParseOverflow(err error) (Overflow, bool) {
 	pe, ok := provider.AsError(err)
-	if !ok || pe.Auth || (pe.Retryable && pe.Status != http.StatusRequestEntityTooLarge) {
+	// A 429 is a rate limit, whatever its wording ("too many tokens per
+	// minute"); some servers answer an overflow with a 500, so other
+	// retryable statuses are still read.
+	if !ok || pe.Auth || pe.Status == http.StatusTooManyRequests {
 		return Overflow{}, false
 	}
 	return parseOverflowMessage(pe.Status, pe.Message)
@@ -119,7 +122,8 @@ func (o Overflow) LearnedLimit(sent int64) int64 {
 			base = o.Sent
 		}
 		if base > o.Excess {
-			return base - o.Excess
+			// base is partly our estimate: stay 2% under it.
+			return (base - o.Excess) * 98 / 100
 		}
 	}
 	return 0
