@@ -155,4 +155,3 @@ func toolIDs(msg map[string]any) []string {
 	}
 	return out
 }
-
