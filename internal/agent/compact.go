@@ -45,7 +45,8 @@ func (r *Runtime) compact(ctx context.Context, st *turnState, trigger, focus str
 		}
 	}
 	st.d.Events.Emit(event.Event{Type: event.Status, Message: fmt.Sprintf("compacting the conversation (%s): about %d tokens of a %d-token window", trigger, before, st.meter.window)})
-	cut := compact.Cut(hist, r.opts.Compaction.KeepRecent(r.summaryWindow(st, st.model)))
+	w := r.summaryWindow(st, st.model)
+	cut := compact.Cut(hist, r.opts.Compaction.KeepRecent(w), w/2)
 	sm, spec, err := r.summaryModel(st)
 	if err != nil {
 		return err
@@ -73,6 +74,10 @@ func (r *Runtime) compact(ctx context.Context, st *turnState, trigger, focus str
 	}
 	st.history = next
 	st.compactions++
+	st.futileStep = 0
+	if w := st.meter.window; w > 0 && b.Compaction.TokensAfter > r.opts.Compaction.ThresholdTokens(w) {
+		st.futileStep = st.steps
+	}
 	st.d.Events.Emit(event.Event{Type: event.CompactBoundary, MessageID: b.ID, Trigger: trigger,
 		TokensBefore: before, TokensAfter: b.Compaction.TokensAfter})
 	st.lastUsed, st.lastOut = b.Compaction.TokensAfter, 0

@@ -94,9 +94,13 @@ func (r *Runtime) learn(ctx context.Context, st *turnState, ov compact.Overflow,
 	if err := st.d.Recorder.SetMeta(ctx, metaLearnedLimit, string(data)); err != nil {
 		st.d.Events.Emit(event.Event{Type: event.Error, Error: "remember the context limit: " + err.Error()})
 	}
+	said := "the catalog names none"
+	if st.model.ContextWindow > 0 {
+		said = fmt.Sprintf("smaller than the %d the catalog or config says", st.model.ContextWindow)
+	}
 	st.d.Events.Emit(event.Event{Type: event.Status, Message: fmt.Sprintf(
-		"the provider's context limit is %d tokens, smaller than the %d the catalog says; using it for this session (set context_window in tandem's config to make it permanent)",
-		limit, st.model.ContextWindow)})
+		"the provider's context limit is %d tokens (%s); using it for this session (set context_window in tandem's config to make it permanent)",
+		limit, said)})
 }
 
 // prepared is a request ready to send with its size.
@@ -120,7 +124,7 @@ func (r *Runtime) prepare(st *turnState) prepared {
 func (r *Runtime) callFitted(ctx context.Context, st *turnState) (*provider.Response, string, error) {
 	cfg := r.opts.Compaction
 	p := r.prepare(st)
-	if cfg.AutoOn() && st.meter.window > 0 && p.used > cfg.ThresholdTokens(st.meter.window) && len(st.history) > 1 {
+	if cfg.AutoOn() && st.meter.window > 0 && p.used > cfg.ThresholdTokens(st.meter.window) && len(st.history) > 1 && !st.thrashing() {
 		if err := r.compact(ctx, st, compact.TriggerAuto, "", p.used); err != nil {
 			if ctx.Err() != nil {
 				return nil, "", ctx.Err()
@@ -179,4 +183,11 @@ func (r *Runtime) saveContext(ctx context.Context, st *turnState) {
 // request plus the reply that joins the conversation.
 func (r *Runtime) endContext(ctx context.Context, st *turnState) {
 	r.saveContext(context.WithoutCancel(ctx), st)
+}
+
+// thrashing reports that a compaction in the last step left the request
+// above the threshold (a huge recent message): compacting again at once
+// would only pay for another summary. Overflow recovery still applies.
+func (st *turnState) thrashing() bool {
+	return st.futileStep > 0 && st.steps-st.futileStep < 2
 }

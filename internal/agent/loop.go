@@ -35,6 +35,7 @@ type turnState struct {
 	lastUsed    int64 // size of the last request sent
 	lastOut     int64 // output tokens of the last response
 	compactions int
+	futileStep  int // step whose compaction left the request above the threshold
 }
 
 // RunTurn implements turn.Runtime.

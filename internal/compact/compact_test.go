@@ -104,7 +104,7 @@ func TestPruneCapsHugeResultsAndDropsOldImages(t *testing.T) {
 
 func TestEffectiveAndCut(t *testing.T) {
 	msgs := conversation(4, 400)
-	cut := Cut(msgs, 250)
+	cut := Cut(msgs, 250, 0)
 	if cut <= 1 || msgs[cut].Role != message.Assistant {
 		t.Fatalf("cut %d must start at an assistant message", cut)
 	}
@@ -124,8 +124,12 @@ func TestEffectiveAndCut(t *testing.T) {
 		t.Fatal("no boundary must mean the stored conversation")
 	}
 	// Nothing fits: everything is summarised.
-	if c := Cut(msgs, 1); c != len(msgs) {
+	if c := Cut(msgs, 1, 1); c != len(msgs) {
 		t.Fatalf("cut with no room: %d", c)
+	}
+	// The last step does not fit in keep but in maxTail: it stays.
+	if c := Cut(msgs, 1, 250); c != len(msgs)-2 || msgs[c].Role != message.Assistant {
+		t.Fatalf("cut keeping the last step: %d of %d", c, len(msgs))
 	}
 }
 
@@ -136,6 +140,8 @@ func TestParseOverflowRealMessages(t *testing.T) {
 		limit  int64
 	}{
 		{400, "prompt is too long: 213456 tokens > 200000 maximum", 200000},
+		{400, "input length and `max_tokens` exceed context limit: 188000 + 20000 > 200000, decrease input length or `max_tokens` and try again", 180000},
+		{400, "The input token count (1196265) exceeds the maximum number of tokens allowed (1048576).", 1048576},
 		{400, "This model's maximum context length is 128000 tokens. However, your messages resulted in 204308 tokens. Please reduce the length of the messages.", 128000},
 		{400, "This model's maximum context length is 16384 tokens. However, you requested 122946 tokens (112946 in the messages, 10000 in the completion). Please reduce the length of the messages or completion.", 6384},
 		{400, "This model's maximum context length is 65536 tokens. However, you requested 66343 tokens (62247 in the messages, 4096 in the completion). Please reduce the length of the messages or completion.", 61440},

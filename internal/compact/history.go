@@ -49,19 +49,30 @@ func LastBoundary(stored []message.Message) int {
 // Cut chooses where a summary ends and the verbatim tail begins: the
 // earliest index whose tail fits in keep tokens and starts cleanly (an
 // assistant message, or a user message that is not tool results, so no
-// tool_result loses its tool_use). It is at least 1 so something is
-// summarised; len(msgs) means the summary replaces everything.
-func Cut(msgs []message.Message, keep int64) int {
-	cut := len(msgs)
+// tool_result loses its tool_use). When not even the last step fits in
+// keep, the latest clean start whose tail fits in maxTail is used, so the
+// model does not lose the result it has not seen yet. The cut is at least
+// 1 so something is summarised; len(msgs) means the summary replaces
+// everything.
+func Cut(msgs []message.Message, keep, maxTail int64) int {
+	cut, fallback := len(msgs), len(msgs)
 	var tail int64
 	for i := len(msgs) - 1; i >= 1; i-- {
 		tail += MessageTokens(msgs[i])
-		if tail > keep {
+		if tail > max(keep, maxTail) {
 			break
 		}
-		if cleanStart(msgs[i]) {
-			cut = i
+		if !cleanStart(msgs[i]) {
+			continue
 		}
+		if tail <= keep {
+			cut = i
+		} else if fallback == len(msgs) {
+			fallback = i
+		}
+	}
+	if cut == len(msgs) {
+		return fallback
 	}
 	return cut
 }

@@ -36,6 +36,10 @@ type overflowPattern struct {
 var overflowPatterns = []overflowPattern{
 	// Anthropic: "prompt is too long: 213456 tokens > 200000 maximum"
 	{"anthropic", regexp.MustCompile(`prompt is too long: (?P<sent>\d+) tokens > (?P<limit>\d+) maximum`)},
+	// Anthropic, counting max_tokens: "input length and `max_tokens` exceed context limit: 188000 + 20000 > 200000, decrease input length or `max_tokens` and try again"
+	{"anthropic-output", regexp.MustCompile("input length and `max_tokens` exceed context limit: (?P<sent>\\d+) \\+ (?P<output>\\d+) > (?P<limit>\\d+)")},
+	// Gemini: "The input token count (1196265) exceeds the maximum number of tokens allowed (1048576)."
+	{"gemini", regexp.MustCompile(`input token count \((?P<sent>\d+)\) exceeds the maximum number of tokens allowed \((?P<limit>\d+)\)`)},
 	// vLLM, DeepSeek, old OpenAI: "This model's maximum context length is 65536 tokens. However, you requested 66343 tokens (62247 in the messages, 4096 in the completion)."
 	{"requested", regexp.MustCompile(`maximum context length is (?P<limit>\d+) tokens\. However, you requested (?:about )?\d+ tokens \((?P<sent>\d+) (?:in the messages|of text input)[^)]*?(?P<output>\d+) (?:in the completion|in the output)\)`)},
 	// vLLM 0.20+: "...maximum context length is 128000 tokens. However, you requested 65535 output tokens and your prompt contains at least 62466 input tokens"

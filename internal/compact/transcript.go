@@ -16,8 +16,12 @@ import (
 var SummaryPrompt string
 
 // transcriptResultChars caps each tool result in a transcript: the summary
-// needs what a result showed, not all of it.
-const transcriptResultChars = 2000
+// needs what a result showed, not all of it. transcriptTextChars caps a
+// text block (a huge pasted prompt), keeping its head and tail.
+const (
+	transcriptResultChars = 2000
+	transcriptTextChars   = 20000
+)
 
 // Transcript renders messages as plain text for the summary model. Plain
 // text needs no tool definitions, works with every provider, and lets the
@@ -42,7 +46,7 @@ func Transcript(msgs []message.Message) string {
 				} else {
 					sb.WriteString("[Assistant]\n")
 				}
-				sb.WriteString(b.Text)
+				sb.WriteString(headTail(b.Text, transcriptTextChars))
 			case message.ToolUse:
 				fmt.Fprintf(&sb, "[Tool call %s] %s", b.Name, shorten(string(b.Input), 1000))
 			case message.ToolResult:
@@ -139,4 +143,12 @@ func LatestTodos(msgs []message.Message) []event.Todo {
 		}
 	}
 	return nil
+}
+
+// headTail keeps the first and last parts of a long text.
+func headTail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return validUTF8(s[:n*3/4]) + fmt.Sprintf("\n[... %d characters left out ...]\n", len(s)-n) + validUTF8(s[len(s)-n/4:])
 }
