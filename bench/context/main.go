@@ -112,7 +112,9 @@ func run(steps int, window int64, p policy) (result, error) {
 		Models: agent.ResolverFunc(func(string) (agent.Model, error) {
 			return agent.Model{Provider: prov, ID: "claude-sonnet-4-5", MaxOutput: 8192, ContextWindow: window}, nil
 		}),
-		System:     func(string, string) []string { return []string{strings.Repeat("You are a coding agent. Follow the instructions.\n", 200)} },
+		System: func(string, string) []string {
+			return []string{strings.Repeat("You are a coding agent. Follow the instructions.\n", 200)}
+		},
 		Sleep:      func(ctx context.Context, d time.Duration) error { return ctx.Err() },
 		Compaction: p.cfg,
 	})
@@ -217,7 +219,7 @@ func mixedScript(steps int) scripted.Script {
 	cycle := []string{"Read", "Read", "Grep", "Bash", "Glob"}
 	for i := range steps {
 		name := cycle[i%len(cycle)]
-		s.Steps = append(s.Steps, scripted.ToolStep(scripted.Call(name, map[string]any{"arg": fmt.Sprintf("target-%03d", i)})).WithText("Next I look at target " + fmt.Sprint(i) + "."))
+		s.Steps = append(s.Steps, scripted.ToolStep(scripted.Call(name, map[string]any{"arg": fmt.Sprintf("target-%03d", i)})).WithText("Next I look at target "+fmt.Sprint(i)+"."))
 	}
 	s.Steps = append(s.Steps, scripted.TextStep("Done with the repository."))
 	return s
@@ -229,10 +231,12 @@ type fakeTool struct {
 	size int
 }
 
-func (f fakeTool) Name() string            { return f.name }
-func (f fakeTool) Description() string     { return "bench tool " + f.name }
-func (f fakeTool) Schema() json.RawMessage { return json.RawMessage(`{"type":"object","properties":{"arg":{"type":"string"}}}`) }
-func (f fakeTool) ReadOnly() bool          { return true }
+func (f fakeTool) Name() string        { return f.name }
+func (f fakeTool) Description() string { return "bench tool " + f.name }
+func (f fakeTool) Schema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{"arg":{"type":"string"}}}`)
+}
+func (f fakeTool) ReadOnly() bool { return true }
 func (f fakeTool) Execute(_ context.Context, c tool.Call) (tool.Result, error) {
 	line := fmt.Sprintf("%s %s: func handler(w http.ResponseWriter, r *http.Request) { return }\n", f.name, c.Input)
 	return tool.Result{Content: strings.Repeat(line, f.size/len(line)+1)[:f.size]}, nil
