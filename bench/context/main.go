@@ -55,6 +55,8 @@ type policy struct {
 func main() {
 	steps := flag.Int("steps", 100, "tool steps in the session")
 	window := flag.Int64("window", 200_000, "context window in tokens")
+	keep := flag.Int("keep-steps", 0, "compaction.prune_keep_steps to try (0: the default)")
+	chunk := flag.Int("chunk-steps", 0, "compaction.prune_chunk_steps to try (0: the default)")
 	flag.Parse()
 	if *steps < 1 || *window < 10_000 {
 		fmt.Fprintln(os.Stderr, "bench/context: -steps must be >= 1 and -window >= 10000")
@@ -66,6 +68,9 @@ func main() {
 		{"pruning only", compact.Config{Auto: &f}, true},
 		{"compaction only", compact.Config{Prune: &f, Auto: &t}, true},
 		{"pruning + compaction (default)", compact.Config{}, true},
+	}
+	for i := range policies {
+		policies[i].cfg.PruneKeepSteps, policies[i].cfg.PruneChunkSteps = *keep, *chunk
 	}
 	fmt.Printf("bench/context: %d steps of mixed tools, %d-token window, claude-sonnet-4-5 prices\n\n", *steps, *window)
 	tw := tabwriter.NewWriter(os.Stdout, 0, 2, 2, ' ', tabwriter.AlignRight)

@@ -267,6 +267,12 @@ func TestOverflowRecoveryLearnsRealLimit(t *testing.T) {
 			if err := json.Unmarshal([]byte(h.rec.Value(metaLearnedLimit)), &learned); err != nil || learned.Tokens <= 0 || learned.Tokens > 50_000 {
 				t.Errorf("learned limit %q", h.rec.Value(metaLearnedLimit))
 			}
+			// The next turn (a resume) starts from the learned limit.
+			n := len(h.ofType(event.Context))
+			h.run(t, context.Background(), "anything else?")
+			if ctx := h.ofType(event.Context); len(ctx) <= n || ctx[n].ContextWindow != learned.Tokens {
+				t.Errorf("next turn's window: %+v, want %d", ctx[n:], learned.Tokens)
+			}
 		})
 	}
 }
@@ -367,5 +373,46 @@ func TestManualCompactCommand(t *testing.T) {
 	}
 	if !sawFocus {
 		t.Error("the focus did not reach the summary request")
+	}
+}
+
+type fakeCompactHooks struct {
+	mu    sync.Mutex
+	pre   []string // trigger|instructions
+	post  []string // trigger|summary
+	block string
+}
+
+func (f *fakeCompactHooks) PreCompact(_ context.Context, _, _, trigger, instr string) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.pre = append(f.pre, trigger+"|"+instr)
+	return f.block, nil
+}
+
+func (f *fakeCompactHooks) PostCompact(_ context.Context, _, _, trigger, summary string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.post = append(f.post, trigger+"|"+summary)
+	return nil
+}
+
+// PreCompact sees the trigger and the focus and may block; PostCompact gets
+// the summary.
+func TestCompactHooks(t *testing.T) {
+	h := newLive(t, "anthropic", longScript(2, 2), 200_000, compact.Config{})
+	hooks := &fakeCompactHooks{block: "not now"}
+	h.rt.opts.CompactHooks = hooks
+	h.run(t, context.Background(), "read two files")
+	res := h.run(t, context.Background(), "/compact the reads")
+	if !res.IsError || !strings.Contains(res.Error, "PreCompact hook: not now") || len(h.boundaries()) != 0 {
+		t.Fatalf("blocked compaction: %+v", res)
+	}
+	hooks.block = ""
+	if res := h.run(t, context.Background(), "/compact the reads"); res.IsError {
+		t.Fatalf("compaction: %+v", res)
+	}
+	if len(hooks.pre) != 2 || hooks.pre[1] != "manual|the reads" || len(hooks.post) != 1 || hooks.post[0] != "manual|"+summaryText {
+		t.Errorf("hooks saw pre %q post %q", hooks.pre, hooks.post)
 	}
 }
