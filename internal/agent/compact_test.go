@@ -416,3 +416,32 @@ func TestCompactHooks(t *testing.T) {
 		t.Errorf("hooks saw pre %q post %q", hooks.pre, hooks.post)
 	}
 }
+
+// compaction.model writes the summary; the session's model does the rest.
+func TestSummaryModelFromConfig(t *testing.T) {
+	h := newLive(t, "anthropic", longScript(2, 2), 200_000, compact.Config{Model: "scripted/small"})
+	base := h.rt.opts.Models
+	h.rt.opts.Models = ResolverFunc(func(spec string) (Model, error) {
+		m, err := base.Resolve(spec)
+		if spec == "scripted/small" {
+			m.ID = "claude-haiku-4-5"
+		}
+		return m, err
+	})
+	h.run(t, context.Background(), "read two files")
+	if res := h.run(t, context.Background(), "/compact"); res.IsError {
+		t.Fatalf("compact: %+v", res)
+	}
+	var models []string
+	for _, r := range h.srv.Requests() {
+		if r.Side {
+			models = append(models, r.Model())
+		}
+	}
+	if len(models) != 1 || models[0] != "claude-haiku-4-5" {
+		t.Errorf("summary requests went to %v", models)
+	}
+	if b := h.boundaries(); len(b) != 1 || b[0].Compaction.Model != "scripted/small" {
+		t.Errorf("boundary: %+v", b)
+	}
+}
