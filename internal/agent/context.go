@@ -145,6 +145,9 @@ func (r *Runtime) callFitted(ctx context.Context, st *turnState) (*provider.Resp
 		if !isOverflow || ctx.Err() != nil {
 			return nil, partial, err
 		}
+		if ov.OutputTooLarge() {
+			return nil, partial, fmt.Errorf("%w (the server counts the requested output, %d tokens, against its %d-token window: give the model a larger context on the server, or use a model with a smaller max output)", err, ov.Output, ov.Limit)
+		}
 		sent := max(ov.Sent, p.used)
 		r.learn(ctx, st, ov, sent)
 		if !cfg.AutoOn() {

@@ -166,6 +166,9 @@ func TestParseOverflowRealMessages(t *testing.T) {
 	if !ok || o.Excess != 4021 || o.LearnedLimit(54021) != 49000 {
 		t.Errorf("ollama: %+v %d", o, o.LearnedLimit(54021))
 	}
+	if o, _ := ParseOverflow(&provider.Error{Status: 400, Message: "This model's maximum context length is 32768 tokens. However, you requested 65535 output tokens and your prompt contains at least 1200 input tokens, for a total of at least 66735 tokens."}); !o.OutputTooLarge() || o.Limit != 32768 {
+		t.Errorf("output larger than the window: %+v", o)
+	}
 	for _, msg := range []string{"Overloaded", "Rate limit reached for requests", "invalid x-api-key"} {
 		if _, ok := ParseOverflow(&provider.Error{Status: 429, Message: msg, Retryable: true}); ok {
 			t.Errorf("%q taken for an overflow", msg)

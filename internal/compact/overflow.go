@@ -20,6 +20,9 @@ type Overflow struct {
 	// Excess is how far over the limit the prompt was (Ollama names only
 	// this); 0 when not said.
 	Excess int64
+	// Output is the reserved output the server counted against the
+	// window (vLLM, DeepSeek, OpenRouter); 0 when not said.
+	Output int64
 	// Message is the provider's own message.
 	Message string
 }
@@ -96,8 +99,8 @@ func parseOverflowMessage(status int, msg string) (Overflow, bool) {
 			n, _ := strconv.ParseInt(m[i], 10, 64)
 			return n
 		}
-		o.Limit, o.Sent, o.Excess = num("limit"), num("sent"), num("excess")
-		if out := num("output"); out > 0 && out < o.Limit {
+		o.Limit, o.Sent, o.Excess, o.Output = num("limit"), num("sent"), num("excess"), num("output")
+		if out := o.Output; out > 0 && out < o.Limit {
 			// The server counts the reserved output against the window.
 			o.Limit -= out
 		}
@@ -131,4 +134,11 @@ func (o Overflow) LearnedLimit(sent int64) int64 {
 		}
 	}
 	return 0
+}
+
+// OutputTooLarge reports an overflow caused by the requested output alone:
+// the server counts max_tokens against a window no larger than it, and no
+// compaction can help.
+func (o Overflow) OutputTooLarge() bool {
+	return o.Output > 0 && o.Limit > 0 && o.Output >= o.Limit
 }
