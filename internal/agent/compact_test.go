@@ -445,3 +445,19 @@ func TestSummaryModelFromConfig(t *testing.T) {
 		t.Errorf("boundary: %+v", b)
 	}
 }
+
+// A window too small for even the summary fails the turn with an error
+// that says what to do, and stores no boundary.
+func TestOverflowThatCannotBeRecovered(t *testing.T) {
+	script := longScript(3, 16)
+	script.ContextLimit = 2000
+	h := newLive(t, "openai-compatible", script, 200_000, compact.Config{})
+	res := h.run(t, context.Background(), "read")
+	if res.Subtype != event.SubtypeProviderError || !strings.Contains(res.Error, "maximum context length is 2000 tokens") ||
+		!strings.Contains(res.Error, "start a new session or use a model with a larger window") {
+		t.Fatalf("result: %+v", res)
+	}
+	if len(h.boundaries()) != 0 {
+		t.Error("a failed compaction stored a boundary")
+	}
+}
