@@ -219,6 +219,7 @@ func TestBrowserKeyboardInterrupt(t *testing.T) {
 		chromedp.WaitNotPresent(chromedp.CSS("body.busy")),
 	)
 	if err != nil {
+		shot(t, ctx, screenshotDir(t), "interrupt-failure")
 		t.Fatal(err)
 	}
 }

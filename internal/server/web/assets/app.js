@@ -534,11 +534,23 @@ async function start() {
   try {
     await Promise.all([loadCatalog(), loadWorkspaces()]);
     const id = location.hash.slice(1);
-    if (id) await openSession(id).catch(() => history.replaceState(null, '', location.pathname));
+    if (id && id !== state.session?.id && id !== state.opening) {
+      state.opening = id;
+      await openSession(id).catch(() => history.replaceState(null, '', location.pathname)).finally(() => { state.opening = null; });
+    }
     else ui.workspaceSelect.focus();
   } catch (err) { showError(err); }
 }
 
 start();
+// A session link followed while the page is open (#ses_...) opens it; the
+// page's own replaceState calls do not fire this.
+window.addEventListener('hashchange', () => {
+  const id = location.hash.slice(1);
+  if (id && id !== state.session?.id && id !== state.opening) {
+    state.opening = id;
+    openSession(id).catch(showError).finally(() => { state.opening = null; });
+  }
+});
 // Exposed for tests and debugging; holds no secrets.
 window.tandem = { state, renderMarkdown };
