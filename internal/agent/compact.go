@@ -55,17 +55,13 @@ func (r *Runtime) compact(ctx context.Context, st *turnState, trigger, focus str
 	if err != nil {
 		return err
 	}
-	stored, err := st.d.Recorder.History(ctx)
+	b, err := r.boundary(ctx, st, sm, spec, summary, usage, trigger, focus, before)
 	if err != nil {
-		return fmt.Errorf("load history for the todo list: %w", err)
+		return err
 	}
-	b := message.Message{ID: newID("msg"), Role: message.User, Kind: message.KindCompaction, CreatedAt: time.Now().UTC(),
-		Content:    []message.Block{message.TextBlock(compact.BoundaryText(summary, compact.LatestTodos(stored)))},
-		Compaction: &message.Compaction{Trigger: trigger, TokensBefore: before, Model: spec, Focus: focus}}
 	if cut < len(hist) {
 		b.Compaction.KeepFrom = hist[cut].ID
 	}
-	r.chargeSummary(st, &b, sm, usage)
 	next := repairHistory(append([]message.Message{b}, hist[cut:]...))
 	st.meter.forget()
 	b.Compaction.TokensAfter = st.meter.used(compact.RequestTokens(r.buildRequest(st, next)))
@@ -73,21 +69,42 @@ func (r *Runtime) compact(ctx context.Context, st *turnState, trigger, focus str
 		return fmt.Errorf("store the compaction: %w", err)
 	}
 	st.history = next
+	r.compacted(ctx, st, b, summary)
+	return nil
+}
+
+// boundary builds the stored boundary message: the summary, the todo list
+// as the last TodoWrite left it, and the summary calls' cost.
+func (r *Runtime) boundary(ctx context.Context, st *turnState, sm Model, spec, summary string, usage event.Usage, trigger, focus string, before int64) (message.Message, error) {
+	stored, err := st.d.Recorder.History(ctx)
+	if err != nil {
+		return message.Message{}, fmt.Errorf("load history for the todo list: %w", err)
+	}
+	b := message.Message{ID: newID("msg"), Role: message.User, Kind: message.KindCompaction, CreatedAt: time.Now().UTC(),
+		Content:    []message.Block{message.TextBlock(compact.BoundaryText(summary, compact.LatestTodos(stored)))},
+		Compaction: &message.Compaction{Trigger: trigger, TokensBefore: before, Model: spec, Focus: focus}}
+	r.chargeSummary(st, &b, sm, usage)
+	return b, nil
+}
+
+// compacted reports a stored boundary: events, the thrash guard, the
+// PostCompact hook.
+func (r *Runtime) compacted(ctx context.Context, st *turnState, b message.Message, summary string) {
+	c := b.Compaction
 	st.compactions++
 	st.futileStep = 0
-	if w := st.meter.window; w > 0 && b.Compaction.TokensAfter > r.opts.Compaction.ThresholdTokens(w) {
+	if w := st.meter.window; w > 0 && c.TokensAfter > r.opts.Compaction.ThresholdTokens(w) {
 		st.futileStep = st.steps
 	}
-	st.d.Events.Emit(event.Event{Type: event.CompactBoundary, MessageID: b.ID, Trigger: trigger,
-		TokensBefore: before, TokensAfter: b.Compaction.TokensAfter})
-	st.lastUsed, st.lastOut = b.Compaction.TokensAfter, 0
-	r.emitContext(st, b.Compaction.TokensAfter)
+	st.d.Events.Emit(event.Event{Type: event.CompactBoundary, MessageID: b.ID, Trigger: c.Trigger,
+		TokensBefore: c.TokensBefore, TokensAfter: c.TokensAfter})
+	st.lastUsed, st.lastOut = c.TokensAfter, 0
+	r.emitContext(st, c.TokensAfter)
 	if h := r.opts.CompactHooks; h != nil {
-		if err := h.PostCompact(context.WithoutCancel(ctx), st.in.SessionID, st.in.Cwd, trigger, summary); err != nil {
+		if err := h.PostCompact(context.WithoutCancel(ctx), st.in.SessionID, st.in.Cwd, c.Trigger, summary); err != nil {
 			st.d.Events.Emit(event.Event{Type: event.Error, Error: "PostCompact hook: " + err.Error()})
 		}
 	}
-	return nil
 }
 
 // summaryModel is compaction.model when set, else the session's model.
