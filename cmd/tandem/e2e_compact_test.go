@@ -183,3 +183,35 @@ func (x *e2e) restart(t *testing.T, script scripted.Script) {
 	t.Cleanup(x.srv.Close)
 	x.url = url
 }
+
+// An OpenAI-compatible server (vLLM's error shape) whose real window is 50k
+// while the config says 200k: the binary recovers, learns the limit into
+// the session meta and finishes the task.
+func TestE2ECompactionLearnsVLLMLimit(t *testing.T) {
+	x := newE2E(t, scripted.Script{})
+	steps := readScript(x, 12)
+	x.restart(t, scripted.Script{Steps: steps, StepMarkers: true, ContextLimit: 50_000, OverflowDialect: "vllm",
+		Fallback: &scripted.Step{Text: e2eSummary}})
+	writeUserConfig(t, x, fmt.Sprintf(`{"providers": {"local": {"kind": "openai-compatible", "base_url": %q, "api_key": "k",
+		"models": {"qwen-coder": {"context_window": 200000}}}}}`, x.url+"/v1"))
+	res := x.RunStream("read every file under src", "--model", "local/qwen-coder", "--permission-mode", "trust")
+	mustSucceed(t, res)
+	if res.Result().Result != "all files read" {
+		t.Fatalf("result %+v", res.Result())
+	}
+	refused := 0
+	for _, r := range x.srv.Requests() {
+		if r.Overflow {
+			refused++
+		}
+	}
+	cb := eventsOf(res, event.CompactBoundary)
+	if refused == 0 || refused > 2 || len(cb) == 0 || cb[0].Trigger != "overflow" {
+		t.Fatalf("%d refused requests, compactions %+v", refused, cb)
+	}
+	ex, _ := x.Export(res.Result().SessionID)
+	meta, _ := ex.Session["meta"].(map[string]any)
+	if limit, _ := meta["context_limit"].(string); !strings.Contains(limit, `"model":"local/qwen-coder"`) {
+		t.Errorf("learned limit not kept: %v", meta)
+	}
+}
