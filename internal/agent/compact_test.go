@@ -461,3 +461,29 @@ func TestOverflowThatCannotBeRecovered(t *testing.T) {
 		t.Error("a failed compaction stored a boundary")
 	}
 }
+
+func TestFitOutputKeepsPromptPlusOutputInsideTheWindow(t *testing.T) {
+	req := provider.Request{MaxTokens: 64000, ThinkingBudget: 32000}
+	fitOutput(&req, 100_000, 200_000)
+	if req.MaxTokens != 64000 || req.ThinkingBudget != 32000 {
+		t.Errorf("room enough, yet changed: %+v", req)
+	}
+	fitOutput(&req, 150_000, 200_000)
+	if req.MaxTokens != 46000 || req.ThinkingBudget != 32000 {
+		t.Errorf("150k of 200k: %+v", req)
+	}
+	req = provider.Request{MaxTokens: 64000, ThinkingBudget: 32000}
+	fitOutput(&req, 180_000, 200_000)
+	if req.MaxTokens != 16000 || req.ThinkingBudget != 16000-minOutput {
+		t.Errorf("180k of 200k: %+v", req)
+	}
+	req = provider.Request{MaxTokens: 64000, ThinkingBudget: 2000}
+	fitOutput(&req, 199_000, 200_000)
+	if req.MaxTokens != minOutput || req.ThinkingBudget != 0 {
+		t.Errorf("full window: %+v", req)
+	}
+	req = provider.Request{MaxTokens: 64000}
+	if fitOutput(&req, 199_000, 0); req.MaxTokens != 64000 {
+		t.Errorf("unknown window: %+v", req)
+	}
+}

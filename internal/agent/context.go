@@ -115,7 +115,33 @@ func (r *Runtime) prepare(st *turnState) prepared {
 	msgs, _ := compact.Prune(st.history, r.opts.Compaction)
 	req := r.buildRequest(st, msgs)
 	est := compact.RequestTokens(req)
-	return prepared{req: req, est: est, used: st.meter.used(est)}
+	p := prepared{req: req, est: est, used: st.meter.used(est)}
+	fitOutput(&p.req, p.used, st.meter.window)
+	return p
+}
+
+// minOutput is the smallest max_tokens fitOutput leaves a request.
+const minOutput = 4096
+
+// fitOutput lowers max_tokens (and the thinking budget under it) when
+// the prompt and the requested output together would pass the window:
+// Anthropic (since Claude 3.7), vLLM and others refuse such a request
+// instead of answering shorter.
+func fitOutput(req *provider.Request, used, window int64) {
+	if window <= 0 || req.MaxTokens <= 0 {
+		return
+	}
+	room := window - used - window/50 // 2% for the estimate's error
+	if room >= req.MaxTokens {
+		return
+	}
+	req.MaxTokens = max(room, minOutput)
+	if req.ThinkingBudget > 0 && req.ThinkingBudget > req.MaxTokens-minOutput {
+		req.ThinkingBudget = req.MaxTokens - minOutput
+		if req.ThinkingBudget < 1024 { // the smallest budget providers accept
+			req.ThinkingBudget = 0
+		}
+	}
 }
 
 // callFitted makes one step's call within the window: it compacts first
