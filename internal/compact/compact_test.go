@@ -97,8 +97,11 @@ func TestPruneCapsHugeResultsAndDropsOldImages(t *testing.T) {
 	if out[0].Content[1].Type != message.Text {
 		t.Error("old image kept")
 	}
-	if _, st := Prune(msgs, Config{Prune: new(bool)}); st != (PruneStats{}) {
-		t.Error("prune off still pruned")
+	if _, st := Prune(conversation(20, 8000), Config{Prune: new(bool), PruneKeepSteps: 1, PruneChunkSteps: 1, PruneMinTokens: 1}); st != (PruneStats{}) {
+		t.Errorf("prune off still pruned: %+v", st)
+	}
+	if _, st := Prune(msgs, Config{Prune: new(bool), MaxResultTokens: 1000}); st.Capped != 3 || st.Cleared != 0 {
+		t.Errorf("prune off must still cap huge results: %+v", st)
 	}
 }
 

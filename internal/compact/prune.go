@@ -20,16 +20,14 @@ type PruneStats struct {
 // Prune returns the messages as they should be sent: tool results and
 // images of steps older than the last PruneKeepSteps steps are replaced by
 // placeholders naming the call, and any result larger than MaxResultTokens
-// is cut. msgs is not modified; the store keeps everything.
+// is cut (also with pruning off). msgs is not modified; the store keeps
+// everything.
 //
 // The boundary moves in chunks of PruneChunkSteps steps and only when it
 // clears at least PruneMinTokens, so between moves every request starts
 // with the same bytes and the provider's prompt cache keeps hitting.
 func Prune(msgs []message.Message, c Config) ([]message.Message, PruneStats) {
 	var st PruneStats
-	if !c.PruneOn() {
-		return msgs, st
-	}
 	var steps []int // index of each assistant message
 	for i, m := range msgs {
 		if m.Role == message.Assistant {
@@ -37,6 +35,9 @@ func Prune(msgs []message.Message, c Config) ([]message.Message, PruneStats) {
 		}
 	}
 	b := len(steps) - c.keepSteps()
+	if !c.PruneOn() {
+		b = 0 // results stay, but the cap on huge ones still applies
+	}
 	if b > 0 {
 		b -= b % c.chunkSteps()
 	}
