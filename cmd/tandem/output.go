@@ -79,6 +79,8 @@ func (p *printer) text(e event.Event) {
 		if p.verbose && e.Message != "" {
 			fmt.Fprintf(p.err, "tandem: %s\n", e.Message)
 		}
+	case event.CompactBoundary:
+		fmt.Fprintf(p.err, "tandem: conversation compacted (%s): about %d tokens → %d\n", e.Trigger, e.TokensBefore, e.TokensAfter)
 	}
 }
 

@@ -88,7 +88,7 @@ func newSessionsCmd(g *globalFlags) *cobra.Command {
 			return nil
 		}),
 	}
-	cmd.AddCommand(list, show, export, del)
+	cmd.AddCommand(list, show, export, del, newSessionsCompactCmd(g))
 	return cmd
 }
 
@@ -106,7 +106,12 @@ func printTranscript(cmd *cobra.Command, s store.Session, msgs []message.Message
 	fmt.Fprintf(w, "session %s  %s\nfolder  %s\nmodel   %s (%s runtime)\ntokens  %d in, %d out, %d cache read, %d cache write; cost %s\n\n",
 		s.ID, s.Title, s.Cwd, s.Model, firstNonEmpty(s.Runtime, "native"), s.Usage.InputTokens, s.Usage.OutputTokens,
 		s.Usage.CacheReadTokens, s.Usage.CacheCreationTokens, costString(s.CostUSD))
+	printContext(w, s)
 	for _, m := range msgs {
+		if m.Kind == message.KindCompaction {
+			printBoundary(w, m)
+			continue
+		}
 		for _, b := range m.Content {
 			switch b.Type {
 			case message.Text:

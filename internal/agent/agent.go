@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/tandem-agent/tandem/internal/compact"
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/provider"
 )
@@ -27,6 +28,10 @@ type Model struct {
 	// ThinkingBudget > 0 turns extended thinking on.
 	ThinkingBudget int64
 	Effort         string
+	// ContextWindow is the model's context window in tokens (catalog or
+	// config); 0 means unknown, which turns off threshold compaction but
+	// not overflow recovery.
+	ContextWindow int64
 }
 
 // Resolver turns a "provider/model" spec into a Model. The loop resolves at
@@ -68,6 +73,10 @@ type Options struct {
 	// Sleep waits between retries; tests replace it. nil means a timer
 	// that honours ctx.
 	Sleep func(ctx context.Context, d time.Duration) error
+	// Compaction configures pruning and compaction (docs/compaction.md).
+	Compaction compact.Config
+	// CompactHooks runs PreCompact/PostCompact hooks; nil means none.
+	CompactHooks CompactHooks
 }
 
 // RetryPolicy bounds retries of failed provider calls.

@@ -151,7 +151,7 @@ func TestLoopToolThenAnswer(t *testing.T) {
 	if res.Usage.InputTokens != 13 || res.CostUSD == nil || *res.CostUSD != 13 {
 		t.Errorf("usage/cost: %+v %v", res.Usage, res.CostUSD)
 	}
-	want := "status tool_use tool_use tool_result tool_result text result done"
+	want := "status context tool_use tool_use tool_result tool_result text context result done"
 	if got := strings.Join(h.types(), " "); got != want {
 		t.Errorf("events:\n got %s\nwant %s", got, want)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/tandem-agent/tandem/internal/compact"
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/provider"
@@ -29,6 +30,12 @@ type turnState struct {
 	lastText string
 	denials  []event.Denial
 	doom     doomTracker
+	// context accounting (context.go) and compaction (compact.go)
+	meter       meter
+	lastUsed    int64 // size of the last request sent
+	lastOut     int64 // output tokens of the last response
+	compactions int
+	futileStep  int // step whose compaction left the request above the threshold
 }
 
 // RunTurn implements turn.Runtime.
@@ -46,7 +53,12 @@ func (r *Runtime) RunTurn(ctx context.Context, in turn.Input, d turn.Deps) (even
 	if err != nil {
 		return event.Event{}, fmt.Errorf("load history: %w", err)
 	}
-	st.history = repairHistory(history)
+	// A compaction boundary replaces what it summarised (compact.Effective).
+	st.history = repairHistory(compact.Effective(history))
+	r.loadWindow(ctx, st)
+	if focus, ok := compact.Command(in.Prompt); ok {
+		return r.manualCompact(ctx, st, focus), nil
+	}
 
 	prompt := in.Prompt
 	if r.opts.Hooks != nil {
@@ -79,7 +91,7 @@ func (r *Runtime) steps(ctx context.Context, st *turnState) (event.Event, error)
 			return r.finish(ctx, st, event.SubtypeMaxTurns, fmt.Errorf("reached the limit of %d turns (--max-turns)", st.in.MaxTurns)), nil
 		}
 		st.steps++
-		resp, partial, err := r.callModel(ctx, st)
+		resp, partial, err := r.callFitted(ctx, st)
 		if err != nil {
 			if ctx.Err() != nil {
 				// Keep what the user already saw so a resume continues from it.
@@ -165,6 +177,7 @@ func (r *Runtime) finish(ctx context.Context, st *turnState, subtype string, err
 	res := event.Event{Type: event.Result, Subtype: subtype, IsError: subtype != event.SubtypeSuccess,
 		Result: st.lastText, NumTurns: st.steps, DurationMS: time.Since(st.start).Milliseconds(),
 		PermissionDenials: st.denials}
+	r.endContext(ctx, st)
 	u := st.usage
 	res.Usage = &u
 	if st.costOK {

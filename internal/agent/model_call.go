@@ -6,19 +6,29 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tandem-agent/tandem/internal/compact"
 	"github.com/tandem-agent/tandem/internal/event"
+	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/provider"
 )
 
 // callModel makes one step's provider call, retrying what can be retried.
 // It returns the text streamed so far when the call ends in an interrupt,
 // so the caller can keep it.
-func (r *Runtime) callModel(ctx context.Context, st *turnState) (*provider.Response, string, error) {
-	req := r.buildRequest(st)
+func (r *Runtime) callModel(ctx context.Context, st *turnState, req provider.Request) (*provider.Response, string, error) {
+	return r.stream(ctx, st, st.model.Provider, req, true)
+}
+
+// stream makes one provider call with retries; live deltas become events
+// when emit is set (a summary call streams silently).
+func (r *Runtime) stream(ctx context.Context, st *turnState, p provider.Provider, req provider.Request, emit bool) (*provider.Response, string, error) {
 	msgID := newID("msg")
 	for attempt := 1; ; attempt++ {
 		var partial strings.Builder
-		resp, err := st.model.Provider.Stream(ctx, req, func(d provider.Delta) {
+		resp, err := p.Stream(ctx, req, func(d provider.Delta) {
+			if !emit {
+				return
+			}
 			switch d.Kind {
 			case provider.DeltaText:
 				partial.WriteString(d.Text)
@@ -34,6 +44,10 @@ func (r *Runtime) callModel(ctx context.Context, st *turnState) (*provider.Respo
 			return nil, partial.String(), ctx.Err()
 		}
 		pe, ok := provider.AsError(err)
+		if _, overflow := compact.ParseOverflow(err); overflow {
+			// Retrying the same request cannot help; compaction can.
+			return nil, partial.String(), err
+		}
 		if !ok || !pe.Retryable || attempt >= r.opts.Retry.MaxAttempts {
 			return nil, partial.String(), err
 		}
@@ -60,7 +74,8 @@ func (r *Runtime) backoff(attempt int, retryAfter time.Duration) time.Duration {
 	return d - d/8 + jitter
 }
 
-func (r *Runtime) buildRequest(st *turnState) provider.Request {
+// buildRequest is the next request with msgs as its conversation.
+func (r *Runtime) buildRequest(st *turnState, msgs []message.Message) provider.Request {
 	specs := toolSpecs(st)
 	system := r.opts.System(st.in.Cwd, st.in.AppendSystemPrompt)
 	if st.in.SystemPrompt != "" {
@@ -74,7 +89,7 @@ func (r *Runtime) buildRequest(st *turnState) provider.Request {
 	return provider.Request{
 		Model:          st.model.ID,
 		System:         system,
-		Messages:       st.history,
+		Messages:       msgs,
 		Tools:          specs,
 		MaxTokens:      st.model.MaxOutput,
 		ThinkingBudget: st.model.ThinkingBudget,

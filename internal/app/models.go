@@ -50,6 +50,12 @@ func (m *models) resolver(c *config.Config) agent.Resolver {
 		model := agent.Model{Provider: p, ID: res.Model, Cost: func(u event.Usage) *float64 { return catalog.Cost(info, u) }}
 		if info != nil {
 			model.MaxOutput = info.MaxOutputTokens
+			model.ContextWindow = info.ContextWindow
+		}
+		if c != nil {
+			if w := c.Providers[res.Provider].ContextWindowFor(res.Model); w > 0 {
+				model.ContextWindow = w
+			}
 		}
 		if c != nil && (info == nil || info.SupportsThinking) {
 			model.ThinkingBudget, model.Effort = c.ThinkingBudget, c.Effort

@@ -69,3 +69,24 @@ func TestDefaultModelFromEnv(t *testing.T) {
 		t.Errorf("resolve default: %v", err)
 	}
 }
+
+func TestContextWindowFromCatalogAndConfig(t *testing.T) {
+	cat, err := catalog.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"ANTHROPIC_API_KEY": "k"}
+	m := newModels(cat, func(k string) string { return env[k] })
+	got, err := m.resolver(&config.Config{}).Resolve("anthropic/claude-sonnet-4-5")
+	if err != nil || got.ContextWindow != 200000 {
+		t.Fatalf("catalog window: %d %v", got.ContextWindow, err)
+	}
+	cfg := &config.Config{Providers: map[string]config.Provider{"anthropic": {ContextWindow: 150000,
+		Models: map[string]config.ProviderModel{"claude-sonnet-4-5": {ContextWindow: 50000}}}}}
+	if got, _ = m.resolver(cfg).Resolve("anthropic/claude-sonnet-4-5"); got.ContextWindow != 50000 {
+		t.Errorf("per-model override: %d", got.ContextWindow)
+	}
+	if got, _ = m.resolver(cfg).Resolve("anthropic/claude-opus-4-1"); got.ContextWindow != 150000 {
+		t.Errorf("per-provider override: %d", got.ContextWindow)
+	}
+}

@@ -58,6 +58,9 @@ var projectKeys = map[string]bool{
 	"$schema": true, "model": true, "small_model": true, "runtime": true, "permission_mode": true,
 	"max_turns": true, "thinking_budget": true, "effort": true, "disabledMcpjsonServers": true,
 	"providers": true, "tools": true, "permissions": true, "mcpServers": true, "claude_code": true,
+	// compaction only tunes when and how the conversation is summarised;
+	// its model is as free to choose as "model".
+	"compaction": true,
 }
 
 const whyUnlisted = "is not among the settings a project may set without trust (docs/permissions.md)"

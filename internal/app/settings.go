@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/tandem-agent/tandem/internal/compact"
 	"github.com/tandem-agent/tandem/internal/config"
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/permission/hooks"
@@ -84,6 +85,9 @@ func (a *App) ResolveSettings(ctx context.Context, req SettingsRequest) (*Settin
 		return nil, fmt.Errorf("hooks: %w", err)
 	}
 	if _, err := ClaudeCodeConfig(cfg); err != nil {
+		return nil, err
+	}
+	if _, err := compact.Parse(cfg.Compaction, cfg.SectionSource("compaction")); err != nil {
 		return nil, err
 	}
 	if req.Runtime != "" {

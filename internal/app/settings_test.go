@@ -70,6 +70,8 @@ func TestProjectKeysUntrusted(t *testing.T) {
 		{tandemFile, `{"permissions":{"rules":[{"permission":"bash","pattern":"curl *","action":"deny"}]}}`, ""},
 		{tandemFile, `{"permissions":{"mode":"explore"}}`, ""},
 		{tandemFile, `{"providers":{"openai":{"disabled":true}}}`, ""},
+		{tandemFile, `{"providers":{"anthropic":{"context_window":100000,"models":{"claude-sonnet-4-5":{"context_window":50000}}}}}`, ""},
+		{tandemFile, `{"compaction":{"threshold":0.7,"prune_keep_steps":4,"model":"anthropic/claude-haiku-4-5"}}`, ""},
 		{tandemFile, `{"tools":{"web_search":{"backend":"brave"}}}`, ""},
 		{tandemFile, `{"claude_code":{"turn_timeout":"5m","first_byte_timeout":"30s","allowed_tools":["Read"]}}`, ""},
 		{tandemFile, `{"claude_code":{"min_version":"2.0.0","use_user_mcp":true,"include_partial_messages":false}}`, ""},
@@ -233,5 +235,16 @@ func TestUnlistedProjectKeyNeedsTrust(t *testing.T) {
 	f := tandemFindings(config.Layer{File: file, Scope: "project", Config: &config.Config{Model: "a/b"}}, func(string) bool { return true })
 	if len(f) != 1 || f[0].Key != "some_future_key" || f[0].Why != whyUnlisted {
 		t.Errorf("findings: %+v", f)
+	}
+}
+
+// A bad compaction section is refused when the settings are resolved, with
+// the file and the key, before any turn starts.
+func TestBadCompactionSettingRefusedEarly(t *testing.T) {
+	a, work := testApp(t, map[string]string{"ANTHROPIC_API_KEY": "k"})
+	writeTestFile(t, filepath.Join(work, ".tandem", "config.json"), `{"compaction":{"threshold":2}}`)
+	_, err := a.ResolveSettings(context.Background(), SettingsRequest{Cwd: work})
+	if err == nil || !strings.Contains(err.Error(), "compaction.threshold") || !strings.Contains(err.Error(), ".tandem/config.json") {
+		t.Fatalf("err = %v", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/tandem-agent/tandem/internal/agent"
+	"github.com/tandem-agent/tandem/internal/compact"
 	"github.com/tandem-agent/tandem/internal/config"
 	"github.com/tandem-agent/tandem/internal/mcp"
 	"github.com/tandem-agent/tandem/internal/permission"
@@ -130,10 +131,15 @@ func (w *wiring) Runtime(name string, l *session.Live) (turn.Runtime, error) {
 
 func (w *wiring) native(eq *equipped) (turn.Runtime, error) {
 	pb := prompt.Builder{ConfigDir: w.app.Paths.ConfigDir, Home: w.app.opts.Getenv("HOME"), Warn: w.app.opts.Stderr}
+	cc, err := compact.Parse(eq.cfg.Compaction, eq.cfg.SectionSource("compaction"))
+	if err != nil {
+		return nil, err
+	}
 	opts := agent.Options{
-		Models:   w.app.models.resolver(eq.cfg),
-		System:   pb.Build,
-		ShellCwd: shellCwd,
+		Models:     w.app.models.resolver(eq.cfg),
+		System:     pb.Build,
+		ShellCwd:   shellCwd,
+		Compaction: cc,
 	}
 	if eq.hooks != nil {
 		opts.Hooks = hookAdapter{r: eq.hooks, mode: func() string { return string(eq.engine.Mode()) }}

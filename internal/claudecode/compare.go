@@ -12,12 +12,13 @@ import (
 // chunk text differently) and tool_output left out: it is progress that
 // the tool_result repeats, and Claude Code's stream-json has no live tool
 // output to map it from (its tool_progress carries only elapsed time).
+// context events are left out too: the CLI reports no window measurement.
 // Running the same scripted task under the native runtime and under
 // claude-code should give equal sequences.
 func TypeSequence(evs []event.Event) []event.Type {
 	var out []event.Type
 	for _, e := range evs {
-		if e.Type == event.ToolOutput {
+		if e.Type == event.ToolOutput || e.Type == event.Context {
 			continue
 		}
 		if (e.Type == event.Text || e.Type == event.Thinking) && len(out) > 0 && out[len(out)-1] == e.Type {

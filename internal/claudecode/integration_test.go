@@ -311,3 +311,25 @@ func TestRealCLISetModelAndModeMidTurn(t *testing.T) {
 		t.Error("set_model with no running turn: no error")
 	}
 }
+
+// "/compact" sent as the prompt of a claude-code turn reaches the CLI as
+// its own command: the CLI summarises and the turn emits compact_boundary.
+func TestRealCLIManualCompactPassesThrough(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.start(scripted.Script{Steps: []scripted.Step{scripted.TextStep("first answer")}, Fallback: &scripted.Step{Text: "CLI-SUMMARY of the conversation"}})
+	rt := New(h.cfg, h.opts)
+	if r := h.run(context.Background(), rt, h.input("one"), permission.AllowAll{}); r.Result != "first answer" {
+		t.Fatalf("first turn: %+v", r)
+	}
+	r := h.run(context.Background(), rt, h.input("/compact keep the answer"), permission.AllowAll{})
+	var boundary *event.Event
+	for _, e := range h.events.All() {
+		if e.Type == event.CompactBoundary {
+			boundary = &e
+		}
+	}
+	if boundary == nil || boundary.Trigger != "manual" || boundary.TokensBefore == 0 {
+		t.Fatalf("compact_boundary: %+v (result %+v)", boundary, r)
+	}
+}

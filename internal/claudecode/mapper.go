@@ -1,6 +1,7 @@
 package claudecode
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -124,11 +125,14 @@ func (m *Mapper) mapSystem(msg Msg) []event.Event {
 		}
 		return []event.Event{e}
 	case "compact_boundary":
-		text := "conversation compacted"
+		// The same event the native runtime emits; the CLI keeps the
+		// conversation itself, so no boundary message is stored here.
+		e := event.Event{Type: event.CompactBoundary, Trigger: "auto"}
 		if cm := msg.CompactMetadata; cm != nil {
-			text = fmt.Sprintf("conversation compacted (%s, %d tokens before)", cm.Trigger, cm.PreTokens)
+			e.Trigger = cmp.Or(cm.Trigger, e.Trigger)
+			e.TokensBefore, e.TokensAfter = cm.PreTokens, cm.PostTokens
 		}
-		return []event.Event{{Type: event.Status, Runtime: RuntimeName, Message: text}}
+		return []event.Event{e}
 	}
 	return nil
 }

@@ -287,10 +287,10 @@ func TestUnknownMessagesIgnored(t *testing.T) {
 	}
 }
 
-func TestCompactBoundaryStatus(t *testing.T) {
-	msg, _, _ := ParseLine([]byte(`{"type":"system","subtype":"compact_boundary","compact_metadata":{"trigger":"auto","pre_tokens":1234}}`))
+func TestCompactBoundaryEvent(t *testing.T) {
+	msg, _, _ := ParseLine([]byte(`{"type":"system","subtype":"compact_boundary","compact_metadata":{"trigger":"manual","pre_tokens":1234,"post_tokens":210}}`))
 	evs := MapAll([]Msg{msg})
-	if len(evs) != 1 || evs[0].Type != event.Status || !strings.Contains(evs[0].Message, "compacted (auto, 1234") {
+	if len(evs) != 1 || evs[0].Type != event.CompactBoundary || evs[0].Trigger != "manual" || evs[0].TokensBefore != 1234 || evs[0].TokensAfter != 210 {
 		t.Errorf("%+v", evs)
 	}
 }

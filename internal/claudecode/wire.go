@@ -45,8 +45,9 @@ type Msg struct {
 
 	// system/compact_boundary
 	CompactMetadata *struct {
-		Trigger   string `json:"trigger"`
-		PreTokens int64  `json:"pre_tokens"`
+		Trigger    string `json:"trigger"`
+		PreTokens  int64  `json:"pre_tokens"`
+		PostTokens int64  `json:"post_tokens,omitempty"`
 	} `json:"compact_metadata,omitempty"`
 
 	// system/status

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/permission"
 )
 
@@ -143,3 +144,22 @@ func TestControlAnswersReachTheirRequest(t *testing.T) {
 type errorString string
 
 func (e errorString) Error() string { return string(e) }
+
+// A compaction is reported as Claude Code reports it.
+func TestCompactBoundaryLine(t *testing.T) {
+	var out strings.Builder
+	d := &driver{f: Flags{OutputFormat: "stream-json"}, w: &writer{out: &out}}
+	d.onEvent(event.Event{Type: event.CompactBoundary, SessionID: "s1", Trigger: "auto", TokensBefore: 160000, TokensAfter: 12000})
+	var line struct {
+		Type, Subtype, SessionID string
+		Meta                     struct {
+			Trigger    string `json:"trigger"`
+			PreTokens  int64  `json:"pre_tokens"`
+			PostTokens int64  `json:"post_tokens"`
+		} `json:"compact_metadata"`
+	}
+	if err := json.Unmarshal([]byte(out.String()), &line); err != nil || line.Type != "system" || line.Subtype != "compact_boundary" ||
+		line.Meta.Trigger != "auto" || line.Meta.PreTokens != 160000 || line.Meta.PostTokens != 12000 {
+		t.Fatalf("line %s (%v)", out.String(), err)
+	}
+}

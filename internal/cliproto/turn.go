@@ -162,6 +162,13 @@ func (d *driver) onEvent(e event.Event) {
 		}
 		d.w.line(map[string]any{"type": "system", "subtype": "api_retry", "attempt": e.Attempt, "retry_delay_ms": e.DelayMS,
 			"error_status": status, "error": e.Error, "session_id": e.SessionID, "uuid": newUUID()})
+	case event.CompactBoundary:
+		meta := map[string]any{"trigger": e.Trigger, "pre_tokens": e.TokensBefore}
+		if e.TokensAfter > 0 {
+			meta["post_tokens"] = e.TokensAfter
+		}
+		d.w.line(map[string]any{"type": "system", "subtype": "compact_boundary", "compact_metadata": meta,
+			"session_id": e.SessionID, "uuid": newUUID()})
 	}
 }
 

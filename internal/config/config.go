@@ -39,7 +39,8 @@ type Config struct {
 	// Hooks is read only to refuse it: tandem's hooks live under
 	// "permissions.hooks" (Claude Code's settings files keep theirs at the
 	// top level). Accepting it here would define hooks that never run.
-	Hooks json.RawMessage `json:"hooks,omitempty"`
+	Hooks      json.RawMessage `json:"hooks,omitempty"`
+	Compaction json.RawMessage `json:"compaction,omitempty"` // compact.Config (docs/compaction.md)
 	// EnableAllProjectMcpServers lets a project's .mcp.json servers start
 	// without asking; only honoured from the user file.
 	EnableAllProjectMcpServers bool     `json:"enableAllProjectMcpServers,omitempty"`
@@ -65,6 +66,23 @@ type Provider struct {
 	APIKeyEnv string            `json:"api_key_env,omitempty"`
 	Headers   map[string]string `json:"headers,omitempty"`
 	Disabled  bool              `json:"disabled,omitempty"`
+	// ContextWindow overrides the catalog's context window (tokens) for
+	// every model of this provider; Models overrides it per model id.
+	ContextWindow int64                    `json:"context_window,omitempty"`
+	Models        map[string]ProviderModel `json:"models,omitempty"`
+}
+
+// ProviderModel overrides what the catalog says about one model.
+type ProviderModel struct {
+	ContextWindow int64 `json:"context_window,omitempty"`
+}
+
+// ContextWindowFor is the configured window for model id, 0 if none.
+func (p Provider) ContextWindowFor(id string) int64 {
+	if m, ok := p.Models[id]; ok && m.ContextWindow > 0 {
+		return m.ContextWindow
+	}
+	return p.ContextWindow
 }
 
 // Tools configures built-in tools.
@@ -260,6 +278,14 @@ func (c *Config) validate(path string) error {
 		if p.APIKey != "" && p.APIKeyEnv != "" {
 			return &Error{File: path, Field: field, Msg: "set api_key or api_key_env, not both"}
 		}
+		if p.ContextWindow < 0 {
+			return &Error{File: path, Field: field + ".context_window", Msg: "must be a number of tokens, e.g. 32768"}
+		}
+		for id, m := range p.Models {
+			if m.ContextWindow < 0 {
+				return &Error{File: path, Field: field + ".models." + id + ".context_window", Msg: "must be a number of tokens, e.g. 32768"}
+			}
+		}
 	}
 	switch c.Tools.WebSearch.Backend {
 	case "", "brave", "tavily":
@@ -316,6 +342,7 @@ func (c *Config) merge(o *Config, src string) {
 		{"permissions", &c.Permissions, &o.Permissions},
 		{"mcpServers", &c.MCPServers, &o.MCPServers},
 		{"claude_code", &c.ClaudeCode, &o.ClaudeCode},
+		{"compaction", &c.Compaction, &o.Compaction},
 	} {
 		if len(*sec.src) > 0 {
 			*sec.dst = *sec.src
@@ -341,6 +368,15 @@ func mergeProvider(a, b Provider) Provider {
 		a.Headers[k] = v
 	}
 	a.Disabled = b.Disabled
+	if b.ContextWindow > 0 {
+		a.ContextWindow = b.ContextWindow
+	}
+	for id, m := range b.Models {
+		if a.Models == nil {
+			a.Models = map[string]ProviderModel{}
+		}
+		a.Models[id] = m
+	}
 	return a
 }
 

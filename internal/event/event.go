@@ -28,6 +28,8 @@ const (
 	ModeChanged       Type = "mode_changed"       // permission mode changed
 	TaskUpdate        Type = "task_update"        // the todo list changed
 	RewindPoint       Type = "rewind_point"       // a point the session can be rewound to
+	Context           Type = "context"            // how full the model's context window is
+	CompactBoundary   Type = "compact_boundary"   // the conversation was compacted into a summary
 	KeepAlive         Type = "keep_alive"         // transport heartbeat (SSE)
 	Done              Type = "done"               // the stream for this turn is closed
 )
@@ -141,4 +143,11 @@ type Event struct {
 
 	// rewind_point
 	PointID string `json:"point_id,omitempty"`
+
+	// context, compact_boundary
+	ContextTokens int64  `json:"context_tokens,omitempty"` // context: tokens the next request will hold
+	ContextWindow int64  `json:"context_window,omitempty"` // context: the model's window (as learned)
+	Trigger       string `json:"trigger,omitempty"`        // compact_boundary: auto | manual | overflow
+	TokensBefore  int64  `json:"tokens_before,omitempty"`  // compact_boundary
+	TokensAfter   int64  `json:"tokens_after,omitempty"`   // compact_boundary
 }

@@ -69,6 +69,30 @@ type Message struct {
 	Usage     *event.Usage `json:"usage,omitempty"`
 	CostUSD   *float64     `json:"cost_usd,omitempty"`
 	CreatedAt time.Time    `json:"created_at"`
+	// Kind is "" for conversation; KindCompaction marks a compaction
+	// boundary whose text is the summary that replaces what came before.
+	Kind       Kind        `json:"kind,omitempty"`
+	Compaction *Compaction `json:"compaction,omitempty"`
+}
+
+// Kind says what a stored message is, beyond its role.
+type Kind string
+
+// KindCompaction is a compaction boundary: a user-role message whose text
+// summarises the conversation before it. The messages it summarises stay
+// stored; runtimes send the summary in their place.
+const KindCompaction Kind = "compaction"
+
+// Compaction describes a boundary (Kind == KindCompaction).
+type Compaction struct {
+	// KeepFrom is the id of the first message kept verbatim after the
+	// summary ("" when the summary replaces everything before it).
+	KeepFrom     string `json:"keep_from,omitempty"`
+	Trigger      string `json:"trigger"` // auto | manual | overflow
+	TokensBefore int64  `json:"tokens_before"`
+	TokensAfter  int64  `json:"tokens_after"`
+	Model        string `json:"model,omitempty"` // the model that wrote the summary
+	Focus        string `json:"focus,omitempty"` // the user's /compact instructions
 }
 
 // TextBlock returns a text block.

@@ -47,7 +47,7 @@ func classify(name string, err error) *Error {
 	out := &Error{Provider: name, Cause: err}
 	var oe *openai.Error
 	if errors.As(err, &oe) {
-		classifyOpenAI(out, oe)
+		classifyOpenAI(out, oe, err)
 		return out
 	}
 	var ae *anthropic.Error
@@ -109,14 +109,46 @@ func classifyAnthropic(out *Error, ae *anthropic.Error) {
 
 // classifyOpenAI fills out from the OpenAI SDK's API error (the Responses
 // adapter's HTTP failures).
-func classifyOpenAI(out *Error, oe *openai.Error) {
+func classifyOpenAI(out *Error, oe *openai.Error, err error) {
 	out.Status = oe.StatusCode
-	out.Message = shorten(cmp.Or(oe.Message, bodyMessage([]byte(oe.RawJSON())), http.StatusText(oe.StatusCode)))
+	out.Message = shorten(cmp.Or(oe.Message, bodyMessage([]byte(oe.RawJSON())), jsonString(oe.RawJSON()),
+		openAIBodyMessage(oe, err), http.StatusText(oe.StatusCode)))
 	out.Auth = out.Status == http.StatusUnauthorized || out.Status == http.StatusForbidden
 	out.Retryable = !out.Auth && retryableStatus(out.Status)
 	if oe.Response != nil {
 		out.RetryAfter = retryAfter(headerMap(oe.Response.Header), time.Now())
 	}
+}
+
+// jsonString is raw when it is a JSON string ({"error": "..."}, as LM
+// Studio answers), else "".
+func jsonString(raw string) string {
+	var s string
+	if json.Unmarshal([]byte(raw), &s) != nil {
+		return ""
+	}
+	return s
+}
+
+// openAIBodyMessage reads the message from the whole error body, for
+// OpenAI-compatible servers whose errors have no "error" object (vLLM's
+// {"object": "error", "message": ...}); the SDK only decodes "error".
+func openAIBodyMessage(oe *openai.Error, err error) string {
+	var pe *fantasy.ProviderError
+	if errors.As(err, &pe) {
+		if msg := fantasyBodyMessage(pe); msg != "" {
+			return msg
+		}
+	}
+	if oe.Response == nil || oe.Response.Body == nil {
+		return ""
+	}
+	body, rerr := io.ReadAll(io.LimitReader(oe.Response.Body, 64<<10))
+	oe.Response.Body = io.NopCloser(bytes.NewReader(body))
+	if rerr != nil {
+		return ""
+	}
+	return bodyMessage(body)
 }
 
 // retryableStatus: timeouts, conflicts (Anthropic uses 409 for transient
@@ -157,14 +189,8 @@ func transient(err error) bool {
 // providerMessage extracts the provider's own error message from a fantasy
 // error, falling back to fantasy's summary.
 func providerMessage(pe *fantasy.ProviderError) string {
-	if msg := bodyMessage(pe.ResponseBody); msg != "" {
+	if msg := fantasyBodyMessage(pe); msg != "" {
 		return shorten(msg)
-	}
-	// SDK messages read `POST "url": 429 Too Many Requests {json}`.
-	if i := strings.IndexByte(pe.Message, '{'); i >= 0 {
-		if msg := bodyMessage([]byte(pe.Message[i:])); msg != "" {
-			return shorten(msg)
-		}
 	}
 	msg := pe.Message
 	if msg == "" {
@@ -174,6 +200,19 @@ func providerMessage(pe *fantasy.ProviderError) string {
 		msg = http.StatusText(pe.StatusCode)
 	}
 	return shorten(msg)
+}
+
+// fantasyBodyMessage is the provider's message from the response body
+// fantasy kept, or from the JSON its SDK message ends with
+// (`POST "url": 429 Too Many Requests {json}`); "" when neither has one.
+func fantasyBodyMessage(pe *fantasy.ProviderError) string {
+	if msg := bodyMessage(pe.ResponseBody); msg != "" {
+		return msg
+	}
+	if i := strings.IndexByte(pe.Message, '{'); i >= 0 {
+		return bodyMessage([]byte(pe.Message[i:]))
+	}
+	return ""
 }
 
 // bodyMessage reads error.message (Anthropic, OpenAI) or message from a

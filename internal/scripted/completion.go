@@ -35,6 +35,12 @@ type replyCall struct {
 
 func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request, req *Request, proto protocol) {
 	sel := s.selectStep(req.Body)
+	if status, body, over := s.overflow(req, proto); over {
+		req.Side, req.Step, req.Status, req.Overflow = sel.side, sel.index, status, true
+		s.record(*req)
+		writeError(w, proto, status, body, "")
+		return
+	}
 	f, attempt := s.takeFault(sel)
 	req.Side, req.Step, req.Attempt, req.Fault = sel.side, sel.index, attempt, f != nil
 	dropNow := f != nil && f.DropAfterBytes != nil && *f.DropAfterBytes == 0
@@ -102,7 +108,9 @@ func (s *Server) buildReply(st *Step, req *Request, proto protocol) reply {
 	outBytes := len(st.Text) + len(st.Thinking)
 	for _, tc := range st.ToolCalls {
 		c := replyCall{id: tc.ID, name: tc.Name, input: compactObject(tc.Input)}
-		if c.id == "" {
+		if c.id == "" && s.script.StepMarkers && req.Step >= 0 {
+			c.id = markedToolID(proto, req.Step)
+		} else if c.id == "" {
 			c.id = newToolID(proto)
 		}
 		outBytes += len(c.input)

@@ -49,6 +49,23 @@
 // bytes (0: before any response); FirstByteDelayMS delays the headers;
 // DelayBetweenChunksMS paces streamed events.
 //
+// # Context limits
+//
+// ContextLimit (context_limit) gives the server a real context window in
+// tokens, counted as body bytes / 4 like its reported usage. A completion
+// request over it (side requests included) gets the provider's real
+// overflow error: Anthropic's "prompt is too long: N tokens > M maximum",
+// or for OpenAI requests the shape of overflow_dialect: openai
+// (context_length_exceeded), vllm, deepseek, llamacpp, lmstudio, ollama or
+// openrouter. vllm, deepseek and openrouter count max_tokens against the
+// window, as those servers do. Request.Overflow marks refused requests.
+//
+// StepMarkers (step_markers) embeds the step index in generated tool-call
+// ids ("toolu_01st0007_…", "call_st0007_…") and selects the step from the
+// last marked call in the request plus the assistant turns after it, so a
+// conversation whose older turns were replaced by a summary keeps walking
+// the script in order.
+//
 // # Script file
 //
 //	{
@@ -59,7 +76,8 @@
 //	  ],
 //	  "fallback": {"text": "ok"},
 //	  "side_model_pattern": "haiku", "side_without_tools": true,
-//	  "require_key": "", "models": ["claude-sonnet-4-5"], "chunk_size": 12
+//	  "require_key": "", "models": ["claude-sonnet-4-5"], "chunk_size": 12,
+//	  "context_limit": 50000, "overflow_dialect": "vllm", "step_markers": true
 //	}
 //
 // Unknown fields are errors naming the step and field.

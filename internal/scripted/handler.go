@@ -143,6 +143,9 @@ func (s *Server) selectStep(body map[string]any) selection {
 		return selection{step: fallback, index: -1, slot: last, side: true}
 	}
 	n := assistantTurns(body["messages"])
+	if s.script.StepMarkers {
+		n = markedTurns(body["messages"])
+	}
 	if n < len(s.script.Steps) {
 		return selection{step: &s.script.Steps[n], index: n, slot: n}
 	}

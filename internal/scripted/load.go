@@ -32,6 +32,9 @@ type rawScript struct {
 	RequireKey       string            `json:"require_key,omitempty"`
 	Models           []string          `json:"models,omitempty"`
 	ChunkSize        int               `json:"chunk_size,omitempty"`
+	ContextLimit     int64             `json:"context_limit,omitempty"`
+	OverflowDialect  string            `json:"overflow_dialect,omitempty"`
+	StepMarkers      bool              `json:"step_markers,omitempty"`
 }
 
 // ParseScript decodes and validates a JSON script. Unknown fields are
@@ -47,6 +50,9 @@ func ParseScript(data []byte) (Script, error) {
 		RequireKey:       raw.RequireKey,
 		Models:           raw.Models,
 		ChunkSize:        raw.ChunkSize,
+		ContextLimit:     raw.ContextLimit,
+		OverflowDialect:  raw.OverflowDialect,
+		StepMarkers:      raw.StepMarkers,
 	}
 	for i, rs := range raw.Steps {
 		var st Step
@@ -118,6 +124,12 @@ func (s *Script) Validate() error {
 	}
 	if s.ChunkSize < 0 {
 		return fmt.Errorf("chunk_size: must be >= 0, got %d", s.ChunkSize)
+	}
+	if s.ContextLimit < 0 {
+		return fmt.Errorf("context_limit: must be >= 0, got %d", s.ContextLimit)
+	}
+	if _, ok := overflowDialects[s.OverflowDialect]; !ok {
+		return fmt.Errorf("overflow_dialect: unknown %q; use one of %s", s.OverflowDialect, dialectNames())
 	}
 	for i := range s.Steps {
 		if err := s.Steps[i].validate(); err != nil {

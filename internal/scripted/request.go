@@ -39,6 +39,9 @@ type Request struct {
 	Attempt int
 	// Fault is true when a fault was applied to this request.
 	Fault bool
+	// Overflow is true when the request was refused for passing the
+	// script's ContextLimit.
+	Overflow bool
 	// Status is the HTTP status answered (0 when the connection was dropped
 	// before any response).
 	Status int

@@ -27,6 +27,22 @@ type Script struct {
 	// ChunkSize is the approximate size in bytes of streamed text and JSON
 	// pieces. 0 means 12.
 	ChunkSize int `json:"chunk_size,omitempty"`
+	// ContextLimit, when > 0, is the server's real context window in
+	// tokens (counted as request body bytes / 4, like the usage it
+	// reports): a completion request over it gets the provider's real
+	// overflow error (see OverflowDialect) instead of an answer.
+	ContextLimit int64 `json:"context_limit,omitempty"`
+	// OverflowDialect is whose overflow error OpenAI-protocol requests
+	// get: openai (default), vllm, deepseek, llamacpp, lmstudio, ollama or
+	// openrouter. Anthropic requests always get Anthropic's. vllm,
+	// deepseek and openrouter count max_tokens against the window, as
+	// those servers do.
+	OverflowDialect string `json:"overflow_dialect,omitempty"`
+	// StepMarkers embeds the step index in generated tool-call ids and
+	// selects the step from the last marked call in the request, so a
+	// conversation whose older messages were replaced by a summary still
+	// walks the script in order.
+	StepMarkers bool `json:"step_markers,omitempty"`
 }
 
 // Step is one scripted assistant reply.

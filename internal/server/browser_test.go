@@ -11,6 +11,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/scripted"
 	"github.com/tandem-agent/tandem/internal/server"
 	"github.com/tandem-agent/tandem/internal/server/servertest"
@@ -218,6 +219,7 @@ func TestBrowserKeyboardInterrupt(t *testing.T) {
 		chromedp.WaitNotPresent(chromedp.CSS("body.busy")),
 	)
 	if err != nil {
+		shot(t, ctx, screenshotDir(t), "interrupt-failure")
 		t.Fatal(err)
 	}
 }
@@ -229,4 +231,39 @@ func text[S chromedp.Selectable](t *testing.T, ctx context.Context, sel S) strin
 		t.Fatalf("read text: %v", err)
 	}
 	return s
+}
+
+// The context meter shows the session's fill; the Compact button compacts
+// and the boundary stays visible after a reload.
+func TestBrowserCompactButton(t *testing.T) {
+	chromium(t)
+	script := scripted.Script{Steps: []scripted.Step{scripted.TextStep("first answer")}, Fallback: &scripted.Step{Text: "BROWSER-SUMMARY"}}
+	e := newEnv(t, script)
+	id := e.newSession()
+	ch, stop := e.stream(id, "")
+	defer stop()
+	e.send(id, "hello")
+	until(t, ch, isType(event.Result))
+	ctx, cancel := newBrowser(t, 1100, 760)
+	defer cancel()
+	sctx, cancelS := context.WithTimeout(ctx, 30*time.Second)
+	defer cancelS()
+	err := chromedp.Do(sctx,
+		chromedp.Navigate(e.ts.URL+"/login#token="+testToken),
+		chromedp.WaitVisible(chromedp.ID("new-session")),
+		chromedp.Navigate(e.ts.URL+"/#"+id),
+		chromedp.WaitVisible(chromedp.ID("ctx")),
+		chromedp.WaitEnabled(chromedp.ID("compact")),
+		chromedp.Click(chromedp.ID("compact")),
+		chromedp.WaitVisible(chromedp.Search(`//details[contains(@class,"compaction")][contains(., "Conversation compacted (manual)")]`)),
+		chromedp.WaitNotPresent(chromedp.CSS("body.busy")),
+		chromedp.Reload(),
+		chromedp.WaitVisible(chromedp.CSS("details.compaction")),
+		chromedp.Click(chromedp.CSS("details.compaction > summary")),
+		chromedp.WaitVisible(chromedp.Search(`//div[contains(@class,"compaction-summary")][contains(., "BROWSER-SUMMARY")]`)),
+	)
+	if err != nil {
+		shot(t, ctx, screenshotDir(t), "compact-failure")
+		t.Fatal(err)
+	}
 }

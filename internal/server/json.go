@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/json"
 	"errors"
 	"net/http"
 	"time"
@@ -27,6 +28,14 @@ type sessionJSON struct {
 	LastSeq      int64       `json:"last_seq"`
 	Status       string      `json:"status"` // idle | running
 	Queued       []string    `json:"queued,omitempty"`
+	// Context is how full the model's context window was after the last
+	// turn (as the last context event said); absent before the first.
+	Context *contextJSON `json:"context,omitempty"`
+}
+
+type contextJSON struct {
+	Tokens int64 `json:"tokens"`
+	Window int64 `json:"window"`
 }
 
 // sessionDetail is GET /api/sessions/{id}: the session and its messages up
@@ -53,7 +62,16 @@ type workspaceJSON struct {
 func toSessionJSON(r store.Session) sessionJSON {
 	return sessionJSON{ID: r.ID, Cwd: r.Cwd, Title: r.Title, Model: r.Model, Runtime: r.Runtime, Mode: r.Mode,
 		ParentID: r.ParentID, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, Usage: r.Usage, CostUSD: r.CostUSD,
-		MessageCount: r.MessageCount, LastSeq: r.LastSeq, Status: "idle"}
+		MessageCount: r.MessageCount, LastSeq: r.LastSeq, Status: "idle", Context: contextOf(r)}
+}
+
+// contextOf reads the measurement the native runtime keeps in meta.
+func contextOf(r store.Session) *contextJSON {
+	var c contextJSON
+	if raw := r.Meta["context"]; raw == "" || json.Unmarshal([]byte(raw), &c) != nil || c.Tokens <= 0 {
+		return nil
+	}
+	return &c
 }
 
 func toWorkspaceJSON(w store.Workspace) workspaceJSON {

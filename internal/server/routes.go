@@ -14,6 +14,7 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("/api/sessions/{id}/messages", methods{"POST": s.postMessage})
 	mux.Handle("/api/sessions/{id}/events", methods{"GET": s.events})
 	mux.Handle("/api/sessions/{id}/interrupt", methods{"POST": s.interrupt})
+	mux.Handle("/api/sessions/{id}/compact", methods{"POST": s.compactSession})
 	mux.Handle("/api/sessions/{id}/usage", methods{"GET": s.usage})
 	mux.Handle("/api/sessions/{id}/mcp", methods{"GET": s.mcpStatus})
 	mux.Handle("/api/sessions/{id}/mcp/{server}", methods{"POST": s.mcpAction})

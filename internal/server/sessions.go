@@ -301,6 +301,12 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errf(http.StatusBadRequest, "bad_max_turns", "max_turns must be 0 (no limit) or more"))
 		return
 	}
+	s.startTurn(w, r, queuedTurn{text: req.Text, opts: session.TurnOptions{
+		MaxTurns: req.MaxTurns, AppendSystemPrompt: req.AppendSystemPrompt, DisallowedTools: req.DisallowedTools}})
+}
+
+// startTurn queues a turn on the session named in the path and answers 202.
+func (s *Server) startTurn(w http.ResponseWriter, r *http.Request, turn queuedTurn) {
 	st, e := s.state(r.Context(), r.PathValue("id"))
 	if e != nil {
 		writeError(w, e)
@@ -315,8 +321,7 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 		writeError(w, e)
 		return
 	}
-	queued, pos, err := s.enqueue(r.Context(), st, queuedTurn{text: req.Text, opts: session.TurnOptions{
-		MaxTurns: req.MaxTurns, AppendSystemPrompt: req.AppendSystemPrompt, DisallowedTools: req.DisallowedTools}})
+	queued, pos, err := s.enqueue(r.Context(), st, turn)
 	switch {
 	case errors.Is(err, errStopping):
 		writeError(w, errf(http.StatusServiceUnavailable, "shutting_down", "the server is shutting down"))

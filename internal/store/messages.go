@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -51,12 +52,17 @@ func (s *Store) appendMessage(ctx context.Context, sessionID string, m message.M
 	if m.CostUSD != nil {
 		cost = *m.CostUSD
 	}
-	// An assistant message that used tokens but has no price makes the
-	// session's total unknown: summing the rest would understate it.
-	unknownCost := m.Role == message.Assistant && m.Usage != nil && m.CostUSD == nil
+	// A message that used tokens (an assistant reply, a compaction's
+	// summary call) but has no price makes the session's total unknown:
+	// summing the rest would understate it.
+	unknownCost := (m.Role == message.Assistant || m.Kind != "") && m.Usage != nil && m.CostUSD == nil
 	title := ""
-	if m.Role == message.User {
+	if m.Role == message.User && m.Kind == "" {
 		title = titleFrom(m.PlainText())
+	}
+	compaction, err := encodeCompaction(m.Compaction)
+	if err != nil {
+		return message.Message{}, fmt.Errorf("append message to session %s: %w", sessionID, err)
 	}
 
 	st, err := s.stmtsFor(ctx, appendTotalsSQL, appendInsertSQL)
@@ -74,7 +80,7 @@ func (s *Store) appendMessage(ctx context.Context, sessionID string, m message.M
 			_, err = tx.StmtContext(ctx, st[1]).ExecContext(ctx,
 				m.ID, sessionID, sessionID, string(m.Role), content, m.Model,
 				usageCols[0], usageCols[1], usageCols[2], usageCols[3], usageCols[4],
-				cost, nanos(m.CreatedAt))
+				cost, nanos(m.CreatedAt), string(m.Kind), compaction)
 			return err
 		})
 	}
@@ -101,9 +107,9 @@ const appendTotalsSQL = `UPDATE sessions SET
 const appendInsertSQL = `INSERT INTO messages
 	(id, session_id, position, role, content, model,
 	 input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens, reasoning_tokens,
-	 cost_usd, created_at)
+	 cost_usd, created_at, kind, compaction)
 	VALUES (?, ?, (SELECT COALESCE(MAX(position), 0) + 1 FROM messages WHERE session_id = ?),
-	 ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	 ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 // titleFrom is the first non-blank line of text, cut to titleMax characters.
 func titleFrom(text string) string {
@@ -133,7 +139,7 @@ func (s *Store) Messages(ctx context.Context, sessionID string) ([]message.Messa
 func (s *Store) messages(ctx context.Context, sessionID string) ([]message.Message, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT id, role, content, model,
 		input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens, reasoning_tokens,
-		cost_usd, created_at
+		cost_usd, created_at, kind, compaction
 		FROM messages WHERE session_id = ? ORDER BY position`, sessionID)
 	if err != nil {
 		return nil, err
@@ -171,9 +177,19 @@ func scanMessage(rows *sql.Rows) (message.Message, error) {
 		in, out, cr, cc, r sql.NullInt64
 		cost               sql.NullFloat64
 		created            int64
+		kind               string
+		compaction         sql.NullString
 	)
-	if err := rows.Scan(&m.ID, &role, &content, &m.Model, &in, &out, &cr, &cc, &r, &cost, &created); err != nil {
+	if err := rows.Scan(&m.ID, &role, &content, &m.Model, &in, &out, &cr, &cc, &r, &cost, &created, &kind, &compaction); err != nil {
 		return m, err
+	}
+	m.Kind = message.Kind(kind)
+	if compaction.Valid {
+		var c message.Compaction
+		if err := json.Unmarshal([]byte(compaction.String), &c); err != nil {
+			return m, fmt.Errorf("message %s: compaction: %w", m.ID, err)
+		}
+		m.Compaction = &c
 	}
 	m.Role = message.Role(role)
 	blocks, err := decodeContent(content)
@@ -191,4 +207,16 @@ func scanMessage(rows *sql.Rows) (message.Message, error) {
 	}
 	m.CreatedAt = fromNanos(created)
 	return m, nil
+}
+
+// encodeCompaction is the compaction column: NULL for ordinary messages.
+func encodeCompaction(c *message.Compaction) (any, error) {
+	if c == nil {
+		return nil, nil
+	}
+	data, err := json.Marshal(c)
+	if err != nil {
+		return nil, fmt.Errorf("encode compaction: %w", err)
+	}
+	return string(data), nil
 }

@@ -15,6 +15,7 @@ const ui = {
   workspaceError: $('workspace-error'), sessionList: $('session-list'), newSession: $('new-session'),
   title: $('session-title'), model: $('model-select'), mode: $('mode-select'), runtime: $('runtime-select'),
   tokensIn: $('tokens-in'), tokensOut: $('tokens-out'), cost: $('cost'), conn: $('conn'),
+  ctx: $('ctx'), ctxMeter: $('ctx-meter'), ctxText: $('ctx-text'), compact: $('compact'),
   log: $('log'), composer: $('composer'), prompt: $('prompt'), send: $('send'), interrupt: $('interrupt'),
   queueNote: $('queue-note'), logout: $('logout'), permPending: $('perm-pending'),
   dialog: $('perm-dialog'), permSummary: $('perm-summary'), permReason: $('perm-reason'), permDetail: $('perm-detail'),
@@ -124,6 +125,11 @@ async function openSession(id) {
 
 function renderStored(messages) {
   for (const m of messages) {
+    if (m.kind === 'compaction') {
+      ui.log.append(compactionNotice(m.compaction || {}, m.content.filter((b) => b.type === 'text').map((b) => b.text).join('\n')));
+      state.turn = null;
+      continue;
+    }
     if (m.role === 'user') {
       const text = m.content.filter((b) => b.type === 'text').map((b) => b.text).join('\n');
       for (const b of m.content) {
@@ -246,6 +252,12 @@ function apply(ev) {
     case 'task_update':
       ensureTurn().body.append(todoList(ev.todos));
       break;
+    case 'context':
+      setContext(ev.context_tokens, ev.context_window);
+      break;
+    case 'compact_boundary':
+      ensureTurn().body.append(compactionNotice({ trigger: ev.trigger, tokens_before: ev.tokens_before, tokens_after: ev.tokens_after }, ''));
+      break;
     case 'retry':
       ensureTurn().body.append(notice(`Provider call failed (${ev.error || ev.http_status}); retrying, attempt ${ev.attempt}…`, 'warn'));
       break;
@@ -326,7 +338,28 @@ for (const [select, field] of [[ui.model, 'model'], [ui.mode, 'mode'], [ui.runti
   });
 }
 
+// setContext shows how full the context window is.
+function setContext(tokens, window) {
+  if (!tokens) { ui.ctx.hidden = true; return; }
+  ui.ctx.hidden = false;
+  const frac = window ? Math.min(tokens / window, 1) : 0;
+  ui.ctxMeter.value = frac;
+  ui.ctxText.textContent = window ? `${Math.round(frac * 100)}%` : `${Math.round(tokens / 1000)}k`;
+  ui.ctx.title = window ? `Context window: ${tokens.toLocaleString()} of ${window.toLocaleString()} tokens` : `Context: ${tokens.toLocaleString()} tokens`;
+}
+
+// compactionNotice marks where the conversation was summarised; the summary
+// itself (stored sessions) is folded away.
+function compactionNotice(c, summary) {
+  const what = `Conversation compacted (${c.trigger || 'manual'})` +
+    (c.tokens_before ? `: about ${c.tokens_before.toLocaleString()} tokens → ${(c.tokens_after || 0).toLocaleString()}` : '');
+  const node = el('details', { class: 'notice info compaction' }, el('summary', { text: what }));
+  if (summary) node.append(el('div', { class: 'compaction-summary', text: summary }));
+  return node;
+}
+
 function setCounters(s) {
+  setContext(s.context?.tokens, s.context?.window);
   const u = s.usage || {};
   ui.tokensIn.textContent = ((u.input_tokens || 0) + (u.cache_read_input_tokens || 0) + (u.cache_creation_input_tokens || 0)).toLocaleString();
   ui.tokensOut.textContent = (u.output_tokens || 0).toLocaleString();
@@ -336,6 +369,7 @@ function setCounters(s) {
 function setRunning(on, queued) {
   state.running = on;
   ui.interrupt.disabled = !on;
+  ui.compact.disabled = on || !state.session;
   document.body.classList.toggle('busy', on);
   const n = (queued || []).length;
   ui.queueNote.textContent = on ? (n ? `Working… ${n} queued` : 'Working…') : '';
@@ -358,6 +392,16 @@ async function send() {
   }
 }
 
+async function compactNow() {
+  if (!state.session || state.running) return;
+  try {
+    // The user_message event marks the turn running (a short compaction
+    // may finish before this answer arrives).
+    ui.compact.disabled = true;
+    await api('POST', `/api/sessions/${state.session.id}/compact`, {});
+  } catch (err) { ui.compact.disabled = false; showError(err); }
+}
+
 async function interrupt() {
   if (!state.session || !state.running) return;
   try { await api('POST', `/api/sessions/${state.session.id}/interrupt`); } catch (err) { showError(err); }
@@ -368,6 +412,7 @@ ui.prompt.addEventListener('keydown', (e) => {
   if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) { e.preventDefault(); send(); }
 });
 ui.interrupt.addEventListener('click', interrupt);
+ui.compact.addEventListener('click', compactNow);
 document.addEventListener('keydown', (e) => {
   if (e.key === 'Escape' && !ui.dialog.open && state.running) { e.preventDefault(); interrupt(); }
 });
@@ -489,11 +534,23 @@ async function start() {
   try {
     await Promise.all([loadCatalog(), loadWorkspaces()]);
     const id = location.hash.slice(1);
-    if (id) await openSession(id).catch(() => history.replaceState(null, '', location.pathname));
+    if (id && id !== state.session?.id && id !== state.opening) {
+      state.opening = id;
+      await openSession(id).catch(() => history.replaceState(null, '', location.pathname)).finally(() => { state.opening = null; });
+    }
     else ui.workspaceSelect.focus();
   } catch (err) { showError(err); }
 }
 
 start();
+// A session link followed while the page is open (#ses_...) opens it; the
+// page's own replaceState calls do not fire this.
+window.addEventListener('hashchange', () => {
+  const id = location.hash.slice(1);
+  if (id && id !== state.session?.id && id !== state.opening) {
+    state.opening = id;
+    openSession(id).catch(showError).finally(() => { state.opening = null; });
+  }
+});
 // Exposed for tests and debugging; holds no secrets.
 window.tandem = { state, renderMarkdown };
