@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -186,7 +185,7 @@ func (b *tuiBackend) Info() tui.SessionInfo {
 		mode = string(m.Mode()) // the mode in force, config defaults included
 	}
 	return tui.SessionInfo{ID: r.ID, Title: r.Title, Cwd: r.Cwd, Model: r.Model, Mode: mode, Runtime: r.Runtime, Usage: r.Usage, CostUSD: r.CostUSD,
-		CanCompact: compactionAvailable()}
+		CanCompact: true}
 }
 
 func (b *tuiBackend) Run(ctx context.Context, prompt string) (event.Event, error) {
@@ -247,14 +246,6 @@ func sessionCommands(a *app.App, cwd string) []tui.Command {
 			Prompt: func(args string) string { return strings.TrimSpace("/" + name + " " + args) }})
 	}
 	return out
-}
-
-// compactionAvailable reports whether the runtimes compact on a "/compact"
-// turn. Compaction lands in parallel work together with the context
-// fields of the event contract; their presence says it is there.
-func compactionAvailable() bool {
-	_, ok := reflect.TypeOf(event.Event{}).FieldByName("ContextWindow")
-	return ok
 }
 
 // noticeWriter shows what the app would print on stderr as notices once

@@ -120,3 +120,11 @@ func TestPlanFromTodos(t *testing.T) {
 		t.Errorf("plan = %+v", e)
 	}
 }
+
+func TestContextBecomesUsageUpdate(t *testing.T) {
+	u := &updater{turns: newTurnState()}
+	got, ok := u.convert(event.Event{Type: event.Context, ContextTokens: 1200, ContextWindow: 200000})
+	if !ok || got.UsageUpdate == nil || got.UsageUpdate.Used != 1200 || got.UsageUpdate.Size != 200000 {
+		t.Errorf("usage update: %+v", got.UsageUpdate)
+	}
+}

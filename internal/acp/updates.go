@@ -55,6 +55,13 @@ func (u *updater) convert(e event.Event) (acpsdk.SessionUpdate, bool) {
 		return plan(e.Todos), true
 	case event.ModeChanged:
 		return acpsdk.SessionUpdate{CurrentModeUpdate: &acpsdk.SessionCurrentModeUpdate{CurrentModeId: acpsdk.SessionModeId(e.Mode)}}, true
+	case event.Context:
+		if e.ContextWindow <= 0 {
+			return acpsdk.SessionUpdate{}, false
+		}
+		return acpsdk.SessionUpdate{UsageUpdate: &acpsdk.SessionUsageUpdate{Used: int(e.ContextTokens), Size: int(e.ContextWindow)}}, true
+	case event.CompactBoundary:
+		return acpsdk.UpdateAgentThoughtText("\n[the conversation was compacted into a summary]\n"), true
 	case event.Retry:
 		return acpsdk.UpdateAgentThoughtText(fmt.Sprintf("\n[provider error, retrying in %.1fs (attempt %d): %s]\n",
 			float64(e.DelayMS)/1000, e.Attempt, e.Error)), true

@@ -32,5 +32,5 @@ type SlashCommand struct {
 // SlashCommands lists the commands a session in cwd offers, for editors
 // and UIs that complete them.
 func (a *App) SlashCommands(cwd string) []SlashCommand {
-	return nil
+	return []SlashCommand{{Name: "compact", Description: "Summarise the conversation so far to free the context window", ArgumentHint: "[focus]"}}
 }

@@ -35,9 +35,21 @@ func builtinCommands() []Command {
 	}
 }
 
-// commands is the one list: built-ins first, then the extra ones.
+// commands is the one list: built-ins first, then the extra ones; a
+// built-in wins over an extra one of the same name.
 func (m *model) commands() []Command {
-	return append(builtinCommands(), m.opts.Commands...)
+	out := builtinCommands()
+	seen := map[string]bool{}
+	for _, c := range out {
+		seen[c.Name] = true
+	}
+	for _, c := range m.opts.Commands {
+		if !seen[c.Name] {
+			seen[c.Name] = true
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 func (m *model) findCommand(name string) (Command, bool) {

@@ -243,13 +243,6 @@ func eventString(e event.Event, name string) string {
 	return ""
 }
 
-func eventInt(e event.Event, name string) int64 {
-	if v := reflect.ValueOf(e).FieldByName(name); v.IsValid() && v.CanInt() {
-		return v.Int()
-	}
-	return 0
-}
-
 // parentToolUseID names the call (a sub-agent's Agent/Task) an event
 // belongs under; "" for the main conversation.
 func parentToolUseID(e event.Event) string {
@@ -264,8 +257,7 @@ func parentToolUseID(e event.Event) string {
 
 // contextUsage reads the tokens in use and the window from a context event.
 func contextUsage(e event.Event) (used, limit int64, ok bool) {
-	used, limit = eventInt(e, "ContextTokens"), eventInt(e, "ContextWindow")
-	return used, limit, limit > 0
+	return e.ContextTokens, e.ContextWindow, e.ContextWindow > 0
 }
 
 func suffix(sep, s string) string {
