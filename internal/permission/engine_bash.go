@@ -32,8 +32,15 @@ func (e *Engine) judgeBash(mode Mode, command, cwd string) verdict {
 	if len(cmds) == 0 {
 		return v
 	}
+	exact, exactOK := e.exactAllow(command)
 	for _, c := range cmds {
-		v.raise(e.judgeCommand(mode, c, cwd))
+		cv := e.judgeCommand(mode, c, cwd)
+		if exactOK && mode != Explore && cv.action == ActionAsk && cv.rule == "" && !strings.Contains(cv.reason, "protected path") {
+			// The user approved this exact command line: its parts that
+			// would only have asked for want of a rule run.
+			cv = verdict{action: ActionAllow, rule: exact.String()}
+		}
+		v.raise(cv)
 	}
 	if v.action == ActionAllow && v.rule == "" {
 		v.rule = "read-only"
@@ -86,6 +93,18 @@ func (e *Engine) judgeCommand(mode Mode, c shell.Command, cwd string) verdict {
 		v.noAlways = true
 	}
 	return v
+}
+
+// exactAllow finds an allow rule naming the whole command line exactly
+// (no wildcard), as `--allowedTools 'Bash(ls | xargs rm)'` does. A pattern
+// with a wildcard never matches the whole line: `ls:*` must not approve
+// `ls | xargs rm`.
+func (e *Engine) exactAllow(command string) (Rule, bool) {
+	command = strings.TrimSpace(command)
+	return e.strongest(func(r Rule) bool {
+		return r.Action == ActionAllow && r.matchesTool("Bash") && r.Pattern != "" &&
+			!strings.Contains(r.Pattern, "*") && r.Pattern == command
+	})
 }
 
 // writeTargets returns the first protected target and the first target
