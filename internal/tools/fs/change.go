@@ -100,6 +100,9 @@ func (ch change) apply(env *tool.Env, toolName string, doc fileDoc, ops []editOp
 // writeTracked writes data in place (keeping the file's mode, owner and
 // hard links) and records the new state, so the next Edit needs no Read.
 func writeTracked(env *tool.Env, real string, data []byte, perm os.FileMode) string {
+	if msg := refuseHardLink(real); msg != "" {
+		return msg
+	}
 	if err := os.WriteFile(real, data, perm); err != nil {
 		return err.Error()
 	}
@@ -160,4 +163,19 @@ func (ch change) result(summary string) tool.Result {
 		meta["matchers"] = matchers
 	}
 	return tool.Result{Content: content, Diff: diff, Meta: meta}
+}
+
+// refuseHardLink stops a write through a file with other names: a hard link
+// in the workspace to a file outside it would let a write change that file,
+// and the other names cannot be found to check them.
+func refuseHardLink(real string) string {
+	info, err := os.Lstat(real)
+	if err != nil || !info.Mode().IsRegular() {
+		return ""
+	}
+	if n := linkCount(info); n > 1 {
+		return fmt.Sprintf("%s has %d hard links: it is the same file as %d other name(s), which may be outside the workspace, so tandem does not write through it. "+
+			"If that is intended, replace it with a copy first (cp %s %s.tmp && mv %s.tmp %s) and retry.", real, n, n-1, real, real, real, real)
+	}
+	return ""
 }
