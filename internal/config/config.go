@@ -9,10 +9,11 @@ import (
 	"io"
 	"io/fs"
 	"net/url"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/tandem-agent/tandem/internal/regular"
 )
 
 // Config is the merged configuration. Sections owned by other packages stay
@@ -168,7 +169,7 @@ func Load(userFile, projectFile string) (*Config, error) {
 }
 
 func readFile(path string) (*Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := regular.ReadFile(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, err

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -92,5 +93,58 @@ func TestUnreadableInstructionsWarn(t *testing.T) {
 	}
 	if !strings.Contains(warn.String(), filepath.Join(dir, "CLAUDE.md")) {
 		t.Errorf("no warning naming the unreadable file: %q", warn.String())
+	}
+}
+
+// A project instructions file is read only when its real path is inside the
+// repository; a FIFO never blocks. Each skipped file is named in a warning.
+func TestInstructionsStayInsideTheRepository(t *testing.T) {
+	root := t.TempDir()
+	repo := filepath.Join(root, "repo")
+	write(t, filepath.Join(repo, ".git", "HEAD"), "ref: x")
+	secret := filepath.Join(root, "home", ".ssh", "id_rsa")
+	write(t, secret, "PRIVATE-KEY")
+	write(t, filepath.Join(repo, "docs", "agents.md"), "INSIDE-TARGET")
+	if err := os.Symlink(secret, filepath.Join(repo, "AGENTS.md")); err != nil {
+		t.Skip(err)
+	}
+	if err := os.Symlink("docs/agents.md", filepath.Join(repo, "CLAUDE.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(repo, "CLAUDE.local.md"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dotfiles := filepath.Join(root, "dotfiles", "agents.md")
+	write(t, dotfiles, "GLOBAL-VIA-LINK")
+	cfg := filepath.Join(root, "cfg")
+	if err := os.MkdirAll(cfg, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(dotfiles, filepath.Join(cfg, "AGENTS.md")); err != nil {
+		t.Fatal(err)
+	}
+	var warnings strings.Builder
+	b := Builder{ConfigDir: cfg, Warn: &warnings}
+	done := make(chan string)
+	go func() { done <- b.Instructions(repo) }()
+	var got string
+	select {
+	case got = <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("reading instructions blocked on a FIFO")
+	}
+	if strings.Contains(got, "PRIVATE-KEY") {
+		t.Errorf("a link out of the repository was read:\n%s", got)
+	}
+	for _, want := range []string{"INSIDE-TARGET", "GLOBAL-VIA-LINK"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %s in:\n%s", want, got)
+		}
+	}
+	all := warnings.String()
+	for _, want := range []string{filepath.Join(repo, "AGENTS.md"), "outside the repository", filepath.Join(repo, "CLAUDE.local.md"), "named pipe"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("warnings lack %q:\n%s", want, all)
+		}
 	}
 }

@@ -38,8 +38,8 @@ var gitReadOnly = map[string]func(args []string) string{
 	"worktree": gitSubcommands(gitDefaultWrites, "list"),
 	"reflog":   gitSubcommands(gitDefaultReads, "show"),
 	"notes":    gitSubcommands(gitDefaultReads, "list", "show"),
-	"config":        gitConfigRead,
-	"grep":          gitGrep,
+	"config":   gitConfigRead,
+	"grep":     gitGrep,
 }
 
 // gitGlobalValue are global options that take the next word as a value.

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/tandem-agent/tandem/internal/tool"
+
+	"github.com/tandem-agent/tandem/internal/regular"
 )
 
 // maxEditBytes is the largest file Edit and MultiEdit change in memory.
@@ -54,7 +56,7 @@ func changeFile(env *tool.Env, toolName, given string, ops []editOp) (change, st
 	if info.Size() > maxEditBytes {
 		return ch, fmt.Sprintf("%s is %s, too large for %s (limit %s). Change it with a command via the Bash tool (e.g. sed).", abs, humanSize(info.Size()), toolName, humanSize(maxEditBytes))
 	}
-	raw, err := os.ReadFile(real)
+	raw, err := regular.ReadFile(real)
 	if err != nil {
 		return ch, fmt.Sprintf("Cannot read %s: %v", abs, err)
 	}

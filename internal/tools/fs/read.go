@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"github.com/tandem-agent/tandem/internal/tool"
+
+	"github.com/tandem-agent/tandem/internal/regular"
 )
 
 //go:embed read.md
@@ -162,7 +164,7 @@ func lineParam(name string, v float64, lo int) (int, string) {
 }
 
 func readHead(path string, n int) ([]byte, error) {
-	f, err := os.Open(path)
+	f, _, err := regular.Open(path)
 	if err != nil {
 		return nil, err
 	}

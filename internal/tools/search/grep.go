@@ -5,13 +5,14 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"os"
 	"os/exec"
 	"regexp"
 	"strings"
 	"time"
 
 	"github.com/tandem-agent/tandem/internal/tool"
+
+	"github.com/tandem-agent/tandem/internal/regular"
 )
 
 const grepName = "Grep"
@@ -225,7 +226,13 @@ func parseGrep(env *tool.Env, raw json.RawMessage) (query, error) {
 	if q.root, err = searchDir(grepName, env, in.Path, false); err != nil {
 		return query{}, err
 	}
-	if fi, err := os.Stat(q.root); err == nil && !fi.IsDir() {
+	// ripgrep (and a plain read) would wait forever on a FIFO given as
+	// the path; walking a folder skips special files.
+	fi, err := regular.Check(q.root, true)
+	if regular.IsNotRegular(err) {
+		return query{}, fmt.Errorf("Grep cannot search %s: %w", q.root, err)
+	}
+	if err == nil && !fi.IsDir() {
 		q.rootIsFile = true
 	}
 	return q, nil
