@@ -33,6 +33,9 @@ type Config struct {
 	Effort    string              `json:"effort,omitempty"`
 	Providers map[string]Provider `json:"providers,omitempty"`
 	Tools     Tools               `json:"tools,omitempty"`
+	// Secrets tunes which environment variables tool processes (Bash,
+	// MCP stdio servers, hooks) never inherit; see internal/secrets.
+	Secrets Secrets `json:"secrets,omitempty"`
 
 	Permissions json.RawMessage `json:"permissions,omitempty"` // permission.Config
 	MCPServers  json.RawMessage `json:"mcpServers,omitempty"`  // mcp.Servers
@@ -90,6 +93,13 @@ func (p Provider) ContextWindowFor(id string) int64 {
 type Tools struct {
 	WebFetch  WebFetch  `json:"web_fetch,omitempty"`
 	WebSearch WebSearch `json:"web_search,omitempty"`
+}
+
+// Secrets names more secret variables and, in the user file only, the
+// credentials tool processes may inherit after all.
+type Secrets struct {
+	Env     []string `json:"env,omitempty"`
+	PassEnv []string `json:"pass_env,omitempty"`
 }
 
 // WebFetch settings.
@@ -330,6 +340,8 @@ func (c *Config) merge(o *Config, src string) {
 		}
 		c.Providers[n] = mergeProvider(c.Providers[n], p)
 	}
+	c.Secrets.Env = append(c.Secrets.Env, o.Secrets.Env...)
+	c.Secrets.PassEnv = append(c.Secrets.PassEnv, o.Secrets.PassEnv...)
 	if o.Tools.WebFetch.AllowPrivate {
 		c.Tools.WebFetch.AllowPrivate = true
 	}

@@ -10,6 +10,8 @@ import (
 	"github.com/tandem-agent/tandem/internal/tools/shell"
 	"github.com/tandem-agent/tandem/internal/tools/todo"
 	"github.com/tandem-agent/tandem/internal/tools/web"
+
+	"github.com/tandem-agent/tandem/internal/secrets"
 )
 
 // Options carries what built-in tools need from configuration.
@@ -19,6 +21,10 @@ type Options struct {
 	// Searcher is WebSearch's backend; nil makes WebSearch answer with a
 	// clear "not configured" error.
 	Searcher web.Searcher
+	// Secrets are the variables Bash commands never inherit (and whose
+	// values are blanked in their output); the zero Policy means the
+	// well-known provider keys.
+	Secrets secrets.Policy
 }
 
 // Default returns every built-in tool, in no particular order (the registry
@@ -30,7 +36,7 @@ func Default(opts Options) []tool.Tool {
 		fs.NewEdit(),
 		fs.NewMultiEdit(),
 		todo.NewTodoWrite(),
-		shell.NewBash(),
+		shell.NewBashWith(shell.Options{Secrets: opts.Secrets}),
 		shell.NewBashOutput(),
 		shell.NewKillShell(),
 		search.NewGlob(),

@@ -2,11 +2,14 @@ package shell
 
 import (
 	"fmt"
+	"io"
 	"strconv"
 	"sync"
 	"time"
 
 	"github.com/tandem-agent/tandem/internal/tool"
+
+	"github.com/tandem-agent/tandem/internal/secrets"
 )
 
 // jobsKey holds the background job table in tool.State.
@@ -33,6 +36,7 @@ type job struct {
 	started                  time.Time
 	proc                     *process
 	log                      *jobLog
+	out                      io.Writer // log, behind the secret redactor
 	done                     chan struct{}
 
 	mu      sync.Mutex
@@ -104,13 +108,14 @@ func startBackground(env *tool.Env, l launcher, command, description, dir string
 	t.mu.Unlock()
 
 	log := newJobLog(env.DataDir, id)
-	p, err := start(startSpec{launcher: l, script: command, dir: dir, stdout: log, stderr: log})
+	out := l.redact.NewWriter(log)
+	p, err := start(startSpec{launcher: l, script: command, dir: dir, stdout: out, stderr: out})
 	if err != nil {
 		log.close()
 		return tool.ErrorResult(fmt.Sprintf("Bash could not start the background command in %s: %v", dir, err)), nil
 	}
 	j := &job{id: id, command: command, description: description, started: time.Now(),
-		proc: p, log: log, status: statusRunning, done: make(chan struct{})}
+		proc: p, log: log, out: out, status: statusRunning, done: make(chan struct{})}
 	t.mu.Lock()
 	t.jobs[id] = j
 	t.mu.Unlock()
@@ -130,6 +135,7 @@ func startBackground(env *tool.Env, l launcher, command, description, dir string
 func (j *job) watch() {
 	<-j.proc.exited
 	j.proc.drain(drainWait)
+	secrets.Flush(j.out)
 	j.log.close()
 	j.mu.Lock()
 	j.code = j.proc.exitCode()

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/tandem-agent/tandem/internal/scripted"
+)
+
+// The model runs `env` and friends in explore mode: neither the stream,
+// the stored session nor a hook command's environment holds tandem's
+// credentials.
+func TestE2EShellSecretsNeverReachTheModel(t *testing.T) {
+	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
+		scripted.ToolStep(scripted.CallID("env1", "Bash", map[string]any{"command": "env; printenv ANTHROPIC_API_KEY; printenv TANDEM_TOKEN"})),
+		scripted.ToolStep(scripted.CallID("env2", "Bash", map[string]any{"command": "jq -n env"})),
+		scripted.TextStep("done"),
+	}})
+	secretsByName := map[string]string{
+		"ANTHROPIC_API_KEY":     "sk-ant-e2e-0123456789abcdef",
+		"OPENAI_API_KEY":        "sk-openai-e2e-0123456789",
+		"TANDEM_TOKEN":          "tandem-token-e2e-0123456789",
+		"AWS_SECRET_ACCESS_KEY": "aws-secret-e2e-0123456789",
+		"CORP_LLM_KEY":          "corp-llm-key-e2e-0123456789", // a configured provider's api_key_env
+		"MY_DB_PASSWORD":        "db-password-e2e-0123456789",  // listed in secrets.env
+	}
+	for k, v := range secretsByName {
+		x.Env = append(x.Env, k+"="+v)
+	}
+	hookOut := filepath.Join(x.Home, "hook-env.txt")
+	cfg := `{"providers": {"corp": {"kind": "openai-compatible", "base_url": "http://127.0.0.1:1", "api_key_env": "CORP_LLM_KEY"}},
+	  "secrets": {"env": ["MY_DB_PASSWORD"]}}`
+	writeJSONFile(t, filepath.Join(x.Work, ".claude", "settings.json"), map[string]any{
+		"hooks": map[string]any{"PreToolUse": []any{map[string]any{
+			"matcher": "Bash",
+			"hooks":   []any{map[string]any{"type": "command", "command": "env > " + hookOut}},
+		}}}})
+	if err := os.WriteFile(filepath.Join(x.Home, "config.json"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := x.RunStream("show me the environment", "--permission-mode", "explore")
+	mustSucceed(t, r)
+	res := toolResults(r)
+	if out := res["env1"].Output; !strings.Contains(out, "HOME=") || res["env1"].IsError && !strings.Contains(out, "Exit code") {
+		t.Fatalf("env did not run: %+v", res["env1"])
+	}
+	stored := x.Run("sessions", "export", r.Result().SessionID)
+	hook, err := os.ReadFile(hookOut)
+	if err != nil || !strings.Contains(string(hook), "HOME=") {
+		t.Fatalf("the hook did not run: %v %q", err, hook)
+	}
+	for where, text := range map[string]string{"stream": r.Stdout, "stored session": stored.Stdout + stored.Stderr, "hook environment": string(hook)} {
+		for k, v := range secretsByName {
+			if strings.Contains(text, v) {
+				t.Errorf("%s holds %s", where, k)
+			}
+		}
+	}
+	if !strings.Contains(stored.Stdout, "HOME=") {
+		t.Errorf("export lacks the tool result:\n%s", stored.Stdout)
+	}
+}
+
+// Special files never block start-up: CLAUDE.md as a FIFO and .mcp.json as
+// a FIFO are skipped (with a warning naming the file) and the turn runs.
+func TestE2EFIFOInstructionsDoNotBlock(t *testing.T) {
+	x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("hello")}})
+	for _, name := range []string{"CLAUDE.md", ".mcp.json"} {
+		if err := syscall.Mkfifo(filepath.Join(x.Work, name), 0o644); err != nil {
+			t.Skip(err)
+		}
+	}
+	r := x.RunStream("hi")
+	mustSucceed(t, r)
+	if !strings.Contains(r.Stdout+r.Stderr, filepath.Join(x.Work, "CLAUDE.md")) || !strings.Contains(r.Stdout+r.Stderr, "named pipe") {
+		t.Errorf("no warning names the FIFO:\n%s\n%s", r.Stdout, r.Stderr)
+	}
+}
