@@ -1,6 +1,8 @@
 package permission
 
 import (
+	"context"
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -60,6 +62,14 @@ func (e *Engine) judgeCommand(mode Mode, c shell.Command, cwd string) verdict {
 	if r, ok := e.bashRule(ActionAsk, "", one); ok {
 		return verdict{action: ActionAsk, rule: r.String(), reason: "rule " + ruleLabel(r) + " asks before `" + label + "`", noAlways: true}
 	}
+	vetGit := false
+	if c.ReadOnly && len(c.GitDirs) > 0 {
+		if why := e.gitConfigRisk(c.GitDirs); why != "" {
+			c.ReadOnly = false
+			c.Reasons = append(c.Reasons, why)
+			vetGit = true
+		}
+	}
 	protected, outside := e.writeTargets(c)
 	if protected != "" && mode != Explore {
 		return verdict{action: ActionAsk, reason: "`" + label + "` writes protected path " + protected, noAlways: true}
@@ -87,12 +97,33 @@ func (e *Engine) judgeCommand(mode Mode, c shell.Command, cwd string) verdict {
 		why = "writes " + outside + ", outside the workspace; " + why
 	}
 	v := verdict{action: ActionAsk, reason: "`" + label + "`: " + why}
+	if vetGit {
+		// "Always" would let every repository's configuration run.
+		v.noAlways = true
+		return v
+	}
 	if s, ok := bashSuggestion(c); ok {
 		v.suggest = []Rule{s}
 	} else {
 		v.noAlways = true
 	}
 	return v
+}
+
+// gitConfigRisk vets the repositories a read-only git command may use: a
+// repository whose own configuration names a program (core.fsmonitor,
+// diff.external, a textconv or filter driver, ...) makes it not read-only.
+func (e *Engine) gitConfigRisk(dirs []string) string {
+	for _, d := range dirs {
+		risks, err := shell.RepoConfigRisks(context.Background(), d)
+		if err != nil {
+			return "git's configuration could not be checked: " + err.Error()
+		}
+		if len(risks) > 0 {
+			return fmt.Sprintf("the git repository at %s has configuration that runs programs (%s), so git there is not read-only", d, strings.Join(risks, "; "))
+		}
+	}
+	return ""
 }
 
 // exactAllow finds an allow rule naming the whole command line exactly
