@@ -3,6 +3,8 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -77,5 +79,36 @@ func TestE2EFIFOInstructionsDoNotBlock(t *testing.T) {
 	mustSucceed(t, r)
 	if !strings.Contains(r.Stdout+r.Stderr, filepath.Join(x.Work, "CLAUDE.md")) || !strings.Contains(r.Stdout+r.Stderr, "named pipe") {
 		t.Errorf("no warning names the FIFO:\n%s\n%s", r.Stdout, r.Stderr)
+	}
+}
+
+// Processes a command detaches (nohup, setsid, double fork) and background
+// jobs do not outlive tandem.
+func TestE2EDetachedProcessesEndWithTandem(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("process tags are read from /proc")
+	}
+	spawn := func(name string) string { return "sh -c 'echo $$ > " + name + "; exec sleep 1000'" }
+	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
+		scripted.ToolStep(scripted.CallID("b1", "Bash", map[string]any{"command": "nohup " + spawn("p1") + " >/dev/null 2>&1 & setsid " + spawn("p2") + " >/dev/null 2>&1 & ( " + spawn("p3") + " >/dev/null 2>&1 & ); sleep 0.3; echo ok"})),
+		scripted.ToolStep(scripted.CallID("b2", "Bash", map[string]any{"command": spawn("p4"), "run_in_background": true})),
+		scripted.ToolStep(scripted.CallID("b3", "Bash", map[string]any{"command": "sleep 0.3; cat p1 p2 p3 p4"})),
+		scripted.TextStep("done"),
+	}})
+	r := x.RunStream("start things", "--permission-mode", "trust")
+	mustSucceed(t, r)
+	var pids []int
+	for _, name := range []string{"p1", "p2", "p3", "p4"} {
+		pid, err := strconv.Atoi(strings.TrimSpace(x.ReadFile(name)))
+		if err != nil {
+			t.Fatalf("%s: %v (%q)", name, err, x.ReadFile(name))
+		}
+		pids = append(pids, pid)
+	}
+	for i, pid := range pids {
+		if b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil && !strings.Contains(string(b), ") Z") {
+			_ = syscall.Kill(pid, syscall.SIGKILL) // do not leave it behind
+			t.Errorf("p%d (pid %d) outlived tandem", i+1, pid)
+		}
 	}
 }

@@ -149,7 +149,7 @@ func runForeground(ctx context.Context, call tool.Call, l launcher, in bashInput
 	p, err := start(startSpec{
 		launcher: l, script: cwdTrap + in.Command, dir: dir,
 		stdout: stdout, stderr: stderr,
-		extra: []*os.File{cwdW},
+		extra: []*os.File{cwdW}, tag: sessionTag(env),
 	})
 	cwdW.Close() // the shell has its own copy now
 	if err != nil {

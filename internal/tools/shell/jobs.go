@@ -109,7 +109,7 @@ func startBackground(env *tool.Env, l launcher, command, description, dir string
 
 	log := newJobLog(env.DataDir, id)
 	out := l.redact.NewWriter(log)
-	p, err := start(startSpec{launcher: l, script: command, dir: dir, stdout: out, stderr: out})
+	p, err := start(startSpec{launcher: l, script: command, dir: dir, stdout: out, stderr: out, tag: sessionTag(env)})
 	if err != nil {
 		log.close()
 		return tool.ErrorResult(fmt.Sprintf("Bash could not start the background command in %s: %v", dir, err)), nil

@@ -93,6 +93,7 @@ type startSpec struct {
 	stdout io.Writer
 	stderr io.Writer
 	extra  []*os.File // become fd 3, 4, ...
+	tag    string     // the session's process tag (procTagVar)
 }
 
 // start runs script with the shell in a new process group, stdin from
@@ -104,6 +105,9 @@ func start(spec startSpec) (*process, error) {
 	cmd := exec.Command(spec.shell, "-c", spec.script)
 	cmd.Dir = spec.dir
 	cmd.Env = spec.env
+	if spec.tag != "" {
+		cmd.Env = append(append([]string(nil), spec.env...), procTagVar+"="+spec.tag)
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.ExtraFiles = spec.extra
 	p := &process{cmd: cmd, exited: make(chan struct{})}
