@@ -112,3 +112,26 @@ func TestE2EDetachedProcessesEndWithTandem(t *testing.T) {
 		}
 	}
 }
+
+// A session's spill files go when the session is deleted.
+func TestE2ESpillFilesDeletedWithTheSession(t *testing.T) {
+	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
+		scripted.ToolStep(scripted.CallID("big", "Bash", map[string]any{"command": "head -c 100000 /dev/zero | tr '\\0' x"})),
+		scripted.TextStep("done"),
+	}})
+	r := x.RunStream("print a lot")
+	mustSucceed(t, r)
+	spill, _ := toolResults(r)["big"].Meta["spill_path"].(string)
+	if spill == "" {
+		t.Fatalf("no spill file: %+v", toolResults(r)["big"])
+	}
+	if _, err := os.Stat(spill); err != nil {
+		t.Fatal(err)
+	}
+	if del := x.Run("sessions", "delete", r.Result().SessionID); del.Code != 0 {
+		t.Fatalf("delete: %s %s", del.Stdout, del.Stderr)
+	}
+	if _, err := os.Stat(filepath.Dir(spill)); err == nil {
+		t.Errorf("the session's spill folder %s survived", filepath.Dir(spill))
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/tandem-agent/tandem/internal/tool"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -83,6 +84,9 @@ func newSessionsCmd(g *globalFlags) *cobra.Command {
 			}
 			if err := a.Store.DeleteSession(cmd.Context(), s.ID); err != nil {
 				return err
+			}
+			if err := tool.RemoveSpill(a.Paths.DataDir, s.ID); err != nil {
+				fmt.Fprintf(cmd.ErrOrStderr(), "tandem: %v\n", err)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "deleted %s\n", s.ID)
 			return nil

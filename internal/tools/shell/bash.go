@@ -140,7 +140,7 @@ func runForeground(ctx context.Context, call tool.Call, l launcher, in bashInput
 	}
 	defer cwdR.Close()
 
-	coll := newCollector(env.DataDir, "bash", maxInline)
+	coll := newCollector(env.DataDir, env.SessionID, "bash", maxInline)
 	st := newStreamer(env.Emit, call.ID, bashName)
 	// Secret values are blanked before the output reaches the model, the
 	// event stream or the spill file.

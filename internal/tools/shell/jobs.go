@@ -107,7 +107,7 @@ func startBackground(env *tool.Env, l launcher, command, description, dir string
 	id := "bash_" + strconv.Itoa(t.next)
 	t.mu.Unlock()
 
-	log := newJobLog(env.DataDir, id)
+	log := newJobLog(env.DataDir, env.SessionID, id)
 	out := l.redact.NewWriter(log)
 	p, err := start(startSpec{launcher: l, script: command, dir: dir, stdout: out, stderr: out, tag: sessionTag(env)})
 	if err != nil {
