@@ -6,8 +6,11 @@
 package secrets
 
 import (
+	"encoding/json"
 	"sort"
 	"strings"
+
+	"github.com/tandem-agent/tandem/internal/regular"
 )
 
 // wellKnown are credentials tandem itself (or a provider it talks to) may
@@ -107,14 +110,24 @@ func (p Policy) Redactor(env []string) *Redactor {
 	p = p.orDefault()
 	var vals []string
 	seen := map[string]bool{}
+	add := func(v string) {
+		v = strings.TrimSpace(v)
+		if len(v) >= minRedactLen && !seen[v] {
+			seen[v] = true
+			vals = append(vals, v)
+		}
+	}
 	for _, kv := range env {
 		k, v, ok := strings.Cut(kv, "=")
-		v = strings.TrimSpace(v)
-		if !ok || !p.secret[k] || len(v) < minRedactLen || seen[v] {
+		if !ok || !p.secret[k] {
 			continue
 		}
-		seen[v] = true
-		vals = append(vals, v)
+		add(v)
+		if credentialFiles[k] {
+			for _, fv := range fileSecrets(v) {
+				add(fv)
+			}
+		}
 	}
 	// Longest first, so a value containing another is replaced whole.
 	sort.Slice(vals, func(i, j int) bool { return len(vals[i]) > len(vals[j]) })
@@ -147,6 +160,19 @@ func (r *Redactor) Redact(s string) string {
 	return r.rep.Replace(s)
 }
 
+// Contains reports whether s holds a known secret value.
+func (r *Redactor) Contains(s string) bool {
+	if r == nil {
+		return false
+	}
+	for _, v := range r.values {
+		if strings.Contains(s, v) {
+			return true
+		}
+	}
+	return false
+}
+
 // Empty reports whether there is nothing to redact.
 func (r *Redactor) Empty() bool { return r == nil || r.rep == nil }
 
@@ -158,4 +184,36 @@ func (r *Redactor) Overlap() int {
 		return 0
 	}
 	return r.maxLen - 1
+}
+
+// credentialFiles name a file whose contents are the secret.
+var credentialFiles = map[string]bool{"GOOGLE_APPLICATION_CREDENTIALS": true}
+
+// fileSecrets returns the secret fields of a JSON credentials file (a
+// Google service account or authorized-user file), and each line of a
+// private key on its own, so the key is caught whether it is printed
+// decoded or as the file's escaped JSON.
+func fileSecrets(path string) []string {
+	data, _, err := regular.ReadCapped(path, 1<<20)
+	if err != nil {
+		return nil
+	}
+	var doc map[string]any
+	if json.Unmarshal(data, &doc) != nil {
+		return nil
+	}
+	var out []string
+	for _, k := range []string{"private_key", "private_key_id", "client_secret", "refresh_token"} {
+		v, _ := doc[k].(string)
+		if v == "" {
+			continue
+		}
+		out = append(out, v)
+		for _, line := range strings.Split(v, "\n") {
+			if len(line) >= 16 && !strings.HasPrefix(line, "-----") {
+				out = append(out, line)
+			}
+		}
+	}
+	return out
 }

@@ -2,6 +2,7 @@ package secrets
 
 import (
 	"bytes"
+	"os"
 	"strings"
 	"testing"
 )
@@ -38,5 +39,25 @@ func TestRedactStreamSplitValues(t *testing.T) {
 	var buf bytes.Buffer
 	if w := New(nil, nil).Redactor(nil).NewWriter(&buf); w != &buf {
 		t.Errorf("nothing to redact should return the writer itself")
+	}
+}
+
+// The contents of a credentials file named by GOOGLE_APPLICATION_CREDENTIALS
+// are secrets too, printed decoded or as the file's JSON.
+func TestRedactCredentialFileContents(t *testing.T) {
+	dir := t.TempDir()
+	path := dir + "/sa.json"
+	line := "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7"
+	raw := `{"type": "service_account", "private_key_id": "abcdef0123456789", "private_key": "-----BEGIN PRIVATE KEY-----\n` + line + `\n-----END PRIVATE KEY-----\n", "client_email": "x@y"}`
+	if err := os.WriteFile(path, []byte(raw), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := Default().Redactor([]string{"GOOGLE_APPLICATION_CREDENTIALS=" + path})
+	got := r.Redact(raw)
+	if strings.Contains(got, line) || strings.Contains(got, "abcdef0123456789") || !strings.Contains(got, "x@y") {
+		t.Errorf("file contents not redacted: %s", got)
+	}
+	if got := r.Redact("key line: " + line); strings.Contains(got, line) {
+		t.Errorf("decoded key line not redacted: %s", got)
 	}
 }

@@ -4,6 +4,8 @@
 package tools
 
 import (
+	"os"
+
 	"github.com/tandem-agent/tandem/internal/tool"
 	"github.com/tandem-agent/tandem/internal/tools/fs"
 	"github.com/tandem-agent/tandem/internal/tools/search"
@@ -48,5 +50,5 @@ func Default(opts Options) []tool.Tool {
 	} else {
 		ts = append(ts, web.NewWebSearch(nil))
 	}
-	return ts
+	return redactAll(ts, opts.Secrets.Redactor(os.Environ()))
 }
