@@ -81,6 +81,9 @@ func (b Builder) Instructions(cwd string) string {
 		// them); only their type is checked.
 		if s := b.read(p, ""); s != "" {
 			parts = append(parts, fmt.Sprintf("# User instructions (%s)\n%s", p, s))
+			if importsAllowed(p) {
+				parts = append(parts, b.withImports(s, p, "")...)
+			}
 		}
 	}
 	root := realDir(repoRoot(cwd))
@@ -89,6 +92,9 @@ func (b Builder) Instructions(cwd string) string {
 			p := filepath.Join(dir, name)
 			if s := b.read(p, root); s != "" {
 				parts = append(parts, fmt.Sprintf("# Project instructions (%s)\n%s", p, s))
+				if importsAllowed(p) {
+					parts = append(parts, b.withImports(s, p, root)...)
+				}
 			}
 		}
 	}
@@ -139,7 +145,11 @@ func (b Builder) read(path, within string) string {
 			return ""
 		}
 		if !inside(real, within) {
-			b.warn(fmt.Sprintf("Skipped instructions file %s: it links to %s, outside the repository %s; only files inside the repository (or your own global instructions) are read.", path, real, within))
+			where := "it is"
+			if real != filepath.Clean(path) {
+				where = "it links to " + real + ","
+			}
+			b.warn(fmt.Sprintf("Skipped instructions file %s: %s outside the repository %s; only files inside the repository (or your own global instructions) are read.", path, where, within))
 			return ""
 		}
 	}

@@ -148,3 +148,42 @@ func TestInstructionsStayInsideTheRepository(t *testing.T) {
 		}
 	}
 }
+
+// CLAUDE.md @imports are read under the same rule as the file: inside the
+// repository for a project file, anything for the user's global file.
+func TestClaudeImportsStayInsideTheRepository(t *testing.T) {
+	root := t.TempDir()
+	repo := filepath.Join(root, "repo")
+	home := filepath.Join(root, "home")
+	write(t, filepath.Join(repo, ".git", "HEAD"), "ref: x")
+	write(t, filepath.Join(home, ".ssh", "id_rsa"), "PRIVATE-KEY")
+	write(t, filepath.Join(home, "prefs.md"), "USER-PREFS")
+	write(t, filepath.Join(home, ".claude", "CLAUDE.md"), "global, see @~/prefs.md")
+	write(t, filepath.Join(repo, "docs", "style.md"), "STYLE-GUIDE, more in @nested.md")
+	write(t, filepath.Join(repo, "docs", "nested.md"), "NESTED-IMPORT")
+	write(t, filepath.Join(repo, "CLAUDE.md"), "Read @docs/style.md and @~/.ssh/id_rsa and @../home/.ssh/id_rsa.\n"+
+		"`@docs/ignored.md` in code, and ask @someone.\n```\n@docs/fenced.md\n```\n")
+	write(t, filepath.Join(repo, "docs", "ignored.md"), "IN-CODE-SPAN")
+	write(t, filepath.Join(repo, "docs", "fenced.md"), "IN-FENCE")
+	if err := os.Symlink(filepath.Join(home, ".ssh", "id_rsa"), filepath.Join(repo, "docs", "key.md")); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(repo, "CLAUDE.local.md"), "local: @docs/key.md")
+	var warnings []string
+	b := Builder{Home: home, Warn: func(m string) { warnings = append(warnings, m) }}
+	got := b.Instructions(repo)
+	for _, want := range []string{"STYLE-GUIDE", "NESTED-IMPORT", "USER-PREFS"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %s:\n%s", want, got)
+		}
+	}
+	for _, bad := range []string{"PRIVATE-KEY", "IN-CODE-SPAN", "IN-FENCE"} {
+		if strings.Contains(got, bad) {
+			t.Errorf("read %s:\n%s", bad, got)
+		}
+	}
+	all := strings.Join(warnings, "\n")
+	if !strings.Contains(all, filepath.Join(home, ".ssh", "id_rsa")) || !strings.Contains(all, filepath.Join(repo, "docs", "key.md")) {
+		t.Errorf("warnings do not name the skipped imports:\n%s", all)
+	}
+}
