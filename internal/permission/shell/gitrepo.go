@@ -218,3 +218,16 @@ func parseGitConfigList(b []byte) []gitConfigEntry {
 	}
 	return out
 }
+
+// GitHardening is configuration the Bash tool passes (as GIT_CONFIG_COUNT
+// entries, which beat every config file) to commands that run because
+// they are read-only: it turns off the command-running keys git would
+// otherwise take from a repository's config by their fixed names. It backs
+// up RepoConfigRisks (a config changed between the check and the run);
+// driver keys (`diff.<name>.textconv`, `filter.<name>.clean`) have names
+// that cannot be listed here, which is why the check comes first.
+var GitHardening = [][2]string{
+	{"core.fsmonitor", "false"},
+	{"core.hooksPath", "/dev/null"},
+	{"diff.external", ""},
+}

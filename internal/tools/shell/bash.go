@@ -146,6 +146,7 @@ func runForeground(ctx context.Context, call tool.Call, l launcher, in bashInput
 	// event stream or the spill file.
 	stdout := l.redact.NewWriter(io.MultiWriter(coll, st.writer("stdout")))
 	stderr := l.redact.NewWriter(io.MultiWriter(coll, st.writer("stderr")))
+	l.env = hardenGit(l.env, in.Command, dir)
 	p, err := start(startSpec{
 		launcher: l, script: cwdTrap + in.Command, dir: dir,
 		stdout: stdout, stderr: stderr,

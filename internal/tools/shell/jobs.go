@@ -109,6 +109,7 @@ func startBackground(env *tool.Env, l launcher, command, description, dir string
 
 	log := newJobLog(env.DataDir, env.SessionID, id)
 	out := l.redact.NewWriter(log)
+	l.env = hardenGit(l.env, command, dir)
 	p, err := start(startSpec{launcher: l, script: command, dir: dir, stdout: out, stderr: out, tag: sessionTag(env)})
 	if err != nil {
 		log.close()
