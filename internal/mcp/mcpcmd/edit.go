@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/tandem-agent/tandem/internal/regular"
 	"os"
 	"path/filepath"
 )
@@ -19,7 +20,7 @@ type configDoc struct {
 
 func readDoc(path string) (*configDoc, error) {
 	d := &configDoc{path: path, top: map[string]json.RawMessage{}, servers: map[string]json.RawMessage{}}
-	data, err := os.ReadFile(path)
+	data, err := regular.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return d, nil
 	}
