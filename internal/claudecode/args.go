@@ -1,6 +1,7 @@
 package claudecode
 
 import (
+	"github.com/tandem-agent/tandem/internal/secrets"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -103,7 +104,7 @@ func childEnv(parent []string, cfg Config, opts Options) []string {
 		}
 	}
 	env := make([]string, 0, len(parent)+8)
-	for _, kv := range parent {
+	for _, kv := range cliSecrets(parent).ScrubEnv(parent) {
 		k, _, _ := strings.Cut(kv, "=")
 		if !drop[k] {
 			env = append(env, kv)
@@ -126,6 +127,24 @@ func childEnv(parent []string, cfg Config, opts Options) []string {
 		env = append(env, k+"="+v)
 	}
 	return dedupeEnv(env)
+}
+
+// cliSecrets keeps tandem's other credentials (OpenAI and other provider
+// keys, the server token, ...) from the CLI, which runs the model's
+// commands with its own environment; what the CLI needs to reach Claude
+// passes: the Anthropic key or token, and cloud credentials when the user
+// chose Bedrock or Vertex.
+func cliSecrets(parent []string) secrets.Policy {
+	pass := []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"}
+	for _, kv := range parent {
+		switch k, v, _ := strings.Cut(kv, "="); {
+		case k == "CLAUDE_CODE_USE_BEDROCK" && v != "" && v != "0":
+			pass = append(pass, "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_BEARER_TOKEN_BEDROCK")
+		case k == "CLAUDE_CODE_USE_VERTEX" && v != "" && v != "0":
+			pass = append(pass, "GOOGLE_APPLICATION_CREDENTIALS")
+		}
+	}
+	return secrets.New(nil, pass)
 }
 
 // dedupeEnv keeps the last value of each variable, as a shell would.

@@ -191,6 +191,17 @@ func TestChildEnv(t *testing.T) {
 	if !slices.Contains(env, "ANTHROPIC_API_KEY=inherited") || slices.Contains(env, "IS_SANDBOX=1") {
 		t.Errorf("env %v", env)
 	}
+	// tandem's other credentials never reach the CLI (whose Bash tool runs
+	// the model's commands); Bedrock's reach it when Bedrock is chosen.
+	others := append(parent, "OPENAI_API_KEY=sk-o", "TANDEM_TOKEN=t", "AWS_SECRET_ACCESS_KEY=aws")
+	env = childEnv(others, Config{}, Options{})
+	if slices.Contains(env, "OPENAI_API_KEY=sk-o") || slices.Contains(env, "TANDEM_TOKEN=t") || slices.Contains(env, "AWS_SECRET_ACCESS_KEY=aws") {
+		t.Errorf("credentials reached the CLI: %v", env)
+	}
+	env = childEnv(append(others, "CLAUDE_CODE_USE_BEDROCK=1"), Config{}, Options{})
+	if !slices.Contains(env, "AWS_SECRET_ACCESS_KEY=aws") || slices.Contains(env, "OPENAI_API_KEY=sk-o") {
+		t.Errorf("bedrock: %v", env)
+	}
 }
 
 // pipeProc is a proc whose stdin is a buffer, for controller tests.
