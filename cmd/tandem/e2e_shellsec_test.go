@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -133,5 +134,49 @@ func TestE2ESpillFilesDeletedWithTheSession(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Dir(spill)); err == nil {
 		t.Errorf("the session's spill folder %s survived", filepath.Dir(spill))
+	}
+}
+
+// In explore mode `cd evilbare && git status`, where evilbare is a git
+// directory in the workspace whose config names a program, is denied and
+// the program does not run; a clean repository's git status still runs.
+func TestE2EGitRepositoryConfigDoesNotRunInExplore(t *testing.T) {
+	needProgram(t, "git")
+	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
+		scripted.ToolStep(scripted.CallID("evil", "Bash", map[string]any{"command": "cd evilbare && git status"})),
+		scripted.ToolStep(scripted.CallID("sub", "Bash", map[string]any{"command": "cd sub && git status"})),
+		scripted.ToolStep(scripted.CallID("clean", "Bash", map[string]any{"command": "cd clean && git status --short"})),
+		scripted.TextStep("done"),
+	}})
+	marker := filepath.Join(x.Work, "MARKER")
+	x.WriteFile("evil.sh", "#!/bin/sh\ntouch "+marker+"\n")
+	os.Chmod(filepath.Join(x.Work, "evil.sh"), 0o755)
+	for _, args := range [][]string{
+		{"init", "-q", "--bare", "evilbare"},
+		{"--git-dir=evilbare", "config", "core.bare", "false"},
+		{"--git-dir=evilbare", "config", "core.worktree", ".."},
+		{"--git-dir=evilbare", "config", "core.fsmonitor", filepath.Join(x.Work, "evil.sh")},
+		{"init", "-q", "clean"},
+	} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = x.Work
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	x.WriteFile("sub/.git", "gitdir: ../evilbare\n")
+	r := x.RunStream("look at the repositories", "--permission-mode", "explore")
+	mustSucceed(t, r)
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("git ran the repository's core.fsmonitor")
+	}
+	denied := deniedIDs(r)
+	for _, id := range []string{"evil", "sub"} {
+		if _, ok := denied[id]; !ok || !strings.Contains(toolResults(r)[id].Output, "runs programs") {
+			t.Errorf("%s: not denied with the reason: %+v", id, toolResults(r)[id])
+		}
+	}
+	if _, ok := denied["clean"]; ok || toolResults(r)["clean"].IsError {
+		t.Errorf("clean repository: %+v", toolResults(r)["clean"])
 	}
 }
