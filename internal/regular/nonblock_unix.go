@@ -5,5 +5,6 @@ package regular
 import "syscall"
 
 // nonBlock makes opening a FIFO return at once instead of waiting for a
-// writer; it changes nothing for regular files.
-const nonBlock = syscall.O_NONBLOCK
+// writer, and keeps a terminal device from becoming tandem's controlling
+// terminal; it changes nothing for regular files.
+const nonBlock = syscall.O_NONBLOCK | syscall.O_NOCTTY
