@@ -180,3 +180,26 @@ func TestE2EGitRepositoryConfigDoesNotRunInExplore(t *testing.T) {
 		t.Errorf("clean repository: %+v", toolResults(r)["clean"])
 	}
 }
+
+// Under the claude-code runtime the CLI runs the model's commands; they
+// still see none of tandem's credentials, not even the one the CLI holds.
+func TestE2EClaudeCodeCommandsDoNotSeeCredentials(t *testing.T) {
+	cc := newClaudeCodeE2E(t, func(string) scripted.Script {
+		return scripted.Script{Steps: []scripted.Step{
+			scripted.ToolStep(scripted.CallID("env1", "Bash", map[string]any{"command": "env; echo END"})),
+			scripted.TextStep("done"),
+		}}
+	})
+	cc.Env = append(cc.Env, "OPENAI_API_KEY=sk-openai-cc-0123456789", "TANDEM_TOKEN=tandem-token-cc-0123456789")
+	r := cc.RunDetached(streamArgs("show the environment", "--runtime", "claude-code", "--permission-mode", "explore")...)
+	mustSucceed(t, r)
+	out := toolResults(r)["env1"].Output
+	if !strings.Contains(out, "END") || !strings.Contains(out, "PATH=") {
+		t.Fatalf("env did not run: %+v", toolResults(r)["env1"])
+	}
+	for _, bad := range []string{"ANTHROPIC_API_KEY=", "ANTHROPIC_AUTH_TOKEN=", "sk-openai-cc-0123456789", "tandem-token-cc-0123456789"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("the command saw %s", bad)
+		}
+	}
+}

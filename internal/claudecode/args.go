@@ -1,6 +1,7 @@
 package claudecode
 
 import (
+	"encoding/json"
 	"github.com/tandem-agent/tandem/internal/secrets"
 	"os"
 	"path/filepath"
@@ -135,6 +136,11 @@ func childEnv(parent []string, cfg Config, opts Options) []string {
 // passes: the Anthropic key or token, and cloud credentials when the user
 // chose Bedrock or Vertex.
 func cliSecrets(parent []string) secrets.Policy {
+	return secrets.New(nil, cliCredentials(parent))
+}
+
+// cliCredentials names the credentials the CLI is given.
+func cliCredentials(parent []string) []string {
 	pass := []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"}
 	for _, kv := range parent {
 		switch k, v, _ := strings.Cut(kv, "="); {
@@ -144,7 +150,32 @@ func cliSecrets(parent []string) secrets.Policy {
 			pass = append(pass, "GOOGLE_APPLICATION_CREDENTIALS")
 		}
 	}
-	return secrets.New(nil, pass)
+	return pass
+}
+
+// withoutCLICredentials rewrites an approved Bash call so that the command
+// runs without the credentials the CLI holds: the CLI starts the model's
+// commands with its own environment. It returns false when the input has
+// no command (the CLI reports that itself).
+func withoutCLICredentials(input json.RawMessage, parent []string) (json.RawMessage, bool) {
+	var in map[string]any
+	if json.Unmarshal(input, &in) != nil {
+		return nil, false
+	}
+	cmd, ok := in["command"].(string)
+	if !ok || cmd == "" {
+		return nil, false
+	}
+	prefix := "unset " + strings.Join(cliCredentials(parent), " ") + " 2>/dev/null; "
+	if strings.HasPrefix(cmd, prefix) {
+		return input, true
+	}
+	in["command"] = prefix + cmd
+	out, err := json.Marshal(in)
+	if err != nil {
+		return nil, false
+	}
+	return out, true
 }
 
 // dedupeEnv keeps the last value of each variable, as a shell would.

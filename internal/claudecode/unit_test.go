@@ -379,3 +379,30 @@ func TestProcReadsHugeLines(t *testing.T) {
 		t.Errorf("tool result of %d bytes", n)
 	}
 }
+
+// An approved Bash call runs without the credentials the CLI holds.
+func TestBashRunsWithoutCLICredentials(t *testing.T) {
+	in := json.RawMessage(`{"command":"env","timeout":5000}`)
+	out, ok := withoutCLICredentials(in, []string{"CLAUDE_CODE_USE_BEDROCK=1"})
+	var got map[string]any
+	if !ok || json.Unmarshal(out, &got) != nil {
+		t.Fatalf("%s %v", out, ok)
+	}
+	cmd, _ := got["command"].(string)
+	for _, want := range []string{"unset ", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "AWS_SECRET_ACCESS_KEY", "; env"} {
+		if !strings.Contains(cmd, want) {
+			t.Errorf("command %q lacks %q", cmd, want)
+		}
+	}
+	if got["timeout"] != float64(5000) {
+		t.Errorf("other fields changed: %v", got)
+	}
+	// Idempotent: a decision reused for the hook and can_use_tool.
+	again, _ := withoutCLICredentials(out, []string{"CLAUDE_CODE_USE_BEDROCK=1"})
+	if string(again) != string(out) {
+		t.Errorf("rewritten twice: %s", again)
+	}
+	if _, ok := withoutCLICredentials(json.RawMessage(`{}`), nil); ok {
+		t.Errorf("no command: nothing to rewrite")
+	}
+}
