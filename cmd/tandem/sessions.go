@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/tandem-agent/tandem/internal/tool"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/app"
 	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/store"
+	"github.com/tandem-agent/tandem/internal/tool"
 )
 
 func newSessionsCmd(g *globalFlags) *cobra.Command {

@@ -2,12 +2,12 @@ package claudecode
 
 import (
 	"encoding/json"
-	"github.com/tandem-agent/tandem/internal/secrets"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/tandem-agent/tandem/internal/secrets"
 	"github.com/tandem-agent/tandem/internal/turn"
 )
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/tandem-agent/tandem/internal/turn/turntest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +15,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/turn"
+	"github.com/tandem-agent/tandem/internal/turn/turntest"
 )
 
 func TestConfigJSONAndValidate(t *testing.T) {

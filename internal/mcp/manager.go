@@ -10,9 +10,8 @@ import (
 	"time"
 
 	"github.com/tandem-agent/tandem/internal/event"
-	"github.com/tandem-agent/tandem/internal/tool"
-
 	"github.com/tandem-agent/tandem/internal/secrets"
+	"github.com/tandem-agent/tandem/internal/tool"
 )
 
 // DefaultReadyWait is how long `tandem run` should wait for servers before

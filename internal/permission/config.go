@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/tandem-agent/tandem/internal/permission/hooks"
-
 	"github.com/tandem-agent/tandem/internal/regular"
 )
 

@@ -9,7 +9,6 @@ import (
 	"github.com/pmezard/go-difflib/difflib"
 
 	"github.com/tandem-agent/tandem/internal/permission/shell"
-
 	"github.com/tandem-agent/tandem/internal/regular"
 )
 

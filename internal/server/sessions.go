@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"errors"
-	"github.com/tandem-agent/tandem/internal/tool"
 	"net/http"
 	"path/filepath"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/session"
 	"github.com/tandem-agent/tandem/internal/store"
+	"github.com/tandem-agent/tandem/internal/tool"
 )
 
 var runtimes = []string{"native", "claude-code", "auto"}

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/tandem-agent/tandem/internal/regular"
-
 	"github.com/tandem-agent/tandem/internal/secrets"
 	"github.com/tandem-agent/tandem/internal/tool"
 )

@@ -6,14 +6,13 @@ package tools
 import (
 	"os"
 
+	"github.com/tandem-agent/tandem/internal/secrets"
 	"github.com/tandem-agent/tandem/internal/tool"
 	"github.com/tandem-agent/tandem/internal/tools/fs"
 	"github.com/tandem-agent/tandem/internal/tools/search"
 	"github.com/tandem-agent/tandem/internal/tools/shell"
 	"github.com/tandem-agent/tandem/internal/tools/todo"
 	"github.com/tandem-agent/tandem/internal/tools/web"
-
-	"github.com/tandem-agent/tandem/internal/secrets"
 )
 
 // Options carries what built-in tools need from configuration.

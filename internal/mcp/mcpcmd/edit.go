@@ -5,9 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/tandem-agent/tandem/internal/regular"
 	"os"
 	"path/filepath"
+
+	"github.com/tandem-agent/tandem/internal/regular"
 )
 
 // configDoc is a JSON config file edited in place: only mcpServers is

@@ -7,9 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/tandem-agent/tandem/internal/tool"
-
 	"github.com/tandem-agent/tandem/internal/regular"
+	"github.com/tandem-agent/tandem/internal/tool"
 )
 
 // maxEditBytes is the largest file Edit and MultiEdit change in memory.

@@ -12,9 +12,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/tandem-agent/tandem/internal/tool"
-
 	"github.com/tandem-agent/tandem/internal/regular"
+	"github.com/tandem-agent/tandem/internal/tool"
 )
 
 //go:embed read.md

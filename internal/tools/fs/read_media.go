@@ -16,9 +16,8 @@ import (
 	"github.com/ledongthuc/pdf"
 
 	"github.com/tandem-agent/tandem/internal/message"
-	"github.com/tandem-agent/tandem/internal/tool"
-
 	"github.com/tandem-agent/tandem/internal/regular"
+	"github.com/tandem-agent/tandem/internal/tool"
 )
 
 const (

@@ -12,9 +12,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/tandem-agent/tandem/internal/tool"
-
 	"github.com/tandem-agent/tandem/internal/regular"
+	"github.com/tandem-agent/tandem/internal/tool"
 )
 
 // isBinary reports whether head looks like something other than text: a

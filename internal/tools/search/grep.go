@@ -10,9 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tandem-agent/tandem/internal/tool"
-
 	"github.com/tandem-agent/tandem/internal/regular"
+	"github.com/tandem-agent/tandem/internal/tool"
 )
 
 const grepName = "Grep"

@@ -15,9 +15,8 @@ import (
 	"time"
 
 	"github.com/tandem-agent/tandem/internal/event"
-	"github.com/tandem-agent/tandem/internal/tool"
-
 	"github.com/tandem-agent/tandem/internal/secrets"
+	"github.com/tandem-agent/tandem/internal/tool"
 )
 
 const (

@@ -7,9 +7,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tandem-agent/tandem/internal/tool"
-
 	"github.com/tandem-agent/tandem/internal/secrets"
+	"github.com/tandem-agent/tandem/internal/tool"
 )
 
 // jobsKey holds the background job table in tool.State.

@@ -2,11 +2,12 @@ package shell
 
 import (
 	"fmt"
-	"github.com/tandem-agent/tandem/internal/tool"
 	"os"
 	"path/filepath"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/tandem-agent/tandem/internal/tool"
 )
 
 // maxInline is how much command output the model sees at most; the rest
