@@ -31,6 +31,9 @@ var nonInteractiveEnv = [][2]string{
 	{"GIT_TERMINAL_PROMPT", "0"}, {"GIT_EDITOR", "true"}, {"EDITOR", "true"}, {"VISUAL", "true"},
 	{"DEBIAN_FRONTEND", "noninteractive"}, {"NO_COLOR", "1"}, {"TERM", "dumb"},
 	{"TANDEM", "1"},
+	// A relative `cd` must go where the validator thinks it goes (git is
+	// vetted in the folders the script's cd commands reach).
+	{"CDPATH", ""},
 }
 
 // commandEnv returns the environment for a command: tandem's own without
