@@ -83,7 +83,7 @@ func (w *wiring) equipMCP(ctx context.Context, l *session.Live, eq *equipped) er
 		Servers:  servers,
 		Policy:   policy,
 		Registry: l.Tools, Emit: l.Events.Emit, ClientName: "tandem", ClientVersion: firstNonEmpty(w.app.opts.Version, "dev"), WorkDir: rec.Cwd,
-		Proxy: mcp.ProxyFunc(l.MCPProxy()),
+		Proxy:   mcp.ProxyFunc(l.MCPProxy()),
 		BaseEnv: w.secretPolicy(eq.cfg).ScrubEnv(os.Environ()),
 	})
 	m.Start(context.WithoutCancel(ctx))

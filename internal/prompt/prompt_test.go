@@ -169,8 +169,8 @@ func TestClaudeImportsStayInsideTheRepository(t *testing.T) {
 		t.Fatal(err)
 	}
 	write(t, filepath.Join(repo, "CLAUDE.local.md"), "local: @docs/key.md")
-	var warnings []string
-	b := Builder{Home: home, Warn: func(m string) { warnings = append(warnings, m) }}
+	var warnings strings.Builder
+	b := Builder{Home: home, Warn: &warnings}
 	got := b.Instructions(repo)
 	for _, want := range []string{"STYLE-GUIDE", "NESTED-IMPORT", "USER-PREFS"} {
 		if !strings.Contains(got, want) {
@@ -182,7 +182,7 @@ func TestClaudeImportsStayInsideTheRepository(t *testing.T) {
 			t.Errorf("read %s:\n%s", bad, got)
 		}
 	}
-	all := strings.Join(warnings, "\n")
+	all := warnings.String()
 	if !strings.Contains(all, filepath.Join(home, ".ssh", "id_rsa")) || !strings.Contains(all, filepath.Join(repo, "docs", "key.md")) {
 		t.Errorf("warnings do not name the skipped imports:\n%s", all)
 	}
