@@ -44,7 +44,8 @@ func TestE2EShellSecretsNeverReachTheModel(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(x.Home, "config.json"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r := x.RunStream("show me the environment", "--permission-mode", "explore")
+	// The hook is a project file: only a trusted folder's hooks run.
+	r := x.RunStream("show me the environment", "--permission-mode", "explore", "--trust-project")
 	mustSucceed(t, r)
 	res := toolResults(r)
 	if out := res["env1"].Output; !strings.Contains(out, "HOME=") || res["env1"].IsError && !strings.Contains(out, "Exit code") {
