@@ -12,6 +12,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/app"
 	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/store"
+	"github.com/tandem-agent/tandem/internal/tool"
 )
 
 func newSessionsCmd(g *globalFlags) *cobra.Command {
@@ -83,6 +84,9 @@ func newSessionsCmd(g *globalFlags) *cobra.Command {
 			}
 			if err := a.Store.DeleteSession(cmd.Context(), s.ID); err != nil {
 				return err
+			}
+			if err := tool.RemoveSpill(a.Paths.DataDir, s.ID); err != nil {
+				fmt.Fprintf(cmd.ErrOrStderr(), "tandem: %v\n", err)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "deleted %s\n", s.ID)
 			return nil

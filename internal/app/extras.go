@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/tandem-agent/tandem/internal/claudecode"
@@ -24,7 +25,7 @@ func (w *wiring) toolOptions(cfg *config.Config, l *session.Live) tools.Options 
 	if cfg.SmallModel != "" {
 		fetch.Summarizer = summarizer{models: w.app.models.resolver(cfg), spec: cfg.SmallModel}
 	}
-	return tools.Options{Fetch: fetch, Searcher: w.searcher(cfg, l)}
+	return tools.Options{Fetch: fetch, Searcher: w.searcher(cfg, l), Secrets: w.secretPolicy(cfg)}
 }
 
 // searcher picks WebSearch's backend: the configured one, else whichever
@@ -82,7 +83,8 @@ func (w *wiring) equipMCP(ctx context.Context, l *session.Live, eq *equipped) er
 		Servers:  servers,
 		Policy:   policy,
 		Registry: l.Tools, Emit: l.Events.Emit, ClientName: "tandem", ClientVersion: firstNonEmpty(w.app.opts.Version, "dev"), WorkDir: rec.Cwd,
-		Proxy: mcp.ProxyFunc(l.MCPProxy()),
+		Proxy:   mcp.ProxyFunc(l.MCPProxy()),
+		BaseEnv: w.secretPolicy(eq.cfg).ScrubEnv(os.Environ()),
 	})
 	m.Start(context.WithoutCancel(ctx))
 	eq.mcp = m

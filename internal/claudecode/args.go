@@ -1,11 +1,13 @@
 package claudecode
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/tandem-agent/tandem/internal/secrets"
 	"github.com/tandem-agent/tandem/internal/turn"
 )
 
@@ -103,7 +105,7 @@ func childEnv(parent []string, cfg Config, opts Options) []string {
 		}
 	}
 	env := make([]string, 0, len(parent)+8)
-	for _, kv := range parent {
+	for _, kv := range cliSecrets(parent).ScrubEnv(parent) {
 		k, _, _ := strings.Cut(kv, "=")
 		if !drop[k] {
 			env = append(env, kv)
@@ -126,6 +128,54 @@ func childEnv(parent []string, cfg Config, opts Options) []string {
 		env = append(env, k+"="+v)
 	}
 	return dedupeEnv(env)
+}
+
+// cliSecrets keeps tandem's other credentials (OpenAI and other provider
+// keys, the server token, ...) from the CLI, which runs the model's
+// commands with its own environment; what the CLI needs to reach Claude
+// passes: the Anthropic key or token, and cloud credentials when the user
+// chose Bedrock or Vertex.
+func cliSecrets(parent []string) secrets.Policy {
+	return secrets.New(nil, cliCredentials(parent))
+}
+
+// cliCredentials names the credentials the CLI is given.
+func cliCredentials(parent []string) []string {
+	pass := []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"}
+	for _, kv := range parent {
+		switch k, v, _ := strings.Cut(kv, "="); {
+		case k == "CLAUDE_CODE_USE_BEDROCK" && v != "" && v != "0":
+			pass = append(pass, "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_BEARER_TOKEN_BEDROCK")
+		case k == "CLAUDE_CODE_USE_VERTEX" && v != "" && v != "0":
+			pass = append(pass, "GOOGLE_APPLICATION_CREDENTIALS")
+		}
+	}
+	return pass
+}
+
+// withoutCLICredentials rewrites an approved Bash call so that the command
+// runs without the credentials the CLI holds: the CLI starts the model's
+// commands with its own environment. It returns false when the input has
+// no command (the CLI reports that itself).
+func withoutCLICredentials(input json.RawMessage, parent []string) (json.RawMessage, bool) {
+	var in map[string]any
+	if json.Unmarshal(input, &in) != nil {
+		return nil, false
+	}
+	cmd, ok := in["command"].(string)
+	if !ok || cmd == "" {
+		return nil, false
+	}
+	prefix := "unset " + strings.Join(cliCredentials(parent), " ") + " 2>/dev/null; "
+	if strings.HasPrefix(cmd, prefix) {
+		return input, true
+	}
+	in["command"] = prefix + cmd
+	out, err := json.Marshal(in)
+	if err != nil {
+		return nil, false
+	}
+	return out, true
 }
 
 // dedupeEnv keeps the last value of each variable, as a shell would.

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 
 	"github.com/tandem-agent/tandem/internal/permission"
@@ -247,6 +248,15 @@ func (c *controller) decide(ctx context.Context, toolUseID, name string, input j
 	})
 	if err != nil {
 		return permission.Decision{}, fmt.Errorf("permission check for %s: %w", name, err)
+	}
+	if d.Behavior == permission.Allow && name == "Bash" {
+		base := d.UpdatedInput
+		if len(base) == 0 {
+			base = input
+		}
+		if u, ok := withoutCLICredentials(base, os.Environ()); ok {
+			d.UpdatedInput = u
+		}
 	}
 	if toolUseID != "" {
 		c.mu.Lock()

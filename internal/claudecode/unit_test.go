@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/tandem-agent/tandem/internal/turn/turntest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +15,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/turn"
+	"github.com/tandem-agent/tandem/internal/turn/turntest"
 )
 
 func TestConfigJSONAndValidate(t *testing.T) {
@@ -190,6 +190,17 @@ func TestChildEnv(t *testing.T) {
 	env = childEnv(parent, Config{}, Options{})
 	if !slices.Contains(env, "ANTHROPIC_API_KEY=inherited") || slices.Contains(env, "IS_SANDBOX=1") {
 		t.Errorf("env %v", env)
+	}
+	// tandem's other credentials never reach the CLI (whose Bash tool runs
+	// the model's commands); Bedrock's reach it when Bedrock is chosen.
+	others := append(parent, "OPENAI_API_KEY=sk-o", "TANDEM_TOKEN=t", "AWS_SECRET_ACCESS_KEY=aws")
+	env = childEnv(others, Config{}, Options{})
+	if slices.Contains(env, "OPENAI_API_KEY=sk-o") || slices.Contains(env, "TANDEM_TOKEN=t") || slices.Contains(env, "AWS_SECRET_ACCESS_KEY=aws") {
+		t.Errorf("credentials reached the CLI: %v", env)
+	}
+	env = childEnv(append(others, "CLAUDE_CODE_USE_BEDROCK=1"), Config{}, Options{})
+	if !slices.Contains(env, "AWS_SECRET_ACCESS_KEY=aws") || slices.Contains(env, "OPENAI_API_KEY=sk-o") {
+		t.Errorf("bedrock: %v", env)
 	}
 }
 
@@ -366,5 +377,32 @@ func TestProcReadsHugeLines(t *testing.T) {
 	}
 	if n := len(toolResultText(got[0].Message.Blocks()[0].Content)); n != 3000000 {
 		t.Errorf("tool result of %d bytes", n)
+	}
+}
+
+// An approved Bash call runs without the credentials the CLI holds.
+func TestBashRunsWithoutCLICredentials(t *testing.T) {
+	in := json.RawMessage(`{"command":"env","timeout":5000}`)
+	out, ok := withoutCLICredentials(in, []string{"CLAUDE_CODE_USE_BEDROCK=1"})
+	var got map[string]any
+	if !ok || json.Unmarshal(out, &got) != nil {
+		t.Fatalf("%s %v", out, ok)
+	}
+	cmd, _ := got["command"].(string)
+	for _, want := range []string{"unset ", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "AWS_SECRET_ACCESS_KEY", "; env"} {
+		if !strings.Contains(cmd, want) {
+			t.Errorf("command %q lacks %q", cmd, want)
+		}
+	}
+	if got["timeout"] != float64(5000) {
+		t.Errorf("other fields changed: %v", got)
+	}
+	// Idempotent: a decision reused for the hook and can_use_tool.
+	again, _ := withoutCLICredentials(out, []string{"CLAUDE_CODE_USE_BEDROCK=1"})
+	if string(again) != string(out) {
+		t.Errorf("rewritten twice: %s", again)
+	}
+	if _, ok := withoutCLICredentials(json.RawMessage(`{}`), nil); ok {
+		t.Errorf("no command: nothing to rewrite")
 	}
 }

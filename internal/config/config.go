@@ -9,10 +9,11 @@ import (
 	"io"
 	"io/fs"
 	"net/url"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/tandem-agent/tandem/internal/regular"
 )
 
 // Config is the merged configuration. Sections owned by other packages stay
@@ -32,6 +33,9 @@ type Config struct {
 	Effort    string              `json:"effort,omitempty"`
 	Providers map[string]Provider `json:"providers,omitempty"`
 	Tools     Tools               `json:"tools,omitempty"`
+	// Secrets tunes which environment variables tool processes (Bash,
+	// MCP stdio servers, hooks) never inherit; see internal/secrets.
+	Secrets Secrets `json:"secrets,omitempty"`
 
 	Permissions json.RawMessage `json:"permissions,omitempty"` // permission.Config
 	MCPServers  json.RawMessage `json:"mcpServers,omitempty"`  // mcp.Servers
@@ -89,6 +93,13 @@ func (p Provider) ContextWindowFor(id string) int64 {
 type Tools struct {
 	WebFetch  WebFetch  `json:"web_fetch,omitempty"`
 	WebSearch WebSearch `json:"web_search,omitempty"`
+}
+
+// Secrets names more secret variables and, in the user file only, the
+// credentials tool processes may inherit after all.
+type Secrets struct {
+	Env     []string `json:"env,omitempty"`
+	PassEnv []string `json:"pass_env,omitempty"`
 }
 
 // WebFetch settings.
@@ -168,7 +179,7 @@ func Load(userFile, projectFile string) (*Config, error) {
 }
 
 func readFile(path string) (*Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := regular.ReadFile(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, err
@@ -329,6 +340,8 @@ func (c *Config) merge(o *Config, src string) {
 		}
 		c.Providers[n] = mergeProvider(c.Providers[n], p)
 	}
+	c.Secrets.Env = append(c.Secrets.Env, o.Secrets.Env...)
+	c.Secrets.PassEnv = append(c.Secrets.PassEnv, o.Secrets.PassEnv...)
 	if o.Tools.WebFetch.AllowPrivate {
 		c.Tools.WebFetch.AllowPrivate = true
 	}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+
+	"github.com/tandem-agent/tandem/internal/regular"
 )
 
 // Approvals remembers which project (.mcp.json) servers the user allowed to
@@ -40,7 +42,7 @@ type approvalsDoc struct {
 
 func (a *FileApprovals) load() (approvalsDoc, error) {
 	doc := approvalsDoc{Projects: map[string][]string{}}
-	data, err := os.ReadFile(a.path)
+	data, err := regular.ReadFile(a.path)
 	if errors.Is(err, os.ErrNotExist) {
 		return doc, nil
 	}

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tandem-agent/tandem/internal/regular"
 )
 
 // Transport types a server entry may name.
@@ -284,7 +286,7 @@ func LoadConfigFile(path, scope string) (Servers, []error) {
 }
 
 func loadFile(path, scope string) (Servers, []error) {
-	data, err := os.ReadFile(path)
+	data, err := regular.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return Servers{}, nil
 	}

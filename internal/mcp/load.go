@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/tandem-agent/tandem/internal/regular"
 )
 
 // Settings are the keys of tandem's config files that gate project
@@ -79,7 +81,7 @@ func loadSettings(path string) (Settings, error) {
 	if path == "" {
 		return s, nil
 	}
-	data, err := os.ReadFile(path)
+	data, err := regular.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return s, nil
 	}

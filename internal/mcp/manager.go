@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tandem-agent/tandem/internal/event"
+	"github.com/tandem-agent/tandem/internal/secrets"
 	"github.com/tandem-agent/tandem/internal/tool"
 )
 
@@ -45,6 +46,10 @@ type Options struct {
 	// Proxy reaches servers of type "sdk", which live in the program that
 	// started tandem; nil: such servers fail to connect with a clear error.
 	Proxy ProxyFunc
+	// BaseEnv is the environment stdio servers start from, before their
+	// configured env; nil: tandem's own without its credentials
+	// (secrets.Default). A server that needs a key names it in its env.
+	BaseEnv []string
 }
 
 // Manager owns the connections to a session's MCP servers. Create one per
@@ -347,4 +352,12 @@ func statusMessage(st ServerStatus) string {
 
 func (m *Manager) logf(format string, args ...any) {
 	m.opts.Logger.Debug(fmt.Sprintf(format, args...))
+}
+
+// baseEnv is what stdio servers inherit (see Options.BaseEnv).
+func (m *Manager) baseEnv() []string {
+	if m.opts.BaseEnv != nil {
+		return m.opts.BaseEnv
+	}
+	return secrets.Default().ScrubEnv(os.Environ())
 }

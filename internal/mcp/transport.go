@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"syscall"
@@ -29,7 +28,7 @@ func (p *processGroup) Kill(sig syscall.Signal) {
 
 // newTransport builds the SDK transport for an expanded entry. stderr
 // receives a stdio server's standard error; workDir resolves a relative cwd.
-func newTransport(c ServerConfig, workDir string, stderr *ring) (sdk.Transport, *processGroup, error) {
+func newTransport(c ServerConfig, workDir string, baseEnv []string, stderr *ring) (sdk.Transport, *processGroup, error) {
 	switch c.TransportType() {
 	case TypeStdio:
 		cmd := exec.Command(c.Command, c.Args...)
@@ -40,7 +39,7 @@ func newTransport(c ServerConfig, workDir string, stderr *ring) (sdk.Transport, 
 				cmd.Dir = filepath.Join(workDir, c.Cwd)
 			}
 		}
-		cmd.Env = os.Environ()
+		cmd.Env = append([]string(nil), baseEnv...)
 		for k, v := range c.Env {
 			cmd.Env = append(cmd.Env, k+"="+v)
 		}
@@ -101,8 +100,8 @@ type session struct {
 // dial connects one server. The context handed to the SDK lives as long as
 // the session (the SSE transport ties its event stream to it), so the
 // handshake timeout is a timer that cancels it rather than a deadline.
-func dial(ctx context.Context, client *sdk.Client, c ServerConfig, workDir string, stderr *ring) (*session, error) {
-	t, pg, err := newTransport(c, workDir, stderr)
+func dial(ctx context.Context, client *sdk.Client, c ServerConfig, workDir string, baseEnv []string, stderr *ring) (*session, error) {
+	t, pg, err := newTransport(c, workDir, baseEnv, stderr)
 	if err != nil {
 		return nil, err
 	}

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/tandem-agent/tandem/internal/permission/hooks"
+	"github.com/tandem-agent/tandem/internal/regular"
 )
 
 // Config is the "permissions" section of tandem's config files.
@@ -127,7 +127,7 @@ func LoadClaudeSettings(workDir, homeDir string) (ClaudeLayers, error) {
 		if homeDir == "" && f.user {
 			continue
 		}
-		data, err := os.ReadFile(f.path)
+		data, err := regular.ReadFile(f.path)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}

@@ -8,15 +8,6 @@ import (
 	"github.com/tandem-agent/tandem/internal/event"
 )
 
-// NoTerminalMessage explains a call denied because nobody could be asked.
-func NoTerminalMessage(summary, suggestion string) string {
-	allow := suggestion
-	if allow == "" || strings.Contains(allow, ", ") {
-		allow = "Bash(make test)"
-	}
-	return fmt.Sprintf("%s needs approval, and there is no terminal to ask: rerun with --permission-mode trust, --allowedTools '%s', or add a rule to .tandem/config.json", summary, allow)
-}
-
 // ask turns an ask verdict into a decision: dontAsk and a missing asker
 // deny; otherwise the asker answers and "allow always" saves its rules.
 func (e *Engine) ask(ctx context.Context, mode Mode, req Request, v verdict) (Decision, error) {
@@ -39,7 +30,7 @@ func (e *Engine) ask(ctx context.Context, mode Mode, req Request, v verdict) (De
 			") and the permission mode is dontAsk: add an allow rule for it or change the mode"}, nil
 	}
 	if e.opts.Asker == nil {
-		return Decision{Behavior: Deny, Rule: "no-terminal", Message: NoTerminalMessage(q.Summary, q.Suggestion) + " (" + v.reason + ")"}, nil
+		return Decision{Behavior: Deny, Rule: "no-terminal", Message: NoTerminalMessage(q.Summary, noTerminalAllow(req.Tool, in, q.Rules)) + " (" + v.reason + ")"}, nil
 	}
 	ans, err := e.opts.Asker.Ask(ctx, q)
 	if err != nil {

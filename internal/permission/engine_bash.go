@@ -1,6 +1,8 @@
 package permission
 
 import (
+	"context"
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -32,8 +34,15 @@ func (e *Engine) judgeBash(mode Mode, command, cwd string) verdict {
 	if len(cmds) == 0 {
 		return v
 	}
+	exact, exactOK := e.exactAllow(command)
 	for _, c := range cmds {
-		v.raise(e.judgeCommand(mode, c, cwd))
+		cv := e.judgeCommand(mode, c, cwd)
+		if exactOK && mode != Explore && cv.action == ActionAsk && cv.rule == "" && !strings.Contains(cv.reason, "protected path") {
+			// The user approved this exact command line: its parts that
+			// would only have asked for want of a rule run.
+			cv = verdict{action: ActionAllow, rule: exact.String()}
+		}
+		v.raise(cv)
 	}
 	if v.action == ActionAllow && v.rule == "" {
 		v.rule = "read-only"
@@ -52,6 +61,14 @@ func (e *Engine) judgeCommand(mode Mode, c shell.Command, cwd string) verdict {
 	}
 	if r, ok := e.bashRule(ActionAsk, "", one); ok {
 		return verdict{action: ActionAsk, rule: r.String(), reason: "rule " + ruleLabel(r) + " asks before `" + label + "`", noAlways: true}
+	}
+	vetGit := false
+	if c.ReadOnly && len(c.GitDirs) > 0 {
+		if why := e.gitConfigRisk(c.GitDirs); why != "" {
+			c.ReadOnly = false
+			c.Reasons = append(c.Reasons, why)
+			vetGit = true
+		}
 	}
 	protected, outside := e.writeTargets(c)
 	if protected != "" && mode != Explore {
@@ -80,12 +97,45 @@ func (e *Engine) judgeCommand(mode Mode, c shell.Command, cwd string) verdict {
 		why = "writes " + outside + ", outside the workspace; " + why
 	}
 	v := verdict{action: ActionAsk, reason: "`" + label + "`: " + why}
+	if vetGit {
+		// "Always" would let every repository's configuration run.
+		v.noAlways = true
+		return v
+	}
 	if s, ok := bashSuggestion(c); ok {
 		v.suggest = []Rule{s}
 	} else {
 		v.noAlways = true
 	}
 	return v
+}
+
+// gitConfigRisk vets the repositories a read-only git command may use: a
+// repository whose own configuration names a program (core.fsmonitor,
+// diff.external, a textconv or filter driver, ...) makes it not read-only.
+func (e *Engine) gitConfigRisk(dirs []string) string {
+	for _, d := range dirs {
+		risks, err := shell.RepoConfigRisks(context.Background(), d)
+		if err != nil {
+			return "git's configuration could not be checked: " + err.Error()
+		}
+		if len(risks) > 0 {
+			return fmt.Sprintf("the git repository at %s has configuration that runs programs (%s), so git there is not read-only", d, strings.Join(risks, "; "))
+		}
+	}
+	return ""
+}
+
+// exactAllow finds an allow rule naming the whole command line exactly
+// (no wildcard), as `--allowedTools 'Bash(ls | xargs rm)'` does. A pattern
+// with a wildcard never matches the whole line: `ls:*` must not approve
+// `ls | xargs rm`.
+func (e *Engine) exactAllow(command string) (Rule, bool) {
+	command = strings.TrimSpace(command)
+	return e.strongest(func(r Rule) bool {
+		return r.Action == ActionAllow && r.matchesTool("Bash") && r.Pattern != "" &&
+			!strings.Contains(r.Pattern, "*") && r.Pattern == command
+	})
 }
 
 // writeTargets returns the first protected target and the first target

@@ -9,6 +9,7 @@ import (
 	"github.com/pmezard/go-difflib/difflib"
 
 	"github.com/tandem-agent/tandem/internal/permission/shell"
+	"github.com/tandem-agent/tandem/internal/regular"
 )
 
 // summarize is the one-line description of a call for the prompt.
@@ -112,7 +113,7 @@ func previewDiff(tool string, in toolInput) string {
 	if path == "" {
 		return ""
 	}
-	oldBytes, err := os.ReadFile(path)
+	oldBytes, err := regular.ReadFile(path)
 	if err != nil && !os.IsNotExist(err) || len(oldBytes) > maxDiffBytes {
 		return ""
 	}

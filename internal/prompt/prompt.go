@@ -5,15 +5,15 @@ package prompt
 
 import (
 	_ "embed"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/tandem-agent/tandem/internal/regular"
 )
 
 //go:embed system.md
@@ -33,8 +33,9 @@ type Builder struct {
 	ConfigDir string // tandem's config folder: AGENTS.md there applies everywhere
 	Home      string // ~/.claude/CLAUDE.md is read too, for Claude Code users
 	Now       func() time.Time
-	// Warn receives a line for each instructions file that exists but
-	// cannot be read, so a file the user relies on is never dropped unseen.
+	// Warn receives a line for every instructions file that exists but is
+	// left out (unreadable, a FIFO, a link out of the repository), so a
+	// file the user relies on is never dropped unseen; nil: dropped.
 	Warn io.Writer
 }
 
@@ -76,15 +77,24 @@ func (b Builder) Instructions(cwd string) string {
 		globals = append(globals, filepath.Join(b.Home, ".claude", "CLAUDE.md"))
 	}
 	for _, p := range globals {
-		if s := b.readCapped(p); s != "" {
+		// The user's own files may point anywhere (dotfiles managers link
+		// them); only their type is checked.
+		if s := b.read(p, ""); s != "" {
 			parts = append(parts, fmt.Sprintf("# User instructions (%s)\n%s", p, s))
+			if importsAllowed(p) {
+				parts = append(parts, b.withImports(s, p, "")...)
+			}
 		}
 	}
+	root := realDir(repoRoot(cwd))
 	for _, dir := range foldersFromRoot(cwd) {
 		for _, name := range instructionNames {
 			p := filepath.Join(dir, name)
-			if s := b.readCapped(p); s != "" {
+			if s := b.read(p, root); s != "" {
 				parts = append(parts, fmt.Sprintf("# Project instructions (%s)\n%s", p, s))
+				if importsAllowed(p) {
+					parts = append(parts, b.withImports(s, p, root)...)
+				}
 			}
 		}
 	}
@@ -120,30 +130,56 @@ func repoRoot(cwd string) string {
 	}
 }
 
-func (b Builder) readCapped(path string) string {
-	f, err := os.Open(path)
-	if err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
-			b.warn(path, err)
+// read returns the trimmed, capped text of an instructions file, or "".
+// When within is set, the file's real path must be inside it: a project
+// file that is a symlink to ~/.ssh/id_rsa (git carries symlinks) would
+// otherwise be sent to the provider.
+func (b Builder) read(path, within string) string {
+	if _, err := os.Lstat(path); err != nil {
+		return ""
+	}
+	if within != "" {
+		real, err := filepath.EvalSymlinks(path)
+		if err != nil {
+			b.warn(fmt.Sprintf("Skipped instructions file %s: it is a broken link (%v).", path, err))
+			return ""
 		}
+		if !inside(real, within) {
+			where := "it is"
+			if real != filepath.Clean(path) {
+				where = "it links to " + real + ","
+			}
+			b.warn(fmt.Sprintf("Skipped instructions file %s: %s outside the repository %s; only files inside the repository (or your own global instructions) are read.", path, where, within))
+			return ""
+		}
+	}
+	data, more, err := regular.ReadCapped(path, maxInstructionBytes)
+	if err != nil {
+		b.warn(fmt.Sprintf("Skipped instructions file %s: %v.", path, err))
 		return ""
 	}
-	defer f.Close()
-	buf := make([]byte, maxInstructionBytes+1)
-	n, err := io.ReadFull(f, buf)
-	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
-		b.warn(path, err)
-		return ""
-	}
-	s := strings.TrimSpace(string(buf[:min(n, maxInstructionBytes)]))
-	if n > maxInstructionBytes {
+	s := strings.TrimSpace(string(data))
+	if more {
 		s += "\n[... truncated: this instructions file is over 64 KiB]"
 	}
 	return s
 }
 
-func (b Builder) warn(path string, err error) {
+func (b Builder) warn(msg string) {
 	if b.Warn != nil {
-		fmt.Fprintf(b.Warn, "tandem: instructions file %s is not readable, so it is left out of the prompt: %v\n", path, err)
+		fmt.Fprintf(b.Warn, "tandem: %s\n", msg)
 	}
+}
+
+// realDir resolves symlinks in dir (dir itself when that fails).
+func realDir(dir string) string {
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		return r
+	}
+	return dir
+}
+
+func inside(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -92,5 +93,97 @@ func TestUnreadableInstructionsWarn(t *testing.T) {
 	}
 	if !strings.Contains(warn.String(), filepath.Join(dir, "CLAUDE.md")) {
 		t.Errorf("no warning naming the unreadable file: %q", warn.String())
+	}
+}
+
+// A project instructions file is read only when its real path is inside the
+// repository; a FIFO never blocks. Each skipped file is named in a warning.
+func TestInstructionsStayInsideTheRepository(t *testing.T) {
+	root := t.TempDir()
+	repo := filepath.Join(root, "repo")
+	write(t, filepath.Join(repo, ".git", "HEAD"), "ref: x")
+	secret := filepath.Join(root, "home", ".ssh", "id_rsa")
+	write(t, secret, "PRIVATE-KEY")
+	write(t, filepath.Join(repo, "docs", "agents.md"), "INSIDE-TARGET")
+	if err := os.Symlink(secret, filepath.Join(repo, "AGENTS.md")); err != nil {
+		t.Skip(err)
+	}
+	if err := os.Symlink("docs/agents.md", filepath.Join(repo, "CLAUDE.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(repo, "CLAUDE.local.md"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dotfiles := filepath.Join(root, "dotfiles", "agents.md")
+	write(t, dotfiles, "GLOBAL-VIA-LINK")
+	cfg := filepath.Join(root, "cfg")
+	if err := os.MkdirAll(cfg, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(dotfiles, filepath.Join(cfg, "AGENTS.md")); err != nil {
+		t.Fatal(err)
+	}
+	var warnings strings.Builder
+	b := Builder{ConfigDir: cfg, Warn: &warnings}
+	done := make(chan string)
+	go func() { done <- b.Instructions(repo) }()
+	var got string
+	select {
+	case got = <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("reading instructions blocked on a FIFO")
+	}
+	if strings.Contains(got, "PRIVATE-KEY") {
+		t.Errorf("a link out of the repository was read:\n%s", got)
+	}
+	for _, want := range []string{"INSIDE-TARGET", "GLOBAL-VIA-LINK"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %s in:\n%s", want, got)
+		}
+	}
+	all := warnings.String()
+	for _, want := range []string{filepath.Join(repo, "AGENTS.md"), "outside the repository", filepath.Join(repo, "CLAUDE.local.md"), "named pipe"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("warnings lack %q:\n%s", want, all)
+		}
+	}
+}
+
+// CLAUDE.md @imports are read under the same rule as the file: inside the
+// repository for a project file, anything for the user's global file.
+func TestClaudeImportsStayInsideTheRepository(t *testing.T) {
+	root := t.TempDir()
+	repo := filepath.Join(root, "repo")
+	home := filepath.Join(root, "home")
+	write(t, filepath.Join(repo, ".git", "HEAD"), "ref: x")
+	write(t, filepath.Join(home, ".ssh", "id_rsa"), "PRIVATE-KEY")
+	write(t, filepath.Join(home, "prefs.md"), "USER-PREFS")
+	write(t, filepath.Join(home, ".claude", "CLAUDE.md"), "global, see @~/prefs.md")
+	write(t, filepath.Join(repo, "docs", "style.md"), "STYLE-GUIDE, more in @nested.md")
+	write(t, filepath.Join(repo, "docs", "nested.md"), "NESTED-IMPORT")
+	write(t, filepath.Join(repo, "CLAUDE.md"), "Read @docs/style.md and @~/.ssh/id_rsa and @../home/.ssh/id_rsa.\n"+
+		"`@docs/ignored.md` in code, and ask @someone.\n```\n@docs/fenced.md\n```\n")
+	write(t, filepath.Join(repo, "docs", "ignored.md"), "IN-CODE-SPAN")
+	write(t, filepath.Join(repo, "docs", "fenced.md"), "IN-FENCE")
+	if err := os.Symlink(filepath.Join(home, ".ssh", "id_rsa"), filepath.Join(repo, "docs", "key.md")); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(repo, "CLAUDE.local.md"), "local: @docs/key.md")
+	var warnings strings.Builder
+	b := Builder{Home: home, Warn: &warnings}
+	got := b.Instructions(repo)
+	for _, want := range []string{"STYLE-GUIDE", "NESTED-IMPORT", "USER-PREFS"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %s:\n%s", want, got)
+		}
+	}
+	for _, bad := range []string{"PRIVATE-KEY", "IN-CODE-SPAN", "IN-FENCE"} {
+		if strings.Contains(got, bad) {
+			t.Errorf("read %s:\n%s", bad, got)
+		}
+	}
+	all := warnings.String()
+	if !strings.Contains(all, filepath.Join(home, ".ssh", "id_rsa")) || !strings.Contains(all, filepath.Join(repo, "docs", "key.md")) {
+		t.Errorf("warnings do not name the skipped imports:\n%s", all)
 	}
 }

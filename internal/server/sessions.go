@@ -12,6 +12,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/session"
 	"github.com/tandem-agent/tandem/internal/store"
+	"github.com/tandem-agent/tandem/internal/tool"
 )
 
 var runtimes = []string{"native", "claude-code", "auto"}
@@ -201,6 +202,9 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) {
 	if err := s.store.DeleteSession(r.Context(), st.id); err != nil {
 		writeError(w, storeError(err, "session", st.id))
 		return
+	}
+	if err := tool.RemoveSpill(s.opts.DataDir, st.id); err != nil {
+		s.log.Warn("delete session tool output", "err", err)
 	}
 	w.WriteHeader(http.StatusNoContent)
 }

@@ -4,6 +4,9 @@
 package tools
 
 import (
+	"os"
+
+	"github.com/tandem-agent/tandem/internal/secrets"
 	"github.com/tandem-agent/tandem/internal/tool"
 	"github.com/tandem-agent/tandem/internal/tools/fs"
 	"github.com/tandem-agent/tandem/internal/tools/search"
@@ -19,6 +22,10 @@ type Options struct {
 	// Searcher is WebSearch's backend; nil makes WebSearch answer with a
 	// clear "not configured" error.
 	Searcher web.Searcher
+	// Secrets are the variables Bash commands never inherit (and whose
+	// values are blanked in their output); the zero Policy means the
+	// well-known provider keys.
+	Secrets secrets.Policy
 }
 
 // Default returns every built-in tool, in no particular order (the registry
@@ -30,7 +37,7 @@ func Default(opts Options) []tool.Tool {
 		fs.NewEdit(),
 		fs.NewMultiEdit(),
 		todo.NewTodoWrite(),
-		shell.NewBash(),
+		shell.NewBashWith(shell.Options{Secrets: opts.Secrets}),
 		shell.NewBashOutput(),
 		shell.NewKillShell(),
 		search.NewGlob(),
@@ -42,5 +49,5 @@ func Default(opts Options) []tool.Tool {
 	} else {
 		ts = append(ts, web.NewWebSearch(nil))
 	}
-	return ts
+	return redactAll(ts, opts.Secrets.Redactor(os.Environ()))
 }

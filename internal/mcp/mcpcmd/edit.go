@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/tandem-agent/tandem/internal/regular"
 )
 
 // configDoc is a JSON config file edited in place: only mcpServers is
@@ -19,7 +21,7 @@ type configDoc struct {
 
 func readDoc(path string) (*configDoc, error) {
 	d := &configDoc{path: path, top: map[string]json.RawMessage{}, servers: map[string]json.RawMessage{}}
-	data, err := os.ReadFile(path)
+	data, err := regular.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return d, nil
 	}

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/tandem-agent/tandem/internal/secrets"
 )
 
 // DefaultTimeout applies to a hook without its own timeout.
@@ -29,7 +31,7 @@ type Runner struct {
 // environment) is the rest of their environment.
 func NewRunner(cfg Config, projectDir string, env []string) *Runner {
 	if env == nil {
-		env = os.Environ()
+		env = secrets.Default().ScrubEnv(os.Environ())
 	}
 	return &Runner{cfg: cfg, projectDir: projectDir, env: env}
 }

@@ -57,8 +57,14 @@ type Command struct {
 	// Wrapper is true for interpreters and wrappers (bash -c, python,
 	// env, sudo, xargs, eval, exec, ...): "allow always" is never offered.
 	Wrapper bool
+	// GitDirs, for a read-only git command, are the folders it may run in:
+	// git reads the configuration of the repository it finds there, which
+	// the caller must vet (RepoConfigRisks) before calling it read-only.
+	GitDirs []string
 	// Reasons explain why the command is not read-only (or is sensitive).
 	Reasons []string
+	// off is the command's offset in the top-level source.
+	off int
 }
 
 func (c *Command) reason(r string) {
@@ -114,12 +120,16 @@ func Analyze(command, cwd, home string) (Analysis, error) {
 	if err := a.script(command, "", 0); err != nil {
 		return Analysis{}, err
 	}
+	a.resolveGitDirs()
 	return Analysis{Commands: a.cmds}, nil
 }
 
 type analyzer struct {
 	cwd, home string
 	cmds      []Command
+	// repeating are the [start, end) offsets of top-level loops and
+	// function bodies: a cd there may run any number of times.
+	repeating [][2]int
 }
 
 func (a *analyzer) script(src, via string, depth int) error {

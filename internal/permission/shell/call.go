@@ -14,7 +14,7 @@ var systemDirs = map[string]bool{
 }
 
 func (w *walker) call(call *syntax.CallExpr) *Command {
-	c := &Command{Text: w.text(call), Via: w.via, ReadOnly: true}
+	c := &Command{Text: w.text(call), Via: w.via, ReadOnly: true, off: int(call.Pos().Offset())}
 	for _, as := range call.Assigns {
 		name := ""
 		if as.Name != nil {

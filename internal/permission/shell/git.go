@@ -31,11 +31,15 @@ var gitReadOnly = map[string]func(args []string) string{
 	"branch":        gitBranchList,
 	"tag":           gitTagList,
 	"remote":        gitRemoteList,
-	"stash":         gitSubList("list", "show"),
-	"worktree":      gitSubList("list"),
-	"reflog":        gitSubList("show"),
-	"config":        gitConfigRead,
-	"grep":          gitGrep,
+	// For commands with subcommands, the first argument is what the
+	// subcommand table says; without one, git runs the default action,
+	// which for `stash` is push (it takes the changes away).
+	"stash":    gitSubcommands(gitDefaultWrites, "list", "show"),
+	"worktree": gitSubcommands(gitDefaultWrites, "list"),
+	"reflog":   gitSubcommands(gitDefaultReads, "show"),
+	"notes":    gitSubcommands(gitDefaultReads, "list", "show"),
+	"config":   gitConfigRead,
+	"grep":     gitGrep,
 }
 
 // gitGlobalValue are global options that take the next word as a value.
@@ -136,13 +140,24 @@ func gitRemoteList(args []string) string {
 	return ""
 }
 
-func gitSubList(allowed ...string) func([]string) string {
+// gitDefault says whether a git command run without a subcommand only
+// reads (`git reflog` = `git reflog show`) or changes something (`git
+// stash` = `git stash push`; `git worktree` alone is an error, judged as a
+// change so that nothing new slips through).
+type gitDefault bool
+
+const (
+	gitDefaultReads  gitDefault = true
+	gitDefaultWrites gitDefault = false
+)
+
+func gitSubcommands(def gitDefault, allowed ...string) func([]string) string {
 	return func(args []string) string {
 		if len(args) == 0 {
-			if allowed[0] == "list" {
+			if def == gitDefaultReads {
 				return ""
 			}
-			return "without a subcommand is not read-only"
+			return "without a subcommand changes the repository"
 		}
 		for _, ok := range allowed {
 			if args[0] == ok {

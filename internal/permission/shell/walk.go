@@ -68,6 +68,10 @@ func (w *walker) visit(n syntax.Node) bool {
 		}
 	case *syntax.ExtGlob:
 		w.pseudo(n, "extended globs are not analysed")
+	case *syntax.ForClause, *syntax.WhileClause, *syntax.FuncDecl:
+		if w.depth == 0 && w.via == "" {
+			w.a.repeating = append(w.a.repeating, [2]int{int(n.Pos().Offset()), int(n.End().Offset())})
+		}
 	}
 	return true
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/tandem-agent/tandem/internal/regular"
 	"github.com/tandem-agent/tandem/internal/tool"
 )
 
@@ -54,7 +55,7 @@ func changeFile(env *tool.Env, toolName, given string, ops []editOp) (change, st
 	if info.Size() > maxEditBytes {
 		return ch, fmt.Sprintf("%s is %s, too large for %s (limit %s). Change it with a command via the Bash tool (e.g. sed).", abs, humanSize(info.Size()), toolName, humanSize(maxEditBytes))
 	}
-	raw, err := os.ReadFile(real)
+	raw, err := regular.ReadFile(real)
 	if err != nil {
 		return ch, fmt.Sprintf("Cannot read %s: %v", abs, err)
 	}
@@ -100,6 +101,9 @@ func (ch change) apply(env *tool.Env, toolName string, doc fileDoc, ops []editOp
 // writeTracked writes data in place (keeping the file's mode, owner and
 // hard links) and records the new state, so the next Edit needs no Read.
 func writeTracked(env *tool.Env, real string, data []byte, perm os.FileMode) string {
+	if msg := refuseHardLink(real); msg != "" {
+		return msg
+	}
 	if err := os.WriteFile(real, data, perm); err != nil {
 		return err.Error()
 	}
@@ -160,4 +164,19 @@ func (ch change) result(summary string) tool.Result {
 		meta["matchers"] = matchers
 	}
 	return tool.Result{Content: content, Diff: diff, Meta: meta}
+}
+
+// refuseHardLink stops a write through a file with other names: a hard link
+// in the workspace to a file outside it would let a write change that file,
+// and the other names cannot be found to check them.
+func refuseHardLink(real string) string {
+	info, err := os.Lstat(real)
+	if err != nil || !info.Mode().IsRegular() {
+		return ""
+	}
+	if n := linkCount(info); n > 1 {
+		return fmt.Sprintf("%s has %d hard links: it is the same file as %d other name(s), which may be outside the workspace, so tandem does not write through it. "+
+			"If that is intended, replace it with a copy first (cp %s %s.tmp && mv %s.tmp %s) and retry.", real, n, n-1, real, real, real, real)
+	}
+	return ""
 }

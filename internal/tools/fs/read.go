@@ -12,6 +12,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/tandem-agent/tandem/internal/regular"
 	"github.com/tandem-agent/tandem/internal/tool"
 )
 
@@ -162,7 +163,7 @@ func lineParam(name string, v float64, lo int) (int, string) {
 }
 
 func readHead(path string, n int) ([]byte, error) {
-	f, err := os.Open(path)
+	f, _, err := regular.Open(path)
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/ledongthuc/pdf"
 
 	"github.com/tandem-agent/tandem/internal/message"
+	"github.com/tandem-agent/tandem/internal/regular"
 	"github.com/tandem-agent/tandem/internal/tool"
 )
 
@@ -38,7 +39,7 @@ func readImage(env *tool.Env, req readRequest, info os.FileInfo, mediaType strin
 		return tool.ErrorResult(fmt.Sprintf("Image %s is %s, more than the %s Read will shrink. Make a smaller copy first (e.g. `convert %s -resize 25%% /tmp/smaller.png` with the Bash tool) and read that.",
 			req.abs, humanSize(info.Size()), humanSize(maxImageInput), req.abs)), nil
 	}
-	data, err := os.ReadFile(req.real)
+	data, err := regular.ReadFile(req.real)
 	if err != nil {
 		return tool.ErrorResult(fmt.Sprintf("Cannot read %s: %v", req.abs, err)), nil
 	}
@@ -65,7 +66,7 @@ func readPDF(ctx context.Context, env *tool.Env, req readRequest, info os.FileIn
 		return tool.ErrorResult(fmt.Sprintf("PDF %s is %s; the most Read handles is %s. Extract text with `pdftotext -f 1 -l 5 %s -` via the Bash tool instead.",
 			req.abs, humanSize(info.Size()), humanSize(maxPDFBytes), req.abs)), nil
 	}
-	data, err := os.ReadFile(req.real)
+	data, err := regular.ReadFile(req.real)
 	if err != nil {
 		return tool.ErrorResult(fmt.Sprintf("Cannot read %s: %v", req.abs, err)), nil
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/tandem-agent/tandem/internal/regular"
 	"github.com/tandem-agent/tandem/internal/tool"
 )
 
@@ -45,7 +46,7 @@ func readText(env *tool.Env, req readRequest, info os.FileInfo) (tool.Result, er
 	var src lineSource
 	totalLines := -1
 	if info.Size() <= maxInMemory {
-		content, err := os.ReadFile(req.real)
+		content, err := regular.ReadFile(req.real)
 		if err != nil {
 			return tool.ErrorResult(fmt.Sprintf("Cannot read %s: %v", req.abs, err)), nil
 		}
@@ -53,7 +54,7 @@ func readText(env *tool.Env, req readRequest, info os.FileInfo) (tool.Result, er
 		src = memoryLines(content)
 		totalLines = countLines(content)
 	} else {
-		f, err := os.Open(req.real)
+		f, _, err := regular.Open(req.real)
 		if err != nil {
 			return tool.ErrorResult(fmt.Sprintf("Cannot read %s: %v", req.abs, err)), nil
 		}

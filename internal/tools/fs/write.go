@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/tandem-agent/tandem/internal/regular"
 	"github.com/tandem-agent/tandem/internal/tool"
 )
 
@@ -83,7 +84,7 @@ func writeLocked(env *tool.Env, given, abs, real, content string) tool.Result {
 	case err == nil && !info.Mode().IsRegular():
 		return tool.ErrorResult(fmt.Sprintf("%s is not a regular file (%s); Write only writes regular files.", abs, info.Mode().Type()))
 	case err == nil:
-		raw, err := os.ReadFile(real)
+		raw, err := regular.ReadFile(real)
 		if err != nil {
 			return tool.ErrorResult(fmt.Sprintf("Cannot read %s before overwriting it: %v", abs, err))
 		}

@@ -5,12 +5,12 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"os"
 	"os/exec"
 	"regexp"
 	"strings"
 	"time"
 
+	"github.com/tandem-agent/tandem/internal/regular"
 	"github.com/tandem-agent/tandem/internal/tool"
 )
 
@@ -225,7 +225,13 @@ func parseGrep(env *tool.Env, raw json.RawMessage) (query, error) {
 	if q.root, err = searchDir(grepName, env, in.Path, false); err != nil {
 		return query{}, err
 	}
-	if fi, err := os.Stat(q.root); err == nil && !fi.IsDir() {
+	// ripgrep (and a plain read) would wait forever on a FIFO given as
+	// the path; walking a folder skips special files.
+	fi, err := regular.Check(q.root, true)
+	if regular.IsNotRegular(err) {
+		return query{}, fmt.Errorf("Grep cannot search %s: %w", q.root, err)
+	}
+	if err == nil && !fi.IsDir() {
 		q.rootIsFile = true
 	}
 	return q, nil

@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"context"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"runtime"
 	"sort"
 	"sync"
+
+	"github.com/tandem-agent/tandem/internal/regular"
 )
 
 // goEngine searches without ripgrep. It follows ripgrep's rules where they
@@ -95,7 +96,7 @@ func (goEngine) search(ctx context.Context, q query) ([]fileResult, error) {
 // searchFile reports what q finds in one file; ok is false for no match,
 // unreadable files and binary files (those holding a NUL byte).
 func searchFile(q query, re *regexp.Regexp, path string) (fileResult, bool) {
-	data, err := os.ReadFile(path)
+	data, err := regular.ReadFile(path)
 	if err != nil || bytes.IndexByte(data, 0) >= 0 {
 		return fileResult{}, false
 	}

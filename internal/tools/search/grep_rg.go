@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // rgEngine runs ripgrep. Flags are chosen so that both engines agree:
@@ -81,11 +82,28 @@ func (e rgEngine) search(ctx context.Context, q query) ([]fileResult, error) {
 			return nil, err // same message whichever engine runs
 		}
 	}
-	cmd := exec.CommandContext(ctx, e.bin, e.args(q)...)
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	cmd := exec.CommandContext(rctx, e.bin, e.args(q)...)
 	cmd.Dir = rgDir(q)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	stalled := make(chan string, 1)
+	watch := time.AfterFunc(rgStallCheck, func() {
+		if p := specialIgnoreFile(rctx, q.root); p != "" {
+			stalled <- p
+			cancel()
+		}
+	})
 	err := cmd.Run()
+	watch.Stop()
+	select {
+	case <-stalled:
+		// ripgrep was waiting on a FIFO ignore file; the Go engine reads
+		// only regular files.
+		return goEngine{}.search(ctx, q)
+	default:
+	}
 	var ee *exec.ExitError
 	switch {
 	case err == nil:

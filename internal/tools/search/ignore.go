@@ -2,10 +2,11 @@ package search
 
 import (
 	"bufio"
-	"os"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/tandem-agent/tandem/internal/regular"
 )
 
 // ignoreRule is one line of a .gitignore, .ignore or info/exclude file,
@@ -94,7 +95,7 @@ func ignored(rules []ignoreRule, rel string, isDir bool) bool {
 // readIgnoreFile parses the rules of one ignore file; dir is its folder
 // relative to the walk's base ("" or ending in "/"). A missing file has none.
 func readIgnoreFile(path, dir string) []ignoreRule {
-	f, err := os.Open(path)
+	f, _, err := regular.Open(path)
 	if err != nil {
 		return nil
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/tandem-agent/tandem/internal/event"
+	"github.com/tandem-agent/tandem/internal/secrets"
 	"github.com/tandem-agent/tandem/internal/tool"
 )
 
@@ -50,12 +51,24 @@ type Bash struct {
 	launch func() launcher
 }
 
-// NewBash returns the Bash tool.
-func NewBash() *Bash { return &Bash{launch: sync.OnceValue(newLauncher)} }
+// Options configures the Bash tool.
+type Options struct {
+	// Secrets are the variables commands never inherit and whose values are
+	// blanked in their output (zero: the well-known provider keys).
+	Secrets secrets.Policy
+}
+
+// NewBash returns the Bash tool with the default secret policy.
+func NewBash() *Bash { return NewBashWith(Options{}) }
+
+// NewBashWith returns the Bash tool configured by opts.
+func NewBashWith(opts Options) *Bash {
+	return &Bash{launch: sync.OnceValue(func() launcher { return newLauncher(opts.Secrets) })}
+}
 
 func (b *Bash) launcher() launcher {
 	if b.launch == nil {
-		return newLauncher()
+		return newLauncher(secrets.Policy{})
 	}
 	return b.launch()
 }
@@ -126,13 +139,17 @@ func runForeground(ctx context.Context, call tool.Call, l launcher, in bashInput
 	}
 	defer cwdR.Close()
 
-	coll := newCollector(env.DataDir, "bash", maxInline)
+	coll := newCollector(env.DataDir, env.SessionID, "bash", maxInline)
 	st := newStreamer(env.Emit, call.ID, bashName)
+	// Secret values are blanked before the output reaches the model, the
+	// event stream or the spill file.
+	stdout := l.redact.NewWriter(io.MultiWriter(coll, st.writer("stdout")))
+	stderr := l.redact.NewWriter(io.MultiWriter(coll, st.writer("stderr")))
+	l.env = hardenGit(l.env, in.Command, dir)
 	p, err := start(startSpec{
 		launcher: l, script: cwdTrap + in.Command, dir: dir,
-		stdout: io.MultiWriter(coll, st.writer("stdout")),
-		stderr: io.MultiWriter(coll, st.writer("stderr")),
-		extra:  []*os.File{cwdW},
+		stdout: stdout, stderr: stderr,
+		extra: []*os.File{cwdW}, tag: sessionTag(env),
 	})
 	cwdW.Close() // the shell has its own copy now
 	if err != nil {
@@ -142,6 +159,8 @@ func runForeground(ctx context.Context, call tool.Call, l launcher, in bashInput
 	out := wait(ctx, p, timeout)
 	out.newDir = reportedDir(cwdR)
 	p.drain(drainWait)
+	secrets.Flush(stdout)
+	secrets.Flush(stderr)
 	st.close()
 	if out.timedOut {
 		env.Emit(event.Event{Type: event.ToolTimeout, ToolUseID: call.ID, ToolName: bashName,

@@ -24,10 +24,10 @@ type jobLog struct {
 	ringStart int64 // offset of ring[0] in the whole output
 }
 
-func newJobLog(dataDir, id string) *jobLog {
+func newJobLog(dataDir, session, id string) *jobLog {
 	l := &jobLog{}
-	if f, path, err := createSpill(dataDir, "bash-"+id); err == nil {
-		l.file, l.path = f, path
+	if f, err := createSpill(dataDir, session, "bash-"+id); err == nil {
+		l.file, l.path = f, f.Name()
 	}
 	return l
 }

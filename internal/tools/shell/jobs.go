@@ -2,10 +2,12 @@ package shell
 
 import (
 	"fmt"
+	"io"
 	"strconv"
 	"sync"
 	"time"
 
+	"github.com/tandem-agent/tandem/internal/secrets"
 	"github.com/tandem-agent/tandem/internal/tool"
 )
 
@@ -33,6 +35,7 @@ type job struct {
 	started                  time.Time
 	proc                     *process
 	log                      *jobLog
+	out                      io.Writer // log, behind the secret redactor
 	done                     chan struct{}
 
 	mu      sync.Mutex
@@ -103,14 +106,16 @@ func startBackground(env *tool.Env, l launcher, command, description, dir string
 	id := "bash_" + strconv.Itoa(t.next)
 	t.mu.Unlock()
 
-	log := newJobLog(env.DataDir, id)
-	p, err := start(startSpec{launcher: l, script: command, dir: dir, stdout: log, stderr: log})
+	log := newJobLog(env.DataDir, env.SessionID, id)
+	out := l.redact.NewWriter(log)
+	l.env = hardenGit(l.env, command, dir)
+	p, err := start(startSpec{launcher: l, script: command, dir: dir, stdout: out, stderr: out, tag: sessionTag(env)})
 	if err != nil {
 		log.close()
 		return tool.ErrorResult(fmt.Sprintf("Bash could not start the background command in %s: %v", dir, err)), nil
 	}
 	j := &job{id: id, command: command, description: description, started: time.Now(),
-		proc: p, log: log, status: statusRunning, done: make(chan struct{})}
+		proc: p, log: log, out: out, status: statusRunning, done: make(chan struct{})}
 	t.mu.Lock()
 	t.jobs[id] = j
 	t.mu.Unlock()
@@ -130,6 +135,7 @@ func startBackground(env *tool.Env, l launcher, command, description, dir string
 func (j *job) watch() {
 	<-j.proc.exited
 	j.proc.drain(drainWait)
+	secrets.Flush(j.out)
 	j.log.close()
 	j.mu.Lock()
 	j.code = j.proc.exitCode()

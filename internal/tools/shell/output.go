@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/tandem-agent/tandem/internal/tool"
 )
 
 // maxInline is how much command output the model sees at most; the rest
@@ -21,8 +23,10 @@ const maxSpill = 256 << 20
 type collector struct {
 	mu        sync.Mutex
 	limit     int
-	dir       string // where the spill file goes
+	dataDir   string // the spill file goes to tool.SpillDir(dataDir, session)
+	session   string
 	prefix    string
+	create    func() (*os.File, error)
 	buf       []byte // everything, until truncated
 	head      []byte
 	tail      []byte
@@ -33,8 +37,10 @@ type collector struct {
 	spillErr  error
 }
 
-func newCollector(dir, prefix string, limit int) *collector {
-	return &collector{dir: dir, prefix: prefix, limit: limit}
+func newCollector(dataDir, session, prefix string, limit int) *collector {
+	c := &collector{dataDir: dataDir, session: session, prefix: prefix, limit: limit}
+	c.create = func() (*os.File, error) { return createSpill(dataDir, session, prefix) }
+	return c
 }
 
 func (c *collector) Write(p []byte) (int, error) {
@@ -63,11 +69,11 @@ func (c *collector) startSpill() {
 	half := c.limit / 2
 	c.head = append([]byte{}, c.buf[:min(half, len(c.buf))]...)
 	c.tail = append([]byte{}, c.buf[max(0, len(c.buf)-half):]...)
-	f, path, err := createSpill(c.dir, c.prefix)
+	f, err := c.create()
 	if err != nil {
 		c.spillErr = err
 	} else {
-		c.spill, c.spillPath = f, path
+		c.spill, c.spillPath = f, f.Name()
 	}
 	c.writeSpill(c.buf)
 	c.buf = nil
@@ -83,7 +89,10 @@ func (c *collector) writeSpill(p []byte) {
 	n, err := c.spill.Write(p)
 	c.spilled += int64(n)
 	if err != nil && c.spillErr == nil {
-		c.spillErr = err
+		c.spillErr = tool.SpillError(filepath.Dir(c.spillPath), err)
+		// Nothing more can be saved; stop trying.
+		c.spill.Close()
+		c.spill = nil
 	}
 }
 
@@ -106,29 +115,22 @@ func (c *collector) finish() (text string, truncated bool, spillPath string) {
 	}
 	omitted := c.total - int64(len(c.head)) - int64(len(tail))
 	where := "the full output is in " + c.spillPath
-	if c.spillPath == "" {
+	switch {
+	case c.spillPath == "":
 		where = fmt.Sprintf("the full output could not be saved: %v", c.spillErr)
-	} else if c.spilled >= maxSpill {
+	case c.spillErr != nil:
+		where = fmt.Sprintf("only the first %d bytes were saved, in %s: %v", c.spilled, c.spillPath, c.spillErr)
+	case c.spilled >= maxSpill:
 		where = fmt.Sprintf("the first %d MiB are in %s", maxSpill>>20, c.spillPath)
 	}
 	marker := fmt.Sprintf("\n\n... [%d bytes of output truncated; %s] ...\n\n", omitted, where)
 	return string(trimRuneEnd(c.head)) + marker + string(trimRuneStart(tail)), true, c.spillPath
 }
 
-func createSpill(dir, prefix string) (*os.File, string, error) {
-	if dir == "" {
-		dir = os.TempDir()
-	} else {
-		dir = filepath.Join(dir, "tool-output")
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, "", fmt.Errorf("create spill folder %s: %w", dir, err)
-	}
-	f, err := os.CreateTemp(dir, prefix+"-*.log")
-	if err != nil {
-		return nil, "", fmt.Errorf("create spill file in %s: %w", dir, err)
-	}
-	return f, f.Name(), nil
+// createSpill makes a spill file for the session, keeping the folder under
+// tool.SpillCap.
+func createSpill(dataDir, session, prefix string) (*os.File, error) {
+	return tool.CreateSpill(dataDir, session, prefix, maxSpill)
 }
 
 // trimRuneEnd drops an incomplete UTF-8 sequence at the end of b.

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/tandem-agent/tandem/internal/secrets"
 )
 
 const (
@@ -29,14 +31,18 @@ var nonInteractiveEnv = [][2]string{
 	{"GIT_TERMINAL_PROMPT", "0"}, {"GIT_EDITOR", "true"}, {"EDITOR", "true"}, {"VISUAL", "true"},
 	{"DEBIAN_FRONTEND", "noninteractive"}, {"NO_COLOR", "1"}, {"TERM", "dumb"},
 	{"TANDEM", "1"},
+	// A relative `cd` must go where the validator thinks it goes (git is
+	// vetted in the folders the script's cd commands reach).
+	{"CDPATH", ""},
 }
 
-// commandEnv returns the environment for a command: tandem's own plus the
-// non-interactive overrides. CI is left as the user has it: setting it
-// changes what test tools do, which the user did not ask for.
-func commandEnv() []string {
+// commandEnv returns the environment for a command: tandem's own without
+// its credentials, plus the non-interactive overrides. CI is left as the
+// user has it: setting it changes what test tools do, which the user did
+// not ask for.
+func commandEnv(policy secrets.Policy) []string {
 	m := map[string]string{}
-	for _, kv := range os.Environ() {
+	for _, kv := range policy.ScrubEnv(os.Environ()) {
 		if k, v, ok := strings.Cut(kv, "="); ok {
 			m[k] = v
 		}
@@ -52,14 +58,17 @@ func commandEnv() []string {
 	return out
 }
 
-// launcher is what every command starts with: the shell and the
-// environment.
+// launcher is what every command starts with: the shell, the environment
+// and the redactor that blanks secret values in what commands print.
 type launcher struct {
-	shell string
-	env   []string
+	shell  string
+	env    []string
+	redact *secrets.Redactor
 }
 
-func newLauncher() launcher { return launcher{shell: shellPath(), env: commandEnv()} }
+func newLauncher(policy secrets.Policy) launcher {
+	return launcher{shell: shellPath(), env: commandEnv(policy), redact: policy.Redactor(os.Environ())}
+}
 
 // shellPath finds bash, or sh when bash is missing.
 func shellPath() string {
@@ -87,17 +96,21 @@ type startSpec struct {
 	stdout io.Writer
 	stderr io.Writer
 	extra  []*os.File // become fd 3, 4, ...
+	tag    string     // the session's process tag (procTagVar)
 }
 
 // start runs script with the shell in a new process group, stdin from
 // /dev/null, copying stdout and stderr to the writers as they arrive.
 func start(spec startSpec) (*process, error) {
 	if spec.shell == "" {
-		spec.launcher = newLauncher()
+		spec.launcher = newLauncher(secrets.Policy{})
 	}
 	cmd := exec.Command(spec.shell, "-c", spec.script)
 	cmd.Dir = spec.dir
 	cmd.Env = spec.env
+	if spec.tag != "" {
+		cmd.Env = append(append([]string(nil), spec.env...), procTagVar+"="+spec.tag)
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.ExtraFiles = spec.extra
 	p := &process{cmd: cmd, exited: make(chan struct{})}
