@@ -16,7 +16,7 @@ import (
 )
 
 func newSessionsCmd(g *globalFlags) *cobra.Command {
-	cmd := &cobra.Command{Use: "sessions", Short: "List, show, export and delete stored sessions"}
+	cmd := &cobra.Command{Use: "sessions", Short: "List, show, export, delete and rewind stored sessions"}
 	var cwd string
 	var all, asJSON bool
 	var limit int
@@ -82,7 +82,7 @@ func newSessionsCmd(g *globalFlags) *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("session %s: %w", args[0], err)
 			}
-			if err := a.Store.DeleteSession(cmd.Context(), s.ID); err != nil {
+			if err := a.Checkpoints.DeleteSession(cmd.Context(), s.ID); err != nil {
 				return err
 			}
 			if err := tool.RemoveSpill(a.Paths.DataDir, s.ID); err != nil {
@@ -92,7 +92,7 @@ func newSessionsCmd(g *globalFlags) *cobra.Command {
 			return nil
 		}),
 	}
-	cmd.AddCommand(list, show, export, del, newSessionsCompactCmd(g))
+	cmd.AddCommand(list, show, export, del, newSessionsCompactCmd(g), newCheckpointsCmd(g), newRewindCmd(g))
 	return cmd
 }
 

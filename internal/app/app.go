@@ -10,6 +10,7 @@ import (
 	"os"
 	"sync"
 
+	"github.com/tandem-agent/tandem/internal/checkpoint"
 	"github.com/tandem-agent/tandem/internal/config"
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/provider/catalog"
@@ -47,6 +48,8 @@ type App struct {
 	Manager *session.Manager
 	// Trust lists the folders the user trusts (`tandem trust`).
 	Trust *trust.Store
+	// Checkpoints records and rewinds sessions' checkpoints.
+	Checkpoints *checkpoint.Service
 	// FlagRules are --allowedTools / --disallowedTools for sessions this
 	// process opens.
 	FlagRules []permission.Rule
@@ -94,6 +97,7 @@ func Open(opts Options) (*App, error) {
 	a := &App{Paths: paths, User: user, Store: st, Catalog: cat, Trust: trust.NewStore(paths.DataDir), opts: opts}
 	a.models = newModels(cat, opts.Getenv)
 	a.Manager = session.NewManager(st, &wiring{app: a}, paths.DataDir)
+	a.Checkpoints = newCheckpoints(st, paths.DataDir)
 	return a, nil
 }
 

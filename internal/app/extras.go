@@ -142,5 +142,13 @@ func (w *wiring) claudeCode(name string, l *session.Live, eq *equipped) (turn.Ru
 		return nil, fmt.Errorf("MCP config for claude-code: %w", err)
 	}
 	return claudecode.New(cc, claudecode.Options{ProviderName: provName, BaseURL: pc.BaseURL, APIKey: pc.APIKey,
-		AuthToken: pc.AuthToken, MCPConfig: mcpJSON}), nil
+		AuthToken: pc.AuthToken, MCPConfig: mcpJSON, Observer: observer(eq)}), nil
+}
+
+// observer is the claude-code runtime's view of the checkpoint recorder.
+func observer(eq *equipped) claudecode.ToolObserver {
+	if eq.tracker == nil {
+		return nil
+	}
+	return eq.tracker
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/tandem-agent/tandem/internal/agent"
+	"github.com/tandem-agent/tandem/internal/checkpoint"
 	"github.com/tandem-agent/tandem/internal/compact"
 	"github.com/tandem-agent/tandem/internal/config"
 	"github.com/tandem-agent/tandem/internal/mcp"
@@ -30,6 +31,7 @@ type equipped struct {
 	// mcpRunnable are the approved servers, passed to the claude-code runtime.
 	mcpRunnable mcp.Servers
 	extras      []func()
+	tracker     *checkpoint.Tracker // nil: checkpoints off
 }
 
 // wiring implements session.Wiring for an App.
@@ -91,7 +93,11 @@ func (w *wiring) Equip(ctx context.Context, l *session.Live) (func(), error) {
 	})
 	l.Checker = eq.engine
 	l.ModeSetter = eq.engine
-	l.Tools.Add(tools.Default(w.toolOptions(cfg, l))...)
+	ts, err := w.equipCheckpoints(cfg, l, eq, tools.Default(w.toolOptions(cfg, l)))
+	if err != nil {
+		return nil, err
+	}
+	l.Tools.Add(ts...)
 	if err := w.equipMCP(ctx, l, eq); err != nil {
 		return nil, err
 	}
@@ -120,13 +126,20 @@ func (w *wiring) Runtime(name string, l *session.Live) (turn.Runtime, error) {
 	if eq == nil {
 		return nil, fmt.Errorf("session %s is not equipped", l.Snapshot().ID)
 	}
+	var rt turn.Runtime
+	var err error
 	switch name {
 	case "", "native":
-		return w.native(eq)
+		rt, err = w.native(eq)
 	case "claude-code", "auto":
-		return w.claudeCode(name, l, eq)
+		rt, err = w.claudeCode(name, l, eq)
+	default:
+		return nil, fmt.Errorf("unknown runtime %q: use native, claude-code or auto", name)
 	}
-	return nil, fmt.Errorf("unknown runtime %q: use native, claude-code or auto", name)
+	if err != nil {
+		return nil, err
+	}
+	return withCheckpoint(rt, eq), nil
 }
 
 func (w *wiring) native(eq *equipped) (turn.Runtime, error) {

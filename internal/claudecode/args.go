@@ -14,6 +14,7 @@ import (
 // launch is everything that shapes one CLI process.
 type launch struct {
 	resumeID string // Claude Code session to resume; empty starts a new one
+	resumeAt string // resume the transcript at this entry (after a rewind)
 }
 
 // buildArgs assembles the CLI's arguments. Permission design: the CLI runs
@@ -37,6 +38,11 @@ func buildArgs(cfg Config, opts Options, in turn.Input, l launch) []string {
 		// Always with "=": a value starting with "-" would otherwise be
 		// read as a flag.
 		args = append(args, "--resume="+l.resumeID)
+		if l.resumeAt != "" {
+			// A rewound conversation goes on from an earlier entry; the
+			// transcript's later entries stay in the file, off the chain.
+			args = append(args, "--resume-session-at="+l.resumeAt)
+		}
 	}
 	if in.SystemPrompt != "" {
 		args = append(args, "--system-prompt", in.SystemPrompt)

@@ -189,6 +189,9 @@ type Options struct {
 	// MCPConfig is {"mcpServers":{...}} JSON for tandem's MCP servers,
 	// passed with --mcp-config. Empty means none.
 	MCPConfig []byte
+	// Observer, when set, hears of every tool call the CLI runs (before and
+	// after), as the native runtime's wrapped tools are seen.
+	Observer ToolObserver
 	// Logger receives debug notes (ignored message types, undecodable
 	// lines); nil means slog.Default().
 	Logger *slog.Logger

@@ -18,6 +18,18 @@ import (
 // initialize; it sends every tool call to the Checker.
 const preToolUseHookID = "tandem_pre_tool_use"
 
+// postToolUseHookID is the PostToolUse callback registered when an
+// Observer wants to hear that a call finished (rewind checkpoints).
+const postToolUseHookID = "tandem_post_tool_use"
+
+// ToolObserver hears of each tool call the CLI runs: before it runs (once
+// tandem allowed it) and after it finished. The checkpoint recorder uses it
+// to save files' prior content, as it does around the native runtime's tools.
+type ToolObserver interface {
+	BeforeTool(ctx context.Context, name string, input json.RawMessage)
+	AfterTool(ctx context.Context, name string, input json.RawMessage)
+}
+
 // controlRequest is the envelope both sides use for requests.
 type controlRequest struct {
 	Type      string `json:"type"`
@@ -74,6 +86,9 @@ type controller struct {
 	inflight  map[string]context.CancelCauseFunc
 	decisions map[string]permission.Decision // by tool_use_id: never ask twice for one call
 	wg        sync.WaitGroup
+	// observer, when set, hears of allowed calls and finished ones.
+	observer ToolObserver
+	observed map[string]bool // tool_use_ids already reported as starting
 }
 
 func newController(p *proc, checker permission.Checker, tools *tool.Registry, session, cwd string, log func(string)) *controller {
@@ -200,8 +215,12 @@ func (c *controller) answer(ctx context.Context, req incoming) (any, error) {
 		if err != nil {
 			return nil, err
 		}
+		c.observeStart(ctx, req.ToolUseID, req.ToolName, req.Input, d)
 		return permissionReply(d, req.Input), nil
 	case "hook_callback":
+		if req.CallbackID == postToolUseHookID {
+			return c.observeEnd(ctx, req.Input)
+		}
 		if req.CallbackID != preToolUseHookID {
 			return nil, fmt.Errorf("unknown hook callback %q", req.CallbackID)
 		}
@@ -220,6 +239,7 @@ func (c *controller) answer(ctx context.Context, req incoming) (any, error) {
 		if err != nil {
 			return nil, err
 		}
+		c.observeStart(ctx, id, in.ToolName, in.ToolInput, d)
 		return hookReply(d), nil
 	}
 	return nil, fmt.Errorf("unsupported control request subtype %q", req.Subtype)
@@ -350,13 +370,51 @@ func (c *controller) cancelAll(cause error) {
 	c.mu.Unlock()
 }
 
-// initializeRequest registers the PreToolUse hook that routes every tool
-// call to the Checker.
-func initializeRequest() map[string]any {
-	return map[string]any{
-		"subtype": "initialize",
-		"hooks": map[string]any{
-			"PreToolUse": []map[string]any{{"matcher": nil, "hookCallbackIds": []string{preToolUseHookID}}},
-		},
+// observeStart tells the observer an allowed call is about to run, once
+// per call (the hook and can_use_tool may both ask about it).
+func (c *controller) observeStart(ctx context.Context, id, name string, input json.RawMessage, d permission.Decision) {
+	if c.observer == nil || d.Behavior != permission.Allow {
+		return
 	}
+	if id != "" {
+		c.mu.Lock()
+		seen := c.observed[id]
+		if c.observed == nil {
+			c.observed = map[string]bool{}
+		}
+		c.observed[id] = true
+		c.mu.Unlock()
+		if seen {
+			return
+		}
+	}
+	if len(d.UpdatedInput) > 0 {
+		input = d.UpdatedInput
+	}
+	c.observer.BeforeTool(context.WithoutCancel(ctx), name, input)
+}
+
+// observeEnd answers the PostToolUse callback.
+func (c *controller) observeEnd(ctx context.Context, raw json.RawMessage) (any, error) {
+	var in hookInput
+	if err := json.Unmarshal(raw, &in); err != nil {
+		return nil, fmt.Errorf("bad hook input: %w", err)
+	}
+	if c.observer != nil {
+		c.observer.AfterTool(context.WithoutCancel(ctx), in.ToolName, in.ToolInput)
+	}
+	return map[string]any{}, nil
+}
+
+// initializeRequest registers the PreToolUse hook that routes every tool
+// call to the Checker and, with post, the PostToolUse hook that reports
+// finished calls to the observer.
+func initializeRequest(post bool) map[string]any {
+	hooks := map[string]any{
+		"PreToolUse": []map[string]any{{"matcher": nil, "hookCallbackIds": []string{preToolUseHookID}}},
+	}
+	if post {
+		hooks["PostToolUse"] = []map[string]any{{"matcher": nil, "hookCallbackIds": []string{postToolUseHookID}}}
+	}
+	return map[string]any{"subtype": "initialize", "hooks": hooks}
 }

@@ -20,6 +20,16 @@ import (
 // the next turn resumes.
 const MetaSessionID = "claude_session_id"
 
+// MetaLastUUID holds the uuid of the last main-chain message the CLI sent
+// (its transcript entry): a checkpoint keeps it so a rewind can resume the
+// transcript from there.
+const MetaLastUUID = "claude_last_uuid"
+
+// MetaResumeAt, set by a rewind, makes the next turn resume the transcript
+// at that entry (--resume-session-at) instead of at its end; it is cleared
+// once a turn has run.
+const MetaResumeAt = "claude_resume_at"
+
 // Runtime runs turns with the Claude Code CLI. It is safe for concurrent
 // turns of different sessions.
 type Runtime struct {
@@ -90,19 +100,25 @@ func (r *Runtime) RunTurn(ctx context.Context, in turn.Input, d turn.Deps) (even
 	if err := r.recordPrompt(ctx, in, d); err != nil {
 		return event.Event{}, err
 	}
-	resume := ""
+	resume, resumeAt := "", ""
 	if d.Recorder != nil {
 		resume, _ = d.Recorder.Meta(ctx, MetaSessionID)
+		if resume != "" {
+			resumeAt, _ = d.Recorder.Meta(ctx, MetaResumeAt)
+		}
 	}
 	t := &turnRun{rt: r, cli: cli, in: in, d: d, start: start}
-	out := t.attempt(ctx, resume)
+	out := t.attempt(ctx, launch{resumeID: resume, resumeAt: resumeAt})
+	if resumeAt != "" && d.Recorder != nil {
+		_ = d.Recorder.SetMeta(context.WithoutCancel(ctx), MetaResumeAt, "")
+	}
 	if out.missingSession {
 		emit(d, event.Event{Type: event.Status, Runtime: RuntimeName, Message: fmt.Sprintf(
 			"the Claude Code conversation %s no longer exists; starting a fresh one (earlier context is not available to the model)", resume)})
 		if d.Recorder != nil {
 			_ = d.Recorder.SetMeta(ctx, MetaSessionID, "")
 		}
-		out = t.attempt(ctx, "")
+		out = t.attempt(ctx, launch{})
 	}
 	if out.recordErr != nil {
 		return event.Event{}, out.recordErr

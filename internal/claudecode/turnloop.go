@@ -47,9 +47,9 @@ type loop struct {
 	recordErr error
 }
 
-func (t *turnRun) attempt(ctx context.Context, resume string) outcome {
+func (t *turnRun) attempt(ctx context.Context, at launch) outcome {
 	cfg, opts := t.rt.cfg, t.rt.opts
-	args := buildArgs(cfg, opts, t.in, launch{resumeID: resume})
+	args := buildArgs(cfg, opts, t.in, at)
 	p, err := startProc(t.cli.Path, args, childEnv(osEnviron(), cfg, opts), t.in.Cwd, t.rt.logf)
 	if err != nil {
 		return outcome{result: errorResult(event.SubtypeError, err.Error())}
@@ -60,6 +60,7 @@ func (t *turnRun) attempt(ctx context.Context, resume string) outcome {
 	defer cancelTurn()
 	c := newController(p, t.d.Checker, t.d.Tools, t.in.SessionID, t.in.Cwd, t.rt.logf)
 	c.base = turnCtx
+	c.observer = opts.Observer
 	t.rt.setActive(t.in.SessionID, c)
 	defer t.rt.setActive(t.in.SessionID, nil)
 
@@ -76,7 +77,7 @@ func (t *turnRun) attempt(ctx context.Context, resume string) outcome {
 	go func() {
 		ictx, cancel := context.WithTimeout(turnCtx, initTimeout)
 		defer cancel()
-		if _, err := c.request(ictx, initializeRequest()); err != nil {
+		if _, err := c.request(ictx, initializeRequest(opts.Observer != nil)); err != nil {
 			initDone <- fmt.Errorf("initialize: %w", err)
 			return
 		}
@@ -193,8 +194,10 @@ func (l *loop) onMessage(m Msg, interrupted bool) (outcome, bool) {
 		}
 	case "stream_event", "assistant":
 		l.disarm()
+		l.noteUUID(m)
 	case "user":
 		l.arm()
+		l.noteUUID(m)
 	case "result":
 		l.disarm()
 		if !interrupted && isMissingSession(m) {
@@ -217,6 +220,17 @@ func (l *loop) onMessage(m Msg, interrupted bool) (outcome, bool) {
 		emit(l.t.d, e)
 	}
 	return outcome{}, false
+}
+
+// noteUUID keeps the uuid of the last main-chain transcript entry, where a
+// rewind to the next prompt resumes.
+func (l *loop) noteUUID(m Msg) {
+	if m.UUID == "" || m.Type == "stream_event" || (m.ParentToolUseID != nil && *m.ParentToolUseID != "") {
+		return
+	}
+	l.record(func(ctx context.Context) error {
+		return l.t.d.Recorder.SetMeta(ctx, MetaLastUUID, m.UUID)
+	})
 }
 
 // finishResult adds what the CLI's result lacks: the auth hint, the

@@ -43,8 +43,9 @@ type Config struct {
 	// Hooks is read only to refuse it: tandem's hooks live under
 	// "permissions.hooks" (Claude Code's settings files keep theirs at the
 	// top level). Accepting it here would define hooks that never run.
-	Hooks      json.RawMessage `json:"hooks,omitempty"`
-	Compaction json.RawMessage `json:"compaction,omitempty"` // compact.Config (docs/compaction.md)
+	Hooks       json.RawMessage `json:"hooks,omitempty"`
+	Compaction  json.RawMessage `json:"compaction,omitempty"`  // compact.Config (docs/compaction.md)
+	Checkpoints json.RawMessage `json:"checkpoints,omitempty"` // checkpoint.Config (rewind)
 	// EnableAllProjectMcpServers lets a project's .mcp.json servers start
 	// without asking; only honoured from the user file.
 	EnableAllProjectMcpServers bool     `json:"enableAllProjectMcpServers,omitempty"`
@@ -356,6 +357,7 @@ func (c *Config) merge(o *Config, src string) {
 		{"mcpServers", &c.MCPServers, &o.MCPServers},
 		{"claude_code", &c.ClaudeCode, &o.ClaudeCode},
 		{"compaction", &c.Compaction, &o.Compaction},
+		{"checkpoints", &c.Checkpoints, &o.Checkpoints},
 	} {
 		if len(*sec.src) > 0 {
 			*sec.dst = *sec.src

@@ -142,7 +142,8 @@ type Event struct {
 	Todos []Todo `json:"todos,omitempty"`
 
 	// rewind_point
-	PointID string `json:"point_id,omitempty"`
+	Checkpoint int   `json:"checkpoint,omitempty"` // the prompt's number (1 = the first)
+	Position   int64 `json:"position,omitempty"`   // the message position the prompt takes
 
 	// context, compact_boundary
 	ContextTokens int64  `json:"context_tokens,omitempty"` // context: tokens the next request will hold

@@ -1,0 +1,117 @@
+package checkpoint
+
+import (
+	"bufio"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// ignoreRule is one gitignore line.
+type ignoreRule struct {
+	base     string // folder of the .gitignore, relative to the root ("" = root)
+	pattern  string
+	negate   bool
+	dirOnly  bool
+	anchored bool // contains a slash: matched against the path, not the name
+}
+
+// ignorer answers "does the scan skip this path" with gitignore semantics:
+// rules from the defaults, the config, .git/info/exclude and every
+// .gitignore from the root down; the last matching rule wins.
+type ignorer struct{ rules []ignoreRule }
+
+func parseIgnoreLines(base string, lines []string) []ignoreRule {
+	var out []ignoreRule
+	for _, l := range lines {
+		l = strings.TrimRight(l, " \t\r")
+		if l == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		r := ignoreRule{base: base}
+		if strings.HasPrefix(l, "!") {
+			r.negate, l = true, l[1:]
+		} else if strings.HasPrefix(l, `\`) {
+			l = l[1:]
+		}
+		if strings.HasSuffix(l, "/") {
+			r.dirOnly, l = true, strings.TrimSuffix(l, "/")
+		}
+		if strings.Contains(l, "/") {
+			r.anchored, l = true, strings.TrimPrefix(l, "/")
+		}
+		if l == "" || !doublestar.ValidatePattern(l) {
+			continue
+		}
+		r.pattern = l
+		out = append(out, r)
+	}
+	return out
+}
+
+func readIgnoreFile(p string) []string {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var lines []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	return lines
+}
+
+// withDir returns the ignorer for the folder rel (relative to root), adding
+// its .gitignore when it has one. The receiver is not changed.
+func (ig *ignorer) withDir(root, rel string) *ignorer {
+	lines := readIgnoreFile(filepath.Join(root, filepath.FromSlash(rel), ".gitignore"))
+	if len(lines) == 0 {
+		return ig
+	}
+	rules := make([]ignoreRule, len(ig.rules), len(ig.rules)+len(lines))
+	copy(rules, ig.rules)
+	return &ignorer{rules: append(rules, parseIgnoreLines(rel, lines)...)}
+}
+
+// ignored reports whether rel (slash-separated, relative to root) is
+// skipped.
+func (ig *ignorer) ignored(rel string, isDir bool) bool {
+	name := path.Base(rel)
+	out := false
+	for _, r := range ig.rules {
+		if r.dirOnly && !isDir {
+			continue
+		}
+		sub := rel
+		if r.base != "" {
+			if !strings.HasPrefix(rel, r.base+"/") {
+				continue
+			}
+			sub = rel[len(r.base)+1:]
+		}
+		var ok bool
+		if r.anchored {
+			ok, _ = doublestar.Match(r.pattern, sub)
+		} else {
+			ok, _ = doublestar.Match(r.pattern, name)
+		}
+		if ok {
+			out = !r.negate
+		}
+	}
+	return out
+}
+
+// rootIgnorer builds the rules that apply from the root: defaults, config
+// patterns, .git/info/exclude, the root .gitignore.
+func rootIgnorer(root string, extra []string) *ignorer {
+	ig := &ignorer{rules: parseIgnoreLines("", defaultIgnore)}
+	ig.rules = append(ig.rules, parseIgnoreLines("", extra)...)
+	ig.rules = append(ig.rules, parseIgnoreLines("", readIgnoreFile(filepath.Join(root, ".git", "info", "exclude")))...)
+	return ig.withDir(root, "")
+}

@@ -1,0 +1,118 @@
+// Package checkpoint lets a user go back to before a prompt: it records,
+// before each prompt runs, where the conversation stood and the prior
+// content of every file the prompt's turn changes — through the file tools
+// (Write, Edit, MultiEdit, NotebookEdit, by the path in their input) or
+// through shell commands (found by a stat scan of the workspace around each
+// call) — and rewinds files, conversation or both. Contents live in
+// tandem's data folder, content-addressed by sha256, never in the user's
+// working tree or git history. docs/rewind.md describes the design, its
+// limits and its costs.
+package checkpoint
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/tandem-agent/tandem/internal/store"
+)
+
+// Options configure a Service.
+type Options struct {
+	// ResumeMeta are session meta keys (a runtime's resume facts, such as
+	// the Claude Code conversation id) captured at each checkpoint.
+	ResumeMeta []string
+	// OnRewind turns the values captured at the checkpoint rewound to into
+	// the meta values to store, so the runtime resumes from there.
+	OnRewind func(captured map[string]string) map[string]string
+	// CollectGrace protects snapshots younger than this from collection:
+	// another process may have saved them for a baseline or checkpoint it
+	// has not stored yet. 0 means an hour.
+	CollectGrace time.Duration
+}
+
+// Service owns the checkpoints of every session in one store and data
+// folder.
+type Service struct {
+	st    *store.Store
+	dir   string
+	blobs blobs
+	opts  Options
+}
+
+// NewService returns the service keeping snapshots under dataDir/checkpoints.
+func NewService(st *store.Store, dataDir string, opts Options) *Service {
+	dir := filepath.Join(dataDir, "checkpoints")
+	return &Service{st: st, dir: dir, blobs: blobs{dir: filepath.Join(dir, "blobs")}, opts: opts}
+}
+
+// Tracker returns the recorder for one live session whose workspace is
+// root. notice receives problems worth telling the user (never fatal).
+func (s *Service) Tracker(sessionID, root string, cfg Config, notice func(string)) *Tracker {
+	if notice == nil {
+		notice = func(string) {}
+	}
+	return &Tracker{svc: s, session: sessionID, root: filepath.Clean(root), cfg: cfg.withDefaults(), notice: notice}
+}
+
+func (s *Service) sessionDir(id string) string    { return filepath.Join(s.dir, "sessions", id) }
+func (s *Service) baselinePath(id string) string { return filepath.Join(s.sessionDir(id), "baseline") }
+
+// List returns a session's checkpoints, oldest first.
+func (s *Service) List(ctx context.Context, sessionID string) ([]store.Checkpoint, error) {
+	return s.st.Checkpoints(ctx, sessionID)
+}
+
+func (s *Service) captureResume(ctx context.Context, sessionID string) (string, error) {
+	if len(s.opts.ResumeMeta) == 0 {
+		return "", nil
+	}
+	vals := map[string]string{}
+	for _, k := range s.opts.ResumeMeta {
+		v, err := s.st.Meta(ctx, sessionID, k)
+		if err != nil {
+			return "", err
+		}
+		vals[k] = v
+	}
+	b, err := json.Marshal(vals)
+	return string(b), err
+}
+
+// DeleteSession deletes a session with its checkpoints and baseline, then
+// collects the snapshots nothing refers to any more.
+func (s *Service) DeleteSession(ctx context.Context, id string) error {
+	if err := s.st.DeleteSession(ctx, id); err != nil {
+		return err
+	}
+	if err := os.RemoveAll(s.sessionDir(id)); err != nil {
+		return fmt.Errorf("delete snapshots of session %s: %w", id, err)
+	}
+	_, err := s.Collect(ctx)
+	return err
+}
+
+// Collect removes snapshots no checkpoint and no session baseline refers
+// to, and reports how many.
+func (s *Service) Collect(ctx context.Context) (int, error) {
+	keep, err := s.st.CheckpointHashes(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if err := baselineHashes(filepath.Join(s.dir, "sessions"), keep); err != nil {
+		return 0, fmt.Errorf("collect snapshots: %w", err)
+	}
+	grace := s.opts.CollectGrace
+	if grace == 0 {
+		grace = time.Hour
+	}
+	n, err := s.blobs.collect(keep, grace)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return n, fmt.Errorf("collect snapshots: %w", err)
+	}
+	return n, nil
+}

@@ -1,0 +1,337 @@
+package checkpoint
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/tandem-agent/tandem/internal/store"
+)
+
+// Tracker records one live session's checkpoints: the checkpoint before
+// each prompt and the prior state of each file the turn changes. It keeps
+// the session's baseline (the last seen stat and content hash of every
+// non-ignored workspace file) so that the prior content of a file a shell
+// command changes is already saved when the command has run.
+type Tracker struct {
+	svc     *Service
+	session string
+	root    string
+	cfg     Config
+	notice  func(string)
+
+	mu       sync.Mutex
+	base     map[string]baseEntry // nil until the first scan
+	scanOff  bool                 // the workspace is over the file limit
+	cur      int                  // the running turn's checkpoint; 0 between turns
+	recorded map[string]bool      // paths the current checkpoint has
+	dirty    bool                 // base changed since it was saved
+}
+
+// Begin makes the checkpoint for a prompt about to run: it brings the
+// baseline up to date (changes made since the last turn, by anyone, are
+// part of the state before this prompt) and stores the checkpoint.
+func (t *Tracker) Begin(ctx context.Context, prompt string) (store.Checkpoint, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.refreshLocked(ctx)
+	resume, err := t.svc.captureResume(ctx, t.session)
+	if err != nil {
+		return store.Checkpoint{}, err
+	}
+	cp, err := t.svc.st.CreateCheckpoint(ctx, t.session, firstLine(prompt), resume)
+	if err != nil {
+		return cp, err
+	}
+	t.cur, t.recorded = cp.Number, map[string]bool{}
+	if n, err := t.svc.st.PruneCheckpoints(ctx, t.session, t.cfg.Keep); err == nil && n > 0 && cp.Number%20 == 0 {
+		_, _ = t.svc.Collect(ctx) // now and then, not on every prompt past the limit
+	}
+	return cp, nil
+}
+
+// End closes the turn: a last scan catches what the turn changed outside
+// tracked tool calls (background jobs, MCP tools), and the baseline is saved.
+func (t *Tracker) End(ctx context.Context) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.cur != 0 {
+		t.recordScanLocked(ctx)
+		if err := t.svc.st.DropEmptyCheckpoint(ctx, t.session, t.cur); err != nil {
+			t.notice("checkpoint: " + err.Error())
+		}
+	}
+	t.cur, t.recorded = 0, nil
+	t.saveLocked()
+}
+
+// BeforeFile saves the prior state of a file a tool is about to change.
+func (t *Tracker) BeforeFile(ctx context.Context, path string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	path = t.abs(path)
+	if t.cur == 0 || t.recorded[path] {
+		return
+	}
+	f, known, err := t.priorLocked(path)
+	if err != nil {
+		t.notice(fmt.Sprintf("checkpoint: cannot save %s before the change: %v", path, err))
+		return
+	}
+	t.addLocked(ctx, []store.CheckpointFile{f}, map[string]string{path: known})
+}
+
+// AfterFile notes a file's state after a tool changed it.
+func (t *Tracker) AfterFile(ctx context.Context, path string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	path = t.abs(path)
+	if t.cur == 0 {
+		return
+	}
+	be, exists, err := t.noteLocked(path)
+	if err != nil {
+		t.notice(fmt.Sprintf("checkpoint: cannot save %s after the change: %v", path, err))
+		return
+	}
+	known := map[string]string{}
+	if !be.Large {
+		known[path] = be.Hash
+		if !exists {
+			known[path] = ""
+		}
+	}
+	t.addLocked(ctx, nil, known)
+}
+
+// BeforeScan brings the baseline up to date before a shell command, so the
+// command's own changes are told from earlier ones.
+func (t *Tracker) BeforeScan(ctx context.Context) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.cur != 0 {
+		t.refreshLocked(ctx)
+	}
+}
+
+// AfterScan records what a shell command changed in the workspace.
+func (t *Tracker) AfterScan(ctx context.Context) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.cur != 0 {
+		t.recordScanLocked(ctx)
+	}
+}
+
+// Close saves the baseline (the session is leaving this process).
+func (t *Tracker) Close() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.saveLocked()
+}
+
+func (t *Tracker) abs(p string) string {
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(t.root, p)
+	}
+	return filepath.Clean(p)
+}
+
+// rel is p relative to the root when it is inside it.
+func (t *Tracker) rel(p string) (string, bool) {
+	r, err := filepath.Rel(t.root, p)
+	if err != nil || r == "." || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	return filepath.ToSlash(r), true
+}
+
+// priorLocked is a file's state now, as a checkpoint entry, and its hash
+// for the known table. A baseline entry whose stat still matches is used
+// as is: its content is already saved.
+func (t *Tracker) priorLocked(path string) (store.CheckpointFile, string, error) {
+	f := store.CheckpointFile{Path: path}
+	if rel, ok := t.rel(path); ok && t.base != nil {
+		if be, ok := t.base[rel]; ok {
+			if fi, err := os.Lstat(path); err == nil && statOf(fi) == be.Stat {
+				return entryFile(path, be), be.Hash, nil
+			}
+		}
+	}
+	info, err := t.svc.blobs.saveFile(path, t.cfg.MaxFileBytes)
+	if err != nil {
+		return f, "", err
+	}
+	switch {
+	case !info.exists:
+		f.State = store.FileAbsent
+		return f, "", nil
+	case info.tooLarge:
+		f.State, f.Mode = store.FileTooLarge, uint32(info.mode)
+		return f, "", nil
+	}
+	f.State, f.Hash, f.Mode = store.FileSaved, info.hash, uint32(info.mode)
+	return f, info.hash, nil
+}
+
+func entryFile(path string, be baseEntry) store.CheckpointFile {
+	if be.Large {
+		return store.CheckpointFile{Path: path, State: store.FileTooLarge, Mode: be.Stat.Mode}
+	}
+	return store.CheckpointFile{Path: path, State: store.FileSaved, Hash: be.Hash, Mode: be.Stat.Mode}
+}
+
+// noteLocked saves a file's current content and updates its baseline
+// entry when it is in the workspace.
+func (t *Tracker) noteLocked(path string) (baseEntry, bool, error) {
+	fi, statErr := os.Lstat(path)
+	info, err := t.svc.blobs.saveFile(path, t.cfg.MaxFileBytes)
+	if err != nil {
+		return baseEntry{}, false, err
+	}
+	be := baseEntry{Hash: info.hash, Large: info.tooLarge}
+	if statErr == nil {
+		be.Stat = statOf(fi)
+	}
+	if rel, ok := t.rel(path); ok && t.base != nil {
+		if info.exists && fi != nil && fi.Mode().IsRegular() {
+			t.base[rel] = be
+		} else {
+			delete(t.base, rel)
+		}
+		t.dirty = true
+	}
+	return be, info.exists, nil
+}
+
+func (t *Tracker) addLocked(ctx context.Context, files []store.CheckpointFile, known map[string]string) {
+	var fresh []store.CheckpointFile
+	for _, f := range files {
+		if !t.recorded[f.Path] {
+			fresh = append(fresh, f)
+		}
+	}
+	if len(fresh) == 0 && len(known) == 0 {
+		return
+	}
+	if err := t.svc.st.AddCheckpointFiles(ctx, t.session, t.cur, fresh, known); err != nil {
+		t.notice("checkpoint: " + err.Error())
+		return
+	}
+	for _, f := range fresh {
+		t.recorded[f.Path] = true
+	}
+}
+
+// scanLocked lists the workspace, or reports nil when scanning is off.
+func (t *Tracker) scanLocked() map[string]fileStat {
+	if t.scanOff {
+		return nil
+	}
+	cur, err := scanTree(t.root, t.cfg.Ignore, t.cfg.MaxFiles)
+	if err != nil {
+		if errors.Is(err, errTooManyFiles) {
+			t.scanOff = true
+			t.notice("checkpoints: " + err.Error() + "; changes made by shell commands are not tracked in this session (raise checkpoints.max_files or ignore folders with checkpoints.ignore)")
+		} else {
+			t.notice("checkpoint: " + err.Error())
+		}
+		return nil
+	}
+	return cur
+}
+
+// refreshLocked absorbs every change since the last scan into the
+// baseline, saving the new contents. The first call in a process loads the
+// stored baseline; a session's first ever call reads the whole workspace.
+func (t *Tracker) refreshLocked(ctx context.Context) {
+	if t.base == nil {
+		t.base = loadBaseline(t.svc.baselinePath(t.session), t.root)
+		if t.base == nil {
+			t.base = map[string]baseEntry{}
+		}
+	}
+	cur := t.scanLocked()
+	if cur == nil {
+		return
+	}
+	for _, c := range diffStats(t.base, cur) {
+		if ctx.Err() != nil {
+			return
+		}
+		t.absorbLocked(c)
+	}
+}
+
+// absorbLocked updates the baseline for one change.
+func (t *Tracker) absorbLocked(c change) baseEntry {
+	t.dirty = true
+	if c.gone {
+		delete(t.base, c.rel)
+		return baseEntry{}
+	}
+	info, err := t.svc.blobs.saveFile(filepath.Join(t.root, filepath.FromSlash(c.rel)), t.cfg.MaxFileBytes)
+	if err != nil || !info.exists {
+		delete(t.base, c.rel)
+		return baseEntry{}
+	}
+	be := baseEntry{Stat: c.now, Hash: info.hash, Large: info.tooLarge}
+	t.base[c.rel] = be
+	return be
+}
+
+// recordScanLocked compares the workspace with the baseline and records
+// each difference's prior state (from the baseline) in the checkpoint.
+func (t *Tracker) recordScanLocked(ctx context.Context) {
+	if t.base == nil {
+		t.refreshLocked(ctx)
+		return
+	}
+	cur := t.scanLocked()
+	if cur == nil {
+		return
+	}
+	var files []store.CheckpointFile
+	known := map[string]string{}
+	for _, c := range diffStats(t.base, cur) {
+		path := filepath.Join(t.root, filepath.FromSlash(c.rel))
+		if prior, ok := t.base[c.rel]; ok {
+			files = append(files, entryFile(path, prior))
+		} else {
+			files = append(files, store.CheckpointFile{Path: path, State: store.FileAbsent})
+		}
+		now := t.absorbLocked(c)
+		if !now.Large {
+			known[path] = now.Hash
+		}
+	}
+	t.addLocked(ctx, files, known)
+}
+
+func (t *Tracker) saveLocked() {
+	if !t.dirty || t.base == nil {
+		return
+	}
+	if err := saveBaseline(t.svc.baselinePath(t.session), t.root, t.base); err != nil {
+		t.notice("checkpoint: " + err.Error())
+		return
+	}
+	t.dirty = false
+}
+
+// firstLine is a prompt's first non-empty line, shortened for listings.
+func firstLine(s string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			if r := []rune(l); len(r) > 120 {
+				return string(r[:119]) + "…"
+			}
+			return l
+		}
+	}
+	return ""
+}
