@@ -80,8 +80,8 @@ func scanTree(root string, extraIgnore []string, maxFiles int) (map[string]fileS
 
 // change is one difference between two scans.
 type change struct {
-	rel string
-	now fileStat
+	rel  string
+	now  fileStat
 	gone bool
 }
 

@@ -59,7 +59,7 @@ func (s *Service) Tracker(sessionID, root string, cfg Config, notice func(string
 	return &Tracker{svc: s, session: sessionID, root: filepath.Clean(root), cfg: cfg.withDefaults(), notice: notice}
 }
 
-func (s *Service) sessionDir(id string) string    { return filepath.Join(s.dir, "sessions", id) }
+func (s *Service) sessionDir(id string) string   { return filepath.Join(s.dir, "sessions", id) }
 func (s *Service) baselinePath(id string) string { return filepath.Join(s.sessionDir(id), "baseline") }
 
 // List returns a session's checkpoints, oldest first.
