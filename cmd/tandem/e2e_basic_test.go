@@ -20,7 +20,7 @@ func TestE2EReadBashWriteAndResume(t *testing.T) {
 	if got := x.ReadFile("b.txt"); got != "written\n" {
 		t.Fatalf("b.txt = %q", got)
 	}
-	want := "status text context tool_use tool_use tool_result tool_output tool_result context tool_use tool_result text context result done"
+	want := "status rewind_point text context tool_use tool_use tool_result tool_output tool_result context tool_use tool_result text context result done"
 	if got := strings.Join(r.Types(), " "); got != want {
 		t.Errorf("events:\n got %s\nwant %s", got, want)
 	}

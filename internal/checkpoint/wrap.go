@@ -107,9 +107,18 @@ func (r trackedRuntime) RunTurn(ctx context.Context, in turn.Input, d turn.Deps)
 		r.tr.notice("checkpoint: " + err.Error())
 		return r.Runtime.RunTurn(ctx, in, d)
 	}
-	if d.Events != nil {
-		d.Events.Emit(event.Event{Type: event.RewindPoint, Checkpoint: cp.Number, Position: cp.Position})
-	}
 	defer r.tr.End(rec)
+	if d.Events != nil {
+		// Right after the turn's own status, which stays the turn's first
+		// event; a turn that fails before its status has no rewind point.
+		cancel := d.Events.EmitAfter(isTurnStatus, event.Event{Type: event.RewindPoint, Checkpoint: cp.Number, Position: cp.Position})
+		defer cancel()
+	}
 	return r.Runtime.RunTurn(ctx, in, d)
+}
+
+// isTurnStatus matches the status event a runtime emits when a turn starts
+// (it names the runtime; notices and MCP statuses do not).
+func isTurnStatus(e event.Event) bool {
+	return e.Type == event.Status && e.Subtype == "" && e.Runtime != ""
 }

@@ -22,11 +22,20 @@ func (f SinkFunc) Emit(e Event) { f(e) }
 // continue across turns (start from the session's last seq) so that SSE
 // clients can resume with Last-Event-ID.
 type Emitter struct {
-	mu        sync.Mutex
-	sessionID string
-	seq       int64
-	sinks     []Sink
-	now       func() time.Time
+	mu         sync.Mutex
+	sessionID  string
+	seq        int64
+	sinks      []Sink
+	now        func() time.Time
+	follow     []follower
+	nextFollow int
+}
+
+// follower is an event to emit right after the first event that matches.
+type follower struct {
+	match func(Event) bool
+	e     Event
+	id    int
 }
 
 // NewEmitter returns an emitter whose next event gets seq lastSeq+1.
@@ -43,6 +52,19 @@ func (em *Emitter) Emit(e Event) { em.Publish(e) }
 func (em *Emitter) Publish(e Event) Event {
 	em.mu.Lock()
 	defer em.mu.Unlock()
+	e = em.deliverLocked(e)
+	for i := 0; i < len(em.follow); i++ {
+		if f := em.follow[i]; f.match(e) {
+			em.follow = append(em.follow[:i], em.follow[i+1:]...)
+			em.deliverLocked(f.e)
+			break
+		}
+	}
+	return e
+}
+
+// deliverLocked stamps e and hands it to the sinks.
+func (em *Emitter) deliverLocked(e Event) Event {
 	em.seq++
 	e.Seq = em.seq
 	if e.SessionID == "" {
@@ -55,6 +77,28 @@ func (em *Emitter) Publish(e Event) Event {
 		s.Emit(e)
 	}
 	return e
+}
+
+// EmitAfter emits e right after the next event that match accepts, with
+// the following seq, so that a wrapper around a runtime can place an event
+// after one the runtime emits (the rewind point after the turn's status).
+// cancel drops e if it was not emitted yet.
+func (em *Emitter) EmitAfter(match func(Event) bool, e Event) (cancel func()) {
+	em.mu.Lock()
+	defer em.mu.Unlock()
+	em.nextFollow++
+	id := em.nextFollow
+	em.follow = append(em.follow, follower{match: match, e: e, id: id})
+	return func() {
+		em.mu.Lock()
+		defer em.mu.Unlock()
+		for i, f := range em.follow {
+			if f.id == id {
+				em.follow = append(em.follow[:i], em.follow[i+1:]...)
+				return
+			}
+		}
+	}
 }
 
 // AddSink attaches another sink for the events that follow.

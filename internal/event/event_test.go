@@ -190,3 +190,27 @@ func TestOnlyEnvelopeAlwaysPresent(t *testing.T) {
 		t.Fatalf("an empty event encodes as %s, want only the envelope", b)
 	}
 }
+
+// EmitAfter places an event right after the first match, with the next
+// seq, once; a cancelled one is never emitted.
+func TestEmitAfter(t *testing.T) {
+	var got []Event
+	em := NewEmitter("s", 0, SinkFunc(func(e Event) { got = append(got, e) }))
+	em.EmitAfter(func(e Event) bool { return e.Type == Status }, Event{Type: RewindPoint, Checkpoint: 1})
+	cancel := em.EmitAfter(func(e Event) bool { return e.Type == Result }, Event{Type: RewindPoint, Checkpoint: 9})
+	em.Emit(Event{Type: Text})
+	em.Emit(Event{Type: Status})
+	em.Emit(Event{Type: Status})
+	cancel()
+	em.Emit(Event{Type: Result})
+	var types []string
+	for i, e := range got {
+		types = append(types, string(e.Type))
+		if e.Seq != int64(i+1) {
+			t.Errorf("event %d has seq %d", i, e.Seq)
+		}
+	}
+	if strings.Join(types, " ") != "text status rewind_point status result" || got[2].Checkpoint != 1 {
+		t.Errorf("events: %v", types)
+	}
+}
