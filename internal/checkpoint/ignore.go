@@ -3,7 +3,6 @@ package checkpoint
 import (
 	"bufio"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 
@@ -14,9 +13,34 @@ import (
 type ignoreRule struct {
 	base     string // folder of the .gitignore, relative to the root ("" = root)
 	pattern  string
+	kind     matchKind
+	lit      string // the name (literal) or the suffix (suffix)
 	negate   bool
 	dirOnly  bool
 	anchored bool // contains a slash: matched against the path, not the name
+}
+
+// matchKind lets the common patterns skip the glob matcher: the scan asks
+// about every file, so this is its hot path.
+type matchKind int
+
+const (
+	matchGlob    matchKind = iota
+	matchLiteral           // a plain name: "node_modules"
+	matchSuffix            // "*.log"
+)
+
+func classifyPattern(p string, anchored bool) (matchKind, string) {
+	if anchored {
+		return matchGlob, ""
+	}
+	if !strings.ContainsAny(p, `*?[\{`) {
+		return matchLiteral, p
+	}
+	if strings.HasPrefix(p, "*") && !strings.ContainsAny(p[1:], `*?[\{`) {
+		return matchSuffix, p[1:]
+	}
+	return matchGlob, ""
 }
 
 // ignorer answers "does the scan skip this path" with gitignore semantics:
@@ -47,6 +71,7 @@ func parseIgnoreLines(base string, lines []string) []ignoreRule {
 			continue
 		}
 		r.pattern = l
+		r.kind, r.lit = classifyPattern(l, r.anchored)
 		out = append(out, r)
 	}
 	return out
@@ -78,14 +103,16 @@ func (ig *ignorer) withDir(root, rel string) *ignorer {
 	return &ignorer{rules: append(rules, parseIgnoreLines(rel, lines)...)}
 }
 
-// ignored reports whether rel (slash-separated, relative to root) is
-// skipped.
-func (ig *ignorer) ignored(rel string, isDir bool) bool {
-	name := path.Base(rel)
+// ignored reports whether rel (slash-separated, relative to root; name is
+// its last element) is skipped.
+func (ig *ignorer) ignored(rel, name string, isDir bool) bool {
 	out := false
 	for _, r := range ig.rules {
 		if r.dirOnly && !isDir {
 			continue
+		}
+		if !r.negate == out {
+			continue // cannot change the answer
 		}
 		sub := rel
 		if r.base != "" {
@@ -95,9 +122,14 @@ func (ig *ignorer) ignored(rel string, isDir bool) bool {
 			sub = rel[len(r.base)+1:]
 		}
 		var ok bool
-		if r.anchored {
+		switch {
+		case r.kind == matchLiteral:
+			ok = name == r.lit
+		case r.kind == matchSuffix:
+			ok = strings.HasSuffix(name, r.lit)
+		case r.anchored:
 			ok, _ = doublestar.Match(r.pattern, sub)
-		} else {
+		default:
 			ok, _ = doublestar.Match(r.pattern, name)
 		}
 		if ok {

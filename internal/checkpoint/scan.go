@@ -6,7 +6,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
+	"sync"
+	"sync/atomic"
 )
 
 // fileStat is what the scan compares to tell a file changed without
@@ -23,62 +26,109 @@ type fileStat struct {
 // errTooManyFiles stops a scan of a workspace larger than the limit.
 var errTooManyFiles = errors.New("too many files")
 
-// scanTree lists the non-ignored regular files under root (slash paths
-// relative to root) with their stats. It reads each folder once and stats
-// each file once; no content is read.
-func scanTree(root string, extraIgnore []string, maxFiles int) (map[string]fileStat, error) {
-	out := make(map[string]fileStat, 1024)
-	var walk func(rel string, ig *ignorer) error
-	walk = func(rel string, ig *ignorer) error {
-		dir := filepath.Join(root, filepath.FromSlash(rel))
-		entries, err := os.ReadDir(dir)
-		if err != nil {
-			if rel != "" && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission)) {
-				return nil // vanished or unreadable meanwhile: nothing to save
-			}
-			return err
-		}
-		for _, e := range entries {
-			name := e.Name()
-			childRel := name
-			if rel != "" {
-				childRel = rel + "/" + name
-			}
-			t := e.Type()
-			switch {
-			case t.IsDir():
-				if ig.ignored(childRel, true) {
-					continue
-				}
-				if err := walk(childRel, ig.withDir(root, childRel)); err != nil {
-					return err
-				}
-			case t.IsRegular():
-				if ig.ignored(childRel, false) {
-					continue
-				}
-				fi, err := e.Info()
-				if err != nil {
-					continue // removed between readdir and stat
-				}
-				if len(out) >= maxFiles {
-					return errTooManyFiles
-				}
-				out[childRel] = statOf(fi)
-			}
-		}
-		return nil
-	}
-	if err := walk("", rootIgnorer(root, extraIgnore)); err != nil {
-		if errors.Is(err, errTooManyFiles) {
-			return nil, fmt.Errorf("the workspace has more than %d files outside ignored folders: %w", maxFiles, err)
-		}
-		return nil, fmt.Errorf("scan %s: %w", root, err)
-	}
-	return out, nil
+// scanner is one walk of a workspace. Folders are listed in parallel: the
+// walk is bound by system calls (one readdir per folder, one lstat per
+// file), which overlap well even on few cores.
+type scanner struct {
+	root     string
+	maxFiles int64
+	n        atomic.Int64
+	sem      chan struct{}
+	wg       sync.WaitGroup
+	mu       sync.Mutex
+	out      map[string]fileStat
+	err      error
 }
 
-// change is one difference between two scans.
+// scanTree lists the non-ignored regular files under root (slash paths
+// relative to root) with their stats. No content is read.
+func scanTree(root string, extraIgnore []string, maxFiles int) (map[string]fileStat, error) {
+	s := &scanner{root: root, maxFiles: int64(maxFiles), sem: make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
+		out: make(map[string]fileStat, 4096)}
+	ig := rootIgnorer(root, extraIgnore)
+	s.walk("", ig)
+	s.wg.Wait()
+	if s.err != nil {
+		if errors.Is(s.err, errTooManyFiles) {
+			return nil, fmt.Errorf("the workspace has more than %d files outside ignored folders: %w", maxFiles, s.err)
+		}
+		return nil, fmt.Errorf("scan %s: %w", root, s.err)
+	}
+	return s.out, nil
+}
+
+func (s *scanner) fail(err error) {
+	s.mu.Lock()
+	if s.err == nil {
+		s.err = err
+	}
+	s.mu.Unlock()
+}
+
+func (s *scanner) walk(rel string, ig *ignorer) {
+	dir := filepath.Join(s.root, filepath.FromSlash(rel))
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		if rel == "" || !(errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission)) {
+			s.fail(err)
+		}
+		return // a folder that vanished or is unreadable has nothing to save
+	}
+	if rel != "" {
+		for _, e := range entries {
+			if e.Name() == ".gitignore" {
+				ig = ig.withDir(s.root, rel)
+				break
+			}
+		}
+	}
+	local := make(map[string]fileStat, len(entries))
+	for _, e := range entries {
+		name := e.Name()
+		childRel := name
+		if rel != "" {
+			childRel = rel + "/" + name
+		}
+		t := e.Type()
+		switch {
+		case t.IsDir():
+			if ig.ignored(childRel, name, true) {
+				continue
+			}
+			select {
+			case s.sem <- struct{}{}:
+				s.wg.Add(1)
+				go func() {
+					defer s.wg.Done()
+					s.walk(childRel, ig)
+					<-s.sem
+				}()
+			default:
+				s.walk(childRel, ig)
+			}
+		case t.IsRegular():
+			if ig.ignored(childRel, name, false) {
+				continue
+			}
+			fi, err := e.Info()
+			if err != nil {
+				continue // removed between readdir and stat
+			}
+			if s.n.Add(1) > s.maxFiles {
+				s.fail(errTooManyFiles)
+				return
+			}
+			local[childRel] = statOf(fi)
+		}
+	}
+	s.mu.Lock()
+	for k, v := range local {
+		s.out[k] = v
+	}
+	s.mu.Unlock()
+}
+
+// change is one difference between the baseline and a scan.
 type change struct {
 	rel  string
 	now  fileStat
