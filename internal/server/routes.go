@@ -16,6 +16,8 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("/api/sessions/{id}/interrupt", methods{"POST": s.interrupt})
 	mux.Handle("/api/sessions/{id}/compact", methods{"POST": s.compactSession})
 	mux.Handle("/api/sessions/{id}/usage", methods{"GET": s.usage})
+	mux.Handle("/api/sessions/{id}/checkpoints", methods{"GET": s.listCheckpoints})
+	mux.Handle("/api/sessions/{id}/rewind", methods{"POST": s.rewind})
 	mux.Handle("/api/sessions/{id}/mcp", methods{"GET": s.mcpStatus})
 	mux.Handle("/api/sessions/{id}/mcp/{server}", methods{"POST": s.mcpAction})
 	mux.Handle("/api/permissions/{request_id}", methods{"POST": s.replyPermission})

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/tandem-agent/tandem/internal/checkpoint"
 	"log/slog"
 	"net"
 	"net/http"
@@ -21,6 +22,10 @@ import (
 // SubtypeUserMessage marks the status event the server emits when a turn
 // starts; Text holds the prompt, so every client shows it.
 const SubtypeUserMessage = "user_message"
+
+// SubtypeRewound marks the status event the server emits after a rewind:
+// clients reload the session's messages.
+const SubtypeRewound = "rewound"
 
 // SubtypeReloadRequired marks the status event sent (without an id) to an
 // SSE client whose Last-Event-ID is older than the events still held: it
@@ -85,6 +90,9 @@ type Options struct {
 	// MCP reports and controls a session's MCP servers; nil: the
 	// endpoints answer 501.
 	MCP MCP
+	// Checkpoints lists and rewinds sessions' checkpoints and deletes their
+	// snapshots with them; nil: the endpoints answer 501.
+	Checkpoints *checkpoint.Service
 	// KeepAlive is the SSE heartbeat period (default 15s).
 	KeepAlive time.Duration
 	Logger    *slog.Logger

@@ -199,7 +199,11 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	delete(s.sessions, st.id)
 	s.mu.Unlock()
-	if err := s.store.DeleteSession(r.Context(), st.id); err != nil {
+	del := s.store.DeleteSession
+	if s.opts.Checkpoints != nil {
+		del = s.opts.Checkpoints.DeleteSession // with its snapshots
+	}
+	if err := del(r.Context(), st.id); err != nil {
 		writeError(w, storeError(err, "session", st.id))
 		return
 	}

@@ -1,0 +1,103 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/tandem-agent/tandem/internal/checkpoint"
+	"github.com/tandem-agent/tandem/internal/event"
+)
+
+// listCheckpoints is GET /api/sessions/{id}/checkpoints.
+func (s *Server) listCheckpoints(w http.ResponseWriter, r *http.Request) {
+	if s.opts.Checkpoints == nil {
+		writeError(w, errf(http.StatusNotImplemented, "not_implemented", "this server keeps no checkpoints"))
+		return
+	}
+	rec, err := s.store.GetSession(r.Context(), r.PathValue("id"))
+	if err != nil {
+		writeError(w, storeError(err, "session", r.PathValue("id")))
+		return
+	}
+	cps, err := s.opts.Checkpoints.List(r.Context(), rec.ID)
+	if err != nil {
+		writeError(w, storeError(err, "session", rec.ID))
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"session_id": rec.ID, "checkpoints": checkpoint.Summaries(cps, rec.Cwd)})
+}
+
+type rewindReq struct {
+	To int `json:"to"`
+	// Restore is "both" (default), "files" or "conversation".
+	Restore string `json:"restore,omitempty"`
+	Force   bool   `json:"force,omitempty"`
+}
+
+// rewind is POST /api/sessions/{id}/rewind. It refuses while a turn runs
+// or waits, and holds the session so none starts until it is done.
+func (s *Server) rewind(w http.ResponseWriter, r *http.Request) {
+	if s.opts.Checkpoints == nil {
+		writeError(w, errf(http.StatusNotImplemented, "not_implemented", "this server keeps no checkpoints"))
+		return
+	}
+	var req rewindReq
+	if e := decodeBody(w, r, &req); e != nil {
+		writeError(w, e)
+		return
+	}
+	opt := checkpoint.RewindOptions{Force: req.Force}
+	switch req.Restore {
+	case "", "both":
+	case "files":
+		opt.FilesOnly = true
+	case "conversation":
+		opt.ConversationOnly = true
+	default:
+		writeError(w, errf(http.StatusBadRequest, "bad_restore", "restore %q: use both, files or conversation", req.Restore))
+		return
+	}
+	if req.To < 1 {
+		writeError(w, errf(http.StatusBadRequest, "bad_to", "to must be a prompt number, 1 or more (GET .../checkpoints lists them)"))
+		return
+	}
+	st, e := s.state(r.Context(), r.PathValue("id"))
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	rec, err := s.store.GetSession(r.Context(), st.id)
+	if err != nil {
+		writeError(w, storeError(err, "session", st.id))
+		return
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.running || len(st.queue) > 0 {
+		writeError(w, errf(http.StatusConflict, "busy", "the session has a turn running or queued: interrupt it first"))
+		return
+	}
+	res, err := s.opts.Checkpoints.Rewind(r.Context(), st.id, req.To, opt)
+	var conflict *checkpoint.ConflictError
+	switch {
+	case errors.As(err, &conflict):
+		writeError(w, errf(http.StatusConflict, "changed_outside", "%s", conflict.Error()))
+		return
+	case err != nil:
+		writeError(w, errf(http.StatusBadRequest, "rewind_failed", "%v", err))
+		return
+	}
+	// The conversation is shorter now: GET returns what is stored.
+	if fresh, err := s.store.GetSession(r.Context(), st.id); err == nil {
+		st.boundaryMsgs = fresh.MessageCount
+	}
+	if st.live != nil {
+		// Other clients showing the session reload its messages.
+		st.live.Events.Emit(event.Event{Type: event.Status, Subtype: SubtypeRewound,
+			Message: fmt.Sprintf("rewound to before prompt %d", req.To)})
+		s.saveSeq(st.live)
+		st.boundarySeq = st.live.Events.LastSeq()
+	}
+	writeJSON(w, http.StatusOK, res.Summarize(rec.Cwd))
+}
