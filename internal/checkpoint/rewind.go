@@ -157,6 +157,7 @@ func (s *Service) restoreFiles(ctx context.Context, sessionID string, cps []stor
 	if len(conflicts) > 0 {
 		return &ConflictError{Paths: conflicts}
 	}
+	removeStaleTemps(paths)
 	restored := map[string]string{}
 	for _, p := range todo {
 		if ctx.Err() != nil {
@@ -188,6 +189,26 @@ func (s *Service) restoreFiles(ctx context.Context, sessionID string, cps []stor
 	return s.st.SetKnownFiles(ctx, sessionID, restored)
 }
 
+// tempMark names the temporary files a restore writes next to the file.
+const tempMark = ".tandem-rewind-"
+
+// removeStaleTemps deletes temporary files a killed rewind left in the
+// folders of paths.
+func removeStaleTemps(paths []string) {
+	dirs := map[string]bool{}
+	for _, p := range paths {
+		dirs[filepath.Dir(p)] = true
+	}
+	for d := range dirs {
+		entries, _ := os.ReadDir(d)
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), ".") && strings.Contains(e.Name(), tempMark) && e.Type().IsRegular() {
+				os.Remove(filepath.Join(d, e.Name()))
+			}
+		}
+	}
+}
+
 // writeAtomic replaces path with data: written and synced to a temporary
 // file in the same folder, given the mode, then renamed over the file, so
 // a kill leaves either the old or the new content, never a mix.
@@ -199,7 +220,7 @@ func writeAtomic(path string, data []byte, mode fs.FileMode) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tandem-rewind-*")
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+tempMark+"*")
 	if err != nil {
 		return err
 	}
