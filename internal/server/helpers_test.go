@@ -44,7 +44,7 @@ func newEnv(t *testing.T, script scripted.Script, opts ...envOpt) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o.Manager, o.Permissions = stack.Manager, stack.Broker
+	o.Manager, o.Permissions, o.Checkpoints = stack.Manager, stack.Broker, stack.Checkpoints
 	srv, err := server.New(o)
 	if err != nil {
 		t.Fatal(err)

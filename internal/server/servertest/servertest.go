@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/tandem-agent/tandem/internal/agent"
+	"github.com/tandem-agent/tandem/internal/checkpoint"
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/provider"
@@ -34,6 +35,9 @@ type Config struct {
 	AskTools []string
 	// NoPermissions uses permission.AllowAll instead of the engine.
 	NoPermissions bool
+	// Checkpoints records rewind checkpoints around turns and tools, as
+	// the application does.
+	Checkpoints bool
 }
 
 // Stack is the assembled pieces.
@@ -44,6 +48,9 @@ type Stack struct {
 	Broker  *permission.Broker
 	Model   *scripted.Server
 	Wiring  *Wiring
+	// Checkpoints serves the checkpoint endpoints (recording needs
+	// Config.Checkpoints).
+	Checkpoints *checkpoint.Service
 }
 
 // New builds a stack in dir. Close it when done.
@@ -77,9 +84,11 @@ func New(dir string, cfg Config) (*Stack, error) {
 		st.Close()
 		return nil, err
 	}
-	w := &Wiring{rt: rt, cfg: cfg, lives: map[string]*session.Live{}}
+	w := &Wiring{rt: rt, cfg: cfg, lives: map[string]*session.Live{}, trackers: map[string]*checkpoint.Tracker{}}
 	w.Broker = permission.NewBroker(w.route)
-	return &Stack{Dir: dir, Store: st, Manager: session.NewManager(st, w, dir), Broker: w.Broker, Model: ms, Wiring: w}, nil
+	w.ckpt = checkpoint.NewService(st, dir, checkpoint.Options{})
+	return &Stack{Dir: dir, Store: st, Manager: session.NewManager(st, w, dir), Broker: w.Broker, Model: ms, Wiring: w,
+		Checkpoints: w.ckpt}, nil
 }
 
 // Close stops the model server and closes the store.
@@ -93,8 +102,11 @@ type Wiring struct {
 	rt     turn.Runtime
 	cfg    Config
 	Broker *permission.Broker
+	ckpt   *checkpoint.Service
 	mu     sync.Mutex
 	lives  map[string]*session.Live
+	// trackers are the sessions' checkpoint recorders (Config.Checkpoints).
+	trackers map[string]*checkpoint.Tracker
 }
 
 // route sends the broker's events to the session that asked.
@@ -108,12 +120,25 @@ func (w *Wiring) route(e event.Event) {
 }
 
 // Runtime returns the native runtime whatever the name.
-func (w *Wiring) Runtime(string, *session.Live) (turn.Runtime, error) { return w.rt, nil }
+func (w *Wiring) Runtime(_ string, l *session.Live) (turn.Runtime, error) {
+	w.mu.Lock()
+	tr := w.trackers[l.Record.ID]
+	w.mu.Unlock()
+	if tr != nil {
+		return checkpoint.WrapRuntime(w.rt, tr), nil
+	}
+	return w.rt, nil
+}
 
 // Equip adds the built-in tools and Bash, and the permission engine.
 func (w *Wiring) Equip(_ context.Context, l *session.Live) (func(), error) {
-	l.Tools.Add(tools.Default(tools.Options{})...)
-	l.Tools.Add(shell.NewBash())
+	ts := append(tools.Default(tools.Options{}), shell.NewBash())
+	var tr *checkpoint.Tracker
+	if w.cfg.Checkpoints {
+		tr = w.ckpt.Tracker(l.Record.ID, l.Record.Cwd, checkpoint.Config{}, nil)
+		ts = checkpoint.WrapTools(tr, ts)
+	}
+	l.Tools.Add(ts...)
 	if !w.cfg.NoPermissions {
 		mode, err := permission.ParseMode(l.Record.Mode)
 		if err != nil || l.Record.Mode == "" {
@@ -130,12 +155,19 @@ func (w *Wiring) Equip(_ context.Context, l *session.Live) (func(), error) {
 	id := l.Record.ID
 	w.mu.Lock()
 	w.lives[id] = l
+	if tr != nil {
+		w.trackers[id] = tr
+	}
 	w.mu.Unlock()
 	return func() {
 		w.mu.Lock()
 		if w.lives[id] == l {
 			delete(w.lives, id)
+			delete(w.trackers, id)
 		}
 		w.mu.Unlock()
+		if tr != nil {
+			tr.Close()
+		}
 	}, nil
 }

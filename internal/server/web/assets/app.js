@@ -8,6 +8,7 @@
 // already applied are ignored, which covers EventSource's own reconnects.
 import { api } from './api.js';
 import { el, userBubble, textBlock, thinkingBlock, toolCard, notice, todoList, renderMarkdown } from './render.js';
+import { rewindControl, checkpointsByPosition } from './rewind.js';
 
 const $ = (id) => document.getElementById(id);
 const ui = {
@@ -31,6 +32,7 @@ const state = {
   turn: null, // {node, text, thinking} of the assistant turn being streamed
   cards: new Map(), // tool_use_id -> card
   permQueue: [], // pending permission_request events
+  lastPrompt: null, // {node, text}: the user bubble of the latest prompt, for its rewind control
 };
 
 // ---- workspaces and sessions ------------------------------------------
@@ -101,6 +103,7 @@ ui.logout.addEventListener('click', async () => {
 async function openSession(id) {
   closeStream();
   const s = await api('GET', '/api/sessions/' + encodeURIComponent(id));
+  const checkpoints = await checkpointsByPosition(s.id);
   state.session = s;
   state.lastSeq = s.last_seq;
   state.turn = null;
@@ -110,7 +113,7 @@ async function openSession(id) {
   history.replaceState(null, '', '#' + s.id);
   ui.title.textContent = s.title || 'New session';
   ui.log.replaceChildren();
-  renderStored(s.messages);
+  renderStored(s.messages, checkpoints);
   if (!s.messages.length) ui.log.append(el('div', { class: 'empty', text: 'Say what you want done in ' + s.cwd + '.' }));
   setControls(s);
   setCounters(s);
@@ -123,8 +126,8 @@ async function openSession(id) {
   loadSessions().catch(() => {});
 }
 
-function renderStored(messages) {
-  for (const m of messages) {
+function renderStored(messages, checkpoints) {
+  for (const [i, m] of messages.entries()) {
     if (m.kind === 'compaction') {
       ui.log.append(compactionNotice(m.compaction || {}, m.content.filter((b) => b.type === 'text').map((b) => b.text).join('\n')));
       state.turn = null;
@@ -139,7 +142,13 @@ function renderStored(messages) {
           if (card) card.finish(out, b.is_error);
         }
       }
-      if (text) { ui.log.append(userBubble(text)); state.turn = null; }
+      if (text) {
+        const bubble = userBubble(text);
+        const n = checkpoints.get(i + 1); // positions count from 1
+        if (n) addRewind(bubble, n, text);
+        ui.log.append(bubble);
+        state.turn = null;
+      }
       continue;
     }
     const turn = ensureTurn();
@@ -153,6 +162,17 @@ function renderStored(messages) {
   }
   state.turn = null;
   scrollDown(true);
+}
+
+// addRewind puts prompt n's rewind control on its bubble; after a rewind
+// the session reloads and, as in Claude Code, the prompt comes back into
+// the composer to be edited and sent again (unless only code went back).
+function addRewind(bubble, n, text) {
+  const id = state.session.id;
+  bubble.append(rewindControl(id, n, async (restore) => {
+    await openSession(id);
+    if (restore !== 'files' && !ui.prompt.value.trim()) ui.prompt.value = text;
+  }));
 }
 
 function ensureTurn() {
@@ -198,9 +218,15 @@ function apply(ev) {
   const atBottom = isAtBottom();
   switch (ev.type) {
     case 'status':
+      if (ev.subtype === 'rewound') {
+        openSession(state.session.id).catch(showError);
+        return;
+      }
       if (ev.subtype === 'user_message') {
         ui.log.querySelector('.empty')?.remove();
-        ui.log.append(userBubble(ev.text));
+        const bubble = userBubble(ev.text);
+        state.lastPrompt = { node: bubble, text: ev.text };
+        ui.log.append(bubble);
         state.turn = null;
         setRunning(true);
         if (!state.session.title) ui.title.textContent = ev.text.split('\n')[0].slice(0, 80);
@@ -267,6 +293,11 @@ function apply(ev) {
     case 'mode_changed':
       ui.mode.value = ev.mode;
       state.session.mode = ev.mode;
+      break;
+    case 'rewind_point':
+      if (state.lastPrompt && !state.lastPrompt.node.querySelector('.rewind')) {
+        addRewind(state.lastPrompt.node, ev.checkpoint, state.lastPrompt.text);
+      }
       break;
     case 'result':
       endTurn(ev);
