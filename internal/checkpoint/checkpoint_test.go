@@ -16,7 +16,16 @@ import (
 // (created, modified, deleted, binary) are recorded with their prior
 // state and all come back with a rewind to the prompt.
 func TestRewindRestoresToolAndShellChanges(t *testing.T) {
+	for _, watch := range []bool{true, false} {
+		t.Run(map[bool]string{true: "watched", false: "stat scans"}[watch], func(t *testing.T) {
+			testRewindRestores(t, watch)
+		})
+	}
+}
+
+func testRewindRestores(t *testing.T, watch bool) {
 	w := newWorld(t, Config{})
+	w.tr.noWatch = !watch
 	w.write("a.txt", "a1\n")
 	w.write("keep.txt", "keep\n")
 	w.write("gone.txt", "gone\n")
@@ -241,4 +250,44 @@ func countFiles(t *testing.T, dir string) int {
 		return nil
 	})
 	return n
+}
+
+// Folders created, deleted and moved by a shell command are seen, with a
+// watcher as with stat scans.
+func TestShellFolderChanges(t *testing.T) {
+	for _, watch := range []bool{true, false} {
+		t.Run(map[bool]string{true: "watched", false: "stat scans"}[watch], func(t *testing.T) {
+			w := newWorld(t, Config{})
+			w.tr.noWatch = !watch
+			w.write("old/a.txt", "a\n")
+			w.write("old/deep/b.txt", "b\n")
+			w.write("doomed/c.txt", "c\n")
+			w.prompt("warm up", func() { w.call("Bash", map[string]any{"command": "true"}) })
+			if watch && (w.tr.w == nil || !w.tr.watched) {
+				t.Skip("no inotify here")
+			}
+			w.prompt("folders", func() {
+				w.call("Bash", map[string]any{"command": "mv old moved && rm -r doomed && mkdir -p fresh/x && echo n > fresh/x/n.txt && echo m >> moved/deep/b.txt"})
+			})
+			got := states(w.checkpoints()[1], w.work)
+			want := map[string]string{"old/a.txt": "saved", "old/deep/b.txt": "saved", "doomed/c.txt": "saved",
+				"moved/a.txt": "absent", "moved/deep/b.txt": "absent", "fresh/x/n.txt": "absent"}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("recorded %v, want %v", got, want)
+			}
+			if _, err := w.svc.Rewind(w.ctx, w.id, 2, RewindOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			for rel, content := range map[string]string{"old/a.txt": "a\n", "old/deep/b.txt": "b\n", "doomed/c.txt": "c\n"} {
+				if got, _ := w.read(rel); got != content {
+					t.Errorf("%s = %q", rel, got)
+				}
+			}
+			for _, rel := range []string{"moved/a.txt", "moved/deep/b.txt", "fresh/x/n.txt"} {
+				if _, ok := w.read(rel); ok {
+					t.Errorf("%s still there", rel)
+				}
+			}
+		})
+	}
 }

@@ -13,6 +13,10 @@ type Config struct {
 	// MaxFiles caps the files a workspace scan looks at; past it the scan
 	// for shell-made changes is off for the session (tool edits still count).
 	MaxFiles int `json:"max_files,omitempty"`
+	// NoWatch makes every scan stat the whole workspace instead of asking
+	// the kernel what changed (inotify): for file systems where other
+	// machines change files (network mounts), whose changes inotify misses.
+	NoWatch bool `json:"no_watch,omitempty"`
 	// Ignore adds gitignore-style patterns to the scan's ignore rules
 	// (after the defaults, so "!build/" brings a default back).
 	Ignore []string `json:"ignore,omitempty"`

@@ -38,15 +38,24 @@ type scanner struct {
 	mu       sync.Mutex
 	out      map[string]fileStat
 	err      error
+	// onDir, when set, is called for each folder before it is listed (a
+	// watcher adds its watch then, so no change between the listing and
+	// the watch is missed); the func it returns gets the folder's rules.
+	onDir func(rel string) func(*ignorer)
 }
 
 // scanTree lists the non-ignored regular files under root (slash paths
 // relative to root) with their stats. No content is read.
-func scanTree(root string, extraIgnore []string, maxFiles int) (map[string]fileStat, error) {
+func scanTree(root string, extraIgnore []string, maxFiles int, onDir func(string) func(*ignorer)) (map[string]fileStat, error) {
+	return scanFrom(root, "", rootIgnorer(root, extraIgnore), maxFiles, onDir)
+}
+
+// scanFrom is scanTree for the folder rel only (a folder that appeared),
+// under the rules of its parent.
+func scanFrom(root, rel string, parent *ignorer, maxFiles int, onDir func(string) func(*ignorer)) (map[string]fileStat, error) {
 	s := &scanner{root: root, maxFiles: int64(maxFiles), sem: make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
-		out: make(map[string]fileStat, 4096)}
-	ig := rootIgnorer(root, extraIgnore)
-	s.walk("", ig)
+		out: make(map[string]fileStat, 64), onDir: onDir}
+	s.walk(rel, parent)
 	s.wg.Wait()
 	if s.err != nil {
 		if errors.Is(s.err, errTooManyFiles) {
@@ -67,6 +76,10 @@ func (s *scanner) fail(err error) {
 
 func (s *scanner) walk(rel string, ig *ignorer) {
 	dir := filepath.Join(s.root, filepath.FromSlash(rel))
+	var setRules func(*ignorer)
+	if s.onDir != nil {
+		setRules = s.onDir(rel)
+	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		if rel == "" || !(errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission)) {
@@ -81,6 +94,9 @@ func (s *scanner) walk(rel string, ig *ignorer) {
 				break
 			}
 		}
+	}
+	if setRules != nil {
+		setRules(ig)
 	}
 	local := make(map[string]fileStat, len(entries))
 	for _, e := range entries {
@@ -148,6 +164,8 @@ func diffStats(old map[string]baseEntry, cur map[string]fileStat) []change {
 			out = append(out, change{rel: p, gone: true})
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].rel < out[j].rel })
+	sortChanges(out)
 	return out
 }
+
+func sortChanges(cs []change) { sort.Slice(cs, func(i, j int) bool { return cs[i].rel < cs[j].rel }) }

@@ -56,7 +56,7 @@ func (s *Service) Tracker(sessionID, root string, cfg Config, notice func(string
 	if notice == nil {
 		notice = func(string) {}
 	}
-	return &Tracker{svc: s, session: sessionID, root: filepath.Clean(root), cfg: cfg.withDefaults(), notice: notice}
+	return &Tracker{svc: s, session: sessionID, root: filepath.Clean(root), cfg: cfg.withDefaults(), notice: notice, noWatch: cfg.NoWatch}
 }
 
 func (s *Service) sessionDir(id string) string   { return filepath.Join(s.dir, "sessions", id) }

@@ -2,7 +2,6 @@ package checkpoint
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -30,6 +29,11 @@ type Tracker struct {
 	cur      int                  // the running turn's checkpoint; 0 between turns
 	recorded map[string]bool      // paths the current checkpoint has
 	dirty    bool                 // base changed since it was saved
+	w        *watcher             // nil: every scan stats the whole tree
+	watched  bool                 // w's watches cover the workspace
+	noWatch  bool                 // no watcher on this system or it failed
+	built    bool                 // base reflects a complete look at the workspace
+	closed   bool
 }
 
 // Begin makes the checkpoint for a prompt about to run: it brings the
@@ -38,7 +42,18 @@ type Tracker struct {
 func (t *Tracker) Begin(ctx context.Context, prompt string) (store.Checkpoint, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.refreshLocked(ctx)
+	if t.base == nil {
+		t.base = loadBaseline(t.svc.baselinePath(t.session), t.root)
+	}
+	if len(t.base) == 0 && !t.built {
+		// First sight of the workspace: reading and saving every file takes
+		// a while in a large one, so it runs beside the model's first call.
+		// Every tool call waits for it (it holds the lock), so nothing can
+		// change a file before its content is saved.
+		go t.buildBaseline(ctx)
+	} else {
+		t.refreshLocked(ctx)
+	}
 	resume, err := t.svc.captureResume(ctx, t.session)
 	if err != nil {
 		return store.Checkpoint{}, err
@@ -52,6 +67,14 @@ func (t *Tracker) Begin(ctx context.Context, prompt string) (store.Checkpoint, e
 		_, _ = t.svc.Collect(ctx) // now and then, not on every prompt past the limit
 	}
 	return cp, nil
+}
+
+func (t *Tracker) buildBaseline(ctx context.Context) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.built && !t.closed {
+		t.refreshLocked(ctx)
+	}
 }
 
 // End closes the turn: a last scan catches what the turn changed outside
@@ -132,6 +155,8 @@ func (t *Tracker) Close() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.saveLocked()
+	t.dropWatcherLocked()
+	t.closed = true
 }
 
 func (t *Tracker) abs(p string) string {
@@ -227,44 +252,28 @@ func (t *Tracker) addLocked(ctx context.Context, files []store.CheckpointFile, k
 	}
 }
 
-// scanLocked lists the workspace, or reports nil when scanning is off.
-func (t *Tracker) scanLocked() map[string]fileStat {
-	if t.scanOff {
-		return nil
-	}
-	cur, err := scanTree(t.root, t.cfg.Ignore, t.cfg.MaxFiles)
-	if err != nil {
-		if errors.Is(err, errTooManyFiles) {
-			t.scanOff = true
-			t.notice("checkpoints: " + err.Error() + "; changes made by shell commands are not tracked in this session (raise checkpoints.max_files or ignore folders with checkpoints.ignore)")
-		} else {
-			t.notice("checkpoint: " + err.Error())
-		}
-		return nil
-	}
-	return cur
-}
-
 // refreshLocked absorbs every change since the last scan into the
 // baseline, saving the new contents. The first call in a process loads the
 // stored baseline; a session's first ever call reads the whole workspace.
 func (t *Tracker) refreshLocked(ctx context.Context) {
 	if t.base == nil {
 		t.base = loadBaseline(t.svc.baselinePath(t.session), t.root)
-		if t.base == nil {
-			t.base = map[string]baseEntry{}
-		}
 	}
-	cur := t.scanLocked()
-	if cur == nil {
+	if t.base == nil {
+		t.base = map[string]baseEntry{}
+	}
+	chs, ok := t.changesLocked()
+	if !ok {
 		return
 	}
-	for _, c := range diffStats(t.base, cur) {
+	for _, c := range chs {
 		if ctx.Err() != nil {
+			t.watched = false // the next look is a full scan, which sees the rest
 			return
 		}
 		t.absorbLocked(c)
 	}
+	t.built = true
 }
 
 // absorbLocked updates the baseline for one change.
@@ -275,7 +284,14 @@ func (t *Tracker) absorbLocked(c change) baseEntry {
 		return baseEntry{}
 	}
 	info, err := t.svc.blobs.saveFile(filepath.Join(t.root, filepath.FromSlash(c.rel)), t.cfg.MaxFileBytes)
-	if err != nil || !info.exists {
+	if err != nil {
+		// It exists but cannot be read (permissions): named if changed,
+		// never taken for a file the turn created (which a rewind deletes).
+		be := baseEntry{Stat: c.now, Large: true}
+		t.base[c.rel] = be
+		return be
+	}
+	if !info.exists {
 		delete(t.base, c.rel)
 		return baseEntry{}
 	}
@@ -287,17 +303,18 @@ func (t *Tracker) absorbLocked(c change) baseEntry {
 // recordScanLocked compares the workspace with the baseline and records
 // each difference's prior state (from the baseline) in the checkpoint.
 func (t *Tracker) recordScanLocked(ctx context.Context) {
-	if t.base == nil {
+	if !t.built {
+		// Without a complete baseline every file would look new.
 		t.refreshLocked(ctx)
 		return
 	}
-	cur := t.scanLocked()
-	if cur == nil {
+	chs, ok := t.changesLocked()
+	if !ok {
 		return
 	}
 	var files []store.CheckpointFile
 	known := map[string]string{}
-	for _, c := range diffStats(t.base, cur) {
+	for _, c := range chs {
 		path := filepath.Join(t.root, filepath.FromSlash(c.rel))
 		if prior, ok := t.base[c.rel]; ok {
 			files = append(files, entryFile(path, prior))
