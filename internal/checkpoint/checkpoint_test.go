@@ -291,3 +291,21 @@ func TestShellFolderChanges(t *testing.T) {
 		})
 	}
 }
+
+// A session deleted without the service (another front end) leaves a
+// baseline that the next collection removes with its snapshots.
+func TestCollectRemovesOrphanBaselines(t *testing.T) {
+	w := newWorld(t, Config{})
+	w.write("a.txt", "only here\n")
+	w.prompt("p", func() { w.call("Bash", map[string]any{"command": "true"}) })
+	w.tr.Close()
+	if err := w.st.DeleteSession(w.ctx, w.id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.svc.Collect(w.ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := countFiles(t, filepath.Join(w.data, "checkpoints")); n != 0 {
+		t.Errorf("%d files left under checkpoints/ after collecting an orphan", n)
+	}
+}

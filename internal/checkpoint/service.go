@@ -99,6 +99,7 @@ func (s *Service) DeleteSession(ctx context.Context, id string) error {
 // Collect removes snapshots no checkpoint and no session baseline refers
 // to, and reports how many.
 func (s *Service) Collect(ctx context.Context) (int, error) {
+	s.removeOrphans(ctx)
 	keep, err := s.st.CheckpointHashes(ctx)
 	if err != nil {
 		return 0, err
@@ -115,4 +116,19 @@ func (s *Service) Collect(ctx context.Context) (int, error) {
 		return n, fmt.Errorf("collect snapshots: %w", err)
 	}
 	return n, nil
+}
+
+// removeOrphans deletes the baselines of sessions that no longer exist
+// (deleted by a front end that did not go through DeleteSession), so their
+// snapshots can be collected.
+func (s *Service) removeOrphans(ctx context.Context) {
+	entries, err := os.ReadDir(filepath.Join(s.dir, "sessions"))
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if _, err := s.st.GetSession(ctx, e.Name()); errors.Is(err, store.ErrNotFound) {
+			_ = os.RemoveAll(s.sessionDir(e.Name()))
+		}
+	}
 }
