@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 
@@ -266,9 +267,17 @@ func (t *Tracker) refreshLocked(ctx context.Context) {
 	if !ok {
 		return
 	}
+	if len(chs) > parallelSaveMin {
+		if !t.absorbAllLocked(ctx, chs) {
+			t.watched = false // the next look is a full scan, which sees the rest
+			return
+		}
+		t.built = true
+		return
+	}
 	for _, c := range chs {
 		if ctx.Err() != nil {
-			t.watched = false // the next look is a full scan, which sees the rest
+			t.watched = false
 			return
 		}
 		t.absorbLocked(c)
@@ -276,14 +285,70 @@ func (t *Tracker) refreshLocked(ctx context.Context) {
 	t.built = true
 }
 
+// parallelSaveMin is where saving changed files in parallel starts to pay:
+// a first sight reads and saves every file, bound by system calls.
+const parallelSaveMin = 64
+
+// absorbAllLocked is absorbLocked for many changes, the files read and
+// saved by a few workers; the baseline is updated by the caller's
+// goroutine only. It reports false when ctx ended first.
+func (t *Tracker) absorbAllLocked(ctx context.Context, chs []change) bool {
+	type saved struct {
+		info fileInfo
+		err  error
+	}
+	res := make([]saved, len(chs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < 2*runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				if !chs[i].gone {
+					res[i].info, res[i].err = t.svc.blobs.saveFile(filepath.Join(t.root, filepath.FromSlash(chs[i].rel)), t.cfg.MaxFileBytes)
+				}
+			}
+		}()
+	}
+	done := true
+	for i := range chs {
+		if ctx.Err() != nil {
+			done = false
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if !done {
+		return false
+	}
+	for i, c := range chs {
+		if c.gone {
+			t.dirty = true
+			delete(t.base, c.rel)
+			continue
+		}
+		t.applyLocked(c, res[i].info, res[i].err)
+	}
+	return true
+}
+
 // absorbLocked updates the baseline for one change.
 func (t *Tracker) absorbLocked(c change) baseEntry {
-	t.dirty = true
 	if c.gone {
+		t.dirty = true
 		delete(t.base, c.rel)
 		return baseEntry{}
 	}
 	info, err := t.svc.blobs.saveFile(filepath.Join(t.root, filepath.FromSlash(c.rel)), t.cfg.MaxFileBytes)
+	return t.applyLocked(c, info, err)
+}
+
+// applyLocked puts one saved file into the baseline.
+func (t *Tracker) applyLocked(c change, info fileInfo, err error) baseEntry {
+	t.dirty = true
 	if err != nil {
 		// It exists but cannot be read (permissions): named if changed,
 		// never taken for a file the turn created (which a rewind deletes).
