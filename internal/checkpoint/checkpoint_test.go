@@ -215,6 +215,18 @@ func TestScanIgnoresAndSizeLimit(t *testing.T) {
 	if err != nil || len(res.Skipped) != 1 {
 		t.Errorf("rewind over a too large file: %+v %v", res, err)
 	}
+	// A file that grew past the limit in a turn goes back to its saved
+	// content without --force: tandem knows it left it as it is.
+	w.write("grow.txt", "small\n")
+	cp := w.prompt("grow past the limit", func() {
+		w.call("Bash", map[string]any{"command": "head -c 500 /dev/zero >> grow.txt"})
+	})
+	if _, err := w.svc.Rewind(w.ctx, w.id, cp.Number, RewindOptions{}); err != nil {
+		t.Fatalf("rewind of a file grown past the limit: %v", err)
+	}
+	if got, _ := w.read("grow.txt"); got != "small\n" {
+		t.Errorf("grow.txt = %q", got)
+	}
 }
 
 // Only the newest checkpoints are kept; deleting the session removes its

@@ -122,14 +122,11 @@ func (t *Tracker) AfterFile(ctx context.Context, path string) {
 		t.notice(fmt.Sprintf("checkpoint: cannot save %s after the change: %v", path, err))
 		return
 	}
-	known := map[string]string{}
-	if !be.Large {
-		known[path] = be.Hash
-		if !exists {
-			known[path] = ""
-		}
+	h := ""
+	if exists {
+		h = knownHash(path, be)
 	}
-	t.addLocked(ctx, nil, known)
+	t.addLocked(ctx, nil, map[string]string{path: h})
 }
 
 // BeforeScan brings the baseline up to date before a shell command, so the
@@ -386,10 +383,7 @@ func (t *Tracker) recordScanLocked(ctx context.Context) {
 		} else {
 			files = append(files, store.CheckpointFile{Path: path, State: store.FileAbsent})
 		}
-		now := t.absorbLocked(c)
-		if !now.Large {
-			known[path] = now.Hash
-		}
+		known[path] = knownHash(path, t.absorbLocked(c))
 	}
 	t.addLocked(ctx, files, known)
 }
@@ -416,4 +410,18 @@ func firstLine(s string) string {
 		}
 	}
 	return ""
+}
+
+// knownHash is the hash tandem remembers a file by: the saved content's,
+// or for a file too large to save, its content hashed as it streams by,
+// so a rewind can still tell the file was not changed outside tandem.
+func knownHash(path string, be baseEntry) string {
+	if !be.Large {
+		return be.Hash
+	}
+	h, _, err := hashFile(path)
+	if err != nil {
+		return ""
+	}
+	return h
 }
