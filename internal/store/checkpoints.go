@@ -225,9 +225,13 @@ func (s *Store) RewindConversation(ctx context.Context, sessionID string, number
 
 // truncateMessages cuts the conversation by message position: the
 // messages at position and after move aside, the rest stay untouched.
+// Compaction boundaries are messages (kind "compaction") at their own
+// positions, so a boundary at or after the cut, which summarises messages
+// that are gone, goes with them, and one before it stays: the kept
+// conversation still starts from its summary.
 func truncateMessages(ctx context.Context, tx *sql.Tx, sessionID string, position, now int64) (int64, error) {
-	if _, err := tx.ExecContext(ctx, `INSERT INTO rewound_messages (session_id, rewound_at, id, position, role, content, model, created_at)
-		SELECT session_id, ?, id, position, role, content, model, created_at FROM messages
+	if _, err := tx.ExecContext(ctx, `INSERT INTO rewound_messages (session_id, rewound_at, id, position, role, content, model, created_at, kind, compaction)
+		SELECT session_id, ?, id, position, role, content, model, created_at, kind, compaction FROM messages
 		WHERE session_id = ? AND position >= ?`, now, sessionID, position); err != nil {
 		return 0, err
 	}
@@ -240,24 +244,7 @@ func truncateMessages(ctx context.Context, tx *sql.Tx, sessionID string, positio
 		(SELECT COUNT(*) FROM messages WHERE session_id = ?), updated_at = ? WHERE id = ?`, sessionID, now, sessionID); err != nil {
 		return 0, err
 	}
-	if err := dropCompactionBoundariesFrom(ctx, tx, sessionID, position); err != nil {
-		return 0, err
-	}
 	return n, nil
-}
-
-// dropCompactionBoundariesFrom is where a conversation cut meets context
-// compaction: a compaction boundary stored at or after position summarises
-// messages that are gone, so it must be deleted with them, while one before
-// position stays (the kept messages still start from its summary). No
-// boundary table exists on this branch yet; when compaction's migration
-// lands, delete its rows here with
-//
-//	DELETE FROM <boundaries> WHERE session_id = ? AND position >= ?
-//
-// inside this same transaction.
-func dropCompactionBoundariesFrom(ctx context.Context, tx *sql.Tx, sessionID string, position int64) error {
-	return nil
 }
 
 // RewoundMessageCount is how many messages rewinds have set aside.

@@ -106,3 +106,52 @@ func TestPruneCheckpointsKeepsNewest(t *testing.T) {
 		t.Errorf("left %+v", left)
 	}
 }
+
+// A compaction boundary after the cut goes with the messages it summarised
+// (kept aside, kind and all); one before the cut stays.
+func TestRewindConversationDropsLaterCompactionBoundaries(t *testing.T) {
+	s := openTest(t)
+	ctx := context.Background()
+	sess := newSession(t, s, "/p")
+	add := func(m message.Message) {
+		t.Helper()
+		if _, err := s.AppendMessage(ctx, sess.ID, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	text := func(role message.Role, s string) message.Message {
+		return message.Message{Role: role, Content: []message.Block{message.TextBlock(s)}}
+	}
+	boundary := func(s string) message.Message {
+		m := text(message.User, s)
+		m.Kind, m.Compaction = message.KindCompaction, &message.Compaction{}
+		return m
+	}
+	add(text(message.User, "one"))
+	add(text(message.Assistant, "re one"))
+	add(boundary("summary of one"))
+	cp, err := s.CreateCheckpoint(ctx, sess.ID, "two", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	add(text(message.User, "two"))
+	add(text(message.Assistant, "re two"))
+	add(boundary("summary of one and two"))
+	add(text(message.User, "three"))
+	if _, err := s.RewindConversation(ctx, sess.ID, cp.Number, cp.Position, nil); err != nil {
+		t.Fatal(err)
+	}
+	msgs, _ := s.Messages(ctx, sess.ID)
+	var kinds []string
+	for _, m := range msgs {
+		kinds = append(kinds, string(m.Kind)+":"+m.PlainText())
+	}
+	if len(msgs) != 3 || msgs[2].Kind != message.KindCompaction || msgs[2].PlainText() != "summary of one" {
+		t.Errorf("kept %v", kinds)
+	}
+	var asideKinds int
+	s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM rewound_messages WHERE session_id = ? AND kind = 'compaction' AND compaction IS NOT NULL`, sess.ID).Scan(&asideKinds)
+	if asideKinds != 1 {
+		t.Errorf("%d compaction boundaries set aside, want 1", asideKinds)
+	}
+}

@@ -40,7 +40,9 @@ CREATE TABLE checkpoint_known (
     PRIMARY KEY (session_id, path)
 ) WITHOUT ROWID;
 
--- Messages a conversation rewind removed, kept until the session is deleted.
+-- Messages a conversation rewind removed (compaction boundaries among
+-- them: kind and compaction as in messages), kept until the session is
+-- deleted.
 CREATE TABLE rewound_messages (
     session_id  TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
     rewound_at  INTEGER NOT NULL,
@@ -50,5 +52,7 @@ CREATE TABLE rewound_messages (
     content     TEXT NOT NULL,
     model       TEXT NOT NULL DEFAULT '',
     created_at  INTEGER NOT NULL,
+    kind        TEXT NOT NULL DEFAULT '',
+    compaction  TEXT,
     PRIMARY KEY (session_id, rewound_at, position)
 ) WITHOUT ROWID;
