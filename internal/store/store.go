@@ -151,3 +151,35 @@ func fromNanos(n int64) time.Time { return time.Unix(0, n).UTC() }
 
 // nowUTC is the store's clock, truncated of its monotonic reading.
 func (s *Store) nowUTC() time.Time { return s.now().UTC().Round(0) }
+
+// Check runs SQLite's quick_check (the structural checks of
+// integrity_check without cross-checking every index entry, so it stays
+// fast on a big file) and returns the problems it found; none means the
+// file is sound.
+func (s *Store) Check(ctx context.Context) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, `PRAGMA quick_check(20)`)
+	if err != nil {
+		if isCorrupt(err) {
+			return []string{err.Error()}, nil
+		}
+		return nil, fmt.Errorf("check %s: %w", s.path, err)
+	}
+	defer rows.Close()
+	var problems []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			return nil, fmt.Errorf("check %s: %w", s.path, err)
+		}
+		if line != "ok" {
+			problems = append(problems, line)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		if isCorrupt(err) {
+			return append(problems, err.Error()), nil
+		}
+		return nil, fmt.Errorf("check %s: %w", s.path, err)
+	}
+	return problems, nil
+}
