@@ -55,6 +55,8 @@ type Store struct {
 	writeMu sync.Mutex
 	stmts   stmtCache
 	now     func() time.Time
+	// fullWait: see fullRetry.
+	fullWait time.Duration
 }
 
 // Open opens (creating when missing) the database at path and brings its
@@ -73,9 +75,10 @@ func Open(path string) (*Store, error) {
 	}
 	// Create the file ourselves so it gets 0600; SQLite gives the -wal and
 	// -shm files the same mode as the database file.
+	s := &Store{path: abs, now: time.Now, fullWait: fullRetry}
 	f, err := os.OpenFile(abs, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("open store %s: %w", abs, err)
+		return nil, fmt.Errorf("open store %s: %w", abs, s.fullErr(err, ""))
 	}
 	f.Close()
 
@@ -83,10 +86,10 @@ func Open(path string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", abs, err)
 	}
-	s := &Store{db: db, path: abs, now: time.Now}
+	s.db = db
 	if err := retryBusy(func() error { return s.migrate(context.Background()) }); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("open store %s: %w", abs, err)
+		return nil, fmt.Errorf("open store %s: %w", abs, s.fullErr(err, ""))
 	}
 	return s, nil
 }
@@ -110,6 +113,9 @@ func dsn(path string) string {
 // Path is the database file's absolute path.
 func (s *Store) Path() string { return s.path }
 
+// dir is the database's folder, tandem's data folder.
+func (s *Store) dir() string { return filepath.Dir(s.path) }
+
 // Close closes the database.
 func (s *Store) Close() error {
 	serr := s.stmts.close()
@@ -121,19 +127,20 @@ func (s *Store) Close() error {
 
 // write runs fn in one write transaction (BEGIN IMMEDIATE, via _txlock) and
 // commits it, or rolls back when fn fails.
+// A full disk comes back as a *DiskFullError.
 func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("begin: %w", err)
+		return fmt.Errorf("begin: %w", s.fullErr(err, ""))
 	}
 	if err := fn(tx); err != nil {
 		tx.Rollback()
-		return err
+		return s.fullErr(err, "")
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
+		return fmt.Errorf("commit: %w", s.fullErr(err, ""))
 	}
 	return nil
 }
