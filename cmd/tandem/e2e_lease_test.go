@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -125,7 +126,8 @@ func TestE2ELeaseServeAndResume(t *testing.T) {
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
 		scripted.ToolStep(scripted.Call("Bash", map[string]any{"command": "sleep " + marker})),
 		scripted.TextStep("server done"),
-		scripted.TextStep("cli done"),
+		scripted.TextStep("cli done").WithFault(scripted.Fault{FirstByteDelayMS: 4000, Times: 1}),
+		scripted.TextStep("server again"),
 	}})
 	s := startServeProc(t, x)
 	id := s.newSession()
@@ -140,13 +142,75 @@ func TestE2ELeaseServeAndResume(t *testing.T) {
 	waitFor(t, "the server's turn to end", 20*time.Second, func() bool {
 		return s.call("GET", "/api/sessions/"+id, nil)["status"] == "idle"
 	})
-	r = x.RunStream("me now", "--resume", id, "--permission-mode", "trust")
+	// Now the CLI runs a slow turn and the server's turn is the one refused.
+	events := s.events(id)
+	cli := x.Start(streamArgs("me now", "--resume", id, "--permission-mode", "trust")...)
+	cli.WaitEvent("status", 10*time.Second, func(e event.Event) bool { return e.Type == event.Status })
+	s.call("POST", "/api/sessions/"+id+"/messages", map[string]string{"text": "server while cli runs"})
+	res := waitResult(t, events)
+	if !res.IsError || !strings.Contains(res.Error, fmt.Sprintf("is busy (running in pid %d", cli.cmd.Process.Pid)) {
+		t.Fatalf("server turn during the CLI's: %+v", res)
+	}
+	r = cli.Wait(30 * time.Second)
 	mustSucceed(t, r)
 	if r.Result().Result != "cli done" {
 		t.Errorf("resumed result %+v", r.Result())
 	}
+	// The server's next turn continues after the CLI's messages.
+	s.call("POST", "/api/sessions/"+id+"/messages", map[string]string{"text": "server after"})
+	if res := waitResult(t, events); res.IsError || res.Result != "server again" || res.Seq <= r.Result().Seq {
+		t.Errorf("server turn after the CLI's: %+v (CLI's result seq %d)", res, r.Result().Seq)
+	}
 	ex, _ := x.Export(id)
 	checkAlternating(t, ex.Messages)
+	if len(ex.Messages) != 8 {
+		t.Errorf("stored %d messages, want 8", len(ex.Messages))
+	}
+}
+
+// events opens the session's SSE stream; events arrive on the channel.
+func (s *serveProc) events(id string) <-chan event.Event {
+	s.t.Helper()
+	req, _ := http.NewRequest("GET", s.base+"/api/sessions/"+id+"/events", nil)
+	req.Header.Set("Authorization", "Bearer "+s.token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != 200 {
+		s.t.Fatalf("events: %v %v", resp, err)
+	}
+	s.t.Cleanup(func() { resp.Body.Close() })
+	ch := make(chan event.Event, 1000)
+	go func() {
+		defer close(ch)
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(make([]byte, 1<<20), 16<<20)
+		for sc.Scan() {
+			if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				var e event.Event
+				if json.Unmarshal([]byte(data), &e) == nil {
+					ch <- e
+				}
+			}
+		}
+	}()
+	return ch
+}
+
+func waitResult(t *testing.T, ch <-chan event.Event) event.Event {
+	t.Helper()
+	deadline := time.After(30 * time.Second)
+	for {
+		select {
+		case e, ok := <-ch:
+			if !ok {
+				t.Fatal("event stream ended before a result")
+			}
+			if e.Type == event.Result {
+				return e
+			}
+		case <-deadline:
+			t.Fatal("no result within 30s")
+		}
+	}
 }
 
 // serveProc is a `tandem serve` process of the test's world.
