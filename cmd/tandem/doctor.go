@@ -11,6 +11,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/app"
 	"github.com/tandem-agent/tandem/internal/claudecode"
 	"github.com/tandem-agent/tandem/internal/config"
+	"github.com/tandem-agent/tandem/internal/termsafe"
 	"github.com/tandem-agent/tandem/internal/trust"
 )
 
@@ -22,7 +23,7 @@ func newDoctorCmd(g *globalFlags) *cobra.Command {
 			if err != nil {
 				// The store failing to open is what doctor is for: say so
 				// on stdout with the way out, not just as an error.
-				fmt.Fprintf(cmd.OutOrStdout(), "%s\nERROR %v\n%s", version(), err, dbHint)
+				fmt.Fprintf(termsafe.Writer(cmd.OutOrStdout()), "%s\nERROR %v\n%s", version(), err, dbHint)
 				return exitError{code: 1}
 			}
 			defer a.Close()
@@ -38,7 +39,7 @@ const dbHint = `  The database holds tandem's sessions. Stop every tandem proces
 `
 
 func doctor(cmd *cobra.Command, a *app.App) error {
-	w := cmd.OutOrStdout()
+	w := termsafe.Writer(cmd.OutOrStdout()) // config errors quote a project's files
 	fmt.Fprintf(w, "%s\nconfig folder: %s\ndata folder:   %s\ndatabase:      %s\n", version(), a.Paths.ConfigDir, a.Paths.DataDir, a.Store.Path())
 	corrupt := false
 	switch problems, err := a.Store.Check(cmd.Context()); {

@@ -19,6 +19,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/session"
+	"github.com/tandem-agent/tandem/internal/termsafe"
 )
 
 type runFlags struct {
@@ -255,7 +256,7 @@ func reportEarly(cmd *cobra.Command, format string, err error, sessionID ...stri
 		}
 		writeJSONLine(cmd.OutOrStdout(), res)
 	}
-	fmt.Fprintln(cmd.ErrOrStderr(), "tandem:", err)
+	fmt.Fprintln(termsafe.Writer(cmd.ErrOrStderr()), "tandem:", err)
 	return exitError{code: 1}
 }
 
