@@ -52,9 +52,9 @@ func newHolder() store.Holder {
 
 // acquire takes the session's lease, polling up to Wait while another
 // runner holds it, and returns a func that stops the heartbeat and releases
-// the lease. lost is cancelled (with the reason) if the lease is lost
+// the lease. lost is called (with the reason) if the lease is lost
 // mid-turn: the turn must stop, as another runner now owns the session.
-func (m *Manager) acquire(ctx context.Context, id string, lost context.CancelCauseFunc) (release func(), err error) {
+func (m *Manager) acquire(ctx context.Context, id string, lost func(error)) (release func(), err error) {
 	deadline := time.Now().Add(m.lease.Wait)
 	for {
 		err = m.store.AcquireLease(ctx, id, m.holder, m.lease.TTL, pidGone)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -95,7 +96,15 @@ func TestLeaseLostStopsTheTurn(t *testing.T) {
 	br := &blockingRuntime{started: make(chan struct{}), release: make(chan struct{})}
 	m.wiring = &blockingWiring{rt: br}
 	m.SetLeaseOptions(LeaseOptions{TTL: time.Minute, Heartbeat: 20 * time.Millisecond})
-	l, err := m.Open(ctx, OpenRequest{Cwd: work})
+	var errs []string
+	var mu sync.Mutex
+	l, err := m.Open(ctx, OpenRequest{Cwd: work, Sinks: []event.Sink{event.SinkFunc(func(e event.Event) {
+		if e.Type == event.Error {
+			mu.Lock()
+			errs = append(errs, e.Error)
+			mu.Unlock()
+		}
+	})}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,6 +122,11 @@ func TestLeaseLostStopsTheTurn(t *testing.T) {
 	case err := <-done:
 		if err == nil || !strings.Contains(err.Error(), "taken over by another process") {
 			t.Fatalf("turn ended with %v", err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if len(errs) != 1 || !strings.Contains(errs[0], "taken over by another process") {
+			t.Errorf("error events %q", errs)
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("turn kept running without its lease")

@@ -242,8 +242,14 @@ func (l *Live) Run(ctx context.Context, prompt string, opts TurnOptions) (event.
 	}
 	id := l.Record.ID
 	l.mu.Unlock()
-	ctx, lost := context.WithCancelCause(ctx)
-	defer lost(nil)
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	// Losing the lease mid-turn stops the turn (it ends as interrupted);
+	// the error event says why, before the runtime's result.
+	lost := func(cause error) {
+		l.Events.Emit(event.Event{Type: event.Error, Error: cause.Error()})
+		cancel(cause)
+	}
 	release, err := l.mgr.acquire(ctx, id, lost)
 	if err != nil {
 		return event.Event{}, err
