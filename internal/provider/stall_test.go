@@ -25,7 +25,7 @@ func watchProvider(t *testing.T, kind string, f scripted.Fault) Provider {
 	}
 	t.Cleanup(srv.Close)
 	cfg := Config{Name: "p", Kind: kind, BaseURL: url, APIKey: "k", FirstByteTimeout: 300 * time.Millisecond, IdleTimeout: 300 * time.Millisecond}
-	if kind == KindOpenAICompatible {
+	if kind != KindAnthropic {
 		cfg.BaseURL = url + "/v1"
 	}
 	p, err := New(cfg)
@@ -60,7 +60,7 @@ func TestStreamTimeouts(t *testing.T) {
 		{"silence mid-stream", scripted.Fault{Stall: scripted.StallBody, StallAfterEvents: 3}, "the stream stalled: no data for 300ms"},
 		{"pings mid-stream", scripted.Fault{Stall: scripted.StallPings, StallAfterEvents: 3, PingEveryMS: 30}, "the stream stalled: no data for 300ms (only"},
 	}
-	for _, kind := range []string{KindAnthropic, KindOpenAICompatible} {
+	for _, kind := range []string{KindAnthropic, KindOpenAI, KindOpenAICompatible} {
 		for _, c := range cases {
 			t.Run(kind+"/"+c.name, func(t *testing.T) {
 				_, err, took := watchStream(t, watchProvider(t, kind, c.fault))
@@ -82,7 +82,7 @@ func TestStreamTimeouts(t *testing.T) {
 // Pings between real events keep nothing alive but do no harm: a stream
 // paced with pings slower than nothing but within the idle timeout works.
 func TestStreamPacedWithinIdleTimeoutCompletes(t *testing.T) {
-	for _, kind := range []string{KindAnthropic, KindOpenAICompatible} {
+	for _, kind := range []string{KindAnthropic, KindOpenAI, KindOpenAICompatible} {
 		t.Run(kind, func(t *testing.T) {
 			p := watchProvider(t, kind, scripted.Fault{DelayBetweenChunksMS: 100})
 			res, err, _ := watchStream(t, p)
@@ -113,7 +113,7 @@ func TestStreamNonSSEAnswer(t *testing.T) {
 		{"gateway page", scripted.Fault{Status: 200, ContentType: "text/html", BodyText: gateway},
 			[]string{"502 Bad Gateway"}, true},
 	}
-	for _, kind := range []string{KindAnthropic, KindOpenAICompatible} {
+	for _, kind := range []string{KindAnthropic, KindOpenAI, KindOpenAICompatible} {
 		for _, c := range cases {
 			t.Run(kind+"/"+c.name, func(t *testing.T) {
 				_, err, _ := watchStream(t, watchProvider(t, kind, c.fault))

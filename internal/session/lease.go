@@ -87,7 +87,7 @@ func (m *Manager) acquire(ctx context.Context, id string, lost func(error)) (rel
 			case <-t.C:
 				err := m.store.RenewLease(context.Background(), id, m.holder.ID, m.lease.TTL)
 				if errors.Is(err, store.ErrLeaseLost) {
-					lost(fmt.Errorf("session %s was taken over by another process while this turn ran (this process stalled past its lease): %w", id, err))
+					lost(fmt.Errorf("session %s was taken over by another process (or deleted) while this turn ran: %w", id, err))
 					return
 				}
 				// Another error (a busy or full disk) is retried at the next
