@@ -75,6 +75,10 @@ func TestE2EDiskFullFailsTheTurnClearly(t *testing.T) {
 			t.Errorf("result error %q lacks %q", res.Error, want)
 		}
 	}
+	// Still full: sessions can be listed (to choose what to delete).
+	if l := x.Run("sessions", "list"); l.Code != 0 || !strings.Contains(l.Stdout, res.SessionID) {
+		t.Errorf("sessions list on a full disk: exit %d\n%s%s", l.Code, l.Stdout, l.Stderr)
+	}
 	os.Remove(filler)
 	again := x.RunStream("again", "--continue", "--permission-mode", "trust")
 	mustSucceed(t, again)

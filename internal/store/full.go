@@ -2,8 +2,13 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -118,4 +123,39 @@ func describe(m message.Message) string {
 		return fmt.Sprintf("the results of %d tool call(s) (the model will see them as interrupted)", results)
 	}
 	return "the prompt"
+}
+
+// openFullReadOnly opens the database at path read-only without its -shm
+// file, which a full disk has no room for. That is safe only when no WAL
+// holds commits beyond the file (the last process closed it cleanly);
+// SQLite then reads the file as it is. Every write fails with full.
+func openFullReadOnly(path string, full error) (*Store, error) {
+	if fi, err := os.Stat(path + "-wal"); err == nil && fi.Size() > 0 {
+		return nil, errors.New("the WAL holds commits: a read-only open would miss them")
+	}
+	q := url.Values{}
+	q.Set("mode", "ro")
+	q.Set("immutable", "1")
+	q.Set("_foreign_keys", "1")
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(path), RawQuery: q.Encode()}
+	if !strings.HasPrefix(u.Path, "/") {
+		u.Path = "/" + u.Path
+	}
+	db, err := sql.Open("sqlite", u.String())
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{db: db, path: path, now: time.Now, full: full}
+	ctx := context.Background()
+	all, err := migrations()
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	applied, err := s.appliedVersions(ctx)
+	if err != nil || len(applied) != len(all) {
+		db.Close()
+		return nil, fmt.Errorf("schema not current: %v", err)
+	}
+	return s, nil
 }

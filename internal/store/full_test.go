@@ -81,11 +81,21 @@ func TestDiskFullIsClearAndRecovers(t *testing.T) {
 	}
 	s.Close() // a clean close removes the -wal and -shm files
 
-	// Opening a database on a full disk: no room for its -shm file.
+	// Opening a database on a full disk (no room for its -shm file) gives a
+	// read-only store: sessions can be listed and read, writes say the disk
+	// is full.
 	filler = fill(t, disk)
-	if _, err := Open(path); !errors.Is(err, ErrDiskFull) || !strings.Contains(err.Error(), "is full") {
-		t.Fatalf("open on a full disk: %v", err)
+	ro, err := Open(path)
+	if err != nil || ro.full == nil {
+		t.Fatalf("open on a full disk: %v (read-only: %v)", err, ro != nil && ro.full != nil)
 	}
+	if msgs, err := ro.Messages(ctx, sess.ID); err != nil || len(msgs) != 1 {
+		t.Errorf("read on a full disk: %d messages, %v", len(msgs), err)
+	}
+	if _, err := ro.CreateSession(ctx, Session{Cwd: "/q"}); !errors.Is(err, ErrDiskFull) || !strings.Contains(err.Error(), "is full") {
+		t.Errorf("write to the read-only store: %v", err)
+	}
+	ro.Close()
 	os.Remove(filler)
 	s, err = Open(path)
 	if err != nil {

@@ -57,6 +57,9 @@ type Store struct {
 	now     func() time.Time
 	// fullWait: see fullRetry.
 	fullWait time.Duration
+	// full is set when the store was opened read-only because the disk is
+	// full; every write fails with it.
+	full error
 }
 
 // Open opens (creating when missing) the database at path and brings its
@@ -89,7 +92,15 @@ func Open(path string) (*Store, error) {
 	s.db = db
 	if err := retryBusy(func() error { return s.migrate(context.Background()) }); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("open store %s: %w", abs, s.fullErr(err, ""))
+		err = s.fullErr(err, "")
+		if errors.Is(err, ErrDiskFull) {
+			// Let the user still list, show and export sessions (to see
+			// what to delete) and run doctor.
+			if ro, rerr := openFullReadOnly(abs, err); rerr == nil {
+				return ro, nil
+			}
+		}
+		return nil, fmt.Errorf("open store %s: %w", abs, err)
 	}
 	return s, nil
 }
@@ -129,6 +140,9 @@ func (s *Store) Close() error {
 // commits it, or rolls back when fn fails.
 // A full disk comes back as a *DiskFullError.
 func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	if s.full != nil {
+		return s.full
+	}
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	tx, err := s.db.BeginTx(ctx, nil)
