@@ -240,26 +240,12 @@ func (l *Live) Run(ctx context.Context, prompt string, opts TurnOptions) (event.
 		l.mu.Unlock()
 		return event.Event{}, fmt.Errorf("session %s is closed", l.Record.ID)
 	}
-	id := l.Record.ID
 	l.mu.Unlock()
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	// Losing the lease mid-turn stops the turn (it ends as interrupted);
-	// the error event says why, before the runtime's result.
-	lost := func(cause error) {
-		l.Events.Emit(event.Event{Type: event.Error, Error: cause.Error()})
-		cancel(cause)
-	}
-	release, err := l.mgr.acquire(ctx, id, lost)
+	ctx, end, err := l.beginTurn(ctx)
 	if err != nil {
 		return event.Event{}, err
 	}
-	defer release()
-	// Another process may have run turns since this one opened the session:
-	// continue from what it stored.
-	if err := l.refresh(ctx); err != nil {
-		return event.Event{}, err
-	}
+	defer end()
 	l.mu.Lock()
 	rec := l.Record
 	l.mu.Unlock()
@@ -287,6 +273,30 @@ func (l *Live) Run(ctx context.Context, prompt string, opts TurnOptions) (event.
 		err = cause // the lease was lost: say so rather than "context canceled"
 	}
 	return res, err
+}
+
+// beginTurn takes the session's lease and reloads the record: another
+// process may have run turns since this one opened the session, and this
+// turn continues from what it stored. The returned context is cancelled
+// if the lease is lost mid-turn (the turn then ends as interrupted, after
+// an error event saying why); end releases the lease.
+func (l *Live) beginTurn(ctx context.Context) (context.Context, func(), error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	lost := func(cause error) {
+		l.Events.Emit(event.Event{Type: event.Error, Error: cause.Error()})
+		cancel(cause)
+	}
+	release, err := l.mgr.acquire(ctx, l.Record.ID, lost)
+	if err != nil {
+		cancel(nil)
+		return nil, nil, err
+	}
+	if err := l.refresh(ctx); err != nil {
+		release()
+		cancel(nil)
+		return nil, nil, err
+	}
+	return ctx, func() { release(); cancel(nil) }, nil
 }
 
 // refresh reloads the stored record, keeping this process's per-run
