@@ -289,6 +289,13 @@ func (l *Live) beginTurn(ctx context.Context) (context.Context, func(), error) {
 	release, err := l.mgr.acquire(ctx, l.Record.ID, lost)
 	if err != nil {
 		cancel(nil)
+		if errors.Is(err, store.ErrBusy) {
+			// The caller reports this with events of its own (the server
+			// does): number them after what the other runner stored.
+			if fresh, gerr := l.mgr.store.GetSession(context.WithoutCancel(ctx), l.Record.ID); gerr == nil {
+				l.Events.AdvanceTo(fresh.LastSeq)
+			}
+		}
 		return nil, nil, err
 	}
 	if err := l.refresh(ctx); err != nil {
