@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -134,5 +137,58 @@ func TestStreamNonSSEAnswer(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// The Responses API adapter (no scripted dialect for it) goes through the
+// same watch: a stalled or non-SSE answer fails instead of hanging.
+func TestResponsesStreamWatched(t *testing.T) {
+	cases := []struct {
+		name      string
+		handler   http.HandlerFunc
+		want      string
+		retryable bool
+	}{
+		// The handlers read the body first: only then does the server
+		// notice the client hanging up.
+		{"no headers", func(w http.ResponseWriter, r *http.Request) {
+			io.ReadAll(r.Body)
+			<-r.Context().Done()
+		}, "no response within 300ms", true},
+		{"only pings", func(w http.ResponseWriter, r *http.Request) {
+			io.ReadAll(r.Body)
+			w.Header().Set("Content-Type", "text/event-stream")
+			for r.Context().Err() == nil {
+				w.Write([]byte(": keep-alive\n\n"))
+				w.(http.Flusher).Flush()
+				time.Sleep(30 * time.Millisecond)
+			}
+		}, "keep-alive pings", true},
+		{"html page", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			w.Write([]byte("<html><body>Please sign in</body></html>"))
+		}, "text/html instead of an event stream", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			srv := httptest.NewServer(c.handler)
+			defer srv.Close()
+			p, err := New(Config{Name: "openai", Kind: KindOpenAI, BaseURL: srv.URL + "/v1", APIKey: "k", ResponsesModels: []string{"gpt-5-codex"},
+				FirstByteTimeout: 300 * time.Millisecond, IdleTimeout: 300 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			_, err = p.Stream(ctx, Request{Model: "gpt-5-codex", Messages: []message.Message{{Role: message.User,
+				Content: []message.Block{message.TextBlock("hi")}}}}, nil)
+			if ctx.Err() != nil {
+				t.Fatal("hung until the test's deadline")
+			}
+			var pe *Error
+			if !errors.As(err, &pe) || pe.Retryable != c.retryable || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("got %v (retryable %v), want %q retryable %v", err, pe != nil && pe.Retryable, c.want, c.retryable)
+			}
+		})
 	}
 }
