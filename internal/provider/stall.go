@@ -223,17 +223,18 @@ func (w *watchdog) fire() {
 	w.cancel()
 }
 
-// sawProgress restarts the clock on the idle timeout.
-func (w *watchdog) sawProgress() {
+// sawProgress restarts the clock on the idle timeout; pingsAfter came
+// after the progress.
+func (w *watchdog) sawProgress(pingsAfter int) {
 	w.mu.Lock()
-	w.progress, w.pings = true, 0
+	w.progress, w.pings = true, pingsAfter
 	w.mu.Unlock()
 	w.arm("idle", w.idle)
 }
 
-func (w *watchdog) sawPing() {
+func (w *watchdog) sawPings(n int) {
 	w.mu.Lock()
-	w.pings++
+	w.pings += n
 	w.mu.Unlock()
 }
 
@@ -261,11 +262,10 @@ func (w *watchdog) stop() {
 // names, blank lines and ping events are not. A body that is not an event
 // stream (a JSON error) counts every byte.
 type watchedBody struct {
-	rc      io.ReadCloser
-	w       *watchdog
-	line    []byte // the current line's first bytes
-	lineLen int
-	event   string // the current event's name
+	rc    io.ReadCloser
+	w     *watchdog
+	line  []byte // the current line's first bytes
+	event string // the current event's name
 }
 
 // linePrefix is enough of a line to see its field and a ping's type.
@@ -273,25 +273,27 @@ const linePrefix = 48
 
 func (b *watchedBody) Read(p []byte) (int, error) {
 	n, err := b.rc.Read(p)
-	progress := false
+	progress, pings := false, 0 // pings: since the chunk's last progress
 	for _, c := range p[:n] {
 		if c != '\n' {
 			if len(b.line) < linePrefix {
 				b.line = append(b.line, c)
 			}
-			b.lineLen++
 			continue
 		}
 		switch b.classify() {
 		case lineProgress:
-			progress = true
+			progress, pings = true, 0
 		case linePing:
-			b.w.sawPing()
+			pings++
 		}
-		b.line, b.lineLen = b.line[:0], 0
+		b.line = b.line[:0]
 	}
-	if progress {
-		b.w.sawProgress()
+	switch {
+	case progress:
+		b.w.sawProgress(pings)
+	case pings > 0:
+		b.w.sawPings(pings)
 	}
 	if serr := b.w.failure(); serr != nil {
 		return n, serr
