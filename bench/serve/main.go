@@ -5,6 +5,7 @@
 // write), peak memory, and whether any event was lost or duplicated.
 //
 //	go run ./bench/serve -sessions 200 -steps 20
+//	go run ./bench/serve -big-output 100   # memory kept after a 100 MiB tool output
 package main
 
 import (
@@ -34,8 +35,15 @@ const token = "bench-token-0123456789abcdef"
 func main() {
 	sessions := flag.Int("sessions", 200, "concurrent sessions")
 	steps := flag.Int("steps", 20, "model steps per turn (all but the last call a tool)")
+	bigOutput := flag.Int("big-output", 0, "instead: one Bash call printing this many MiB, and the memory the server keeps")
 	flag.Parse()
-	if err := run(*sessions, *steps); err != nil {
+	var err error
+	if *bigOutput > 0 {
+		err = runBigOutput(*bigOutput)
+	} else {
+		err = run(*sessions, *steps)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
@@ -180,6 +188,7 @@ func (c *client) call(method, path string, body any) ([]byte, error) {
 
 type result struct {
 	events, lost, dup int
+	done              bool // the stream reached the turn's done event
 	err               error
 }
 
@@ -226,6 +235,7 @@ func (c *client) session(ws string) result {
 		seen[ev.Seq] = true
 		maxSeq = max(maxSeq, ev.Seq)
 		if ev.Type == event.Done {
+			r.done = true
 			break
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/tandem-agent/tandem/internal/termsafe"
 )
 
 // exitError carries an exit status without printing anything more.
@@ -31,7 +33,7 @@ func run() int {
 		if errors.As(err, &ee) {
 			return ee.code
 		}
-		fmt.Fprintln(os.Stderr, "tandem:", err)
+		fmt.Fprintln(termsafe.Writer(os.Stderr), "tandem:", err) // errors quote config values and file names
 		return 1
 	}
 	return 0

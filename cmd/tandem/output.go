@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/tandem-agent/tandem/internal/event"
+	"github.com/tandem-agent/tandem/internal/termsafe"
 )
 
 // printer renders a turn's events in the chosen output format.
@@ -23,10 +24,19 @@ type printer struct {
 	// shown is the text printed for the current message (msgID); after a
 	// retry, replay holds it so the repeated stream is not printed twice.
 	msgID, shown, replay string
+	// safeOut and safeErr escape control characters in what goes to a
+	// terminal (model text, tool input and output, errors).
+	safeOut, safeErr func(string) string
 }
 
 func newPrinter(format string, out, errw io.Writer, verbose bool) *printer {
-	return &printer{format: format, out: out, err: errw, verbose: verbose, w: bufio.NewWriterSize(out, 32<<10)}
+	return &printer{format: format, out: out, err: errw, verbose: verbose, w: bufio.NewWriterSize(out, 32<<10),
+		safeOut: termsafe.For(out), safeErr: termsafe.For(errw)}
+}
+
+// errf prints a line to stderr with its text made safe for a terminal.
+func (p *printer) errf(format string, args ...any) {
+	io.WriteString(p.err, p.safeErr(fmt.Sprintf(format, args...)))
 }
 
 // Emit implements event.Sink.
@@ -54,7 +64,7 @@ func (p *printer) text(e event.Event) {
 			p.lastText = false
 		}
 		if p.verbose {
-			fmt.Fprintf(p.err, "● %s %s\n", e.ToolName, compact(e.Input, 200))
+			p.errf("● %s %s\n", e.ToolName, compact(e.Input, 200))
 		}
 	case event.ToolResult:
 		if p.verbose {
@@ -62,22 +72,22 @@ func (p *printer) text(e event.Event) {
 			if e.IsError {
 				status = "error"
 			}
-			fmt.Fprintf(p.err, "  ⎿ %s: %s\n", status, firstLine(e.Output, 200))
+			p.errf("  ⎿ %s: %s\n", status, firstLine(e.Output, 200))
 		}
 	case event.Retry:
 		if e.MessageID == p.msgID {
 			p.replay, p.shown = p.shown, ""
 		}
-		fmt.Fprintf(p.err, "tandem: provider error (%s); retry %d in %dms\n", e.Error, e.Attempt, e.DelayMS)
+		p.errf("tandem: provider error (%s); retry %d in %dms\n", e.Error, e.Attempt, e.DelayMS)
 	case event.Error:
 		if p.verbose {
-			fmt.Fprintf(p.err, "tandem: %s\n", e.Error)
+			p.errf("tandem: %s\n", e.Error)
 		}
 	case event.PermissionRequest:
 		// The terminal asker prints the question itself.
 	case event.Status:
 		if p.verbose && e.Message != "" {
-			fmt.Fprintf(p.err, "tandem: %s\n", e.Message)
+			p.errf("tandem: %s\n", e.Message)
 		}
 	case event.CompactBoundary:
 		fmt.Fprintf(p.err, "tandem: conversation compacted (%s): about %d tokens → %d\n", e.Trigger, e.TokensBefore, e.TokensAfter)
@@ -103,12 +113,12 @@ func (p *printer) streamText(e event.Event) {
 			text = text[len(p.replay):]
 		default:
 			// The new answer differs: restart it, with the part that matched.
-			p.w.WriteString("\n" + p.shown)
+			p.w.WriteString("\n" + p.safeOut(p.shown))
 		}
 		p.replay = ""
 	}
 	p.shown += text
-	p.w.WriteString(text)
+	p.w.WriteString(p.safeOut(text))
 	p.w.Flush()
 	p.lastText, p.gotText = true, true
 }
@@ -126,11 +136,11 @@ func (p *printer) finish(res event.Event) {
 		// stdout belongs to the JSON consumer; a person or a log watching
 		// stderr must still learn why the turn failed.
 		if res.IsError {
-			fmt.Fprintln(p.err, failureLine(res))
+			p.errf("%s\n", failureLine(res))
 		}
 	case "text":
 		if !p.gotText && res.Result != "" {
-			p.w.WriteString(res.Result)
+			p.w.WriteString(p.safeOut(res.Result))
 			p.lastText = true
 		}
 		if p.lastText {
@@ -138,12 +148,12 @@ func (p *printer) finish(res event.Event) {
 		}
 		p.w.Flush() // stdout before the stderr lines below, for a shared terminal
 		if res.IsError {
-			fmt.Fprintln(p.err, failureLine(res))
+			p.errf("%s\n", failureLine(res))
 		}
 		// A person reading text output learns what was refused and how to
 		// allow it, as json consumers do from permission_denials.
 		for _, d := range res.PermissionDenials {
-			fmt.Fprintf(p.err, "tandem: denied %s %s: %s\n", d.ToolName, compact(d.ToolInput, 120), firstLine(d.Reason, 300))
+			p.errf("tandem: denied %s %s: %s\n", d.ToolName, compact(d.ToolInput, 120), firstLine(d.Reason, 300))
 		}
 		if p.verbose {
 			cost := "unknown"

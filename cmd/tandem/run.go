@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -18,6 +19,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/session"
+	"github.com/tandem-agent/tandem/internal/termsafe"
 )
 
 type runFlags struct {
@@ -41,6 +43,11 @@ func newRunCmd(g *globalFlags) *cobra.Command {
 			return runTurn(cmd, g, f, args)
 		},
 	}
+	// A bad flag stops cobra before RunE: a JSON consumer still gets its
+	// result line.
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return reportEarly(c, outputFormatOf(f, os.Args[1:]), fmt.Errorf("%w (see `tandem run --help`)", err))
+	})
 	addRunFlags(cmd.Flags(), f)
 	return cmd
 }
@@ -130,7 +137,18 @@ func readPrompt(f *runFlags, args []string, stdin io.Reader, stdinIsTTY bool, wa
 	return p, nil
 }
 
+// runTurn runs the turn; whatever stops it early is reported through
+// reportEarly, so json and stream-json always end with a result line.
 func runTurn(cmd *cobra.Command, g *globalFlags, f *runFlags, args []string) error {
+	err := runTurnBody(cmd, g, f, args)
+	var ee exitError
+	if err == nil || errors.As(err, &ee) {
+		return err
+	}
+	return reportEarly(cmd, f.outputFormat, err)
+}
+
+func runTurnBody(cmd *cobra.Command, g *globalFlags, f *runFlags, args []string) error {
 	if err := f.validate(); err != nil {
 		return err
 	}
@@ -162,14 +180,14 @@ func runTurn(cmd *cobra.Command, g *globalFlags, f *runFlags, args []string) err
 	live, err := a.Manager.Open(ctx, session.OpenRequest{ID: f.resume, Continue: f.cont, Cwd: f.cwd, AddDirs: f.addDirs,
 		Model: f.model, Runtime: f.runtime, Mode: f.mode, ModeFromRequest: true, Sinks: []event.Sink{out}})
 	if err != nil {
-		return reportEarly(cmd, f, err)
+		return err
 	}
 	defer live.Close()
 	a.WaitMCP(ctx, live, f.mcpWait)
 	res, err := live.Run(ctx, prompt, session.TurnOptions{MaxTurns: f.maxTurns, AppendSystemPrompt: f.appendSystem,
 		SystemPrompt: f.systemPrompt, DisallowedTools: toolNamesOnly(f.disallowed)})
 	if err != nil {
-		return reportEarly(cmd, f, err)
+		return reportEarly(cmd, f.outputFormat, err, live.Snapshot().ID)
 	}
 	out.finish(res)
 	if res.IsError {
@@ -227,15 +245,36 @@ func interruptContext(parent context.Context) (context.Context, func()) {
 	return ctx, func() { signal.Stop(ch); cancel() }
 }
 
-// reportEarly reports an error that prevented a turn; in stream-json it is
-// also a final result event, so consumers always get one.
-func reportEarly(cmd *cobra.Command, f *runFlags, err error) error {
-	if f.outputFormat != "text" {
+// reportEarly reports an error that prevented a turn; in json and
+// stream-json it is also a final result event (with the session id when
+// one was opened), so consumers always get one.
+func reportEarly(cmd *cobra.Command, format string, err error, sessionID ...string) error {
+	if format == "json" || format == "stream-json" {
 		res := event.Event{Type: event.Result, Subtype: event.SubtypeError, IsError: true, Error: err.Error(), Time: time.Now().UTC()}
+		if len(sessionID) > 0 {
+			res.SessionID = sessionID[0]
+		}
 		writeJSONLine(cmd.OutOrStdout(), res)
 	}
-	fmt.Fprintln(cmd.ErrOrStderr(), "tandem:", err)
+	fmt.Fprintln(termsafe.Writer(cmd.ErrOrStderr()), "tandem:", err)
 	return exitError{code: 1}
+}
+
+// outputFormatOf is the --output-format a run asked for, read from the raw
+// arguments when flag parsing stopped before reaching it.
+func outputFormatOf(f *runFlags, args []string) string {
+	format := f.outputFormat
+	for i, a := range args {
+		if a == "--" {
+			break
+		}
+		if v, ok := strings.CutPrefix(a, "--output-format="); ok {
+			format = v
+		} else if a == "--output-format" && i+1 < len(args) {
+			format = args[i+1]
+		}
+	}
+	return format
 }
 
 func firstNonEmpty(ss ...string) string {

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/app"
 	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/store"
+	"github.com/tandem-agent/tandem/internal/termsafe"
 	"github.com/tandem-agent/tandem/internal/tool"
 )
 
@@ -39,12 +41,8 @@ func newSessionsCmd(g *globalFlags) *cobra.Command {
 			if asJSON {
 				return json.NewEncoder(cmd.OutOrStdout()).Encode(sessionsJSON(ss))
 			}
-			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 2, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tUPDATED\tMODEL\tMSGS\tCOST\tTITLE")
-			for _, s := range ss {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", s.ID, s.UpdatedAt.Local().Format(time.DateTime), s.Model, s.MessageCount, costString(s.CostUSD), truncate(s.Title, 60))
-			}
-			return tw.Flush()
+			printSessionList(cmd.OutOrStdout(), ss, termsafe.LineFor(cmd.OutOrStdout()))
+			return nil
 		}),
 	}
 	list.Flags().StringVar(&cwd, "cwd", "", "folder whose sessions to list (default: the current folder)")
@@ -105,10 +103,24 @@ func loadSession(cmd *cobra.Command, a *app.App, id string) (store.Session, []me
 	return s, msgs, err
 }
 
+// printSessionList prints the sessions table; line makes each field safe
+// for a terminal (a title is the user's prompt, or what a client set).
+func printSessionList(w io.Writer, ss []store.Session, line func(string) string) {
+	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tUPDATED\tMODEL\tMSGS\tCOST\tTITLE")
+	for _, s := range ss {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", line(s.ID), s.UpdatedAt.Local().Format(time.DateTime), line(s.Model), s.MessageCount,
+			costString(s.CostUSD), line(truncate(s.Title, 60)))
+	}
+	tw.Flush()
+}
+
 func printTranscript(cmd *cobra.Command, s store.Session, msgs []message.Message) {
-	w := cmd.OutOrStdout()
+	out := cmd.OutOrStdout()
+	w := termsafe.Writer(out)
+	line := termsafe.LineFor(out)
 	fmt.Fprintf(w, "session %s  %s\nfolder  %s\nmodel   %s (%s runtime)\ntokens  %d in, %d out, %d cache read, %d cache write; cost %s\n\n",
-		s.ID, s.Title, s.Cwd, s.Model, firstNonEmpty(s.Runtime, "native"), s.Usage.InputTokens, s.Usage.OutputTokens,
+		s.ID, line(s.Title), line(s.Cwd), line(s.Model), firstNonEmpty(s.Runtime, "native"), s.Usage.InputTokens, s.Usage.OutputTokens,
 		s.Usage.CacheReadTokens, s.Usage.CacheCreationTokens, costString(s.CostUSD))
 	printContext(w, s)
 	for _, m := range msgs {

@@ -90,6 +90,10 @@ func (m *models) providerConfig(name string, c *config.Config) (provider.Config,
 		pc.BaseURL = entry.BaseURL
 	}
 	pc.Headers = entry.Headers
+	var err error
+	if pc.FirstByteTimeout, pc.IdleTimeout, err = entry.Timeouts(); err != nil {
+		return pc, fmt.Errorf("provider %q: %w", name, err) // validated on load; kept for callers that skip it
+	}
 	switch {
 	case entry.APIKey != "":
 		pc.APIKey = entry.APIKey
@@ -123,7 +127,7 @@ func (m *models) applyEnv(pc *provider.Config, p catalog.Preset) {
 }
 
 func (m *models) adapter(pc provider.Config) (provider.Provider, error) {
-	key := fmt.Sprintf("%s|%s|%s|%s|%s|%v", pc.Name, pc.Kind, pc.BaseURL, pc.APIKey, pc.AuthToken, pc.Headers)
+	key := fmt.Sprintf("%s|%s|%s|%s|%s|%v|%v|%v", pc.Name, pc.Kind, pc.BaseURL, pc.APIKey, pc.AuthToken, pc.Headers, pc.FirstByteTimeout, pc.IdleTimeout)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if p, ok := m.cache[key]; ok {

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tandem-agent/tandem/internal/regular"
 )
@@ -75,6 +76,11 @@ type Provider struct {
 	// every model of this provider; Models overrides it per model id.
 	ContextWindow int64                    `json:"context_window,omitempty"`
 	Models        map[string]ProviderModel `json:"models,omitempty"`
+	// FirstByteTimeout and IdleTimeout bound a streamed call (Go durations;
+	// "0s" turns one off; empty: the provider package's defaults). See
+	// Provider.Timeouts.
+	FirstByteTimeout string `json:"first_byte_timeout,omitempty"`
+	IdleTimeout      string `json:"idle_timeout,omitempty"`
 }
 
 // ProviderModel overrides what the catalog says about one model.
@@ -88,6 +94,29 @@ func (p Provider) ContextWindowFor(id string) int64 {
 		return m.ContextWindow
 	}
 	return p.ContextWindow
+}
+
+// Timeouts parses the stream timeouts: 0 for unset (the default applies),
+// negative for "off" ("0s" in the file).
+func (p Provider) Timeouts() (firstByte, idle time.Duration, err error) {
+	parse := func(field, v string) (time.Duration, error) {
+		if v == "" {
+			return 0, nil
+		}
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return 0, fmt.Errorf("%s: %q is not a duration; write e.g. \"60s\" or \"2m\" (\"0s\" turns it off)", field, v)
+		}
+		if d == 0 {
+			return -1, nil
+		}
+		return d, nil
+	}
+	if firstByte, err = parse("first_byte_timeout", p.FirstByteTimeout); err != nil {
+		return 0, 0, err
+	}
+	idle, err = parse("idle_timeout", p.IdleTimeout)
+	return firstByte, idle, err
 }
 
 // Tools configures built-in tools.
@@ -298,6 +327,10 @@ func (c *Config) validate(path string) error {
 				return &Error{File: path, Field: field + ".models." + id + ".context_window", Msg: "must be a number of tokens, e.g. 32768"}
 			}
 		}
+		if _, _, err := p.Timeouts(); err != nil {
+			sub, msg, _ := strings.Cut(err.Error(), ": ")
+			return &Error{File: path, Field: field + "." + sub, Msg: msg}
+		}
 	}
 	switch c.Tools.WebSearch.Backend {
 	case "", "brave", "tavily":
@@ -391,6 +424,12 @@ func mergeProvider(a, b Provider) Provider {
 			a.Models = map[string]ProviderModel{}
 		}
 		a.Models[id] = m
+	}
+	if b.FirstByteTimeout != "" {
+		a.FirstByteTimeout = b.FirstByteTimeout
+	}
+	if b.IdleTimeout != "" {
+		a.IdleTimeout = b.IdleTimeout
 	}
 	return a
 }

@@ -122,3 +122,11 @@ func (em *Emitter) LastSeq() int64 {
 	defer em.mu.Unlock()
 	return em.seq
 }
+
+// AdvanceTo makes the next event's seq at least seq+1: another process ran
+// a turn of the session meanwhile and numbered its events up to seq.
+func (em *Emitter) AdvanceTo(seq int64) {
+	em.mu.Lock()
+	em.seq = max(em.seq, seq)
+	em.mu.Unlock()
+}

@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 	"sync"
+
+	"github.com/tandem-agent/tandem/internal/termsafe"
 )
 
 // TerminalAsker prompts on a terminal (or any reader and writer, so tests
@@ -61,16 +63,18 @@ func (t *TerminalAsker) Ask(ctx context.Context, q Question) (Answer, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.start()
-	fmt.Fprintf(t.out, "\n⚠ tandem wants to: %s\n", q.Summary)
+	// The question shows what the model wrote: escape control characters,
+	// or a command could hide its dangerous half behind a cursor move.
+	fmt.Fprintf(t.out, "\n⚠ tandem wants to: %s\n", termsafe.Text(q.Summary))
 	if q.Reason != "" {
-		fmt.Fprintf(t.out, "  why it asks: %s\n", q.Reason)
+		fmt.Fprintf(t.out, "  why it asks: %s\n", termsafe.Text(q.Reason))
 	}
 	if q.Diff != "" {
-		fmt.Fprintf(t.out, "%s\n", strings.TrimRight(q.Diff, "\n"))
+		fmt.Fprintf(t.out, "%s\n", termsafe.Text(strings.TrimRight(q.Diff, "\n")))
 	}
 	for {
 		if q.AlwaysOffered() {
-			fmt.Fprintf(t.out, "[y] allow once  [a] allow always (%s)  [n] deny (n <message> tells the model why): ", q.Suggestion)
+			fmt.Fprintf(t.out, "[y] allow once  [a] allow always (%s)  [n] deny (n <message> tells the model why): ", termsafe.Line(q.Suggestion))
 		} else {
 			fmt.Fprint(t.out, "[y] allow once  [n] deny (n <message> tells the model why): ")
 		}

@@ -100,7 +100,7 @@ func (a *fantasyAdapter) Stream(ctx context.Context, req Request, onDelta func(D
 	if err != nil {
 		return nil, mapError(ctx, a.cfg.Name, err)
 	}
-	stream, err := lm.Stream(ctx, call)
+	stream, err := lm.Stream(streaming(ctx), call)
 	if err != nil {
 		return nil, mapError(ctx, a.cfg.Name, err)
 	}

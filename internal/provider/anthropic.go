@@ -85,7 +85,7 @@ func (a *anthropicAdapter) Stream(ctx context.Context, req Request, onDelta func
 	for k, v := range req.Headers {
 		reqOpts = append(reqOpts, option.WithHeader(k, v))
 	}
-	stream := a.messages.NewStreaming(ctx, params, reqOpts...)
+	stream := a.messages.NewStreaming(streaming(ctx), params, reqOpts...)
 	defer stream.Close()
 	acc := newAnthropicAccumulator(a.cfg.Name, onDelta)
 	for stream.Next() {

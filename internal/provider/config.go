@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 )
 
 // Kinds of wire protocol an adapter can speak.
@@ -58,6 +59,11 @@ type Config struct {
 	// through the Responses API (the catalog's "api": "responses"); every
 	// other model goes through Chat Completions.
 	ResponsesModels []string
+	// FirstByteTimeout bounds the wait for a streamed call's first event,
+	// IdleTimeout the silence between events once it started; keep-alive
+	// pings do not count as events. 0: the defaults; negative: off.
+	FirstByteTimeout time.Duration
+	IdleTimeout      time.Duration
 }
 
 // keylessHosts are local servers that accept calls without a key.

@@ -34,6 +34,9 @@ func mapError(ctx context.Context, name string, err error) error {
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return fmt.Errorf("%s: %w", name, ctxErr)
 	}
+	if e := classifyWatch(name, err); e != nil {
+		return e
+	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("%s: %w", name, err)
 	}

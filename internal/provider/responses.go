@@ -67,7 +67,7 @@ func (a *responsesAdapter) Stream(ctx context.Context, req Request, onDelta func
 	for k, v := range req.Headers {
 		opts = append(opts, option.WithHeader(k, v))
 	}
-	stream := a.svc.NewStreaming(ctx, responses.ResponseNewParams{}, opts...)
+	stream := a.svc.NewStreaming(streaming(ctx), responses.ResponseNewParams{}, opts...)
 	defer stream.Close()
 	acc := newResponsesAccumulator(a.cfg.Name, onDelta)
 	for stream.Next() {

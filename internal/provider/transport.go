@@ -71,7 +71,8 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // httpClient returns the client the SDK should use: cfg.HTTPClient (or a
-// default) with authTransport in front of its transport.
+// default) with authTransport and watchTransport (stream timeouts, content
+// check) in front of its transport.
 func httpClient(cfg Config) *http.Client {
 	var c http.Client
 	if cfg.HTTPClient != nil {
@@ -81,6 +82,7 @@ func httpClient(cfg Config) *http.Client {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	c.Transport = &authTransport{base: base, cfg: cfg}
+	firstByte, idle := streamTimeouts(cfg)
+	c.Transport = &authTransport{base: &watchTransport{base: base, firstByte: firstByte, idle: idle}, cfg: cfg}
 	return &c
 }

@@ -64,12 +64,16 @@ func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request, req *Re
 		abortConn(w)
 		return
 	}
+	if f != nil && f.Stall == StallHeaders {
+		<-ctx.Done()
+		return
+	}
 	if f != nil && f.Status != 0 {
 		writeFaultStatus(w, proto, f)
 		return
 	}
 	rep := s.buildReply(sel.step, req, proto)
-	out := newSink(w, ctx, f)
+	out := newSink(w, ctx, f, proto)
 	midStream := f != nil && f.MidStreamError
 	var errBody json.RawMessage
 	if f != nil {

@@ -47,7 +47,12 @@
 // (overloaded_error) or, for OpenAI streams and non-streaming replies, cuts
 // the connection; DropAfterBytes closes the connection after that many body
 // bytes (0: before any response); FirstByteDelayMS delays the headers;
-// DelayBetweenChunksMS paces streamed events.
+// DelayBetweenChunksMS paces streamed events. Stall goes quiet until the
+// client gives up: "headers" never answers, "body" sends the headers and
+// StallAfterEvents events, "pings" then sends only keep-alives (Anthropic
+// ping events, OpenAI ": keep-alive" comments) every PingEveryMS. Status
+// 200 with ContentType (and Body or BodyText) answers a streaming call with
+// something else: an HTML page, a JSON error.
 //
 // # Context limits
 //

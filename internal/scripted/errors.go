@@ -1,7 +1,9 @@
 package scripted
 
 import (
+	"cmp"
 	"encoding/json"
+	"io"
 	"net/http"
 	"strconv"
 )
@@ -103,6 +105,20 @@ func writeFaultStatus(w http.ResponseWriter, proto protocol, f *Fault) {
 	}
 	for k, v := range f.Headers {
 		w.Header().Set(k, v)
+	}
+	if f.ContentType != "" || f.BodyText != "" {
+		w.Header().Set("Content-Type", cmp.Or(f.ContentType, "text/plain; charset=utf-8"))
+		setRequestID(w)
+		w.WriteHeader(f.Status)
+		switch {
+		case f.BodyText != "":
+			_, _ = io.WriteString(w, f.BodyText)
+		case len(f.Body) > 0:
+			_, _ = w.Write(f.Body)
+		default:
+			_, _ = w.Write(errorBody(proto, f.Status, ""))
+		}
+		return
 	}
 	writeError(w, proto, f.Status, f.Body, "")
 }

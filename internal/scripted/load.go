@@ -163,8 +163,8 @@ func (st *Step) validate() error {
 		}
 	}
 	if f := st.Fault; f != nil {
-		if f.Status == 0 && !f.MidStreamError && f.DropAfterBytes == nil && f.FirstByteDelayMS == 0 && f.DelayBetweenChunksMS == 0 {
-			return errors.New("fault: sets nothing; use status, mid_stream_error, drop_after_bytes, first_byte_delay_ms or delay_between_chunks_ms")
+		if f.Status == 0 && !f.MidStreamError && f.DropAfterBytes == nil && f.FirstByteDelayMS == 0 && f.DelayBetweenChunksMS == 0 && f.Stall == "" {
+			return errors.New("fault: sets nothing; use status, mid_stream_error, drop_after_bytes, first_byte_delay_ms, delay_between_chunks_ms or stall")
 		}
 		if err := st.Fault.validate(); err != nil {
 			return fmt.Errorf("fault.%w", err)
@@ -174,8 +174,18 @@ func (st *Step) validate() error {
 }
 
 func (f *Fault) validate() error {
-	if f.Status != 0 && (f.Status < 400 || f.Status > 599) {
-		return fmt.Errorf("status: must be an HTTP error status 400-599, got %d", f.Status)
+	// 200 only with a content type: a success status carrying something
+	// that is not the reply (an HTML page, a JSON error).
+	if f.Status != 0 && (f.Status < 400 || f.Status > 599) && (f.Status != 200 || f.ContentType == "") {
+		return fmt.Errorf("status: must be an HTTP error status 400-599 (or 200 with content_type), got %d", f.Status)
+	}
+	switch f.Stall {
+	case "", StallHeaders, StallBody, StallPings:
+	default:
+		return fmt.Errorf("stall: %q is not a stall mode; use headers, body or pings", f.Stall)
+	}
+	if f.StallAfterEvents < 0 || f.PingEveryMS < 0 {
+		return errors.New("stall_after_events and ping_every_ms: must be >= 0")
 	}
 	if f.RetryAfter != "" {
 		if v, err := strconv.ParseFloat(f.RetryAfter, 64); err != nil || v < 0 {

@@ -99,6 +99,23 @@ type Fault struct {
 	FirstByteDelayMS int `json:"first_byte_delay_ms,omitempty"`
 	// DelayBetweenChunksMS delays every streamed event after the first.
 	DelayBetweenChunksMS int `json:"delay_between_chunks_ms,omitempty"`
+	// Stall makes the server go quiet and wait for the client to give up:
+	// "headers" never sends response headers; "body" sends the headers and
+	// StallAfterEvents streamed events, then nothing; "pings" does the same
+	// but then sends keep-alives (Anthropic ping events, OpenAI SSE
+	// comments) every PingEveryMS (default 50) without ever continuing.
+	Stall string `json:"stall,omitempty"`
+	// StallAfterEvents is how many events a "body" or "pings" stall sends
+	// before going quiet.
+	StallAfterEvents int `json:"stall_after_events,omitempty"`
+	// PingEveryMS paces a "pings" stall's keep-alives.
+	PingEveryMS int `json:"ping_every_ms,omitempty"`
+	// ContentType replaces the Content-Type of a Status answer (with Status
+	// 200 it imitates a proxy's HTML page or a JSON error sent as success).
+	ContentType string `json:"content_type,omitempty"`
+	// BodyText is a Status answer's body as text (HTML, say), for bodies
+	// that are not JSON.
+	BodyText string `json:"body_text,omitempty"`
 	// Times is how many attempts fail (default 1).
 	Times int `json:"times,omitempty"`
 	// Always applies the fault to every attempt.
@@ -114,6 +131,20 @@ func (f *Fault) times() int {
 
 func (f *Fault) firstByteDelay() time.Duration {
 	return time.Duration(f.FirstByteDelayMS) * time.Millisecond
+}
+
+// Stall modes (Fault.Stall).
+const (
+	StallHeaders = "headers"
+	StallBody    = "body"
+	StallPings   = "pings"
+)
+
+func (f *Fault) pingEvery() time.Duration {
+	if f.PingEveryMS <= 0 {
+		return 50 * time.Millisecond
+	}
+	return time.Duration(f.PingEveryMS) * time.Millisecond
 }
 
 func (f *Fault) chunkDelay() time.Duration {

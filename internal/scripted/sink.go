@@ -21,12 +21,24 @@ type sink struct {
 	dropAfter int // -1: never
 	written   int
 	pieces    int
+	// stall: go quiet (or only ping) before piece number stallAt.
+	stall     string
+	stallAt   int
+	ping      []byte
+	pingEvery time.Duration
 }
 
-func newSink(w http.ResponseWriter, ctx context.Context, f *Fault) *sink {
+func newSink(w http.ResponseWriter, ctx context.Context, f *Fault, proto protocol) *sink {
 	k := &sink{w: w, rc: http.NewResponseController(w), ctx: ctx, dropAfter: -1}
 	if f != nil {
 		k.delay = f.chunkDelay()
+		if f.Stall == StallBody || f.Stall == StallPings {
+			k.stall, k.stallAt, k.pingEvery = f.Stall, f.StallAfterEvents, f.pingEvery()
+			k.ping = []byte("event: ping\ndata: {\"type\": \"ping\"}\n\n")
+			if proto == protoOpenAI {
+				k.ping = []byte(": keep-alive\n\n")
+			}
+		}
 		if f.DropAfterBytes != nil {
 			k.dropAfter = *f.DropAfterBytes
 		}
@@ -36,6 +48,9 @@ func newSink(w http.ResponseWriter, ctx context.Context, f *Fault) *sink {
 
 // write sends one piece (an SSE event or a whole JSON body) and flushes it.
 func (k *sink) write(b []byte) error {
+	if k.stall != "" && k.pieces == k.stallAt {
+		return k.stallNow()
+	}
 	if k.pieces > 0 && k.delay > 0 {
 		if err := sleepCtx(k.ctx, k.delay); err != nil {
 			return err
@@ -53,6 +68,29 @@ func (k *sink) write(b []byte) error {
 	}
 	k.written += len(b)
 	return k.rc.Flush()
+}
+
+// stallNow sends the headers and then nothing but keep-alives (for a pings
+// stall) until the client goes away.
+func (k *sink) stallNow() error {
+	if err := k.rc.Flush(); err != nil {
+		return err
+	}
+	if k.stall != StallPings {
+		<-k.ctx.Done()
+		return k.ctx.Err()
+	}
+	for {
+		if err := sleepCtx(k.ctx, k.pingEvery); err != nil {
+			return err
+		}
+		if _, err := k.w.Write(k.ping); err != nil {
+			return err
+		}
+		if err := k.rc.Flush(); err != nil {
+			return err
+		}
+	}
 }
 
 // finish ends the body; a drop fault that was not reached yet still cuts

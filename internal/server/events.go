@@ -44,13 +44,18 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 
-	backlog, c, ok := st.hub.subscribe(after, s.opts.ClientBuffer)
-	if !ok {
-		s.writeReload(w, st, after)
+	// kick cuts a write blocked on a client that stopped reading, when the
+	// hub drops it or shuts down; a write that blocks this long also ends.
+	kick := func() { _ = rc.SetWriteDeadline(time.Now()) }
+	backlog, c, state := st.hub.subscribe(after, s.opts.ClientBuffer, s.opts.ClientBufferBytes, kick)
+	if state != resumeOK {
+		s.writeReload(w, st, after, state)
 		rc.Flush()
 		return
 	}
 	defer st.hub.unsubscribe(c)
+	deadline := func() { _ = rc.SetWriteDeadline(time.Now().Add(s.opts.WriteTimeout)) }
+	deadline()
 	for _, f := range backlog {
 		if s.writeFrame(w, st.id, f) != nil {
 			return
@@ -73,6 +78,8 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 			if !open { // fell behind, session deleted or shutdown: the client resumes
 				return
 			}
+			c.take(f)
+			deadline()
 			if s.writeFrame(w, st.id, f) != nil {
 				return
 			}
@@ -84,6 +91,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 						rc.Flush()
 						return
 					}
+					c.take(f)
 					if s.writeFrame(w, st.id, f) != nil {
 						return
 					}
@@ -96,6 +104,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		case <-tick.C:
+			deadline()
 			ka, _ := json.Marshal(event.Event{Type: event.KeepAlive, SessionID: st.id, Seq: last, Time: time.Now().UTC()})
 			if _, err := fmt.Fprintf(w, "data: %s\n\n", ka); err != nil {
 				return
@@ -123,7 +132,7 @@ func resumePoint(r *http.Request, st *sessState) (int64, *apiError) {
 }
 
 func (s *Server) writeFrame(w http.ResponseWriter, id string, f frame) error {
-	if _, err := fmt.Fprintf(w, "id: %d\ndata: %s\n\n", f.seq, f.data); err != nil {
+	if _, err := fmt.Fprintf(w, "id: %d\ndata: %s\n\n", f.seq, f.encoded()); err != nil {
 		return err
 	}
 	if s.opts.OnEventWritten != nil {
@@ -132,11 +141,21 @@ func (s *Server) writeFrame(w http.ResponseWriter, id string, f frame) error {
 	return nil
 }
 
-// writeReload tells a client its resume point is gone: it must reload the
-// session (GET /api/sessions/{id}) and resume from that last_seq.
-func (s *Server) writeReload(w http.ResponseWriter, st *sessState, after int64) {
-	msg := fmt.Sprintf("events after seq %d are no longer held (the oldest resumable seq is %d): reload the session's messages and resume from its last_seq",
-		after, st.hub.floorSeq())
+// writeReload tells a client it cannot resume where it asked: it must
+// reload the session (GET /api/sessions/{id}) and resume from that
+// last_seq.
+func (s *Server) writeReload(w http.ResponseWriter, st *sessState, after int64, state resumeState) {
+	var msg string
+	switch state {
+	case resumeAhead:
+		msg = fmt.Sprintf("Last-Event-ID %d is unknown: it is ahead of this session's stream (the newest event is %d); reload the session's messages and resume from its last_seq",
+			after, st.hub.lastSeq())
+	case resumeClosed:
+		msg = "the session's stream has closed (the server is shutting down or the session was deleted): reload the session"
+	default:
+		msg = fmt.Sprintf("events after seq %d are no longer held (the oldest resumable seq is %d): reload the session's messages and resume from its last_seq",
+			after, st.hub.floorSeq())
+	}
 	data, _ := json.Marshal(event.Event{Type: event.Status, SessionID: st.id, Seq: st.hub.lastSeq(), Time: time.Now().UTC(),
 		Subtype: SubtypeReloadRequired, Message: msg})
 	fmt.Fprintf(w, "data: %s\n\n", data)

@@ -3,7 +3,9 @@ package server
 import (
 	"encoding/json"
 	"sync"
+	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/tandem-agent/tandem/internal/event"
 )
@@ -14,35 +16,62 @@ type frame struct {
 	typ     event.Type
 	created time.Time
 	data    []byte
+	// first is the seq of the oldest event coalesced into this frame (seq
+	// when it holds one event). A coalesced frame keeps its event decoded
+	// in ev and encodes data only when a resuming client needs it.
+	first int64
+	ev    *event.Event
+	out   []byte // ev's output, kept apart so appending stays cheap
+	dirty bool   // data is stale
 }
 
-// hub keeps a session's recent events in a bounded ring and fans new ones
-// out to its SSE clients. Emit runs inline in the turn (under the
-// emitter's lock), so it never blocks: a client whose buffer is full is
-// dropped and resumes later with Last-Event-ID.
+func (f *frame) size() int { return len(f.data) + len(f.out) }
+
+// maxCoalesced bounds the tool output one coalesced replay frame keeps:
+// tool_output is for display (the complete output is in tool_result), so a
+// resuming client gets the tail of a long run, not all 100 MB of it.
+const maxCoalesced = 64 << 10
+
+// coalescedNote starts a coalesced output whose head was dropped.
+const coalescedNote = "[… earlier output not kept for replay; the tool_result has it all]\n"
+
+// hub keeps a session's recent events in a ring bounded by count and bytes
+// and fans new ones out to its SSE clients. Consecutive tool_output events
+// of one call are coalesced in the ring. Emit runs inline in the turn
+// (under the emitter's lock), so it never blocks: a client that falls more
+// than its buffer behind is dropped (and its blocked write cut) and
+// resumes later with Last-Event-ID.
 type hub struct {
-	mu      sync.Mutex
-	ring    []frame // circular once full; grows up to max (most sessions stay small)
-	max     int
-	start   int   // index of the oldest frame in ring
-	n       int   // frames held
-	floor   int64 // every event with seq > floor is held (or not yet emitted)
-	last    int64 // seq of the newest event seen
-	clients map[*client]struct{}
-	closed  bool
+	mu       sync.Mutex
+	frames   []frame // frames[head:] are held, oldest first
+	head     int
+	bytes    int // held bytes
+	max      int
+	maxBytes int
+	floor    int64 // every event with seq > floor is held (or not yet emitted)
+	last     int64 // seq of the newest event seen
+	clients  map[*client]struct{}
+	closed   bool
 	// answered notes permission requests that got a reply, so a late
 	// second reply gets 409 even after the broker forgot the request.
 	onReply func(requestID string)
 }
 
 // client is one SSE stream. Its channel is closed when it falls behind,
-// when the session goes away and on shutdown; the stream then ends.
+// when the session goes away and on shutdown; the stream then ends. kick
+// cuts a write the stream is blocked in (a client that stopped reading).
 type client struct {
-	ch chan frame
+	ch       chan frame
+	pending  atomic.Int64 // bytes sent on ch and not yet taken
+	maxBytes int64
+	kick     func()
 }
 
-func newHub(capacity int, lastSeq int64, onReply func(string)) *hub {
-	return &hub{max: capacity, floor: lastSeq, last: lastSeq,
+// take notes that the stream took f off its channel.
+func (c *client) take(f frame) { c.pending.Add(-int64(len(f.data))) }
+
+func newHub(capacity, maxBytes int, lastSeq int64, onReply func(string)) *hub {
+	return &hub{max: capacity, maxBytes: maxBytes, floor: lastSeq, last: lastSeq,
 		clients: map[*client]struct{}{}, onReply: onReply}
 }
 
@@ -55,58 +84,156 @@ func (h *hub) Emit(e event.Event) {
 	if e.Type == event.PermissionReply && h.onReply != nil {
 		h.onReply(e.RequestID)
 	}
-	f := frame{seq: e.Seq, typ: e.Type, created: e.Time, data: data}
+	f := frame{seq: e.Seq, first: e.Seq, typ: e.Type, created: e.Time, data: data}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if e.Seq <= h.last { // a second emitter replaying old numbers: ignore
 		return
 	}
-	h.push(f)
+	if !h.coalesce(e) {
+		h.push(f)
+	}
+	h.last = e.Seq
 	for c := range h.clients {
+		if c.pending.Load()+int64(len(data)) > c.maxBytes {
+			h.drop(c)
+			continue
+		}
 		select {
 		case c.ch <- f:
+			c.pending.Add(int64(len(data)))
 		default:
-			close(c.ch)
-			delete(h.clients, c)
+			h.drop(c)
 		}
 	}
+}
+
+func (h *hub) drop(c *client) {
+	close(c.ch)
+	delete(h.clients, c)
+	if c.kick != nil {
+		c.kick()
+	}
+}
+
+// coalesce folds a tool_output event into the newest held frame when that
+// is output of the same call and stream.
+func (h *hub) coalesce(e event.Event) bool {
+	if e.Type != event.ToolOutput || len(h.frames) == h.head || e.Meta != nil {
+		return false
+	}
+	lf := &h.frames[len(h.frames)-1]
+	if lf.typ != event.ToolOutput {
+		return false
+	}
+	if lf.ev == nil { // start coalescing: decode the frame once
+		var prev event.Event
+		if json.Unmarshal(lf.data, &prev) != nil || prev.Meta != nil {
+			return false
+		}
+		lf.ev, lf.out = &prev, []byte(prev.Output)
+		lf.ev.Output = ""
+		h.bytes -= len(lf.data)
+		lf.data = nil
+		h.bytes += lf.size()
+	}
+	if lf.ev.ToolUseID != e.ToolUseID || lf.ev.Stream != e.Stream {
+		return false
+	}
+	h.bytes -= lf.size()
+	lf.out = append(lf.out, e.Output...)
+	if len(lf.out) > 2*maxCoalesced { // trim the head, amortised
+		cut := len(lf.out) - maxCoalesced
+		for cut < len(lf.out) && !utf8.RuneStart(lf.out[cut]) {
+			cut++
+		}
+		lf.out = append([]byte(coalescedNote), lf.out[cut:]...)
+	}
+	lf.seq, lf.created, lf.dirty = e.Seq, e.Time, true
+	lf.ev.Seq, lf.ev.Time = e.Seq, e.Time
+	h.bytes += lf.size()
+	h.evict(0, 0)
+	return true
+}
+
+// encoded returns f's data, encoding a coalesced frame when stale.
+func (f *frame) encoded() []byte {
+	if f.ev != nil && (f.dirty || f.data == nil) {
+		ev := *f.ev
+		ev.Output = string(f.out)
+		f.data, _ = json.Marshal(ev)
+		f.dirty = false
+	}
+	return f.data
 }
 
 func (h *hub) push(f frame) {
-	if h.n == len(h.ring) && len(h.ring) < h.max {
-		h.ring = append(h.ring, f) // start is 0 until the ring is full
-		h.n++
-		h.last = f.seq
-		return
-	}
-	if h.n == len(h.ring) {
-		h.floor = h.ring[h.start].seq
-		h.start = (h.start + 1) % len(h.ring)
-		h.n--
-	}
-	h.ring[(h.start+h.n)%len(h.ring)] = f
-	h.n++
-	h.last = f.seq
+	h.evict(1, f.size())
+	h.frames = append(h.frames, f)
+	h.bytes += f.size()
 }
 
+// evict drops the oldest frames until adding more frames of room bytes
+// fits the count and byte bounds. The newest held frame stays when nothing
+// is added (it was just grown by coalescing).
+func (h *hub) evict(adding, room int) {
+	keep := 0
+	if adding == 0 {
+		keep = 1
+	}
+	for {
+		n := len(h.frames) - h.head
+		if n <= keep || (n+adding <= h.max && h.bytes+room <= h.maxBytes) {
+			break
+		}
+		old := &h.frames[h.head]
+		h.floor = old.seq
+		h.bytes -= old.size()
+		*old = frame{}
+		h.head++
+	}
+	if h.head > 64 && h.head*2 > len(h.frames) { // compact the queue
+		h.frames = append(h.frames[:0], h.frames[h.head:]...)
+		h.head = 0
+	}
+}
+
+// resumeState says whether a client may resume after a seq.
+type resumeState int
+
+const (
+	resumeOK resumeState = iota
+	resumeGone
+	resumeAhead
+	resumeClosed
+)
+
 // subscribe returns the held events after seq and a client that receives
-// every later one. ok is false when events after seq are no longer held
-// (or seq is from the future): the client must reload the session.
-func (h *hub) subscribe(after int64, buffer int) (backlog []frame, c *client, ok bool) {
+// every later one. A coalesced frame the client saw part of is skipped
+// (tool_output is display-only). The state says why not when events after
+// seq are no longer held, or seq is ahead of the stream: the client must
+// reload the session.
+func (h *hub) subscribe(after int64, buffer, maxBytes int, kick func()) (backlog []frame, c *client, st resumeState) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.closed || after < h.floor || after > h.last {
-		return nil, nil, false
+	switch {
+	case h.closed:
+		return nil, nil, resumeClosed
+	case after > h.last:
+		return nil, nil, resumeAhead
+	case after < h.floor:
+		return nil, nil, resumeGone
 	}
-	for i := 0; i < h.n; i++ {
-		f := h.ring[(h.start+i)%len(h.ring)]
-		if f.seq > after {
-			backlog = append(backlog, f)
+	for i := h.head; i < len(h.frames); i++ {
+		f := &h.frames[i]
+		if f.first > after {
+			f.encoded()
+			backlog = append(backlog, *f)
 		}
 	}
-	c = &client{ch: make(chan frame, buffer)}
+	c = &client{ch: make(chan frame, buffer), maxBytes: int64(maxBytes), kick: kick}
 	h.clients[c] = struct{}{}
-	return backlog, c, true
+	return backlog, c, resumeOK
 }
 
 func (h *hub) unsubscribe(c *client) {
@@ -132,14 +259,20 @@ func (h *hub) floorSeq() int64 {
 	return h.floor
 }
 
-// close ends every stream; later subscriptions fail.
+// heldBytes is what the ring holds.
+func (h *hub) heldBytes() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.bytes
+}
+
+// close ends every stream, cutting blocked writes; later subscriptions fail.
 func (h *hub) close() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.closed = true
 	for c := range h.clients {
-		close(c.ch)
-		delete(h.clients, c)
+		h.drop(c)
 	}
 }
 

@@ -84,7 +84,7 @@ func (s *Server) state(ctx context.Context, id string) (*sessState, *apiError) {
 
 func (s *Server) newState(rec store.Session) *sessState {
 	st := &sessState{id: rec.ID, boundarySeq: rec.LastSeq, boundaryMsgs: rec.MessageCount}
-	st.hub = newHub(s.opts.RingSize, rec.LastSeq, s.answered.add)
+	st.hub = newHub(s.opts.RingSize, s.opts.RingBytes, rec.LastSeq, s.answered.add)
 	return st
 }
 

@@ -103,11 +103,19 @@ type Options struct {
 	// /api/trust); nil: those endpoints answer 501.
 	Trust Trust
 	// RingSize is how many recent events each session keeps for
-	// Last-Event-ID resumption (default 10000).
-	RingSize int
-	// ClientBuffer is how many events an SSE client may lag behind before
-	// it is dropped (default 1024).
-	ClientBuffer int
+	// Last-Event-ID resumption (default 10000); RingBytes bounds their
+	// encoded size (default 8 MiB). Consecutive tool_output events of one
+	// call are coalesced into one held event.
+	RingSize  int
+	RingBytes int
+	// ClientBuffer is how many events (ClientBufferBytes: how many bytes,
+	// default 8 MiB) an SSE client may lag behind before it is dropped
+	// (default 1024).
+	ClientBuffer      int
+	ClientBufferBytes int
+	// WriteTimeout ends an SSE stream whose client has not taken a write
+	// for this long (default 30s).
+	WriteTimeout time.Duration
 	// IdleTimeout closes a session's live state (its MCP servers, shell
 	// jobs) after it has had no turn and no SSE client for this long; it
 	// reopens on the next request. 0 means 30 minutes, negative never.
@@ -151,6 +159,15 @@ func New(opts Options) (*Server, error) {
 	}
 	if opts.KeepAlive <= 0 {
 		opts.KeepAlive = 15 * time.Second
+	}
+	if opts.RingBytes <= 0 {
+		opts.RingBytes = 8 << 20
+	}
+	if opts.ClientBufferBytes <= 0 {
+		opts.ClientBufferBytes = 8 << 20
+	}
+	if opts.WriteTimeout <= 0 {
+		opts.WriteTimeout = 30 * time.Second
 	}
 	if opts.RingSize <= 0 {
 		opts.RingSize = 10000

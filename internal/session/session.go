@@ -36,11 +36,13 @@ type Manager struct {
 	store  *store.Store
 	wiring Wiring
 	data   string
+	holder store.Holder // this manager's identity in session leases
+	lease  LeaseOptions
 }
 
 // NewManager returns a manager. dataDir holds spill files and the like.
 func NewManager(st *store.Store, w Wiring, dataDir string) *Manager {
-	return &Manager{store: st, wiring: w, data: dataDir}
+	return &Manager{store: st, wiring: w, data: dataDir, holder: newHolder(), lease: DefaultLeaseOptions()}
 }
 
 // Store returns the manager's store.
@@ -227,7 +229,9 @@ func (m *Manager) record(ctx context.Context, req OpenRequest) (store.Session, R
 }
 
 // Run runs one turn. Turns of one session never overlap: a second call
-// waits for the first to finish.
+// waits for the first to finish. Across processes the session's lease
+// keeps it so: a turn waits briefly for a session another process is
+// running, then fails with a *store.BusyError (errors.Is store.ErrBusy).
 func (l *Live) Run(ctx context.Context, prompt string, opts TurnOptions) (event.Event, error) {
 	l.turnMu.Lock()
 	defer l.turnMu.Unlock()
@@ -236,6 +240,13 @@ func (l *Live) Run(ctx context.Context, prompt string, opts TurnOptions) (event.
 		l.mu.Unlock()
 		return event.Event{}, fmt.Errorf("session %s is closed", l.Record.ID)
 	}
+	l.mu.Unlock()
+	ctx, end, err := l.beginTurn(ctx)
+	if err != nil {
+		return event.Event{}, err
+	}
+	defer end()
+	l.mu.Lock()
 	rec := l.Record
 	l.mu.Unlock()
 	rt, err := l.mgr.wiring.Runtime(rec.Runtime, l)
@@ -257,12 +268,58 @@ func (l *Live) Run(ctx context.Context, prompt string, opts TurnOptions) (event.
 	if uerr := l.SaveSeq(context.WithoutCancel(ctx)); uerr != nil && err == nil {
 		err = uerr
 	}
-	if fresh, gerr := l.mgr.store.GetSession(context.WithoutCancel(ctx), rec.ID); gerr == nil {
-		l.mu.Lock()
-		l.Record = fresh
-		l.mu.Unlock()
+	_ = l.refresh(context.WithoutCancel(ctx))
+	if cause := context.Cause(ctx); err != nil && cause != nil && !errors.Is(cause, context.Canceled) {
+		err = cause // the lease was lost: say so rather than "context canceled"
 	}
 	return res, err
+}
+
+// beginTurn takes the session's lease and reloads the record: another
+// process may have run turns since this one opened the session, and this
+// turn continues from what it stored. The returned context is cancelled
+// if the lease is lost mid-turn (the turn then ends as interrupted, after
+// an error event saying why); end releases the lease.
+func (l *Live) beginTurn(ctx context.Context) (context.Context, func(), error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	lost := func(cause error) {
+		l.Events.Emit(event.Event{Type: event.Error, Error: cause.Error()})
+		cancel(cause)
+	}
+	release, err := l.mgr.acquire(ctx, l.Record.ID, lost)
+	if err != nil {
+		cancel(nil)
+		if errors.Is(err, store.ErrBusy) {
+			// The caller reports this with events of its own (the server
+			// does): number them after what the other runner stored.
+			if fresh, gerr := l.mgr.store.GetSession(context.WithoutCancel(ctx), l.Record.ID); gerr == nil {
+				l.Events.AdvanceTo(fresh.LastSeq)
+			}
+		}
+		return nil, nil, err
+	}
+	if err := l.refresh(ctx); err != nil {
+		release()
+		cancel(nil)
+		return nil, nil, err
+	}
+	return ctx, func() { release(); cancel(nil) }, nil
+}
+
+// refresh reloads the stored record, keeping this process's per-run
+// choices (model, runtime, mode set on open), and moves the emitter past
+// any seq another process used.
+func (l *Live) refresh(ctx context.Context) error {
+	fresh, err := l.mgr.store.GetSession(ctx, l.Record.ID)
+	if err != nil {
+		return fmt.Errorf("load session %s: %w", l.Record.ID, err)
+	}
+	l.Events.AdvanceTo(fresh.LastSeq)
+	l.mu.Lock()
+	fresh.Model, fresh.Runtime, fresh.Mode = l.Record.Model, l.Record.Runtime, l.Record.Mode
+	l.Record = fresh
+	l.mu.Unlock()
+	return nil
 }
 
 // Update changes model, runtime or mode for the turns that follow.

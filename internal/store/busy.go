@@ -35,3 +35,14 @@ func retryBusy(fn func() error) error {
 		wait = min(2*wait, 100*time.Millisecond)
 	}
 }
+
+// isCorrupt reports SQLITE_CORRUPT and SQLITE_NOTADB: the file is damaged
+// or is not a database.
+func isCorrupt(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	code := se.Code() & 0xff
+	return code == sqlite3.SQLITE_CORRUPT || code == sqlite3.SQLITE_NOTADB
+}

@@ -75,7 +75,7 @@ func (r recorder) Append(ctx context.Context, m message.Message) error {
 	if r.seq != nil {
 		seq = r.seq()
 	}
-	_, err := r.s.appendMessage(ctx, r.id, m, seq)
+	_, err := r.s.appendRetrying(ctx, r.id, m, seq)
 	return err
 }
 

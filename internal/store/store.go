@@ -55,6 +55,11 @@ type Store struct {
 	writeMu sync.Mutex
 	stmts   stmtCache
 	now     func() time.Time
+	// fullWait: see fullRetry.
+	fullWait time.Duration
+	// full is set when the store was opened read-only because the disk is
+	// full; every write fails with it.
+	full error
 }
 
 // Open opens (creating when missing) the database at path and brings its
@@ -73,9 +78,10 @@ func Open(path string) (*Store, error) {
 	}
 	// Create the file ourselves so it gets 0600; SQLite gives the -wal and
 	// -shm files the same mode as the database file.
+	s := &Store{path: abs, now: time.Now, fullWait: fullRetry}
 	f, err := os.OpenFile(abs, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("open store %s: %w", abs, err)
+		return nil, fmt.Errorf("open store %s: %w", abs, s.fullErr(err, ""))
 	}
 	f.Close()
 
@@ -83,9 +89,17 @@ func Open(path string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", abs, err)
 	}
-	s := &Store{db: db, path: abs, now: time.Now}
+	s.db = db
 	if err := retryBusy(func() error { return s.migrate(context.Background()) }); err != nil {
 		db.Close()
+		err = s.fullErr(err, "")
+		if errors.Is(err, ErrDiskFull) {
+			// Let the user still list, show and export sessions (to see
+			// what to delete) and run doctor.
+			if ro, rerr := openFullReadOnly(abs, err); rerr == nil {
+				return ro, nil
+			}
+		}
 		return nil, fmt.Errorf("open store %s: %w", abs, err)
 	}
 	return s, nil
@@ -110,6 +124,9 @@ func dsn(path string) string {
 // Path is the database file's absolute path.
 func (s *Store) Path() string { return s.path }
 
+// dir is the database's folder, tandem's data folder.
+func (s *Store) dir() string { return filepath.Dir(s.path) }
+
 // Close closes the database.
 func (s *Store) Close() error {
 	serr := s.stmts.close()
@@ -121,19 +138,23 @@ func (s *Store) Close() error {
 
 // write runs fn in one write transaction (BEGIN IMMEDIATE, via _txlock) and
 // commits it, or rolls back when fn fails.
+// A full disk comes back as a *DiskFullError.
 func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	if s.full != nil {
+		return s.full
+	}
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("begin: %w", err)
+		return fmt.Errorf("begin: %w", s.fullErr(err, ""))
 	}
 	if err := fn(tx); err != nil {
 		tx.Rollback()
-		return err
+		return s.fullErr(err, "")
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
+		return fmt.Errorf("commit: %w", s.fullErr(err, ""))
 	}
 	return nil
 }
@@ -151,3 +172,35 @@ func fromNanos(n int64) time.Time { return time.Unix(0, n).UTC() }
 
 // nowUTC is the store's clock, truncated of its monotonic reading.
 func (s *Store) nowUTC() time.Time { return s.now().UTC().Round(0) }
+
+// Check runs SQLite's quick_check (the structural checks of
+// integrity_check without cross-checking every index entry, so it stays
+// fast on a big file) and returns the problems it found; none means the
+// file is sound.
+func (s *Store) Check(ctx context.Context) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, `PRAGMA quick_check(20)`)
+	if err != nil {
+		if isCorrupt(err) {
+			return []string{err.Error()}, nil
+		}
+		return nil, fmt.Errorf("check %s: %w", s.path, err)
+	}
+	defer rows.Close()
+	var problems []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			return nil, fmt.Errorf("check %s: %w", s.path, err)
+		}
+		if line != "ok" {
+			problems = append(problems, line)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		if isCorrupt(err) {
+			return append(problems, err.Error()), nil
+		}
+		return nil, fmt.Errorf("check %s: %w", s.path, err)
+	}
+	return problems, nil
+}

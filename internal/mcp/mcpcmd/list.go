@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tandem-agent/tandem/internal/mcp"
+	"github.com/tandem-agent/tandem/internal/termsafe"
 )
 
 // listEntry is one row of `tandem mcp list`.
@@ -52,7 +53,7 @@ func listCmd(deps *Deps) *cobra.Command {
 				fmt.Fprintln(deps.Stdout, "No MCP servers configured. Add one with `tandem mcp add NAME COMMAND [ARGS...]`.")
 				return nil
 			}
-			tw := tabwriter.NewWriter(deps.Stdout, 0, 4, 2, ' ', 0)
+			tw := tabwriter.NewWriter(termsafe.Writer(deps.Stdout), 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "NAME\tSCOPE\tTYPE\tSTATUS\tCOMMAND/URL")
 			for _, r := range rows {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Name, r.Scope, r.Type, r.Status, r.Target)

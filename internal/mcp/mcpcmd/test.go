@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tandem-agent/tandem/internal/mcp"
+	"github.com/tandem-agent/tandem/internal/termsafe"
 	"github.com/tandem-agent/tandem/internal/tool"
 	"github.com/tandem-agent/tandem/internal/trust"
 )
@@ -61,7 +62,7 @@ func runTest(ctx context.Context, deps *Deps, name string, cfg mcp.ServerConfig,
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	out := deps.Stdout
+	out := termsafe.Writer(deps.Stdout) // names, descriptions and stderr come from the server
 	reg := tool.NewRegistry()
 	m := mcp.NewManager(mcp.Options{
 		Servers: mcp.Servers{name: cfg}, Registry: reg, WorkDir: deps.ProjectDir, LookupEnv: deps.LookupEnv,

@@ -1,0 +1,161 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/tandem-agent/tandem/internal/message"
+)
+
+// ErrDiskFull is returned (wrapped, as a *DiskFullError) when a write
+// failed because the disk holding the database is full. Test with
+// errors.Is.
+var ErrDiskFull = errors.New("disk full")
+
+// DiskFullError says the database's disk is full, what was not stored, and
+// what to do.
+type DiskFullError struct {
+	Dir  string // tandem's data folder (the database's folder)
+	What string // what was not stored, e.g. "the model's reply"; empty: a write
+	Err  error
+}
+
+func (e *DiskFullError) Error() string {
+	what := "tandem's database cannot be written"
+	if e.What != "" {
+		what = "tandem could not store " + e.What
+	}
+	return fmt.Sprintf("the disk holding tandem's data folder %s is full, so %s. Free space on that disk "+
+		"(old sessions: `tandem sessions delete ID`; long tool outputs are kept under %s), then resume the session with --continue or --resume (%v)",
+		e.Dir, what, e.Dir, e.Err)
+}
+
+func (e *DiskFullError) Is(target error) bool { return target == ErrDiskFull }
+func (e *DiskFullError) Unwrap() error        { return e.Err }
+
+// diskFull reports whether err means the disk is full: SQLITE_FULL, an
+// ENOSPC or EDQUOT in the chain, or an I/O error (SQLite reports a shared
+// memory file it cannot grow as one) on a disk with no space left.
+func (s *Store) diskFull(err error) bool {
+	if err == nil {
+		return false
+	}
+	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+		return true
+	}
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	switch se.Code() & 0xff {
+	case sqlite3.SQLITE_FULL:
+		return true
+	case sqlite3.SQLITE_IOERR, sqlite3.SQLITE_CANTOPEN:
+		return noSpaceLeft(s.dir())
+	}
+	return false
+}
+
+// fullErr wraps err as a *DiskFullError when it is one.
+func (s *Store) fullErr(err error, what string) error {
+	if s.diskFull(err) {
+		return &DiskFullError{Dir: s.dir(), What: what, Err: err}
+	}
+	return err
+}
+
+// fullRetry is how long a message write that found the disk full keeps
+// retrying, so a turn survives space that comes back soon (a temporary file
+// deleted, a build finishing) before it fails with a *DiskFullError.
+const fullRetry = 10 * time.Second
+
+// appendRetrying is appendMessage that waits for space to come back.
+func (s *Store) appendRetrying(ctx context.Context, sessionID string, m message.Message, lastSeq int64) (message.Message, error) {
+	deadline := time.Now().Add(s.fullWait)
+	wait := 100 * time.Millisecond
+	for {
+		out, err := s.appendMessage(ctx, sessionID, m, lastSeq)
+		if err == nil || !errors.Is(err, ErrDiskFull) {
+			return out, err
+		}
+		if !time.Now().Before(deadline) {
+			var fe *DiskFullError
+			if errors.As(err, &fe) { // the wrapping messages are already formatted: say it anew
+				err = fmt.Errorf("session %s: %w", sessionID, &DiskFullError{Dir: fe.Dir, What: describe(m), Err: fe.Err})
+			}
+			return out, err
+		}
+		select {
+		case <-ctx.Done():
+			return out, err
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, time.Second)
+	}
+}
+
+// describe names a message for a "was not stored" error.
+func describe(m message.Message) string {
+	if m.Role == message.Assistant {
+		if n := len(m.ToolUses()); n > 0 {
+			return fmt.Sprintf("the model's reply of this step (with %d tool call(s))", n)
+		}
+		return "the model's final answer (shown above)"
+	}
+	results := 0
+	for _, b := range m.Content {
+		if b.Type == message.ToolResult {
+			results++
+		}
+	}
+	if results > 0 {
+		return fmt.Sprintf("the results of %d tool call(s) (the model will see them as interrupted)", results)
+	}
+	return "the prompt"
+}
+
+// openFullReadOnly opens the database at path read-only without its -shm
+// file, which a full disk has no room for. That is safe only when no WAL
+// holds commits beyond the file (the last process closed it cleanly);
+// SQLite then reads the file as it is. Every write fails with full.
+func openFullReadOnly(path string, full error) (*Store, error) {
+	if fi, err := os.Stat(path + "-wal"); err == nil && fi.Size() > 0 {
+		return nil, errors.New("the WAL holds commits: a read-only open would miss them")
+	}
+	q := url.Values{}
+	q.Set("mode", "ro")
+	q.Set("immutable", "1")
+	q.Set("_foreign_keys", "1")
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(path), RawQuery: q.Encode()}
+	if !strings.HasPrefix(u.Path, "/") {
+		u.Path = "/" + u.Path
+	}
+	db, err := sql.Open("sqlite", u.String())
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{db: db, path: path, now: time.Now, full: full}
+	ctx := context.Background()
+	all, err := migrations()
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	applied, err := s.appliedVersions(ctx)
+	if err != nil || len(applied) != len(all) {
+		db.Close()
+		return nil, fmt.Errorf("schema not current: %v", err)
+	}
+	return s, nil
+}
