@@ -30,6 +30,7 @@ type equipped struct {
 	// mcpRunnable are the approved servers, passed to the claude-code runtime.
 	mcpRunnable mcp.Servers
 	extras      []func()
+	ext         *extensions
 }
 
 // wiring implements session.Wiring for an App.
@@ -73,6 +74,11 @@ func (w *wiring) Equip(ctx context.Context, l *session.Live) (func(), error) {
 	userRules = append(append(userRules, claude.UserRules...), grants.load(context.WithoutCancel(ctx), string(permission.ScopeUser))...)
 	projectRules = append(append(projectRules, claude.ProjectRules...), grants.load(context.WithoutCancel(ctx), rec.Cwd)...)
 
+	sk, ag, skSet, err := w.app.loadExtensions(cfg, rec.Cwd)
+	if err != nil {
+		return nil, err
+	}
+
 	asker := w.app.opts.Asker
 	var locals []permission.Asker
 	if asker != nil {
@@ -87,11 +93,14 @@ func (w *wiring) Equip(ctx context.Context, l *session.Live) (func(), error) {
 		Mode: mode, Roots: l.Roots, WorkDir: rec.Cwd, HomeDir: home,
 		UserRules: userRules, ProjectRules: projectRules, FlagRules: w.app.FlagRules,
 		Asker: engineAsker, Emit: l.Events.Emit, GrantStore: grants, Hooks: eq.hooks,
-		ProtectedPaths: hookCfg.ScriptPaths(rec.Cwd),
+		ProtectedPaths: hookCfg.ScriptPaths(rec.Cwd), ReadRoots: sk.Dirs(),
 	})
 	l.Checker = eq.engine
 	l.ModeSetter = eq.engine
 	l.Tools.Add(tools.Default(w.toolOptions(cfg, l))...)
+	if err := w.equipExtensions(l, eq, sk, ag, skSet); err != nil {
+		return nil, err
+	}
 	if err := w.equipMCP(ctx, l, eq); err != nil {
 		return nil, err
 	}
@@ -130,10 +139,18 @@ func (w *wiring) Runtime(name string, l *session.Live) (turn.Runtime, error) {
 }
 
 func (w *wiring) native(eq *equipped) (turn.Runtime, error) {
+	opts, err := w.nativeOptions(eq)
+	if err != nil {
+		return nil, err
+	}
+	return agent.New(opts)
+}
+
+func (w *wiring) nativeOptions(eq *equipped) (agent.Options, error) {
 	pb := prompt.Builder{ConfigDir: w.app.Paths.ConfigDir, Home: w.app.opts.Getenv("HOME"), Warn: w.app.opts.Stderr}
 	cc, err := compact.Parse(eq.cfg.Compaction, eq.cfg.SectionSource("compaction"))
 	if err != nil {
-		return nil, err
+		return agent.Options{}, err
 	}
 	opts := agent.Options{
 		Models:     w.app.models.resolver(eq.cfg),
@@ -144,7 +161,7 @@ func (w *wiring) native(eq *equipped) (turn.Runtime, error) {
 	if eq.hooks != nil {
 		opts.Hooks = hookAdapter{r: eq.hooks, mode: func() string { return string(eq.engine.Mode()) }}
 	}
-	return agent.New(opts)
+	return opts, nil
 }
 
 // permLayers are the "permissions" sections of the user and project files.

@@ -29,6 +29,9 @@ type Input struct {
 	AllowedTools       []string
 	DisallowedTools    []string
 	Verbose            bool
+	// Effort overrides the model's configured effort for this turn (a
+	// skill's or sub-agent's `effort`); empty keeps it.
+	Effort string
 }
 
 // Recorder persists what a turn produces, step by step, so that a crash or

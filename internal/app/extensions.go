@@ -1,0 +1,246 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/tandem-agent/tandem/internal/agent"
+	"github.com/tandem-agent/tandem/internal/config"
+	"github.com/tandem-agent/tandem/internal/event"
+	"github.com/tandem-agent/tandem/internal/permission"
+	"github.com/tandem-agent/tandem/internal/session"
+	"github.com/tandem-agent/tandem/internal/skills"
+	"github.com/tandem-agent/tandem/internal/store"
+	"github.com/tandem-agent/tandem/internal/subagent"
+	"github.com/tandem-agent/tandem/internal/tool"
+	"github.com/tandem-agent/tandem/internal/tools/agenttools"
+	"github.com/tandem-agent/tandem/internal/turn"
+)
+
+// extensions are a session's skills, commands and agents.
+type extensions struct {
+	skills *skills.Catalog
+	agents *subagent.Catalog
+	runner *subagent.Runner
+	budget int
+}
+
+// skillsSettings is the "skills" config section.
+type skillsSettings struct {
+	ListingBudget int `json:"listing_budget,omitempty"`
+}
+
+// Extensions is what a folder offers: skills, commands and agents, with
+// the warnings and notices their files produced (for `tandem skills list`
+// and the HTTP API).
+type Extensions struct {
+	Skills   []*skills.Skill   `json:"skills"`
+	Commands []*skills.Command `json:"commands"`
+	Agents   []*subagent.Def   `json:"agents"`
+	Builtins []string          `json:"builtin_commands"`
+	Notices  []string          `json:"notices,omitempty"`
+	Warnings []skills.Warning  `json:"warnings,omitempty"`
+}
+
+// ExtensionsFor loads the skills, commands and agents for a working folder.
+func (a *App) ExtensionsFor(cwd string) (*Extensions, error) {
+	cfg, err := a.ConfigFor(cwd)
+	if err != nil {
+		return nil, err
+	}
+	sk, ag, _, err := a.loadExtensions(cfg, cwd)
+	if err != nil {
+		return nil, err
+	}
+	return describe(sk, ag), nil
+}
+
+func describe(sk *skills.Catalog, ag *subagent.Catalog) *Extensions {
+	return &Extensions{Skills: sk.Skills, Commands: sk.Commands, Agents: ag.Defs, Builtins: skills.BuiltinCommands,
+		Notices: append(append([]string(nil), sk.Notices...), ag.Notices...), Warnings: append(append([]skills.Warning(nil), sk.Warnings...), ag.Warnings...)}
+}
+
+func (a *App) loadExtensions(cfg *config.Config, cwd string) (*skills.Catalog, *subagent.Catalog, skillsSettings, error) {
+	var set skillsSettings
+	if len(cfg.Skills) > 0 {
+		if err := json.Unmarshal(cfg.Skills, &set); err != nil {
+			return nil, nil, set, &config.Error{File: cfg.SectionSource("skills"), Field: "skills", Msg: err.Error()}
+		}
+	}
+	home := a.home()
+	sk := skills.Load(skills.DefaultPlaces(cwd, home, a.Paths.ConfigDir))
+	// Config agents: the project file's win over the user file's, name by
+	// name (a whole-section replace would drop the user's).
+	var defs []*subagent.Def
+	seen := map[string]bool{}
+	for i := len(cfg.Layers) - 1; i >= 0; i-- {
+		layer := cfg.Layers[i]
+		ds, err := subagent.ParseConfig(layer.Agents, layer.File)
+		if err != nil {
+			return nil, nil, set, err
+		}
+		for _, d := range ds {
+			if !seen[d.Name] {
+				seen[d.Name] = true
+				defs = append(defs, d)
+			}
+		}
+	}
+	userAgents := ""
+	if home != "" {
+		userAgents = filepath.Join(home, ".claude", "agents")
+	}
+	ag := subagent.Load(defs, filepath.Join(cwd, ".claude", "agents"), userAgents)
+	return sk, ag, set, nil
+}
+
+// equipExtensions loads skills, commands and agents and registers the Skill
+// and Agent tools. Bad files are reported as status notices and skipped.
+func (w *wiring) equipExtensions(l *session.Live, eq *equipped, sk *skills.Catalog, ag *subagent.Catalog, set skillsSettings) error {
+	var st subagent.Settings
+	if len(eq.cfg.Subagents) > 0 {
+		if err := json.Unmarshal(eq.cfg.Subagents, &st); err != nil {
+			return &config.Error{File: eq.cfg.SectionSource("subagents"), Field: "subagents", Msg: err.Error()}
+		}
+	}
+	child, err := w.childRuntime(eq)
+	if err != nil {
+		return err
+	}
+	ext := &extensions{skills: sk, agents: ag, budget: set.ListingBudget}
+	ext.runner = &subagent.Runner{Runtime: child, Children: storeChildren{w.app.Store}, Agents: ag, Skills: sk, Settings: st,
+		ResolveModel: func(field, parent string) string { return resolveAgentModel(field, parent, eq.cfg.SmallModel) },
+		Bind:         agenttools.Bind(sk, eq.engine, set.ListingBudget)}
+	if eq.hooks != nil {
+		var adapter any = hookAdapter{r: eq.hooks, mode: func() string { return string(eq.engine.Mode()) }}
+		if h, ok := adapter.(subagent.SubagentHooks); ok {
+			ext.runner.Hooks = h
+		}
+	}
+	parent := func(tool.Call) subagent.Parent {
+		t := l.Env.State.Turn()
+		rec := l.Snapshot()
+		return subagent.Parent{SessionID: rec.ID, Cwd: rec.Cwd, Roots: l.Roots, DataDir: l.Env.DataDir,
+			Model: firstNonEmpty(t.Model, rec.Model), Mode: eq.engine.Mode(), Checker: l.Checker, Tools: l.Tools,
+			AllowedTools: t.AllowedTools, DisallowedTools: t.DisallowedTools, Emit: l.Events.Emit}
+	}
+	l.Tools.Add(&agenttools.Agent{Runner: ext.runner, Parent: parent, ListingBudget: set.ListingBudget},
+		&agenttools.Skill{Catalog: sk, Runner: ext.runner, Parent: parent, Granter: eq.engine, ListingBudget: set.ListingBudget})
+	l.Tools.Alias("Task", "Agent")
+	eq.ext = ext
+	for _, n := range append(append([]string(nil), sk.Notices...), ag.Notices...) {
+		l.Events.Emit(event.Event{Type: event.Status, Message: n, Meta: map[string]any{"notice": "extensions"}})
+	}
+	for _, wn := range append(append([]skills.Warning(nil), sk.Warnings...), ag.Warnings...) {
+		l.Events.Emit(event.Event{Type: event.Status, Message: "warning: " + wn.String(), Meta: map[string]any{"notice": "extensions", "file": wn.File}})
+		fmt.Fprintf(w.app.opts.Stderr, "tandem: warning: %s\n", wn)
+	}
+	return nil
+}
+
+// childRuntime is the native loop children run in. It runs PostToolUse
+// hooks for the child's calls, but not the session's UserPromptSubmit and
+// Stop hooks: a child's prompt is not the user's, and its end is
+// SubagentStop.
+func (w *wiring) childRuntime(eq *equipped) (turn.Runtime, error) {
+	opts, err := w.nativeOptions(eq)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Hooks != nil {
+		opts.Hooks = childHooks{opts.Hooks}
+	}
+	return agent.New(opts)
+}
+
+// childHooks passes only PostToolUse on.
+type childHooks struct{ h agent.HookRunner }
+
+func (c childHooks) UserPromptSubmit(context.Context, string, string, string) (string, string, error) {
+	return "", "", nil
+}
+func (c childHooks) PostToolUse(ctx context.Context, sessionID, cwd, toolName string, input []byte, result string) (string, error) {
+	return c.h.PostToolUse(ctx, sessionID, cwd, toolName, input, result)
+}
+func (c childHooks) Stop(context.Context, string, string) (string, error) { return "", nil }
+
+// resolveAgentModel maps an agent's or skill's model field to a spec:
+// empty or "inherit" keeps the parent's; "fast" and "haiku" use the
+// configured small_model when there is one; a bare model id stays with the
+// parent's provider.
+func resolveAgentModel(field, parent, small string) string {
+	f := strings.TrimSpace(field)
+	switch strings.ToLower(f) {
+	case "", "inherit":
+		return parent
+	case "fast", "haiku":
+		return firstNonEmpty(small, parent)
+	case "sonnet", "opus":
+		return parent
+	}
+	if strings.Contains(f, "/") {
+		return f
+	}
+	if prov, _, ok := strings.Cut(parent, "/"); ok {
+		return prov + "/" + f
+	}
+	return f
+}
+
+// storeChildren stores sub-agent sessions under their parent.
+type storeChildren struct{ st *store.Store }
+
+func (c storeChildren) NewChild(ctx context.Context, parentID, cwd, model, title string, lastSeq func() int64) (string, turn.Recorder, error) {
+	s, err := c.st.CreateSession(ctx, store.Session{Cwd: cwd, Model: model, Runtime: "native", ParentID: parentID, Title: title})
+	if err != nil {
+		return "", nil, err
+	}
+	return s.ID, c.st.RecorderWithSeq(s.ID, lastSeq), nil
+}
+
+// ExpandPrompt implements session.PromptExpander: `/name args` becomes the
+// custom command's (or user-invocable skill's) text; its allowed-tools are
+// pre-approved for the turn.
+func (w *wiring) ExpandPrompt(l *session.Live, prompt string) session.Expansion {
+	eq := w.get(l)
+	if eq == nil || eq.ext == nil {
+		return session.Expansion{Prompt: prompt}
+	}
+	cmd, text, ok := eq.ext.skills.Expand(prompt)
+	if !ok {
+		return session.Expansion{Prompt: prompt}
+	}
+	if len(cmd.AllowedTools) > 0 {
+		var rules []permission.Rule
+		for _, item := range cmd.AllowedTools {
+			if r, err := permission.ParseRule(item, permission.ActionAllow); err == nil {
+				rules = append(rules, r)
+			}
+		}
+		l.Env.State.OnTurnEnd(eq.engine.Grant("command /"+cmd.Name, rules))
+	}
+	l.Events.Emit(event.Event{Type: event.Status, Message: fmt.Sprintf("/%s: running the %s %s (%s)", cmd.Name, cmd.Scope, cmd.Kind, cmd.File),
+		Meta: map[string]any{"command": cmd.Name}})
+	model := ""
+	if cmd.Model != "" {
+		model = resolveAgentModel(cmd.Model, l.Snapshot().Model, eq.cfg.SmallModel)
+	}
+	return session.Expansion{Prompt: text, Model: model}
+}
+
+// SessionExtensions returns what a live session offers (nil when it is not
+// equipped here).
+func (a *App) SessionExtensions(l *session.Live) *Extensions {
+	w, ok := a.Manager.Wiring().(*wiring)
+	if !ok {
+		return nil
+	}
+	eq := w.get(l)
+	if eq == nil || eq.ext == nil {
+		return nil
+	}
+	return describe(eq.ext.skills, eq.ext.agents)
+}
