@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -243,4 +244,53 @@ func (a *App) SessionExtensions(l *session.Live) *Extensions {
 		return nil
 	}
 	return describe(eq.ext.skills, eq.ext.agents)
+}
+
+// claudeExtras is what the claude-code runtime needs beyond what the CLI
+// reads itself (.claude/skills, .claude/agents, .claude/commands of the
+// project and the user): tandem's config-defined agents for initialize,
+// and a folder whose .claude/skills links the skills found elsewhere
+// (.agents/skills, tandem's folders), passed with --add-dir.
+func (w *wiring) claudeExtras(l *session.Live, eq *equipped) (addDirs []string, agents map[string]any, err error) {
+	if eq.ext == nil {
+		return nil, nil, nil
+	}
+	for _, d := range eq.ext.agents.Custom() {
+		if d.Scope == skills.ScopeConfig {
+			if agents == nil {
+				agents = map[string]any{}
+			}
+			agents[d.Name] = d.Config()
+		}
+	}
+	rec := l.Snapshot()
+	home := w.app.home()
+	own := map[string]bool{filepath.Join(rec.Cwd, ".claude", "skills"): true}
+	if home != "" {
+		own[filepath.Join(home, ".claude", "skills")] = true
+	}
+	var extra []*skills.Skill
+	for _, s := range eq.ext.skills.Skills {
+		if !own[filepath.Dir(s.Dir)] {
+			extra = append(extra, s)
+		}
+	}
+	if len(extra) == 0 {
+		return nil, agents, nil
+	}
+	bridge := filepath.Join(w.app.Paths.DataDir, "claude-skills", rec.ID)
+	dir := filepath.Join(bridge, ".claude", "skills")
+	if err := os.RemoveAll(bridge); err != nil {
+		return nil, nil, fmt.Errorf("prepare skills for claude-code: %w", err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, nil, fmt.Errorf("prepare skills for claude-code: %w", err)
+	}
+	for _, s := range extra {
+		if err := os.Symlink(s.Dir, filepath.Join(dir, s.Name)); err != nil {
+			return nil, nil, fmt.Errorf("prepare skill %s for claude-code: %w", s.Name, err)
+		}
+	}
+	eq.extras = append(eq.extras, func() { _ = os.RemoveAll(bridge) })
+	return []string{bridge}, agents, nil
 }

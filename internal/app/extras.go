@@ -141,6 +141,10 @@ func (w *wiring) claudeCode(name string, l *session.Live, eq *equipped) (turn.Ru
 	if err != nil {
 		return nil, fmt.Errorf("MCP config for claude-code: %w", err)
 	}
+	addDirs, agents, err := w.claudeExtras(l, eq)
+	if err != nil {
+		return nil, err
+	}
 	return claudecode.New(cc, claudecode.Options{ProviderName: provName, BaseURL: pc.BaseURL, APIKey: pc.APIKey,
-		AuthToken: pc.AuthToken, MCPConfig: mcpJSON}), nil
+		AuthToken: pc.AuthToken, MCPConfig: mcpJSON, Agents: agents, AddDirs: addDirs}), nil
 }

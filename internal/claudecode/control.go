@@ -352,11 +352,15 @@ func (c *controller) cancelAll(cause error) {
 
 // initializeRequest registers the PreToolUse hook that routes every tool
 // call to the Checker.
-func initializeRequest() map[string]any {
-	return map[string]any{
+func initializeRequest(agents map[string]any) map[string]any {
+	req := map[string]any{
 		"subtype": "initialize",
 		"hooks": map[string]any{
 			"PreToolUse": []map[string]any{{"matcher": nil, "hookCallbackIds": []string{preToolUseHookID}}},
 		},
 	}
+	if len(agents) > 0 {
+		req["agents"] = agents
+	}
+	return req
 }

@@ -47,6 +47,14 @@ type Recorder interface {
 	SetMeta(ctx context.Context, key, value string) error
 }
 
+// ChildRecorder is implemented by recorders that can store a sub-agent's
+// conversation as a child session of theirs (the claude-code runtime's
+// sub-agents; the native runtime's are stored by internal/subagent).
+type ChildRecorder interface {
+	// Child creates a child session and returns its id and recorder.
+	Child(ctx context.Context, title, model string) (id string, rec Recorder, err error)
+}
+
 // Deps are what a runtime works with. Nothing here is global: a program may
 // run many sessions, each with its own.
 type Deps struct {
