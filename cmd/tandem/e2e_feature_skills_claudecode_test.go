@@ -35,7 +35,7 @@ func TestFeatureSkillsAndAgentsClaudeCode(t *testing.T) {
 	})
 	writeJSONFile(t, filepath.Join(cc.Home, "config.json"), map[string]any{
 		"claude_code": map[string]any{"path": testdepBin(t, "claude"), "first_byte_timeout": "30s", "turn_timeout": "90s"},
-		"agents": map[string]any{"reader": map[string]any{"description": "Reads files and reports.", "prompt": "You read files.", "tools": []string{"Read", "Grep"}}},
+		"agents":      map[string]any{"reader": map[string]any{"description": "Reads files and reports.", "prompt": "You read files.", "tools": []string{"Read", "Grep"}}},
 	})
 	cc.WriteFile("notes.txt", "hello\n")
 	cc.WriteFile(".agents/skills/notes-style/SKILL.md", "---\nname: notes-style\ndescription: How notes are summarised here.\n---\nNOTES-STYLE-BODY: one line per note.\n")
