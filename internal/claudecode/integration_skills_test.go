@@ -151,3 +151,39 @@ func TestRealCLISubagents(t *testing.T) {
 		t.Errorf("child titles %v", titles)
 	}
 }
+
+// A `context: fork` skill runs in a sub-agent under the CLI too: its body
+// is the child's prompt and the child's answer reaches the main thread.
+func TestRealCLIForkSkill(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	writeTree(t, h.work, map[string]string{
+		".claude/skills/audit/SKILL.md": "---\nname: audit\ndescription: Audits the code in a fresh context.\ncontext: fork\n---\nFORK-AUDIT-BODY: report all clear.\n",
+	})
+	none := ""
+	h.start(scripted.Script{
+		SideModelPattern: &none,
+		Steps: []scripted.Step{
+			scripted.ToolStep(scripted.CallID("sk1", "Skill", map[string]any{"skill": "audit"})),
+			scripted.TextStep("The audit says all clear."),
+		},
+		Threads: []scripted.Thread{{Match: "FORK-AUDIT-BODY", Steps: []scripted.Step{scripted.TextStep("FORKED-ANSWER all clear")}}},
+	})
+	res := h.run(context.Background(), New(h.cfg, h.opts), h.input("audit"), &recordingChecker{})
+	if res.IsError {
+		t.Fatalf("result %+v\nevents: %s", res, types(h.events.All()))
+	}
+	var forked, reported bool
+	for _, q := range h.srv.MainRequests() {
+		body := string(q.RawBody)
+		if strings.Contains(body, "FORK-AUDIT-BODY") && !strings.Contains(body, "FORKED-ANSWER") && !strings.Contains(body, "\"audit\"") {
+			forked = true
+		}
+		if strings.Contains(body, "FORKED-ANSWER") && strings.Contains(body, "sk1") {
+			reported = true
+		}
+	}
+	if !forked || !reported {
+		t.Errorf("fork skill: ran in a child %v, answer reached the main thread %v", forked, reported)
+	}
+}
