@@ -294,3 +294,14 @@ func (w *wiring) claudeExtras(l *session.Live, eq *equipped) (addDirs []string, 
 	eq.extras = append(eq.extras, func() { _ = os.RemoveAll(bridge) })
 	return []string{bridge}, agents, nil
 }
+
+// SessionExtensionsJSON implements server.Extensions.
+func (a *App) SessionExtensionsJSON(l *session.Live) (any, error) {
+	if ext := a.SessionExtensions(l); ext != nil {
+		return ext, nil
+	}
+	return a.ExtensionsFor(l.Snapshot().Cwd)
+}
+
+// FolderExtensionsJSON implements server.Extensions.
+func (a *App) FolderExtensionsJSON(cwd string) (any, error) { return a.ExtensionsFor(cwd) }

@@ -85,6 +85,8 @@ type Options struct {
 	// MCP reports and controls a session's MCP servers; nil: the
 	// endpoints answer 501.
 	MCP MCP
+	// Extensions lists skills, commands and agents; nil: 501.
+	Extensions Extensions
 	// KeepAlive is the SSE heartbeat period (default 15s).
 	KeepAlive time.Duration
 	Logger    *slog.Logger
