@@ -31,7 +31,7 @@ type extensionsJSON struct {
 		Name  string   `json:"name"`
 		Tools []string `json:"tools"`
 	} `json:"agents"`
-	Builtins []string `json:"builtin_commands"`
+	Builtins []string                       `json:"builtin_commands"`
 	Warnings []struct{ File, Field string } `json:"warnings"`
 }
 
