@@ -226,6 +226,11 @@ func (e *Engine) judge(mode Mode, req Request) verdict {
 		return e.judgeByRules(req.Tool, func(r Rule) bool { return matchURL(r.Pattern, in.URL) }, verdict{action: ActionAllow})
 	}
 	onlyTool := func(r Rule) bool { return r.Pattern == "" }
+	if name, ok := invokedName(req.Tool, in); ok {
+		// Skill(pdf) and Agent(Explore) rules name what is invoked, as in
+		// Claude Code; the invoked work is judged call by call.
+		return e.judgeByRules(req.Tool, func(r Rule) bool { return r.Pattern == "" || r.Pattern == name }, verdict{action: ActionAllow})
+	}
 	if harmlessTools[req.Tool] {
 		return e.judgeByRules(req.Tool, onlyTool, verdict{action: ActionAllow})
 	}

@@ -3,6 +3,7 @@ package permission
 import (
 	"context"
 	"slices"
+	"strings"
 )
 
 // modeStrictness orders modes from the most to the least restrictive.
@@ -62,4 +63,19 @@ func (e *Engine) Grant(source string, rules []Rule) (revoke func()) {
 		defer e.mu.Unlock()
 		e.session = slices.DeleteFunc(e.session, func(r Rule) bool { return r.Source == source })
 	}
+}
+
+// invokedName is what a Skill or Agent (Task) call invokes, for rules such
+// as Skill(pdf) and Agent(Explore).
+func invokedName(tool string, in toolInput) (string, bool) {
+	switch tool {
+	case "Skill":
+		return strings.TrimPrefix(in.Skill, "/"), true
+	case "Agent", "Task":
+		if in.SubagentType == "" {
+			return "general-purpose", true
+		}
+		return in.SubagentType, true
+	}
+	return "", false
 }
