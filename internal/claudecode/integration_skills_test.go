@@ -150,6 +150,23 @@ func TestRealCLISubagents(t *testing.T) {
 	if !slices.Contains(titles, "reader: read notes") {
 		t.Errorf("child titles %v", titles)
 	}
+	var mainOut, kidOut int64
+	for _, m := range h.rec.Messages() {
+		if m.Usage != nil {
+			mainOut += m.Usage.OutputTokens
+		}
+	}
+	for _, k := range kids {
+		for _, m := range k.Messages() {
+			if m.Usage != nil {
+				kidOut += m.Usage.OutputTokens
+			}
+		}
+	}
+	t.Logf("result usage %+v; main messages out %d, children out %d", res.Usage, mainOut, kidOut)
+	if res.Usage == nil || kidOut == 0 || res.Usage.OutputTokens <= mainOut {
+		t.Errorf("the result's usage %+v does not include the children's (%d main + %d children output tokens)", res.Usage, mainOut, kidOut)
+	}
 }
 
 // A `context: fork` skill runs in a sub-agent under the CLI too: its body

@@ -42,6 +42,9 @@ type Mapper struct {
 	// them (the frames' parent_tool_use_id).
 	subs   map[string]*subConversation
 	titles map[string]string // Agent call id -> "type: description"
+	// subUsage sums what the CLI reported the turn's sub-agents spent; its
+	// result's usage counts only the main thread.
+	subUsage event.Usage
 }
 
 // MapAll maps a whole recorded stream; a convenience for tests and tools.
@@ -271,6 +274,9 @@ func (m *Mapper) mapUser(msg Msg) []event.Event {
 		}
 		ev := event.Event{Type: event.ToolResult, ToolUseID: b.ToolUseID, ToolName: m.toolNames[b.ToolUseID], Output: text, IsError: b.IsError, ParentToolUseID: parent}
 		ev.Diff, ev.Meta = resultExtras(msg.ToolUseResult)
+		if parent == "" {
+			m.noteAgentResult(m.toolNames[b.ToolUseID], msg.ToolUseResult)
+		}
 		out = append(out, ev)
 		blocks = append(blocks, message.Block{Type: message.ToolResult, ToolUseID: b.ToolUseID,
 			Content: []message.Block{message.TextBlock(text)}, IsError: b.IsError})
@@ -313,9 +319,10 @@ func (m *Mapper) mapResult(msg Msg) event.Event {
 		CostUSD: cost, DurationMS: msg.DurationMS, NumTurns: msg.NumTurns,
 	}
 	if msg.Usage != nil {
-		u := toUsage(*msg.Usage)
+		u := toUsage(*msg.Usage).Add(m.subUsage)
 		e.Usage = &u
 	}
+	m.subUsage = event.Usage{}
 	if msg.IsError {
 		e.Error = strings.Join(msg.Errors, "; ")
 		if e.Error == "" {

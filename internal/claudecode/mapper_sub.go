@@ -129,3 +129,19 @@ func (m *Mapper) SubTitle(parent string) string {
 	}
 	return "sub-agent " + parent
 }
+
+// noteAgentResult adds a finished sub-agent's usage, from the Agent
+// call's tool_use_result (AgentOutput), to the turn's.
+func (m *Mapper) noteAgentResult(toolName string, raw json.RawMessage) {
+	if (toolName != "Agent" && toolName != "Task") || len(raw) == 0 {
+		return
+	}
+	var out struct {
+		Status string    `json:"status"`
+		Usage  *APIUsage `json:"usage"`
+	}
+	if json.Unmarshal(raw, &out) != nil || out.Usage == nil || out.Status != "completed" {
+		return
+	}
+	m.subUsage = m.subUsage.Add(toUsage(*out.Usage))
+}

@@ -17,8 +17,8 @@ func TestMapperSubagentFrames(t *testing.T) {
 		`{"type":"assistant","message":{"id":"msg_sub1","model":"claude-sonnet-4-5","content":[{"type":"tool_use","id":"r1","name":"Read","input":{"file_path":"/x"}}],"usage":{"input_tokens":100,"output_tokens":50}},"parent_tool_use_id":"a1","session_id":"s","uuid":"u3"}`,
 		`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"r1","content":"hello"}]},"parent_tool_use_id":"a1","session_id":"s","uuid":"u4"}`,
 		`{"type":"assistant","message":{"id":"msg_sub2","model":"claude-sonnet-4-5","content":[{"type":"text","text":"notes say hello"}],"usage":{"input_tokens":200,"output_tokens":60}},"parent_tool_use_id":"a1","session_id":"s","uuid":"u5"}`,
-		`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"a1","content":"notes say hello"}]},"parent_tool_use_id":null,"session_id":"s","uuid":"u6"}`,
-		`{"type":"result","subtype":"success","result":"done","session_id":"s","num_turns":2}`,
+		`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"a1","content":"notes say hello"}]},"parent_tool_use_id":null,"session_id":"s","uuid":"u6","tool_use_result":{"status":"completed","agentId":"x","usage":{"input_tokens":300,"output_tokens":110}}}`,
+		`{"type":"result","subtype":"success","result":"done","session_id":"s","num_turns":2,"usage":{"input_tokens":10,"output_tokens":5}}`,
 	}
 	var m Mapper
 	var evs []event.Event
@@ -36,6 +36,9 @@ func TestMapperSubagentFrames(t *testing.T) {
 	want := "/tool_use/a1 a1/tool_use/r1 a1/tool_result/r1 a1/text/ /tool_result/a1 /result/"
 	if strings.Join(got, " ") != want {
 		t.Errorf("events\n got %s\nwant %s", strings.Join(got, " "), want)
+	}
+	if u := evs[len(evs)-1].Usage; u == nil || u.InputTokens != 310 || u.OutputTokens != 115 {
+		t.Errorf("result usage %+v: the sub-agent's (from the Agent result) should be added", u)
 	}
 	main := m.TakeMessages()
 	if len(main) != 2 || main[0].ID != "msg_main1" || main[1].ID != "u6" {
