@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/tandem-agent/tandem/internal/agent"
 	"github.com/tandem-agent/tandem/internal/config"
@@ -27,6 +28,11 @@ type extensions struct {
 	agents *subagent.Catalog
 	runner *subagent.Runner
 	budget int
+	// bridge is the --add-dir folder made for the claude-code runtime
+	// (built on its first turn, removed with the session).
+	bridgeOnce sync.Once
+	bridge     []string
+	bridgeErr  error
 }
 
 // skillsSettings is the "skills" config section.
@@ -263,6 +269,14 @@ func (w *wiring) claudeExtras(l *session.Live, eq *equipped) (addDirs []string, 
 			agents[d.Name] = d.Config()
 		}
 	}
+	ext := eq.ext
+	ext.bridgeOnce.Do(func() { ext.bridge, ext.bridgeErr = w.skillBridge(l, eq) })
+	return ext.bridge, agents, ext.bridgeErr
+}
+
+// skillBridge links the skills the CLI would not find itself under
+// .claude/skills of a per-session folder.
+func (w *wiring) skillBridge(l *session.Live, eq *equipped) ([]string, error) {
 	rec := l.Snapshot()
 	home := w.app.home()
 	own := map[string]bool{filepath.Join(rec.Cwd, ".claude", "skills"): true}
@@ -276,23 +290,25 @@ func (w *wiring) claudeExtras(l *session.Live, eq *equipped) (addDirs []string, 
 		}
 	}
 	if len(extra) == 0 {
-		return nil, agents, nil
+		return nil, nil
 	}
 	bridge := filepath.Join(w.app.Paths.DataDir, "claude-skills", rec.ID)
 	dir := filepath.Join(bridge, ".claude", "skills")
 	if err := os.RemoveAll(bridge); err != nil {
-		return nil, nil, fmt.Errorf("prepare skills for claude-code: %w", err)
+		return nil, fmt.Errorf("prepare skills for claude-code: %w", err)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, nil, fmt.Errorf("prepare skills for claude-code: %w", err)
+		return nil, fmt.Errorf("prepare skills for claude-code: %w", err)
 	}
 	for _, s := range extra {
 		if err := os.Symlink(s.Dir, filepath.Join(dir, s.Name)); err != nil {
-			return nil, nil, fmt.Errorf("prepare skill %s for claude-code: %w", s.Name, err)
+			return nil, fmt.Errorf("prepare skill %s for claude-code: %w", s.Name, err)
 		}
 	}
+	w.mu.Lock()
 	eq.extras = append(eq.extras, func() { _ = os.RemoveAll(bridge) })
-	return []string{bridge}, agents, nil
+	w.mu.Unlock()
+	return []string{bridge}, nil
 }
 
 // SessionExtensionsJSON implements server.Extensions.
