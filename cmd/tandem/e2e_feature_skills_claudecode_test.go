@@ -12,7 +12,8 @@ import (
 
 // Under the claude-code runtime: a /command with arguments is expanded by
 // tandem, a skill the CLI would not find itself (.agents/skills) reaches it
-// through --add-dir and is invoked with Skill, a config-defined agent
+// through --add-dir and is invoked with Skill (its allowed-tools then
+// pre-approved by tandem's engine), a config-defined agent
 // reaches it through initialize and is offered only Read and Grep, the
 // child's events are nested in stream-json and its messages are stored as
 // a child session.
@@ -24,6 +25,7 @@ func TestFeatureSkillsAndAgentsClaudeCode(t *testing.T) {
 			SideModelPattern: &none,
 			Steps: []scripted.Step{
 				scripted.ToolStep(scripted.CallID("sk1", "Skill", map[string]any{"skill": "notes-style"})),
+				scripted.ToolStep(scripted.CallID("py1", "Bash", map[string]any{"command": "python3 -c \"open('styled.txt','w').write('ok')\""})),
 				scripted.ToolStep(scripted.CallID("a1", "Agent", map[string]any{"description": "read notes", "prompt": "TASK-ONE: read " + notes, "subagent_type": "reader"})),
 				scripted.TextStep("Done."),
 			},
@@ -38,7 +40,7 @@ func TestFeatureSkillsAndAgentsClaudeCode(t *testing.T) {
 		"agents":      map[string]any{"reader": map[string]any{"description": "Reads files and reports.", "prompt": "You read files.", "tools": []string{"Read", "Grep"}}},
 	})
 	cc.WriteFile("notes.txt", "hello\n")
-	cc.WriteFile(".agents/skills/notes-style/SKILL.md", "---\nname: notes-style\ndescription: How notes are summarised here.\n---\nNOTES-STYLE-BODY: one line per note.\n")
+	cc.WriteFile(".agents/skills/notes-style/SKILL.md", "---\nname: notes-style\ndescription: How notes are summarised here.\nallowed-tools: Bash(python3 *)\n---\nNOTES-STYLE-BODY: one line per note.\n")
 	cc.WriteFile(".claude/commands/summarise.md", "---\ndescription: Summarise\nargument-hint: [what]\n---\nSummarise the $1 using the house style.\n")
 
 	r := cc.RunDetached(streamArgs("/summarise notes", "--runtime", "claude-code")...)
@@ -78,6 +80,9 @@ func TestFeatureSkillsAndAgentsClaudeCode(t *testing.T) {
 	}
 	if !nested {
 		t.Errorf("the child's Read was not nested under a1")
+	}
+	if res := toolResults(r)["py1"]; res.IsError || cc.ReadFile("styled.txt") != "ok" {
+		t.Errorf("the skill's allowed-tools were not pre-approved under claude-code: %+v", res)
 	}
 	kids := cc.childSessions(r.Result().SessionID)
 	if len(kids) != 1 || kids[0].MessageCount < 3 || kids[0].Title != "reader: read notes" || kids[0].Usage.OutputTokens == 0 {

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/tandem-agent/tandem/internal/agent"
+	"github.com/tandem-agent/tandem/internal/claudecode"
 	"github.com/tandem-agent/tandem/internal/compact"
 	"github.com/tandem-agent/tandem/internal/config"
 	"github.com/tandem-agent/tandem/internal/mcp"
@@ -31,6 +32,7 @@ type equipped struct {
 	mcpRunnable mcp.Servers
 	extras      []func()
 	ext         *extensions
+	checker     *skillChecker
 }
 
 // wiring implements session.Wiring for an App.
@@ -95,7 +97,8 @@ func (w *wiring) Equip(ctx context.Context, l *session.Live) (func(), error) {
 		Asker: engineAsker, Emit: l.Events.Emit, GrantStore: grants, Hooks: eq.hooks,
 		ProtectedPaths: hookCfg.ScriptPaths(rec.Cwd), ReadRoots: sk.Dirs(),
 	})
-	l.Checker = eq.engine
+	eq.checker = &skillChecker{Engine: eq.engine, catalog: sk, state: l.Env.State}
+	l.Checker = eq.checker
 	l.ModeSetter = eq.engine
 	l.Tools.Add(tools.Default(w.toolOptions(cfg, l))...)
 	if err := w.equipExtensions(l, eq, sk, ag, skSet); err != nil {
@@ -131,9 +134,14 @@ func (w *wiring) Runtime(name string, l *session.Live) (turn.Runtime, error) {
 	}
 	switch name {
 	case "", "native":
+		eq.checker.cli.Store(false)
 		return w.native(eq)
 	case "claude-code", "auto":
-		return w.claudeCode(name, l, eq)
+		rt, err := w.claudeCode(name, l, eq)
+		if err == nil {
+			eq.checker.cli.Store(rt.Name() == claudecode.RuntimeName)
+		}
+		return rt, err
 	}
 	return nil, fmt.Errorf("unknown runtime %q: use native, claude-code or auto", name)
 }
