@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -330,5 +331,68 @@ func TestFeatureCustomCommandNative(t *testing.T) {
 	mustSucceed(t, r)
 	if txt := requestText(x.lastMain()); !strings.Contains(txt, "Fix issue #42 in the parser code. Full request: 42 parser") {
 		t.Errorf("the model got:\n%s", txt)
+	}
+}
+
+// A failing child returns an error result; the parent's turn goes on.
+func TestFeatureFailingSubagentNative(t *testing.T) {
+	x := newE2E(t, scripted.Script{
+		Steps: []scripted.Step{
+			scripted.ToolStep(scripted.CallID("a1", "Agent", map[string]any{"description": "doomed", "prompt": "DOOMED-TASK"})),
+			scripted.TextStep("The agent failed; carrying on."),
+		},
+		Threads: []scripted.Thread{{Match: "DOOMED-TASK", Steps: []scripted.Step{
+			scripted.TextStep("never").WithFault(scripted.Fault{Status: 400, Always: true}),
+		}}},
+	})
+	r := x.RunStream("delegate")
+	mustSucceed(t, r)
+	res := toolResults(r)["a1"]
+	if !res.IsError || !strings.Contains(res.Output, "did not finish") || res.Meta["subtype"] != event.SubtypeProviderError {
+		t.Errorf("failed child's result: %+v", res)
+	}
+	if r.Result().Result != "The agent failed; carrying on." {
+		t.Errorf("the parent did not go on: %+v", r.Result())
+	}
+}
+
+// Interrupting the turn stops the children: a child running a long
+// command is killed and the run ends as interrupted, quickly.
+func TestFeatureInterruptStopsSubagentsNative(t *testing.T) {
+	marker := sleepMarker()
+	x := newE2E(t, scripted.Script{
+		Steps: []scripted.Step{
+			scripted.ToolStep(
+				scripted.CallID("a1", "Agent", map[string]any{"description": "sleep", "prompt": "SLEEP-TASK"}),
+				scripted.CallID("a2", "Agent", map[string]any{"description": "slow", "prompt": "SLOW-TASK"}),
+			),
+			scripted.TextStep("never"),
+		},
+		Threads: []scripted.Thread{
+			{Match: "SLEEP-TASK", Steps: []scripted.Step{scripted.ToolStep(scripted.CallID("s1", "Bash", map[string]any{"command": "sleep " + marker}))}},
+			{Match: "SLOW-TASK", Steps: []scripted.Step{scripted.TextStep("late").WithFault(scripted.Fault{FirstByteDelayMS: 30000})}},
+		},
+	})
+	p := x.Start("run", "-p", "delegate", "--output-format", "stream-json", "--model", "anthropic/claude-sonnet-4-5", "--permission-mode", "trust")
+	waitFor(t, "the child's sleep to start", 15*time.Second, func() bool { return len(pidsWithArg(t, marker)) > 0 })
+	t.Cleanup(func() {
+		for _, pid := range pidsWithArg(t, marker) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+	start := time.Now()
+	p.Signal(syscall.SIGINT)
+	r := p.Wait(10 * time.Second)
+	if d := time.Since(start); d > 8*time.Second {
+		t.Errorf("interrupt took %v", d)
+	}
+	if res := r.Result(); res.Subtype != event.SubtypeInterrupted {
+		t.Fatalf("result %+v\nstderr:\n%s", res, r.Stderr)
+	}
+	waitFor(t, "the child's sleep to be killed", 3*time.Second, func() bool { return len(pidsWithArg(t, marker)) == 0 })
+	for _, id := range []string{"a1", "a2"} {
+		if res := toolResults(r)[id]; !res.IsError {
+			t.Errorf("%s after the interrupt: %+v", id, res)
+		}
 	}
 }
