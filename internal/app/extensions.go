@@ -15,7 +15,6 @@ import (
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/session"
 	"github.com/tandem-agent/tandem/internal/skills"
-	"github.com/tandem-agent/tandem/internal/store"
 	"github.com/tandem-agent/tandem/internal/subagent"
 	"github.com/tandem-agent/tandem/internal/tool"
 	"github.com/tandem-agent/tandem/internal/tools/agenttools"
@@ -118,7 +117,7 @@ func (w *wiring) equipExtensions(l *session.Live, eq *equipped, sk *skills.Catal
 		return err
 	}
 	ext := &extensions{skills: sk, agents: ag, budget: set.ListingBudget}
-	ext.runner = &subagent.Runner{Runtime: child, Children: storeChildren{w.app.Store}, Agents: ag, Skills: sk, Settings: st,
+	ext.runner = &subagent.Runner{Runtime: child, Children: subagent.StoreChildren{Store: w.app.Store}, Agents: ag, Skills: sk, Settings: st,
 		ResolveModel: func(field, parent string) string { return resolveAgentModel(field, parent, eq.cfg.SmallModel) },
 		Bind:         agenttools.Bind(sk, eq.engine, set.ListingBudget)}
 	if eq.hooks != nil {
@@ -195,17 +194,6 @@ func resolveAgentModel(field, parent, small string) string {
 		return prov + "/" + f
 	}
 	return f
-}
-
-// storeChildren stores sub-agent sessions under their parent.
-type storeChildren struct{ st *store.Store }
-
-func (c storeChildren) NewChild(ctx context.Context, parentID, cwd, model, title string, lastSeq func() int64) (string, turn.Recorder, error) {
-	s, err := c.st.CreateSession(ctx, store.Session{Cwd: cwd, Model: model, Runtime: "native", ParentID: parentID, Title: title})
-	if err != nil {
-		return "", nil, err
-	}
-	return s.ID, c.st.RecorderWithSeq(s.ID, lastSeq), nil
 }
 
 // ExpandPrompt implements session.PromptExpander: `/name args` becomes the

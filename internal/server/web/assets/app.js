@@ -32,6 +32,7 @@ const state = {
   cards: new Map(), // tool_use_id -> card
   permQueue: [], // pending permission_request events
   commands: [], // [{name, description, argument_hint}] for / completion
+  endedTurns: 0, // results seen, so send() knows whether its turn already ended
 };
 
 // ---- workspaces and sessions ------------------------------------------
@@ -311,6 +312,7 @@ function endTurn(ev) {
   }
   state.turn = null;
   state.permQueue = [];
+  state.endedTurns++;
   closeDialog();
   setRunning(false);
   refreshSession();
@@ -408,10 +410,13 @@ async function send() {
   const text = ui.prompt.value;
   if (!text.trim() || !state.session) return;
   ui.prompt.value = '';
+  const ended = state.endedTurns;
   try {
     const r = await withTrust(() => api('POST', `/api/sessions/${state.session.id}/messages`, { text }));
     if (r.queued) ui.queueNote.textContent = `Queued (#${r.position}) — it runs after the current turn.`;
-    setRunning(true, r.queued ? new Array(r.position) : []);
+    // A fast turn may have ended (its result arrived on the stream) before
+    // this answer did: then it is not running any more.
+    if (r.queued || state.endedTurns === ended) setRunning(true, r.queued ? new Array(r.position) : []);
     if (r.queued) ui.queueNote.textContent = `Working… message queued at #${r.position}`;
   } catch (err) {
     ui.prompt.value = text;
@@ -453,7 +458,8 @@ async function loadCommands(id) {
     const ext = await api('GET', `/api/sessions/${encodeURIComponent(id)}/skills`);
     state.commands = (ext.commands || []).map((c) => ({ name: c.name, description: c.description, hint: c.argument_hint || '' }))
       .concat((ext.builtin_commands || []).map((n) => ({ name: n, description: 'built in', hint: '' })));
-  } catch { /* completion is optional */ }
+  } catch (err) { state.commandsError = String(err); /* completion is optional */ }
+  if (state.session && state.session.id === id) suggestCommands(); // the user may have typed already
 }
 
 function suggestCommands() {

@@ -107,7 +107,7 @@ export function toolCard(name, input) {
       lastText = null;
     },
     childText(text) {
-      if (!lastText) { lastText = el('div', { class: 'sub-text' }); this.child(lastText); }
+      if (!lastText) { const n = el('div', { class: 'sub-text' }); this.child(n); lastText = n; }
       lastText.textContent += text;
     },
     output(chunk, stream) {
