@@ -20,7 +20,9 @@ func (fixedExtensions) SessionExtensionsJSON(*session.Live) (any, error) {
 	return map[string]any{"commands": []map[string]string{{"name": "fix-issue", "description": "Fix an issue", "argument_hint": "[number]"}},
 		"builtin_commands": []string{"compact"}}, nil
 }
-func (fixedExtensions) FolderExtensionsJSON(string) (any, error) { return fixedExtensions{}.SessionExtensionsJSON(nil) }
+func (fixedExtensions) FolderExtensionsJSON(string) (any, error) {
+	return fixedExtensions{}.SessionExtensionsJSON(nil)
+}
 
 // Typing / offers the session's commands; a sub-agent's steps appear
 // nested inside its Agent card.
