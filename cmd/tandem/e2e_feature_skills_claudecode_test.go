@@ -43,7 +43,7 @@ func TestFeatureSkillsAndAgentsClaudeCode(t *testing.T) {
 	cc.WriteFile(".agents/skills/notes-style/SKILL.md", "---\nname: notes-style\ndescription: How notes are summarised here.\nallowed-tools: Bash(python3 *)\n---\nNOTES-STYLE-BODY: one line per note.\n")
 	cc.WriteFile(".claude/commands/summarise.md", "---\ndescription: Summarise\nargument-hint: [what]\n---\nSummarise the $1 using the house style.\n")
 
-	r := cc.RunDetached(streamArgs("/summarise notes", "--runtime", "claude-code")...)
+	r := cc.RunDetached(streamArgs("/summarise notes", "--runtime", "claude-code", "--trust-project")...)
 	mustSucceed(t, r)
 	reqs := cc.srv.MainRequests()
 	if len(reqs) == 0 || !strings.Contains(string(reqs[0].RawBody), "Summarise the notes using the house style.") {

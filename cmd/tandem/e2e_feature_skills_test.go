@@ -100,7 +100,12 @@ func TestFeatureSkillToolNative(t *testing.T) {
 	writeAt(t, filepath.Join(x.Home, ".claude", "skills", "style", "SKILL.md"), "---\nname: style\ndescription: House style guide.\n---\nSee reference.md.\n")
 	writeAt(t, refPath, "STYLE-REFERENCE-CONTENT\n")
 
-	r := x.RunStream("write a note for Ana")
+	// A project skill that pre-approves tools needs a trusted folder.
+	untrusted := x.RunStream("write a note for Ana")
+	if untrusted.Code == 0 || !strings.Contains(untrusted.Stdout+untrusted.Stderr, "make-note/SKILL.md: \"allowed-tools\"") {
+		t.Fatalf("untrusted folder: exit %d\n%s\n%s", untrusted.Code, untrusted.Stdout, untrusted.Stderr)
+	}
+	r := x.RunStream("write a note for Ana", "--trust-project")
 	mustSucceed(t, r)
 	reqs := x.srv.MainRequests()
 	if len(reqs) < 3 {
@@ -132,7 +137,7 @@ func TestFeatureSkillToolNative(t *testing.T) {
 		scripted.ToolStep(scripted.CallID("py2", "Bash", map[string]any{"command": "python3 -c \"open('note2.txt','w').write('hi')\""})),
 		scripted.TextStep("ok"),
 	}})
-	r2 := x.RunStream("again, without the skill")
+	r2 := x.RunStream("again, without the skill", "--trust-project")
 	if res := toolResults(r2)["py2"]; !res.IsError {
 		t.Errorf("the skill's pre-approval outlived its turn: %+v", res)
 	}

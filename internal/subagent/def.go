@@ -155,7 +155,10 @@ func ParseConfig(raw json.RawMessage, file string) ([]*Def, error) {
 func (d *Def) Config() ConfigDef {
 	c := ConfigDef{Description: d.Description, Prompt: d.Prompt, Tools: d.Tools, DisallowedTools: d.DisallowedTools,
 		Model: d.Model, MaxTurns: d.MaxTurns, Skills: d.Skills, Effort: d.Effort}
-	if d.PermissionMode != "" {
+	// Only a mode that narrows is passed on: tandem's engine judges every
+	// call of the CLI's sub-agents anyway, and a looser mode must not
+	// reach the CLI even by mistake.
+	if d.PermissionMode == permission.Explore || d.PermissionMode == permission.DontAsk {
 		c.PermissionMode = claudeMode(d.PermissionMode)
 	}
 	return c
