@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,6 +19,9 @@ type fixedExtensions struct{}
 
 func (fixedExtensions) SessionExtensionsJSON(*session.Live) (any, error) {
 	return map[string]any{"commands": []map[string]string{{"name": "fix-issue", "description": "Fix an issue", "argument_hint": "[number]"}},
+		"skills":           []map[string]string{{"name": "pdf-tools", "description": "Works with PDF files."}},
+		"agents":           []map[string]string{{"name": "reader", "description": "Reads files."}},
+		"warnings":         []map[string]string{{"file": "/w/.claude/skills/bad/SKILL.md", "field": "effort", "message": "bad value"}},
 		"builtin_commands": []string{"compact"}}, nil
 }
 func (fixedExtensions) FolderExtensionsJSON(string) (any, error) {
@@ -93,6 +97,15 @@ func TestBrowserCommandsAndNestedSubagent(t *testing.T) {
 	childText, err := chromedp.Run(sctx, chromedp.Evaluate[string](`[...document.querySelectorAll('.sub-text')].map(n => n.textContent).join('|')`))
 	if err != nil {
 		t.Fatal(err)
+	}
+	panel, err := chromedp.Run(sctx, chromedp.Evaluate[string](`document.getElementById('extensions-body').textContent`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"pdf-tools Works with PDF files.", "reader Reads files.", "bad/SKILL.md effort: bad value"} {
+		if !strings.Contains(panel, want) {
+			t.Errorf("skills panel lacks %q: %q", want, panel)
+		}
 	}
 	if prompt != "/fix-issue " {
 		t.Errorf("Tab completed the prompt to %q", prompt)

@@ -16,7 +16,8 @@ const ui = {
   title: $('session-title'), model: $('model-select'), mode: $('mode-select'), runtime: $('runtime-select'),
   tokensIn: $('tokens-in'), tokensOut: $('tokens-out'), cost: $('cost'), conn: $('conn'),
   ctx: $('ctx'), ctxMeter: $('ctx-meter'), ctxText: $('ctx-text'), compact: $('compact'),
-  log: $('log'), composer: $('composer'), prompt: $('prompt'), commandList: $('command-list'), send: $('send'), interrupt: $('interrupt'),
+  log: $('log'), composer: $('composer'), prompt: $('prompt'), commandList: $('command-list'),
+  extensions: $('extensions'), extensionsBody: $('extensions-body'), send: $('send'), interrupt: $('interrupt'),
   queueNote: $('queue-note'), logout: $('logout'), permPending: $('perm-pending'),
   dialog: $('perm-dialog'), permSummary: $('perm-summary'), permReason: $('perm-reason'), permDetail: $('perm-detail'),
   permMessage: $('perm-message'), permError: $('perm-error'), permOnce: $('perm-once'), permAlways: $('perm-always'), permDeny: $('perm-deny'),
@@ -458,8 +459,21 @@ async function loadCommands(id) {
     const ext = await api('GET', `/api/sessions/${encodeURIComponent(id)}/skills`);
     state.commands = (ext.commands || []).map((c) => ({ name: c.name, description: c.description, hint: c.argument_hint || '' }))
       .concat((ext.builtin_commands || []).map((n) => ({ name: n, description: 'built in', hint: '' })));
+    showExtensions(ext);
   } catch (err) { state.commandsError = String(err); /* completion is optional */ }
   if (state.session && state.session.id === id) suggestCommands(); // the user may have typed already
+}
+
+// showExtensions lists the session's skills and agents, and the problems
+// found in their files, in the sidebar.
+function showExtensions(ext) {
+  const section = (title, items) => items.length ? [el('h3', { text: title }),
+    el('ul', { class: 'ext-list' }, ...items.map(([name, desc]) => el('li', {}, el('b', { text: name }), el('span', { class: 'muted', text: ' ' + (desc || '') }))))] : [];
+  const skills = (ext.skills || []).map((s) => [s.name, s.description]);
+  const agents = (ext.agents || []).map((a) => [a.name, a.description]);
+  const problems = (ext.warnings || []).map((w) => [w.file.split('/').slice(-2).join('/'), (w.field ? w.field + ': ' : '') + w.message]);
+  ui.extensionsBody.replaceChildren(...section('Skills', skills), ...section('Agents', agents), ...section('Problems', problems));
+  ui.extensions.hidden = false;
 }
 
 function suggestCommands() {
