@@ -54,6 +54,14 @@ func (p *printer) Emit(e event.Event) {
 }
 
 func (p *printer) text(e event.Event) {
+	if e.ParentToolUseID != "" {
+		// A sub-agent's work: its report comes back as the Agent call's
+		// result, so only verbose mode shows the steps, indented.
+		if p.verbose && e.Type == event.ToolUse {
+			fmt.Fprintf(p.err, "  ● (sub-agent) %s %s\n", e.ToolName, compact(e.Input, 200))
+		}
+		return
+	}
 	switch e.Type {
 	case event.Text:
 		p.streamText(e)

@@ -88,7 +88,7 @@ func serve(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	srv, err := server.New(server.Options{
 		Manager: a.Manager, Store: a.Store, Token: token, DataDir: a.Paths.DataDir,
 		AllowedHosts: f.allowHost, AllowedOrigins: f.allowOrig,
-		Catalog: app.ServerCatalog{App: a}, Permissions: a, MCP: a, Trust: a, Checkpoints: a.Checkpoints,
+		Catalog: app.ServerCatalog{App: a}, Permissions: a, MCP: a, Trust: a, Checkpoints: a.Checkpoints, Extensions: a,
 		Logger: slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level})),
 		// Only flags here: what they leave out, each session's folder
 		// configuration decides (app.ResolveSettings).

@@ -34,6 +34,11 @@ func (u *updater) Emit(e event.Event) {
 }
 
 func (u *updater) convert(e event.Event) (acpsdk.SessionUpdate, bool) {
+	if e.ParentToolUseID != "" && (e.Type == event.Text || e.Type == event.Thinking) {
+		// A sub-agent's words are not the agent's message: its report
+		// arrives as the Agent call's result. Its tool calls are shown.
+		return acpsdk.SessionUpdate{}, false
+	}
 	switch e.Type {
 	case event.Text:
 		if e.Text == "" {

@@ -46,6 +46,9 @@ func (r *Runtime) RunTurn(ctx context.Context, in turn.Input, d turn.Deps) (even
 		return r.finish(ctx, st, event.SubtypeError, fmt.Errorf("model %q: %w", in.Model, err)), nil
 	}
 	st.model = model
+	if in.Effort != "" {
+		st.model.Effort = in.Effort
+	}
 	d.Events.Emit(event.Event{Type: event.Status, Cwd: in.Cwd, Model: in.Model, Runtime: r.Name(),
 		Tools: d.Tools.Names(), Mode: string(in.Mode)})
 

@@ -27,6 +27,7 @@ func (r *Runtime) runTools(ctx context.Context, st *turnState, uses []message.Bl
 		st.d.Events.Emit(event.Event{Type: event.ToolUse, ToolUseID: u.ID, ToolName: u.Name, Input: u.Input})
 	}
 	results := make([]message.Block, len(uses))
+	spent := make([]tool.Result, len(uses))
 	for i := 0; i < len(uses); {
 		j := i + 1
 		if r.readOnly(st, uses[i].Name) {
@@ -39,12 +40,13 @@ func (r *Runtime) runTools(ctx context.Context, st *turnState, uses []message.Bl
 			wg.Add(1)
 			go func(k int) {
 				defer wg.Done()
-				results[k] = r.runOne(ctx, st, uses[k])
+				results[k], spent[k] = r.runOne(ctx, st, uses[k])
 			}(k)
 		}
 		wg.Wait()
 		i = j
 	}
+	st.addToolUsage(spent)
 	return message.Message{ID: newID("msg"), Role: message.User, Content: results, CreatedAt: time.Now().UTC()}
 }
 
@@ -59,13 +61,13 @@ func (r *Runtime) readOnly(st *turnState, name string) bool {
 
 // runOne runs a single call: doom-loop check, permission, execution,
 // post-hook; it always yields a tool_result block and a tool_result event.
-func (r *Runtime) runOne(ctx context.Context, st *turnState, use message.Block) message.Block {
+func (r *Runtime) runOne(ctx context.Context, st *turnState, use message.Block) (message.Block, tool.Result) {
 	res := r.execute(ctx, st, use)
 	block := message.Block{Type: message.ToolResult, ToolUseID: use.ID, IsError: res.IsError,
 		Content: append([]message.Block{message.TextBlock(res.Content)}, res.Images...)}
 	st.d.Events.Emit(event.Event{Type: event.ToolResult, ToolUseID: use.ID, ToolName: use.Name,
 		Output: res.Content, IsError: res.IsError, Diff: res.Diff, Meta: res.Meta})
-	return block
+	return block, res
 }
 
 func (r *Runtime) execute(ctx context.Context, st *turnState, use message.Block) tool.Result {

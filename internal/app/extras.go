@@ -141,8 +141,13 @@ func (w *wiring) claudeCode(name string, l *session.Live, eq *equipped) (turn.Ru
 	if err != nil {
 		return nil, fmt.Errorf("MCP config for claude-code: %w", err)
 	}
+	addDirs, agents, err := w.claudeExtras(l, eq)
+	if err != nil {
+		return nil, err
+	}
 	return claudecode.New(cc, claudecode.Options{ProviderName: provName, BaseURL: pc.BaseURL, APIKey: pc.APIKey,
-		AuthToken: pc.AuthToken, MCPConfig: mcpJSON, Observer: observer(eq)}), nil
+		AuthToken: pc.AuthToken, MCPConfig: mcpJSON, Observer: observer(eq),
+		Agents: agents, AddDirs: addDirs}), nil
 }
 
 // observer is the claude-code runtime's view of the checkpoint recorder.

@@ -47,6 +47,7 @@ func projectFindings(cwd string, cfg *config.Config, known func(provider string)
 		out = append(out, claudeFindings(f)...)
 	}
 	out = append(out, mcpFindings(filepath.Join(cwd, ".mcp.json"))...)
+	out = append(out, skillFindings(cwd)...)
 	return out
 }
 
@@ -61,6 +62,7 @@ var projectKeys = map[string]bool{
 	// compaction only tunes when and how the conversation is summarised;
 	// its model is as free to choose as "model".
 	"compaction": true,
+	"skills":     true, "subagents": true,
 }
 
 const whyUnlisted = "is not among the settings a project may set without trust (docs/permissions.md)"

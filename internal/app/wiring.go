@@ -9,6 +9,7 @@ import (
 
 	"github.com/tandem-agent/tandem/internal/agent"
 	"github.com/tandem-agent/tandem/internal/checkpoint"
+	"github.com/tandem-agent/tandem/internal/claudecode"
 	"github.com/tandem-agent/tandem/internal/compact"
 	"github.com/tandem-agent/tandem/internal/config"
 	"github.com/tandem-agent/tandem/internal/mcp"
@@ -32,6 +33,8 @@ type equipped struct {
 	mcpRunnable mcp.Servers
 	extras      []func()
 	tracker     *checkpoint.Tracker // nil: checkpoints off
+	ext         *extensions
+	checker     *skillChecker
 }
 
 // wiring implements session.Wiring for an App.
@@ -75,6 +78,11 @@ func (w *wiring) Equip(ctx context.Context, l *session.Live) (func(), error) {
 	userRules = append(append(userRules, claude.UserRules...), grants.load(context.WithoutCancel(ctx), string(permission.ScopeUser))...)
 	projectRules = append(append(projectRules, claude.ProjectRules...), grants.load(context.WithoutCancel(ctx), rec.Cwd)...)
 
+	sk, ag, skSet, err := w.app.loadExtensions(cfg, rec.Cwd)
+	if err != nil {
+		return nil, err
+	}
+
 	asker := w.app.opts.Asker
 	var locals []permission.Asker
 	if asker != nil {
@@ -89,15 +97,19 @@ func (w *wiring) Equip(ctx context.Context, l *session.Live) (func(), error) {
 		Mode: mode, Roots: l.Roots, WorkDir: rec.Cwd, HomeDir: home,
 		UserRules: userRules, ProjectRules: projectRules, FlagRules: w.app.FlagRules,
 		Asker: engineAsker, Emit: l.Events.Emit, GrantStore: grants, Hooks: eq.hooks,
-		ProtectedPaths: hookCfg.ScriptPaths(rec.Cwd),
+		ProtectedPaths: hookCfg.ScriptPaths(rec.Cwd), ReadRoots: sk.Dirs(),
 	})
-	l.Checker = eq.engine
+	eq.checker = &skillChecker{Engine: eq.engine, catalog: sk, state: l.Env.State}
+	l.Checker = eq.checker
 	l.ModeSetter = eq.engine
 	ts, err := w.equipCheckpoints(cfg, l, eq, tools.Default(w.toolOptions(cfg, l)))
 	if err != nil {
 		return nil, err
 	}
 	l.Tools.Add(ts...)
+	if err := w.equipExtensions(l, eq, sk, ag, skSet); err != nil {
+		return nil, err
+	}
 	if err := w.equipMCP(ctx, l, eq); err != nil {
 		return nil, err
 	}
@@ -130,9 +142,13 @@ func (w *wiring) Runtime(name string, l *session.Live) (turn.Runtime, error) {
 	var err error
 	switch name {
 	case "", "native":
+		eq.checker.cli.Store(false)
 		rt, err = w.native(eq)
 	case "claude-code", "auto":
 		rt, err = w.claudeCode(name, l, eq)
+		if err == nil {
+			eq.checker.cli.Store(rt.Name() == claudecode.RuntimeName)
+		}
 	default:
 		return nil, fmt.Errorf("unknown runtime %q: use native, claude-code or auto", name)
 	}
@@ -143,10 +159,18 @@ func (w *wiring) Runtime(name string, l *session.Live) (turn.Runtime, error) {
 }
 
 func (w *wiring) native(eq *equipped) (turn.Runtime, error) {
+	opts, err := w.nativeOptions(eq)
+	if err != nil {
+		return nil, err
+	}
+	return agent.New(opts)
+}
+
+func (w *wiring) nativeOptions(eq *equipped) (agent.Options, error) {
 	pb := prompt.Builder{ConfigDir: w.app.Paths.ConfigDir, Home: w.app.opts.Getenv("HOME"), Warn: w.app.opts.Stderr}
 	cc, err := compact.Parse(eq.cfg.Compaction, eq.cfg.SectionSource("compaction"))
 	if err != nil {
-		return nil, err
+		return agent.Options{}, err
 	}
 	opts := agent.Options{
 		Models:     w.app.models.resolver(eq.cfg),
@@ -157,7 +181,7 @@ func (w *wiring) native(eq *equipped) (turn.Runtime, error) {
 	if eq.hooks != nil {
 		opts.Hooks = hookAdapter{r: eq.hooks, mode: func() string { return string(eq.engine.Mode()) }}
 	}
-	return agent.New(opts)
+	return opts, nil
 }
 
 // permLayers are the "permissions" sections of the user and project files.

@@ -60,6 +60,9 @@ func buildArgs(cfg Config, opts Options, in turn.Input, l launch) []string {
 	for _, r := range extraRoots(in) {
 		args = append(args, "--add-dir", r)
 	}
+	for _, r := range opts.AddDirs {
+		args = append(args, "--add-dir", r)
+	}
 	if len(opts.MCPConfig) > 0 {
 		args = append(args, "--mcp-config", string(opts.MCPConfig))
 	}
@@ -127,6 +130,10 @@ func childEnv(parent []string, cfg Config, opts Options) []string {
 	set("ANTHROPIC_AUTH_TOKEN", opts.AuthToken)
 	// A driven CLI must not replace itself in the middle of a session.
 	set("DISABLE_AUTOUPDATER", "1")
+	// Sub-agents and shells run in the foreground: a turn ends with its
+	// result, so a background agent would be cut off (or finish unseen)
+	// and its report never reach the model. claude_code.env may override.
+	set("CLAUDE_CODE_DISABLE_BACKGROUND_TASKS", "1")
 	if cfg.AllowRoot {
 		set("IS_SANDBOX", "1")
 	}

@@ -31,10 +31,11 @@ const (
 )
 
 // DefaultAllowedTools returns the built-in tool set offered to the model
-// when Config.AllowedTools is empty. It matches the native runtime's core
-// tools.
+// when Config.AllowedTools is empty. It matches the native runtime's
+// tools, sub-agents (Agent, which the CLI also knows as Task) and skills
+// included.
 func DefaultAllowedTools() []string {
-	return []string{"Read", "Write", "Edit", "Bash", "Glob", "Grep", "NotebookEdit", "TodoWrite"}
+	return []string{"Read", "Write", "Edit", "Bash", "Glob", "Grep", "NotebookEdit", "TodoWrite", "Agent", "Skill", "WebFetch", "WebSearch"}
 }
 
 // Duration is a time.Duration that reads from JSON as a Go duration string
@@ -192,6 +193,14 @@ type Options struct {
 	// Observer, when set, hears of every tool call the CLI runs (before and
 	// after), as the native runtime's wrapped tools are seen.
 	Observer ToolObserver
+	// Agents are tandem's config-defined sub-agents in the CLI's
+	// AgentDefinition shape, sent in initialize (the CLI reads
+	// .claude/agents itself).
+	Agents map[string]any
+	// AddDirs are extra folders passed with --add-dir: one holding the
+	// skills the CLI would not find on its own (.agents/skills, tandem's
+	// folders) under .claude/skills.
+	AddDirs []string
 	// Logger receives debug notes (ignored message types, undecodable
 	// lines); nil means slog.Default().
 	Logger *slog.Logger

@@ -408,13 +408,17 @@ func (c *controller) observeEnd(ctx context.Context, raw json.RawMessage) (any, 
 
 // initializeRequest registers the PreToolUse hook that routes every tool
 // call to the Checker and, with post, the PostToolUse hook that reports
-// finished calls to the observer.
-func initializeRequest(post bool) map[string]any {
+// finished calls to the observer; agents are tandem's config-defined ones.
+func initializeRequest(post bool, agents map[string]any) map[string]any {
 	hooks := map[string]any{
 		"PreToolUse": []map[string]any{{"matcher": nil, "hookCallbackIds": []string{preToolUseHookID}}},
 	}
 	if post {
 		hooks["PostToolUse"] = []map[string]any{{"matcher": nil, "hookCallbackIds": []string{postToolUseHookID}}}
 	}
-	return map[string]any{"subtype": "initialize", "hooks": hooks}
+	req := map[string]any{"subtype": "initialize", "hooks": hooks}
+	if len(agents) > 0 {
+		req["agents"] = agents
+	}
+	return req
 }

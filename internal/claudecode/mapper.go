@@ -38,6 +38,13 @@ type Mapper struct {
 	pendingSrc string
 	seenIDs    map[string]int
 	done       []message.Message
+	// subs are sub-agent conversations by the Agent call that started
+	// them (the frames' parent_tool_use_id).
+	subs   map[string]*subConversation
+	titles map[string]string // Agent call id -> "type: description"
+	// subUsage sums what the CLI reported the turn's sub-agents spent; its
+	// result's usage counts only the main thread.
+	subUsage event.Usage
 }
 
 // MapAll maps a whole recorded stream; a convenience for tests and tools.
@@ -100,6 +107,9 @@ func (m *Mapper) Flush() {
 }
 
 func (m *Mapper) flush() {
+	for _, sc := range m.subs {
+		sc.flush()
+	}
 	if m.pending != nil {
 		m.done = append(m.done, *m.pending)
 		m.pending = nil
@@ -178,20 +188,20 @@ func (m *Mapper) mapAssistant(msg Msg) []event.Event {
 	if am == nil {
 		return nil
 	}
-	sub := msg.ParentToolUseID != nil
-	if !sub {
-		if m.pending == nil || m.pendingSrc != am.ID {
-			m.flush()
-			m.pending = &message.Message{ID: m.storeID(am.ID), Role: message.Assistant, Model: am.Model, CreatedAt: m.now()}
-			m.pendingSrc = am.ID
+	if msg.ParentToolUseID != nil {
+		return m.mapSubAssistant(*msg.ParentToolUseID, am)
+	}
+	if m.pending == nil || m.pendingSrc != am.ID {
+		m.flush()
+		m.pending = &message.Message{ID: m.storeID(am.ID), Role: message.Assistant, Model: am.Model, CreatedAt: m.now()}
+		m.pendingSrc = am.ID
+	}
+	if am.Usage != nil {
+		u := toUsage(*am.Usage)
+		if m.pending.Usage != nil && m.pending.Usage.OutputTokens > u.OutputTokens {
+			u.OutputTokens = m.pending.Usage.OutputTokens
 		}
-		if am.Usage != nil {
-			u := toUsage(*am.Usage)
-			if m.pending.Usage != nil && m.pending.Usage.OutputTokens > u.OutputTokens {
-				u.OutputTokens = m.pending.Usage.OutputTokens
-			}
-			m.pending.Usage = &u
-		}
+		m.pending.Usage = &u
 	}
 	var out []event.Event
 	for _, b := range am.Blocks() {
@@ -199,16 +209,10 @@ func (m *Mapper) mapAssistant(msg Msg) []event.Event {
 		if !ok {
 			continue
 		}
-		if !sub {
-			m.pending.Content = append(m.pending.Content, blk)
+		m.pending.Content = append(m.pending.Content, blk)
+		if ev != nil {
+			out = append(out, *ev)
 		}
-		if ev == nil || (sub && ev.Type != event.ToolUse) {
-			continue
-		}
-		if sub {
-			ev.Meta = map[string]any{"parent_tool_use_id": *msg.ParentToolUseID}
-		}
-		out = append(out, *ev)
 	}
 	return out
 }
@@ -238,6 +242,7 @@ func (m *Mapper) assistantBlock(id string, b APIBlock) (message.Block, *event.Ev
 			input = json.RawMessage(`{}`)
 		}
 		m.toolNames[b.ID] = b.Name
+		m.noteAgentCall(b.ID, b.Name, input)
 		blk := message.Block{Type: message.ToolUse, ID: b.ID, Name: b.Name, Input: input}
 		return blk, &event.Event{Type: event.ToolUse, ToolUseID: b.ID, ToolName: b.Name, Input: input, MessageID: id}, true
 	}
@@ -249,10 +254,17 @@ func (m *Mapper) mapUser(msg Msg) []event.Event {
 	if um == nil {
 		return nil
 	}
-	sub := msg.ParentToolUseID != nil
+	var parent string
+	if msg.ParentToolUseID != nil {
+		parent = *msg.ParentToolUseID
+	}
 	var out []event.Event
 	var blocks []message.Block
 	for _, b := range um.Blocks() {
+		if b.Type == "text" && parent != "" {
+			blocks = append(blocks, message.TextBlock(b.Text)) // the sub-agent's prompt
+			continue
+		}
 		if b.Type != "tool_result" {
 			continue
 		}
@@ -260,22 +272,24 @@ func (m *Mapper) mapUser(msg Msg) []event.Event {
 		if b.IsError {
 			m.errTexts[b.ToolUseID] = text
 		}
-		ev := event.Event{Type: event.ToolResult, ToolUseID: b.ToolUseID, ToolName: m.toolNames[b.ToolUseID], Output: text, IsError: b.IsError}
+		ev := event.Event{Type: event.ToolResult, ToolUseID: b.ToolUseID, ToolName: m.toolNames[b.ToolUseID], Output: text, IsError: b.IsError, ParentToolUseID: parent}
 		ev.Diff, ev.Meta = resultExtras(msg.ToolUseResult)
-		if sub {
-			if ev.Meta == nil {
-				ev.Meta = map[string]any{}
-			}
-			ev.Meta["parent_tool_use_id"] = *msg.ParentToolUseID
+		if parent == "" {
+			m.noteAgentResult(m.toolNames[b.ToolUseID], msg.ToolUseResult)
 		}
 		out = append(out, ev)
 		blocks = append(blocks, message.Block{Type: message.ToolResult, ToolUseID: b.ToolUseID,
 			Content: []message.Block{message.TextBlock(text)}, IsError: b.IsError})
 	}
-	if len(blocks) > 0 && !sub {
-		m.flush()
-		m.done = append(m.done, message.Message{ID: msg.UUID, Role: message.User, Content: blocks, CreatedAt: m.now()})
+	if len(blocks) == 0 {
+		return out
 	}
+	if parent != "" {
+		m.sub(parent).addUser(message.Message{ID: msg.UUID, Role: message.User, Content: blocks, CreatedAt: m.now()})
+		return out
+	}
+	m.flush()
+	m.done = append(m.done, message.Message{ID: msg.UUID, Role: message.User, Content: blocks, CreatedAt: m.now()})
 	return out
 }
 
@@ -305,9 +319,10 @@ func (m *Mapper) mapResult(msg Msg) event.Event {
 		CostUSD: cost, DurationMS: msg.DurationMS, NumTurns: msg.NumTurns,
 	}
 	if msg.Usage != nil {
-		u := toUsage(*msg.Usage)
+		u := toUsage(*msg.Usage).Add(m.subUsage)
 		e.Usage = &u
 	}
+	m.subUsage = event.Usage{}
 	if msg.IsError {
 		e.Error = strings.Join(msg.Errors, "; ")
 		if e.Error == "" {

@@ -45,6 +45,8 @@ type loop struct {
 	firstByte *time.Timer
 	fbArmed   bool
 	recordErr error
+	// children are the sub-agents' child sessions, by Agent call id.
+	children map[string]turn.Recorder
 }
 
 func (t *turnRun) attempt(ctx context.Context, at launch) outcome {
@@ -77,7 +79,7 @@ func (t *turnRun) attempt(ctx context.Context, at launch) outcome {
 	go func() {
 		ictx, cancel := context.WithTimeout(turnCtx, initTimeout)
 		defer cancel()
-		if _, err := c.request(ictx, initializeRequest(opts.Observer != nil)); err != nil {
+		if _, err := c.request(ictx, initializeRequest(opts.Observer != nil, opts.Agents)); err != nil {
 			initDone <- fmt.Errorf("initialize: %w", err)
 			return
 		}
@@ -279,6 +281,46 @@ func (l *loop) store() {
 			l.usage = l.usage.Add(*m.Usage)
 		}
 		l.record(func(ctx context.Context) error { return l.t.d.Recorder.Append(ctx, m) })
+	}
+	l.storeChildren()
+}
+
+// storeChildren stores sub-agent messages in child sessions, when the
+// recorder can make them.
+func (l *loop) storeChildren() {
+	cr, ok := l.t.d.Recorder.(turn.ChildRecorder)
+	batches := l.mapper.TakeChildMessages()
+	if !ok {
+		return
+	}
+	for _, b := range batches {
+		rec := l.children[b.ParentToolUseID]
+		if rec == nil {
+			model := ""
+			if len(b.Messages) > 0 {
+				for _, m := range b.Messages {
+					if m.Model != "" {
+						model = m.Model
+						break
+					}
+				}
+			}
+			l.record(func(ctx context.Context) error {
+				_, r, err := cr.Child(ctx, l.mapper.SubTitle(b.ParentToolUseID), model)
+				rec = r
+				return err
+			})
+			if rec == nil {
+				continue
+			}
+			if l.children == nil {
+				l.children = map[string]turn.Recorder{}
+			}
+			l.children[b.ParentToolUseID] = rec
+		}
+		for _, m := range b.Messages {
+			l.record(func(ctx context.Context) error { return rec.Append(ctx, m) })
+		}
 	}
 }
 

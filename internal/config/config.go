@@ -47,6 +47,9 @@ type Config struct {
 	Hooks       json.RawMessage `json:"hooks,omitempty"`
 	Compaction  json.RawMessage `json:"compaction,omitempty"`  // compact.Config (docs/compaction.md)
 	Checkpoints json.RawMessage `json:"checkpoints,omitempty"` // checkpoint.Config (rewind)
+	Agents      json.RawMessage `json:"agents,omitempty"`      // subagent.ParseConfig: {name: definition}
+	Subagents   json.RawMessage `json:"subagents,omitempty"`   // subagent.Settings
+	Skills      json.RawMessage `json:"skills,omitempty"`      // skills settings (listing budget)
 	// EnableAllProjectMcpServers lets a project's .mcp.json servers start
 	// without asking; only honoured from the user file.
 	EnableAllProjectMcpServers bool     `json:"enableAllProjectMcpServers,omitempty"`
@@ -391,6 +394,9 @@ func (c *Config) merge(o *Config, src string) {
 		{"claude_code", &c.ClaudeCode, &o.ClaudeCode},
 		{"compaction", &c.Compaction, &o.Compaction},
 		{"checkpoints", &c.Checkpoints, &o.Checkpoints},
+		{"agents", &c.Agents, &o.Agents},
+		{"subagents", &c.Subagents, &o.Subagents},
+		{"skills", &c.Skills, &o.Skills},
 	} {
 		if len(*sec.src) > 0 {
 			*sec.dst = *sec.src

@@ -89,6 +89,10 @@ type Event struct {
 	SessionID string    `json:"session_id"`
 	Seq       int64     `json:"seq"`
 	Time      time.Time `json:"ts"`
+	// ParentToolUseID marks an event of a sub-agent: the id of the Agent
+	// (or Task, or fork-skill) tool call that started it. Empty for the
+	// session's own events.
+	ParentToolUseID string `json:"parent_tool_use_id,omitempty"`
 
 	// text, thinking
 	Text      string `json:"text,omitempty"`

@@ -35,6 +35,9 @@ type EngineOptions struct {
 	// ProtectedPaths are extra files whose writes always ask (hook scripts;
 	// see hooks.Config.ScriptPaths).
 	ProtectedPaths []string
+	// ReadRoots are folders outside the workspace that may be read (never
+	// written) without asking: the skills' folders.
+	ReadRoots []string
 }
 
 // Engine implements Checker with modes, rules, the shell validator, the
@@ -154,7 +157,10 @@ func ruleLabel(r Rule) string {
 
 // Check judges one call; asking happens here and blocks.
 func (e *Engine) Check(ctx context.Context, req Request) (Decision, error) {
-	mode := e.Mode()
+	return e.check(ctx, e.Mode(), req)
+}
+
+func (e *Engine) check(ctx context.Context, mode Mode, req Request) (Decision, error) {
 	input := req.Input
 	hookDecision := ""
 	if e.opts.Hooks.Has(hooks.PreToolUse) {
@@ -220,6 +226,11 @@ func (e *Engine) judge(mode Mode, req Request) verdict {
 		return e.judgeByRules(req.Tool, func(r Rule) bool { return matchURL(r.Pattern, in.URL) }, verdict{action: ActionAllow})
 	}
 	onlyTool := func(r Rule) bool { return r.Pattern == "" }
+	if name, ok := invokedName(req.Tool, in); ok {
+		// Skill(pdf) and Agent(Explore) rules name what is invoked, as in
+		// Claude Code; the invoked work is judged call by call.
+		return e.judgeByRules(req.Tool, func(r Rule) bool { return r.Pattern == "" || r.Pattern == name }, verdict{action: ActionAllow})
+	}
 	if harmlessTools[req.Tool] {
 		return e.judgeByRules(req.Tool, onlyTool, verdict{action: ActionAllow})
 	}

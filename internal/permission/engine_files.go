@@ -52,6 +52,9 @@ func (e *Engine) judgePath(mode Mode, tool, p string, write bool) verdict {
 	if write {
 		perm = "Edit"
 	}
+	if !inside && !write && e.inReadRoot(resolved) {
+		inside = true // a skill's own files: readable, never writable
+	}
 	if !inside {
 		dir := resolved
 		if tool != "Glob" && tool != "Grep" && tool != "LS" {
@@ -69,4 +72,16 @@ func (e *Engine) judgePath(mode Mode, tool, p string, write bool) verdict {
 			suggest: []Rule{{Permission: perm, Pattern: "/" + filepath.ToSlash(resolved), Action: ActionAllow}}}
 	}
 	return verdict{action: ActionAllow}
+}
+
+func (e *Engine) inReadRoot(resolved string) bool {
+	for _, r := range e.opts.ReadRoots {
+		if real, err := filepath.EvalSymlinks(r); err == nil {
+			r = real
+		}
+		if within(filepath.Clean(r), resolved) {
+			return true
+		}
+	}
+	return false
 }

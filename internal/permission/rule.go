@@ -108,6 +108,8 @@ func (r Rule) matchesTool(tool string) bool {
 	switch {
 	case p == "*" || p == tool:
 		return true
+	case (p == "Task" && tool == "Agent") || (p == "Agent" && tool == "Task"):
+		return true // the sub-agent tool's old and new names
 	case p == "Read" && fileReadTools[tool], p == "Edit" && fileEditTools[tool]:
 		return true
 	case strings.HasPrefix(p, "mcp__") && strings.Count(p, "__") == 1 && strings.HasPrefix(tool, p+"__"):

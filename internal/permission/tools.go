@@ -25,6 +25,8 @@ type toolInput struct {
 	OldString    string `json:"old_string"`
 	NewString    string `json:"new_string"`
 	ReplaceAll   bool   `json:"replace_all"`
+	Skill        string `json:"skill"`         // Skill: Skill(name) rules
+	SubagentType string `json:"subagent_type"` // Agent/Task: Agent(type) rules
 	Edits        []struct {
 		OldString  string `json:"old_string"`
 		NewString  string `json:"new_string"`

@@ -146,10 +146,70 @@ func (s *Server) selectStep(body map[string]any) selection {
 	if s.script.StepMarkers {
 		n = markedTurns(body["messages"])
 	}
+	if th, base := s.thread(body["messages"]); th != nil {
+		if n < len(th.Steps) {
+			return selection{step: &th.Steps[n], index: n, slot: base + n}
+		}
+		return selection{step: fallback, index: n, slot: last}
+	}
 	if n < len(s.script.Steps) {
 		return selection{step: &s.script.Steps[n], index: n, slot: n}
 	}
 	return selection{step: fallback, index: n, slot: last}
+}
+
+// thread returns the thread whose Match is in the first user message, and
+// the first attempts slot of its steps.
+func (s *Server) thread(messages any) (*Thread, int) {
+	if len(s.script.Threads) == 0 {
+		return nil, 0
+	}
+	first := firstUserText(messages)
+	base := len(s.script.Steps) + 1
+	for i := range s.script.Threads {
+		th := &s.script.Threads[i]
+		if strings.Contains(first, th.Match) {
+			return th, base
+		}
+		base += len(th.Steps)
+	}
+	return nil, 0
+}
+
+// firstUserText is the text of the first user message (string content or
+// its text blocks).
+func firstUserText(messages any) string {
+	list, _ := messages.([]any)
+	for _, m := range list {
+		obj, _ := m.(map[string]any)
+		if role, _ := obj["role"].(string); role != "user" {
+			continue
+		}
+		switch c := obj["content"].(type) {
+		case string:
+			return c
+		case []any:
+			var b strings.Builder
+			for _, blk := range c {
+				bo, _ := blk.(map[string]any)
+				if t, ok := bo["text"].(string); ok {
+					b.WriteString(t)
+					b.WriteByte('\n')
+				}
+			}
+			return b.String()
+		}
+		return ""
+	}
+	return ""
+}
+
+func threadSteps(s Script) int {
+	n := 0
+	for _, th := range s.Threads {
+		n += len(th.Steps)
+	}
+	return n
 }
 
 func (s *Server) isSide(body map[string]any) bool {

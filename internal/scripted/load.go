@@ -136,6 +136,16 @@ func (s *Script) Validate() error {
 			return fmt.Errorf("steps[%d].%w", i, err)
 		}
 	}
+	for i, th := range s.Threads {
+		if th.Match == "" {
+			return fmt.Errorf("threads[%d].match: required (text of the thread's first user message)", i)
+		}
+		for j := range th.Steps {
+			if err := th.Steps[j].validate(); err != nil {
+				return fmt.Errorf("threads[%d].steps[%d].%w", i, j, err)
+			}
+		}
+	}
 	if s.Fallback != nil {
 		if err := s.Fallback.validate(); err != nil {
 			return fmt.Errorf("fallback.%w", err)

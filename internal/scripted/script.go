@@ -11,6 +11,12 @@ import (
 type Script struct {
 	Steps    []Step `json:"steps"`
 	Fallback *Step  `json:"fallback,omitempty"`
+	// Threads are other conversations served by the same server, such as
+	// sub-agents': a request whose first user message contains a thread's
+	// Match gets that thread's steps (still chosen by the number of
+	// assistant messages). The first matching thread wins; requests that
+	// match none get Steps.
+	Threads []Thread `json:"threads,omitempty"`
 
 	// SideModelPattern is a regular expression matched against the request's
 	// model: matching requests are side requests. nil means the default
@@ -43,6 +49,12 @@ type Script struct {
 	// conversation whose older messages were replaced by a summary still
 	// walks the script in order.
 	StepMarkers bool `json:"step_markers,omitempty"`
+}
+
+// Thread is a conversation of its own within a script.
+type Thread struct {
+	Match string `json:"match"`
+	Steps []Step `json:"steps"`
 }
 
 // Step is one scripted assistant reply.

@@ -104,7 +104,7 @@ func New(script Script, opts ...Option) *Server {
 	if len(cfg.models) == 0 {
 		cfg.models = defaultModels()
 	}
-	s := &Server{script: script, cfg: cfg, attempts: make([]atomic.Int64, len(script.Steps)+1)}
+	s := &Server{script: script, cfg: cfg, attempts: make([]atomic.Int64, len(script.Steps)+1+threadSteps(script))}
 	s.invalid = script.Validate()
 	if s.invalid == nil && cfg.sidePattern != "" {
 		re, err := regexp.Compile(cfg.sidePattern)

@@ -19,6 +19,8 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("/api/sessions/{id}/checkpoints", methods{"GET": s.listCheckpoints})
 	mux.Handle("/api/sessions/{id}/rewind", methods{"POST": s.rewind})
 	mux.Handle("/api/sessions/{id}/mcp", methods{"GET": s.mcpStatus})
+	mux.Handle("/api/sessions/{id}/skills", methods{"GET": s.sessionSkills})
+	mux.Handle("/api/skills", methods{"GET": s.folderSkills})
 	mux.Handle("/api/sessions/{id}/mcp/{server}", methods{"POST": s.mcpAction})
 	mux.Handle("/api/permissions/{request_id}", methods{"POST": s.replyPermission})
 	mux.Handle("/api/workspaces", methods{"GET": s.listWorkspaces, "POST": s.addWorkspace})

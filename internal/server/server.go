@@ -93,6 +93,8 @@ type Options struct {
 	// Checkpoints lists and rewinds sessions' checkpoints and deletes their
 	// snapshots with them; nil: the endpoints answer 501.
 	Checkpoints *checkpoint.Service
+	// Extensions lists skills, commands and agents; nil: 501.
+	Extensions Extensions
 	// KeepAlive is the SSE heartbeat period (default 15s).
 	KeepAlive time.Duration
 	Logger    *slog.Logger

@@ -31,6 +31,20 @@ type Wiring interface {
 	Equip(ctx context.Context, s *Live) (release func(), err error)
 }
 
+// PromptExpander is implemented by wirings that expand custom slash
+// commands (`/name args`) before a turn runs, under either runtime.
+type PromptExpander interface {
+	ExpandPrompt(l *Live, prompt string) Expansion
+}
+
+// Expansion is a prompt after command expansion.
+type Expansion struct {
+	Prompt string
+	// Model, when set, runs this turn on another model (a command's
+	// `model` field).
+	Model string
+}
+
 // Manager opens live sessions over one store.
 type Manager struct {
 	store  *store.Store
@@ -253,7 +267,19 @@ func (l *Live) Run(ctx context.Context, prompt string, opts TurnOptions) (event.
 	if err != nil {
 		return event.Event{}, err
 	}
-	in := turn.Input{SessionID: rec.ID, Prompt: prompt, Cwd: rec.Cwd, Roots: l.Roots, Model: rec.Model,
+	// What tools read of the turn (sub-agents inherit it); grants made
+	// during the turn (a skill's allowed-tools) end with it.
+	defer l.Env.State.EndTurn()
+	model := rec.Model
+	if x, ok := l.mgr.wiring.(PromptExpander); ok {
+		exp := x.ExpandPrompt(l, prompt)
+		prompt = exp.Prompt
+		if exp.Model != "" {
+			model = exp.Model
+		}
+	}
+	l.Env.State.SetTurn(tool.Turn{Model: model, Mode: string(l.mode(rec.Mode)), AllowedTools: opts.AllowedTools, DisallowedTools: opts.DisallowedTools})
+	in := turn.Input{SessionID: rec.ID, Prompt: prompt, Cwd: rec.Cwd, Roots: l.Roots, Model: model,
 		Mode: l.mode(rec.Mode), MaxTurns: cmpOr(opts.MaxTurns, l.MaxTurns), AppendSystemPrompt: opts.AppendSystemPrompt,
 		SystemPrompt: opts.SystemPrompt, AllowedTools: opts.AllowedTools, DisallowedTools: opts.DisallowedTools,
 		Images: opts.Images}

@@ -86,3 +86,17 @@ func (r recorder) Meta(ctx context.Context, key string) (string, error) {
 func (r recorder) SetMeta(ctx context.Context, key, value string) error {
 	return r.s.SetMeta(ctx, r.id, key, value)
 }
+
+// Child stores a child session (a sub-agent's) under the recorder's
+// session, in the same folder.
+func (r recorder) Child(ctx context.Context, title, model string) (string, turn.Recorder, error) {
+	parent, err := r.s.GetSession(ctx, r.id)
+	if err != nil {
+		return "", nil, fmt.Errorf("child of session %s: %w", r.id, err)
+	}
+	c, err := r.s.CreateSession(ctx, Session{Cwd: parent.Cwd, Model: model, Runtime: parent.Runtime, ParentID: r.id, Title: title})
+	if err != nil {
+		return "", nil, err
+	}
+	return c.ID, recorder{s: r.s, id: c.ID}, nil
+}

@@ -55,6 +55,12 @@ type Result struct {
 	Meta map[string]any
 	// Timeout is true when the call was stopped for running too long.
 	Timeout bool
+	// Usage and CostUSD are tokens a tool spent on model calls of its own
+	// (a sub-agent); the loop adds them to the turn's totals. CostUnknown
+	// says some of that usage had no price.
+	Usage       *event.Usage
+	CostUSD     *float64
+	CostUnknown bool
 }
 
 // ErrorResult is a convenience for an error the model can act on.
@@ -131,8 +137,21 @@ func (s *State) Close() {
 // Registry holds the tools offered in a session. Safe for concurrent use:
 // MCP servers add and remove tools while a session lives.
 type Registry struct {
-	mu    sync.RWMutex
-	tools map[string]Tool
+	mu      sync.RWMutex
+	tools   map[string]Tool
+	aliases map[string]string
+}
+
+// Alias makes Get(alias) return the tool named target, without offering
+// the alias as a tool of its own (Claude Code's old name "Task" for
+// "Agent").
+func (r *Registry) Alias(alias, target string) {
+	r.mu.Lock()
+	if r.aliases == nil {
+		r.aliases = map[string]string{}
+	}
+	r.aliases[alias] = target
+	r.mu.Unlock()
 }
 
 // NewRegistry returns a registry holding ts.
@@ -167,6 +186,9 @@ func (r *Registry) Get(name string) (Tool, bool) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	t, ok := r.tools[name]
+	if !ok && r.aliases[name] != "" {
+		t, ok = r.tools[r.aliases[name]]
+	}
 	return t, ok
 }
 

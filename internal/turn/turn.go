@@ -29,6 +29,9 @@ type Input struct {
 	AllowedTools       []string
 	DisallowedTools    []string
 	Verbose            bool
+	// Effort overrides the model's configured effort for this turn (a
+	// skill's or sub-agent's `effort`); empty keeps it.
+	Effort string
 }
 
 // Recorder persists what a turn produces, step by step, so that a crash or
@@ -42,6 +45,14 @@ type Recorder interface {
 	// (the Claude Code session id, the todo list).
 	Meta(ctx context.Context, key string) (string, error)
 	SetMeta(ctx context.Context, key, value string) error
+}
+
+// ChildRecorder is implemented by recorders that can store a sub-agent's
+// conversation as a child session of theirs (the claude-code runtime's
+// sub-agents; the native runtime's are stored by internal/subagent).
+type ChildRecorder interface {
+	// Child creates a child session and returns its id and recorder.
+	Child(ctx context.Context, title, model string) (id string, rec Recorder, err error)
 }
 
 // Deps are what a runtime works with. Nothing here is global: a program may

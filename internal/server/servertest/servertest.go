@@ -18,8 +18,12 @@ import (
 	"github.com/tandem-agent/tandem/internal/provider"
 	"github.com/tandem-agent/tandem/internal/scripted"
 	"github.com/tandem-agent/tandem/internal/session"
+	"github.com/tandem-agent/tandem/internal/skills"
 	"github.com/tandem-agent/tandem/internal/store"
+	"github.com/tandem-agent/tandem/internal/subagent"
+	"github.com/tandem-agent/tandem/internal/tool"
 	"github.com/tandem-agent/tandem/internal/tools"
+	"github.com/tandem-agent/tandem/internal/tools/agenttools"
 	"github.com/tandem-agent/tandem/internal/tools/shell"
 	"github.com/tandem-agent/tandem/internal/turn"
 )
@@ -38,6 +42,9 @@ type Config struct {
 	// Checkpoints records rewind checkpoints around turns and tools, as
 	// the application does.
 	Checkpoints bool
+	// Subagents adds the Agent tool (built-in agents, children stored in
+	// the stack's store).
+	Subagents bool
 }
 
 // Stack is the assembled pieces.
@@ -84,7 +91,7 @@ func New(dir string, cfg Config) (*Stack, error) {
 		st.Close()
 		return nil, err
 	}
-	w := &Wiring{rt: rt, cfg: cfg, lives: map[string]*session.Live{}, trackers: map[string]*checkpoint.Tracker{}}
+	w := &Wiring{rt: rt, cfg: cfg, lives: map[string]*session.Live{}, trackers: map[string]*checkpoint.Tracker{}, store: st}
 	w.Broker = permission.NewBroker(w.route)
 	w.ckpt = checkpoint.NewService(st, dir, checkpoint.Options{})
 	return &Stack{Dir: dir, Store: st, Manager: session.NewManager(st, w, dir), Broker: w.Broker, Model: ms, Wiring: w,
@@ -103,6 +110,7 @@ type Wiring struct {
 	cfg    Config
 	Broker *permission.Broker
 	ckpt   *checkpoint.Service
+	store  *store.Store
 	mu     sync.Mutex
 	lives  map[string]*session.Live
 	// trackers are the sessions' checkpoint recorders (Config.Checkpoints).
@@ -152,6 +160,9 @@ func (w *Wiring) Equip(_ context.Context, l *session.Live) (func(), error) {
 			FlagRules: ask, Asker: w.Broker, Emit: l.Events.Emit})
 		l.Checker, l.ModeSetter = eng, eng
 	}
+	if w.cfg.Subagents {
+		w.equipAgent(l)
+	}
 	id := l.Record.ID
 	w.mu.Lock()
 	w.lives[id] = l
@@ -170,4 +181,21 @@ func (w *Wiring) Equip(_ context.Context, l *session.Live) (func(), error) {
 			tr.Close()
 		}
 	}, nil
+}
+
+// equipAgent adds the Agent tool with the built-in agents.
+func (w *Wiring) equipAgent(l *session.Live) {
+	cat := &skills.Catalog{}
+	runner := &subagent.Runner{Runtime: w.rt, Children: subagent.StoreChildren{Store: w.store},
+		Agents: subagent.Load(nil, "", ""), Skills: cat, Bind: agenttools.Bind(cat, nil, 0)}
+	parent := func(tool.Call) subagent.Parent {
+		rec := l.Snapshot()
+		mode := permission.Normal
+		if m, ok := l.Checker.(interface{ Mode() permission.Mode }); ok {
+			mode = m.Mode()
+		}
+		return subagent.Parent{SessionID: rec.ID, Cwd: rec.Cwd, Roots: l.Roots, DataDir: l.Env.DataDir, Model: rec.Model,
+			Mode: mode, Checker: l.Checker, Tools: l.Tools, Emit: l.Events.Emit}
+	}
+	l.Tools.Add(&agenttools.Agent{Runner: runner, Parent: parent})
 }

@@ -4,17 +4,23 @@ package turntest
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/message"
+	"github.com/tandem-agent/tandem/internal/turn"
 )
 
 // Recorder is an in-memory turn.Recorder.
 type Recorder struct {
-	mu   sync.Mutex
-	msgs []message.Message
-	meta map[string]string
+	// Title and Model are a child's (see Child).
+	Title, Model string
+
+	mu       sync.Mutex
+	msgs     []message.Message
+	meta     map[string]string
+	children []*Recorder
 }
 
 // History returns a copy of the stored messages.
@@ -79,4 +85,20 @@ func (l *Events) All() []event.Event {
 func (r *Recorder) Value(k string) string {
 	v, _ := r.Meta(context.Background(), k)
 	return v
+}
+
+// Child implements turn.ChildRecorder with an in-memory child.
+func (r *Recorder) Child(_ context.Context, title, model string) (string, turn.Recorder, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c := &Recorder{Title: title, Model: model}
+	r.children = append(r.children, c)
+	return fmt.Sprintf("child_%d", len(r.children)), c, nil
+}
+
+// Children returns the child recorders made so far.
+func (r *Recorder) Children() []*Recorder {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]*Recorder(nil), r.children...)
 }

@@ -17,7 +17,8 @@ const ui = {
   title: $('session-title'), model: $('model-select'), mode: $('mode-select'), runtime: $('runtime-select'),
   tokensIn: $('tokens-in'), tokensOut: $('tokens-out'), cost: $('cost'), conn: $('conn'),
   ctx: $('ctx'), ctxMeter: $('ctx-meter'), ctxText: $('ctx-text'), compact: $('compact'),
-  log: $('log'), composer: $('composer'), prompt: $('prompt'), send: $('send'), interrupt: $('interrupt'),
+  log: $('log'), composer: $('composer'), prompt: $('prompt'), commandList: $('command-list'),
+  extensions: $('extensions'), extensionsBody: $('extensions-body'), send: $('send'), interrupt: $('interrupt'),
   queueNote: $('queue-note'), logout: $('logout'), permPending: $('perm-pending'),
   dialog: $('perm-dialog'), permSummary: $('perm-summary'), permReason: $('perm-reason'), permDetail: $('perm-detail'),
   permMessage: $('perm-message'), permError: $('perm-error'), permOnce: $('perm-once'), permAlways: $('perm-always'), permDeny: $('perm-deny'),
@@ -33,6 +34,8 @@ const state = {
   cards: new Map(), // tool_use_id -> card
   permQueue: [], // pending permission_request events
   lastPrompt: null, // {node, text}: the user bubble of the latest prompt, for its rewind control
+  commands: [], // [{name, description, argument_hint}] for / completion
+  endedTurns: 0, // results seen, so send() knows whether its turn already ended
 };
 
 // ---- workspaces and sessions ------------------------------------------
@@ -119,6 +122,7 @@ async function openSession(id) {
   setCounters(s);
   setRunning(s.status === 'running', s.queued);
   openStream();
+  loadCommands(s.id);
   for (const b of document.querySelectorAll('.session-item')) b.classList.remove('current');
   ui.prompt.disabled = false;
   ui.send.disabled = false;
@@ -214,8 +218,33 @@ function closeStream() {
   ui.conn.className = 'conn';
 }
 
+// applyNested puts a sub-agent's event in the card of the Agent (or Skill)
+// call that started it.
+function applyNested(ev) {
+  const parent = state.cards.get(ev.parent_tool_use_id);
+  if (!parent) return;
+  switch (ev.type) {
+    case 'text': parent.childText(ev.text); break;
+    case 'tool_use': {
+      const card = toolCard(ev.tool_name, ev.input);
+      state.cards.set(ev.tool_use_id, card);
+      parent.child(card.node);
+      break;
+    }
+    case 'tool_output': state.cards.get(ev.tool_use_id)?.output(ev.output, ev.stream); break;
+    case 'tool_result': state.cards.get(ev.tool_use_id)?.finish(ev.output, ev.is_error, ev.diff); break;
+    case 'retry': case 'error': parent.child(notice(ev.error || 'Error', ev.type === 'error' ? 'error' : 'warn')); break;
+    default: break;
+  }
+}
+
 function apply(ev) {
   const atBottom = isAtBottom();
+  if (ev.parent_tool_use_id && ev.type !== 'permission_request' && ev.type !== 'permission_reply') {
+    applyNested(ev);
+    scrollDown(atBottom);
+    return;
+  }
   switch (ev.type) {
     case 'status':
       if (ev.subtype === 'rewound') {
@@ -315,6 +344,7 @@ function endTurn(ev) {
   }
   state.turn = null;
   state.permQueue = [];
+  state.endedTurns++;
   closeDialog();
   setRunning(false);
   refreshSession();
@@ -412,10 +442,13 @@ async function send() {
   const text = ui.prompt.value;
   if (!text.trim() || !state.session) return;
   ui.prompt.value = '';
+  const ended = state.endedTurns;
   try {
     const r = await withTrust(() => api('POST', `/api/sessions/${state.session.id}/messages`, { text }));
     if (r.queued) ui.queueNote.textContent = `Queued (#${r.position}) — it runs after the current turn.`;
-    setRunning(true, r.queued ? new Array(r.position) : []);
+    // A fast turn may have ended (its result arrived on the stream) before
+    // this answer did: then it is not running any more.
+    if (r.queued || state.endedTurns === ended) setRunning(true, r.queued ? new Array(r.position) : []);
     if (r.queued) ui.queueNote.textContent = `Working… message queued at #${r.position}`;
   } catch (err) {
     ui.prompt.value = text;
@@ -440,8 +473,52 @@ async function interrupt() {
 
 ui.composer.addEventListener('submit', (e) => { e.preventDefault(); send(); });
 ui.prompt.addEventListener('keydown', (e) => {
-  if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) { e.preventDefault(); send(); }
+  if (e.key === 'Tab' && !ui.commandList.hidden) {
+    const first = ui.commandList.querySelector('button');
+    if (first) { e.preventDefault(); first.click(); }
+    return;
+  }
+  if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) { e.preventDefault(); ui.commandList.hidden = true; send(); }
 });
+ui.prompt.addEventListener('input', suggestCommands);
+
+// ---- / command completion ----------------------------------------------
+
+async function loadCommands(id) {
+  state.commands = [];
+  try {
+    const ext = await api('GET', `/api/sessions/${encodeURIComponent(id)}/skills`);
+    state.commands = (ext.commands || []).map((c) => ({ name: c.name, description: c.description, hint: c.argument_hint || '' }))
+      .concat((ext.builtin_commands || []).map((n) => ({ name: n, description: 'built in', hint: '' })));
+    showExtensions(ext);
+  } catch (err) { state.commandsError = String(err); /* completion is optional */ }
+  if (state.session && state.session.id === id) suggestCommands(); // the user may have typed already
+}
+
+// showExtensions lists the session's skills and agents, and the problems
+// found in their files, in the sidebar.
+function showExtensions(ext) {
+  const section = (title, items) => items.length ? [el('h3', { text: title }),
+    el('ul', { class: 'ext-list' }, ...items.map(([name, desc]) => el('li', {}, el('b', { text: name }), el('span', { class: 'muted', text: ' ' + (desc || '') }))))] : [];
+  const skills = (ext.skills || []).map((s) => [s.name, s.description]);
+  const agents = (ext.agents || []).map((a) => [a.name, a.description]);
+  const problems = (ext.warnings || []).map((w) => [w.file.split('/').slice(-2).join('/'), (w.field ? w.field + ': ' : '') + w.message]);
+  ui.extensionsBody.replaceChildren(...section('Skills', skills), ...section('Agents', agents), ...section('Problems', problems));
+  ui.extensions.hidden = false;
+}
+
+function suggestCommands() {
+  const m = /^\/(\S*)$/.exec(ui.prompt.value);
+  const matches = m ? state.commands.filter((c) => c.name.startsWith(m[1])).slice(0, 8) : [];
+  ui.commandList.replaceChildren(...matches.map((c) => el('li', {},
+    el('button', { type: 'button', class: 'command-item', onclick: () => {
+      ui.prompt.value = '/' + c.name + ' ';
+      ui.commandList.hidden = true;
+      ui.prompt.focus();
+    } }, el('span', { class: 'command-name', text: '/' + c.name + (c.hint ? ' ' + c.hint : '') }),
+      el('span', { class: 'muted', text: ' ' + (c.description || '') })))));
+  ui.commandList.hidden = matches.length === 0;
+}
 ui.interrupt.addEventListener('click', interrupt);
 ui.compact.addEventListener('click', compactNow);
 document.addEventListener('keydown', (e) => {

@@ -93,11 +93,23 @@ export function toolCard(name, input) {
   const inputPre = el('pre', { class: 'tool-input', text: JSON.stringify(input ?? {}, null, 2) });
   const live = el('pre', { class: 'tool-live', hidden: true });
   const result = el('div', { class: 'tool-result' });
+  // A sub-agent's own steps (events with this call's parent_tool_use_id).
+  const kids = el('div', { class: 'tool-children', hidden: true });
+  let lastText = null;
   const node = el('details', { class: 'tool-card' },
     el('summary', {}, el('span', { class: 'tool-name', text: name }), el('span', { class: 'tool-arg', text: summary }), status),
-    el('div', { class: 'tool-body' }, el('div', { class: 'label', text: 'Input' }), inputPre, live, result));
+    el('div', { class: 'tool-body' }, el('div', { class: 'label', text: 'Input' }), inputPre, live, kids, result));
   return {
     node,
+    child(n) {
+      if (kids.hidden) { kids.hidden = false; kids.prepend(el('div', { class: 'label', text: 'Sub-agent' })); }
+      kids.append(n);
+      lastText = null;
+    },
+    childText(text) {
+      if (!lastText) { const n = el('div', { class: 'sub-text' }); this.child(n); lastText = n; }
+      lastText.textContent += text;
+    },
     output(chunk, stream) {
       live.hidden = false;
       live.append(el('span', { class: stream === 'stderr' ? 'stderr' : '', text: chunk }));

@@ -1,0 +1,311 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/tandem-agent/tandem/internal/agent"
+	"github.com/tandem-agent/tandem/internal/config"
+	"github.com/tandem-agent/tandem/internal/event"
+	"github.com/tandem-agent/tandem/internal/permission"
+	"github.com/tandem-agent/tandem/internal/session"
+	"github.com/tandem-agent/tandem/internal/skills"
+	"github.com/tandem-agent/tandem/internal/subagent"
+	"github.com/tandem-agent/tandem/internal/tool"
+	"github.com/tandem-agent/tandem/internal/tools/agenttools"
+	"github.com/tandem-agent/tandem/internal/turn"
+)
+
+// extensions are a session's skills, commands and agents.
+type extensions struct {
+	skills *skills.Catalog
+	agents *subagent.Catalog
+	runner *subagent.Runner
+	budget int
+	// bridge is the --add-dir folder made for the claude-code runtime
+	// (built on its first turn, removed with the session).
+	bridgeOnce sync.Once
+	bridge     []string
+	bridgeErr  error
+}
+
+// skillsSettings is the "skills" config section.
+type skillsSettings struct {
+	ListingBudget int `json:"listing_budget,omitempty"`
+}
+
+// Extensions is what a folder offers: skills, commands and agents, with
+// the warnings and notices their files produced (for `tandem skills list`
+// and the HTTP API).
+type Extensions struct {
+	Skills   []*skills.Skill   `json:"skills"`
+	Commands []*skills.Command `json:"commands"`
+	Agents   []*subagent.Def   `json:"agents"`
+	Builtins []string          `json:"builtin_commands"`
+	Notices  []string          `json:"notices,omitempty"`
+	Warnings []skills.Warning  `json:"warnings,omitempty"`
+}
+
+// ExtensionsFor loads the skills, commands and agents for a working folder.
+func (a *App) ExtensionsFor(cwd string) (*Extensions, error) {
+	cfg, err := a.ConfigFor(cwd)
+	if err != nil {
+		return nil, err
+	}
+	sk, ag, _, err := a.loadExtensions(cfg, cwd)
+	if err != nil {
+		return nil, err
+	}
+	return describe(sk, ag), nil
+}
+
+func describe(sk *skills.Catalog, ag *subagent.Catalog) *Extensions {
+	return &Extensions{Skills: sk.Skills, Commands: sk.Commands, Agents: ag.Defs, Builtins: skills.BuiltinCommands,
+		Notices: append(append([]string(nil), sk.Notices...), ag.Notices...), Warnings: append(append([]skills.Warning(nil), sk.Warnings...), ag.Warnings...)}
+}
+
+func (a *App) loadExtensions(cfg *config.Config, cwd string) (*skills.Catalog, *subagent.Catalog, skillsSettings, error) {
+	var set skillsSettings
+	if len(cfg.Skills) > 0 {
+		if err := json.Unmarshal(cfg.Skills, &set); err != nil {
+			return nil, nil, set, &config.Error{File: cfg.SectionSource("skills"), Field: "skills", Msg: err.Error()}
+		}
+	}
+	home := a.home()
+	sk := skills.Load(skills.DefaultPlaces(cwd, home, a.Paths.ConfigDir))
+	// Config agents: the project file's win over the user file's, name by
+	// name (a whole-section replace would drop the user's).
+	var defs []*subagent.Def
+	seen := map[string]bool{}
+	for i := len(cfg.Layers) - 1; i >= 0; i-- {
+		layer := cfg.Layers[i]
+		ds, err := subagent.ParseConfig(layer.Agents, layer.File)
+		if err != nil {
+			return nil, nil, set, err
+		}
+		for _, d := range ds {
+			if !seen[d.Name] {
+				seen[d.Name] = true
+				defs = append(defs, d)
+			}
+		}
+	}
+	userAgents := ""
+	if home != "" {
+		userAgents = filepath.Join(home, ".claude", "agents")
+	}
+	ag := subagent.Load(defs, filepath.Join(cwd, ".claude", "agents"), userAgents)
+	return sk, ag, set, nil
+}
+
+// equipExtensions loads skills, commands and agents and registers the Skill
+// and Agent tools. Bad files are reported as status notices and skipped.
+func (w *wiring) equipExtensions(l *session.Live, eq *equipped, sk *skills.Catalog, ag *subagent.Catalog, set skillsSettings) error {
+	var st subagent.Settings
+	if len(eq.cfg.Subagents) > 0 {
+		if err := json.Unmarshal(eq.cfg.Subagents, &st); err != nil {
+			return &config.Error{File: eq.cfg.SectionSource("subagents"), Field: "subagents", Msg: err.Error()}
+		}
+	}
+	child, err := w.childRuntime(eq)
+	if err != nil {
+		return err
+	}
+	ext := &extensions{skills: sk, agents: ag, budget: set.ListingBudget}
+	ext.runner = &subagent.Runner{Runtime: child, Children: subagent.StoreChildren{Store: w.app.Store}, Agents: ag, Skills: sk, Settings: st,
+		ResolveModel: func(field, parent string) string { return resolveAgentModel(field, parent, eq.cfg.SmallModel) },
+		Bind:         agenttools.Bind(sk, eq.engine, set.ListingBudget)}
+	if eq.hooks != nil {
+		var adapter any = hookAdapter{r: eq.hooks, mode: func() string { return string(eq.engine.Mode()) }}
+		if h, ok := adapter.(subagent.SubagentHooks); ok {
+			ext.runner.Hooks = h
+		}
+	}
+	parent := func(tool.Call) subagent.Parent {
+		t := l.Env.State.Turn()
+		rec := l.Snapshot()
+		return subagent.Parent{SessionID: rec.ID, Cwd: rec.Cwd, Roots: l.Roots, DataDir: l.Env.DataDir,
+			Model: firstNonEmpty(t.Model, rec.Model), Mode: eq.engine.Mode(), Checker: l.Checker, Tools: l.Tools,
+			AllowedTools: t.AllowedTools, DisallowedTools: t.DisallowedTools, Emit: l.Events.Emit}
+	}
+	l.Tools.Add(&agenttools.Agent{Runner: ext.runner, Parent: parent, ListingBudget: set.ListingBudget},
+		&agenttools.Skill{Catalog: sk, Runner: ext.runner, Parent: parent, Granter: eq.engine, ListingBudget: set.ListingBudget})
+	l.Tools.Alias("Task", "Agent")
+	eq.ext = ext
+	for _, n := range append(append([]string(nil), sk.Notices...), ag.Notices...) {
+		l.Events.Emit(event.Event{Type: event.Status, Message: n, Meta: map[string]any{"notice": "extensions"}})
+	}
+	for _, wn := range append(append([]skills.Warning(nil), sk.Warnings...), ag.Warnings...) {
+		l.Events.Emit(event.Event{Type: event.Status, Message: "warning: " + wn.String(), Meta: map[string]any{"notice": "extensions", "file": wn.File}})
+		fmt.Fprintf(w.app.opts.Stderr, "tandem: warning: %s\n", wn)
+	}
+	return nil
+}
+
+// childRuntime is the native loop children run in. It runs PostToolUse
+// hooks for the child's calls, but not the session's UserPromptSubmit and
+// Stop hooks: a child's prompt is not the user's, and its end is
+// SubagentStop.
+func (w *wiring) childRuntime(eq *equipped) (turn.Runtime, error) {
+	opts, err := w.nativeOptions(eq)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Hooks != nil {
+		opts.Hooks = childHooks{opts.Hooks}
+	}
+	return agent.New(opts)
+}
+
+// childHooks passes only PostToolUse on.
+type childHooks struct{ h agent.HookRunner }
+
+func (c childHooks) UserPromptSubmit(context.Context, string, string, string) (string, string, error) {
+	return "", "", nil
+}
+func (c childHooks) PostToolUse(ctx context.Context, sessionID, cwd, toolName string, input []byte, result string) (string, error) {
+	return c.h.PostToolUse(ctx, sessionID, cwd, toolName, input, result)
+}
+func (c childHooks) Stop(context.Context, string, string) (string, error) { return "", nil }
+
+// resolveAgentModel maps an agent's or skill's model field to a spec:
+// empty or "inherit" keeps the parent's; "fast" and "haiku" use the
+// configured small_model when there is one; a bare model id stays with the
+// parent's provider.
+func resolveAgentModel(field, parent, small string) string {
+	f := strings.TrimSpace(field)
+	switch strings.ToLower(f) {
+	case "", "inherit":
+		return parent
+	case "fast", "haiku":
+		return firstNonEmpty(small, parent)
+	case "sonnet", "opus":
+		return parent
+	}
+	if strings.Contains(f, "/") {
+		return f
+	}
+	if prov, _, ok := strings.Cut(parent, "/"); ok {
+		return prov + "/" + f
+	}
+	return f
+}
+
+// ExpandPrompt implements session.PromptExpander: `/name args` becomes the
+// custom command's (or user-invocable skill's) text; its allowed-tools are
+// pre-approved for the turn.
+func (w *wiring) ExpandPrompt(l *session.Live, prompt string) session.Expansion {
+	eq := w.get(l)
+	if eq == nil || eq.ext == nil {
+		return session.Expansion{Prompt: prompt}
+	}
+	cmd, text, ok := eq.ext.skills.Expand(prompt)
+	if !ok {
+		return session.Expansion{Prompt: prompt}
+	}
+	if len(cmd.AllowedTools) > 0 {
+		var rules []permission.Rule
+		for _, item := range cmd.AllowedTools {
+			if r, err := permission.ParseRule(item, permission.ActionAllow); err == nil {
+				rules = append(rules, r)
+			}
+		}
+		l.Env.State.OnTurnEnd(eq.engine.Grant("command /"+cmd.Name, rules))
+	}
+	l.Events.Emit(event.Event{Type: event.Status, Message: fmt.Sprintf("/%s: running the %s %s (%s)", cmd.Name, cmd.Scope, cmd.Kind, cmd.File),
+		Meta: map[string]any{"command": cmd.Name}})
+	model := ""
+	if cmd.Model != "" {
+		model = resolveAgentModel(cmd.Model, l.Snapshot().Model, eq.cfg.SmallModel)
+	}
+	return session.Expansion{Prompt: text, Model: model}
+}
+
+// SessionExtensions returns what a live session offers (nil when it is not
+// equipped here).
+func (a *App) SessionExtensions(l *session.Live) *Extensions {
+	w, ok := a.Manager.Wiring().(*wiring)
+	if !ok {
+		return nil
+	}
+	eq := w.get(l)
+	if eq == nil || eq.ext == nil {
+		return nil
+	}
+	return describe(eq.ext.skills, eq.ext.agents)
+}
+
+// claudeExtras is what the claude-code runtime needs beyond what the CLI
+// reads itself (.claude/skills, .claude/agents, .claude/commands of the
+// project and the user): tandem's config-defined agents for initialize,
+// and a folder whose .claude/skills links the skills found elsewhere
+// (.agents/skills, tandem's folders), passed with --add-dir.
+func (w *wiring) claudeExtras(l *session.Live, eq *equipped) (addDirs []string, agents map[string]any, err error) {
+	if eq.ext == nil {
+		return nil, nil, nil
+	}
+	for _, d := range eq.ext.agents.Custom() {
+		if d.Scope == skills.ScopeConfig {
+			if agents == nil {
+				agents = map[string]any{}
+			}
+			agents[d.Name] = d.Config()
+		}
+	}
+	ext := eq.ext
+	ext.bridgeOnce.Do(func() { ext.bridge, ext.bridgeErr = w.skillBridge(l, eq) })
+	return ext.bridge, agents, ext.bridgeErr
+}
+
+// skillBridge links the skills the CLI would not find itself under
+// .claude/skills of a per-session folder.
+func (w *wiring) skillBridge(l *session.Live, eq *equipped) ([]string, error) {
+	rec := l.Snapshot()
+	home := w.app.home()
+	own := map[string]bool{filepath.Join(rec.Cwd, ".claude", "skills"): true}
+	if home != "" {
+		own[filepath.Join(home, ".claude", "skills")] = true
+	}
+	var extra []*skills.Skill
+	for _, s := range eq.ext.skills.Skills {
+		if !own[filepath.Dir(s.Dir)] {
+			extra = append(extra, s)
+		}
+	}
+	if len(extra) == 0 {
+		return nil, nil
+	}
+	bridge := filepath.Join(w.app.Paths.DataDir, "claude-skills", rec.ID)
+	dir := filepath.Join(bridge, ".claude", "skills")
+	if err := os.RemoveAll(bridge); err != nil {
+		return nil, fmt.Errorf("prepare skills for claude-code: %w", err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("prepare skills for claude-code: %w", err)
+	}
+	for _, s := range extra {
+		if err := os.Symlink(s.Dir, filepath.Join(dir, s.Name)); err != nil {
+			return nil, fmt.Errorf("prepare skill %s for claude-code: %w", s.Name, err)
+		}
+	}
+	w.mu.Lock()
+	eq.extras = append(eq.extras, func() { _ = os.RemoveAll(bridge) })
+	w.mu.Unlock()
+	return []string{bridge}, nil
+}
+
+// SessionExtensionsJSON implements server.Extensions.
+func (a *App) SessionExtensionsJSON(l *session.Live) (any, error) {
+	if ext := a.SessionExtensions(l); ext != nil {
+		return ext, nil
+	}
+	return a.ExtensionsFor(l.Snapshot().Cwd)
+}
+
+// FolderExtensionsJSON implements server.Extensions.
+func (a *App) FolderExtensionsJSON(cwd string) (any, error) { return a.ExtensionsFor(cwd) }

@@ -1,0 +1,123 @@
+package server_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/tandem-agent/tandem/internal/scripted"
+	"github.com/tandem-agent/tandem/internal/server"
+	"github.com/tandem-agent/tandem/internal/server/servertest"
+	"github.com/tandem-agent/tandem/internal/session"
+)
+
+// fixedExtensions answers the skills endpoints with one command.
+type fixedExtensions struct{}
+
+func (fixedExtensions) SessionExtensionsJSON(*session.Live) (any, error) {
+	return map[string]any{"commands": []map[string]string{{"name": "fix-issue", "description": "Fix an issue", "argument_hint": "[number]"}},
+		"skills":           []map[string]string{{"name": "pdf-tools", "description": "Works with PDF files."}},
+		"agents":           []map[string]string{{"name": "reader", "description": "Reads files."}},
+		"warnings":         []map[string]string{{"file": "/w/.claude/skills/bad/SKILL.md", "field": "effort", "message": "bad value"}},
+		"builtin_commands": []string{"compact"}}, nil
+}
+func (fixedExtensions) FolderExtensionsJSON(string) (any, error) {
+	return fixedExtensions{}.SessionExtensionsJSON(nil)
+}
+
+// Typing / offers the session's commands; a sub-agent's steps appear
+// nested inside its Agent card.
+func TestBrowserCommandsAndNestedSubagent(t *testing.T) {
+	chromium(t)
+	script := scripted.Script{
+		Steps: []scripted.Step{
+			scripted.ToolStep(scripted.CallID("a1", "Agent", map[string]any{"description": "look around", "prompt": "CHILD-TASK: list files"})),
+			scripted.TextStep("Parent done."),
+		},
+		Threads: []scripted.Thread{{Match: "CHILD-TASK", Steps: []scripted.Step{
+			scripted.ToolStep(scripted.CallID("g1", "Glob", map[string]any{"pattern": "*"})),
+			scripted.TextStep("CHILD-REPORT nothing here"),
+		}}},
+	}
+	e := newEnv(t, script, func(o *server.Options, c *servertest.Config) {
+		c.Subagents = true
+		o.Extensions = fixedExtensions{}
+	})
+	var s sessionResp
+	e.mustDo("POST", "/api/sessions", map[string]string{"cwd": e.ws}, 201, &s)
+	ctx, cancel := newBrowser(t, 1000, 800)
+	defer cancel()
+	sctx, cancelS := context.WithTimeout(ctx, 40*time.Second)
+	defer cancelS()
+	err := chromedp.Do(sctx,
+		chromedp.Navigate(e.ts.URL+"/login#token="+testToken),
+		chromedp.WaitVisible(chromedp.ID("new-session")),
+		// A query makes this a new page load, not a same-page hash change
+		// (which would not open the session).
+		chromedp.Navigate(e.ts.URL+"/?open#"+s.ID),
+		chromedp.WaitEnabled(chromedp.ID("prompt")),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The commands load after the session opens.
+	if _, err := chromedp.Run(sctx, chromedp.Poll[bool](`window.tandem.state.commands.length > 0`)); err != nil {
+		why, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`String(window.tandem.state.commandsError) + " session " + (window.tandem.state.session && window.tandem.state.session.id)`))
+		t.Fatalf("commands never loaded: %v (%s)", err, why)
+	}
+	err = chromedp.Do(sctx,
+		chromedp.SendKeys(chromedp.ID("prompt"), "/fi"),
+		chromedp.WaitVisible(chromedp.Search(`//ul[@id="command-list"]//button[contains(., "/fix-issue [number]")]`)),
+		chromedp.KeyEvent("\t"),
+	)
+	if err != nil {
+		dump, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("prompt").value + " :: " + document.getElementById("command-list").outerHTML`))
+		t.Fatalf("%v\n%s", err, dump)
+	}
+	prompt, err := chromedp.Run(sctx, chromedp.Value(chromedp.ID("prompt")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = chromedp.Do(sctx,
+		chromedp.SendKeys(chromedp.ID("prompt"), "42\r"),
+		chromedp.WaitReady(chromedp.Search(`//div[contains(@class,"sub-text")][contains(., "CHILD-REPORT")]`)), // inside the closed card
+		chromedp.WaitNotPresent(chromedp.CSS("body.busy")),
+	)
+	if err != nil {
+		log, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.className + " :: " + document.getElementById("log").innerHTML`))
+		t.Fatalf("%v\nlog:\n%s", err, log)
+	}
+	nested, err := chromedp.Run(sctx, chromedp.Evaluate[string](`[...document.querySelectorAll('.tool-card .tool-children .tool-card .tool-name')].map(n => n.textContent).join(',')`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	childText, err := chromedp.Run(sctx, chromedp.Evaluate[string](`[...document.querySelectorAll('.sub-text')].map(n => n.textContent).join('|')`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	panel, err := chromedp.Run(sctx, chromedp.Evaluate[string](`document.getElementById('extensions-body').textContent`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"pdf-tools Works with PDF files.", "reader Reads files.", "bad/SKILL.md effort: bad value"} {
+		if !strings.Contains(panel, want) {
+			t.Errorf("skills panel lacks %q: %q", want, panel)
+		}
+	}
+	if prompt != "/fix-issue " {
+		t.Errorf("Tab completed the prompt to %q", prompt)
+	}
+	if nested != "Glob" {
+		t.Errorf("nested cards: %q, want the child's Glob inside the Agent card", nested)
+	}
+	if childText != "CHILD-REPORT nothing here" {
+		t.Errorf("child text %q", childText)
+	}
+	if err := chromedp.Do(sctx, chromedp.Click(chromedp.Search(`//span[@class="tool-name"][.="Agent"]`))); err != nil {
+		t.Fatal(err)
+	}
+	shot(t, sctx, screenshotDir(t), "subagent-nested")
+}

@@ -1,0 +1,234 @@
+package skills
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Places are the folders searched, strongest first. Build them with
+// DefaultPlaces; tests may pass their own.
+type Places struct {
+	Skills   []Place
+	Commands []Place
+}
+
+// Place is one folder and the scope its files get.
+type Place struct {
+	Dir   string
+	Scope Scope
+}
+
+// DefaultPlaces are Claude Code's folders plus the Agent Skills standard's
+// .agents and tandem's own: project first (.claude, .agents, .tandem under
+// the working folder), then the user's (~/.claude, ~/.agents, tandem's
+// configuration folder).
+func DefaultPlaces(cwd, home, configDir string) Places {
+	var p Places
+	add := func(list *[]Place, dir string, scope Scope) {
+		if dir != "" {
+			*list = append(*list, Place{Dir: dir, Scope: scope})
+		}
+	}
+	if cwd != "" {
+		add(&p.Skills, filepath.Join(cwd, ".claude", "skills"), ScopeProject)
+		add(&p.Skills, filepath.Join(cwd, ".agents", "skills"), ScopeProject)
+		add(&p.Skills, filepath.Join(cwd, ".tandem", "skills"), ScopeProject)
+		add(&p.Commands, filepath.Join(cwd, ".claude", "commands"), ScopeProject)
+		add(&p.Commands, filepath.Join(cwd, ".tandem", "commands"), ScopeProject)
+	}
+	if home != "" {
+		add(&p.Skills, filepath.Join(home, ".claude", "skills"), ScopeUser)
+		add(&p.Skills, filepath.Join(home, ".agents", "skills"), ScopeUser)
+		add(&p.Commands, filepath.Join(home, ".claude", "commands"), ScopeUser)
+	}
+	if configDir != "" {
+		add(&p.Skills, filepath.Join(configDir, "skills"), ScopeConfig)
+		add(&p.Commands, filepath.Join(configDir, "commands"), ScopeConfig)
+	}
+	return p
+}
+
+// Catalog is what one working folder offers.
+type Catalog struct {
+	Skills   []*Skill   `json:"skills"`
+	Commands []*Command `json:"commands"`
+	// Notices say which of two same-named files won.
+	Notices  []string  `json:"notices,omitempty"`
+	Warnings []Warning `json:"warnings,omitempty"`
+}
+
+// Load discovers skills and commands. It never fails: unreadable folders
+// and bad files become warnings.
+func Load(p Places) *Catalog {
+	c := &Catalog{}
+	seen := map[string]*Skill{}
+	for _, pl := range p.Skills {
+		for _, dir := range skillDirs(pl.Dir, c) {
+			s, warns, err := ParseSkill(dir, pl.Scope)
+			c.Warnings = append(c.Warnings, warns...)
+			if err != nil {
+				c.Warnings = append(c.Warnings, Warning{File: filepath.Join(dir, "SKILL.md"), Msg: err.Error() + " (skill skipped)"})
+				continue
+			}
+			if prev := seen[s.Name]; prev != nil {
+				c.Notices = append(c.Notices, fmt.Sprintf("skill %q: using the %s one (%s) over the %s one (%s)", s.Name, prev.Scope, prev.File, s.Scope, s.File))
+				continue
+			}
+			seen[s.Name] = s
+			c.Skills = append(c.Skills, s)
+		}
+	}
+	c.loadCommands(p.Commands)
+	sort.SliceStable(c.Skills, func(i, j int) bool { return c.Skills[i].Name < c.Skills[j].Name })
+	sort.SliceStable(c.Commands, func(i, j int) bool { return c.Commands[i].Name < c.Commands[j].Name })
+	return c
+}
+
+// skillDirs lists the folders under dir holding a SKILL.md.
+func skillDirs(dir string, c *Catalog) []string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		if !os.IsNotExist(err) {
+			c.Warnings = append(c.Warnings, Warning{File: dir, Msg: err.Error()})
+		}
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		sub := filepath.Join(dir, e.Name())
+		if !e.IsDir() {
+			// A symlinked skill folder is followed, as Claude Code does.
+			if fi, err := os.Stat(sub); err != nil || !fi.IsDir() {
+				continue
+			}
+		}
+		if _, err := os.Stat(filepath.Join(sub, "SKILL.md")); err == nil {
+			out = append(out, sub)
+		}
+	}
+	return out
+}
+
+func (c *Catalog) loadCommands(places []Place) {
+	seen := map[string]*Command{}
+	// User-invocable skills are commands too, and win over a commands file
+	// of the same name (as in Claude Code).
+	for _, s := range c.Skills {
+		if !s.UserInvocable {
+			continue
+		}
+		if IsBuiltin(s.Name) {
+			c.Warnings = append(c.Warnings, Warning{File: s.File, Field: "name", Msg: fmt.Sprintf("/%s is a built-in command; the skill is not offered as /%s", s.Name, s.Name)})
+			continue
+		}
+		cmd := &Command{Name: s.Name, Description: s.Description, ArgumentHint: s.ArgumentHint, AllowedTools: s.AllowedTools,
+			Model: s.Model, Scope: s.Scope, File: s.File, Kind: "skill", Body: s.Body, skill: s}
+		seen[s.Name] = cmd
+		c.Commands = append(c.Commands, cmd)
+	}
+	for _, pl := range places {
+		_ = filepath.WalkDir(pl.Dir, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if !os.IsNotExist(err) {
+					c.Warnings = append(c.Warnings, Warning{File: path, Msg: err.Error()})
+				}
+				return nil
+			}
+			if d.IsDir() || !strings.HasSuffix(d.Name(), ".md") {
+				return nil
+			}
+			rel, _ := filepath.Rel(pl.Dir, path)
+			name := strings.ReplaceAll(filepath.ToSlash(strings.TrimSuffix(rel, ".md")), "/", ":")
+			if IsBuiltin(name) {
+				c.Warnings = append(c.Warnings, Warning{File: path, Msg: fmt.Sprintf("/%s is a built-in command; this file is ignored", name)})
+				return nil
+			}
+			cmd, warns, err := ParseCommand(path, name, pl.Scope)
+			c.Warnings = append(c.Warnings, warns...)
+			if err != nil {
+				c.Warnings = append(c.Warnings, Warning{File: path, Msg: err.Error() + " (command skipped)"})
+				return nil
+			}
+			if prev := seen[name]; prev != nil {
+				c.Notices = append(c.Notices, fmt.Sprintf("command /%s: using the %s %s (%s) over the %s file (%s)", name, prev.Scope, prev.Kind, prev.File, pl.Scope, path))
+				return nil
+			}
+			seen[name] = cmd
+			c.Commands = append(c.Commands, cmd)
+			return nil
+		})
+	}
+}
+
+// Skill returns the named skill.
+func (c *Catalog) Skill(name string) *Skill {
+	if c == nil {
+		return nil
+	}
+	name = strings.TrimPrefix(name, "/")
+	for _, s := range c.Skills {
+		if s.Name == name {
+			return s
+		}
+	}
+	return nil
+}
+
+// Command returns the named command.
+func (c *Catalog) Command(name string) *Command {
+	if c == nil {
+		return nil
+	}
+	for _, cmd := range c.Commands {
+		if cmd.Name == name {
+			return cmd
+		}
+	}
+	return nil
+}
+
+// ModelSkills are the skills the model may invoke.
+func (c *Catalog) ModelSkills() []*Skill {
+	if c == nil {
+		return nil
+	}
+	var out []*Skill
+	for _, s := range c.Skills {
+		if s.ModelVisible() {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Dirs are the skill folders, which the model may read (read-only) even
+// outside the workspace.
+func (c *Catalog) Dirs() []string {
+	if c == nil {
+		return nil
+	}
+	var out []string
+	for _, s := range c.Skills {
+		out = append(out, s.Dir)
+	}
+	return out
+}
+
+// Expand turns a `/name args` prompt into its command's text. ok is false
+// when the prompt is not a custom command (plain text, a built-in, or an
+// unknown name, which the runtime then sees unchanged).
+func (c *Catalog) Expand(prompt string) (cmd *Command, text string, ok bool) {
+	name, args, isCmd := ParsePrompt(prompt)
+	if !isCmd || IsBuiltin(name) {
+		return nil, "", false
+	}
+	cmd = c.Command(name)
+	if cmd == nil {
+		return nil, "", false
+	}
+	return cmd, cmd.Prompt(args), true
+}

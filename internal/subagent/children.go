@@ -1,0 +1,20 @@
+package subagent
+
+import (
+	"context"
+
+	"github.com/tandem-agent/tandem/internal/store"
+	"github.com/tandem-agent/tandem/internal/turn"
+)
+
+// StoreChildren stores sub-agent sessions under their parent in the store.
+type StoreChildren struct{ Store *store.Store }
+
+// NewChild implements Children.
+func (c StoreChildren) NewChild(ctx context.Context, parentID, cwd, model, title string, lastSeq func() int64) (string, turn.Recorder, error) {
+	s, err := c.Store.CreateSession(ctx, store.Session{Cwd: cwd, Model: model, Runtime: "native", ParentID: parentID, Title: title})
+	if err != nil {
+		return "", nil, err
+	}
+	return s.ID, c.Store.RecorderWithSeq(s.ID, lastSeq), nil
+}
