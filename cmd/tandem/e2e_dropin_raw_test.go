@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -150,7 +152,7 @@ func TestClaudeProtocolPythonSDKExchange(t *testing.T) {
 	if r := p.next("error answer", isType("control_response", "bogus"))["response"].(map[string]any); r["subtype"] != "error" || !strings.Contains(r["error"].(string), "no_such_request") {
 		t.Errorf("unknown subtype answer: %v", r)
 	}
-	p.send(map[string]any{"type": "user", "session_id": "default", "parent_tool_use_id": nil,
+	p.send(map[string]any{"type": "user", "session_id": "default", "parent_tool_use_id": nil, "uuid": "u-1",
 		"message": map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": "write n.txt"}}}})
 
 	initMsg := p.next("system/init", isType("system", "init"))
@@ -186,6 +188,14 @@ func TestClaudeProtocolPythonSDKExchange(t *testing.T) {
 	}
 	if got := x.ReadFile("n.txt"); got != "rewritten\n" {
 		t.Errorf("n.txt = %q: the host's updatedInput was not applied", got)
+	}
+	// rewind_files puts the files back as they were before that message.
+	p.send(map[string]any{"type": "control_request", "request_id": "rw1", "request": map[string]any{"subtype": "rewind_files", "user_message_id": "u-1"}})
+	if r := p.next("rewind_files", isType("control_response", "rw1"))["response"].(map[string]any); r["subtype"] != "success" {
+		t.Errorf("rewind_files: %v", r)
+	}
+	if _, err := os.Stat(filepath.Join(x.Work, "n.txt")); !os.IsNotExist(err) {
+		t.Errorf("n.txt still exists after rewind_files: %v", err)
 	}
 	p.in.Close()
 	if err := p.cmd.Wait(); err != nil {

@@ -31,6 +31,19 @@ type SlashCommand struct {
 
 // SlashCommands lists the commands a session in cwd offers, for editors
 // and UIs that complete them.
+// The folder's custom commands and user-invocable skills follow /compact;
+// a folder whose files cannot be read offers /compact alone (the session
+// reports those files itself).
 func (a *App) SlashCommands(cwd string) []SlashCommand {
-	return []SlashCommand{{Name: "compact", Description: "Summarise the conversation so far to free the context window", ArgumentHint: "[focus]"}}
+	out := []SlashCommand{{Name: "compact", Description: "Summarise the conversation so far to free the context window", ArgumentHint: "[focus]"}}
+	ext, err := a.ExtensionsFor(cwd)
+	if err != nil {
+		return out
+	}
+	for _, c := range ext.Commands {
+		if c.Name != "compact" {
+			out = append(out, SlashCommand{Name: c.Name, Description: c.Description, ArgumentHint: c.ArgumentHint})
+		}
+	}
+	return out
 }

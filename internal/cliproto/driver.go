@@ -44,6 +44,8 @@ type driver struct {
 	cancelTurn  context.CancelFunc
 	interrupted bool
 	turn        *turnStats
+	turnUUID    string         // the running turn's user message uuid
+	checkpoints map[string]int // user message uuid -> checkpoint number
 }
 
 // Main runs tandem as the Claude Code CLI would run with these arguments
@@ -56,7 +58,7 @@ func Main(ctx context.Context, o Options) int {
 	for _, w := range warns {
 		fmt.Fprintln(o.Stderr, "tandem: warning:", w)
 	}
-	d := &driver{o: o, f: f, w: &writer{out: o.Stdout}}
+	d := &driver{o: o, f: f, w: &writer{out: o.Stdout}, checkpoints: map[string]int{}}
 	if err != nil {
 		return d.fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/tandem-agent/tandem/internal/checkpoint"
 	"github.com/tandem-agent/tandem/internal/mcp"
 )
 
@@ -21,6 +22,8 @@ func (d *driver) handleControl(ctx context.Context, id string, raw json.RawMessa
 		ServerName         string          `json:"serverName"`
 		Enabled            *bool           `json:"enabled"`
 		SDKMCPServers      []string        `json:"sdkMcpServers"`
+		UserMessageID      string          `json:"user_message_id"`
+		DryRun             bool            `json:"dry_run"`
 	}
 	if err := json.Unmarshal(raw, &req); err != nil {
 		d.ctl.fail(id, "malformed control request: "+err.Error(), "invalid_request")
@@ -61,6 +64,8 @@ func (d *driver) handleControl(ctx context.Context, id string, raw json.RawMessa
 			return
 		}
 		d.ctl.reply(id, nil)
+	case "rewind_files":
+		d.rewindFiles(ctx, id, req.UserMessageID, req.DryRun)
 	case "get_context_usage":
 		d.ctl.reply(id, d.contextUsage())
 	default:
@@ -208,4 +213,29 @@ func (d *driver) contextUsage() map[string]any {
 	}
 	return map[string]any{"totalTokens": used, "maxTokens": max, "rawMaxTokens": max, "percentage": pct,
 		"model": bareModel(model), "categories": []any{}}
+}
+
+// rewindFiles puts the workspace's files back as they were before the
+// user message the host names (Claude Code's file checkpointing; tandem
+// also restores what shell commands changed). The conversation is kept.
+func (d *driver) rewindFiles(ctx context.Context, id, userMessageID string, dryRun bool) {
+	d.mu.Lock()
+	n, ok := d.checkpoints[userMessageID]
+	live := d.live
+	d.mu.Unlock()
+	if !ok || live == nil {
+		d.ctl.fail(id, fmt.Sprintf("no checkpoint for user message %q: rewind_files takes the uuid of a user message this process ran", userMessageID), "invalid_request")
+		return
+	}
+	if dryRun {
+		d.ctl.reply(id, map[string]any{"canRewind": true})
+		return
+	}
+	res, err := d.app.Checkpoints.Rewind(ctx, live.Snapshot().ID, n, checkpoint.RewindOptions{FilesOnly: true})
+	if err != nil {
+		d.ctl.fail(id, err.Error(), "")
+		return
+	}
+	changed := append(append([]string{}, res.Restored...), res.Removed...)
+	d.ctl.reply(id, map[string]any{"canRewind": true, "filesChanged": changed})
 }

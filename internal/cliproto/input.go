@@ -78,6 +78,7 @@ func (d *driver) handleLine(ctx context.Context, line []byte, queue chan<- userI
 		RequestID string          `json:"request_id"`
 		Request   json.RawMessage `json:"request"`
 		Message   json.RawMessage `json:"message"`
+		UUID      string          `json:"uuid"`
 	}
 	if err := json.Unmarshal(line, &env); err != nil {
 		d.warn("stdin line: %v; ignored", err)
@@ -90,6 +91,7 @@ func (d *driver) handleLine(ctx context.Context, line []byte, queue chan<- userI
 			d.warn("user message: %v; ignored", err)
 			return
 		}
+		in.uuid = env.UUID
 		queue <- in
 	case "control_request":
 		d.handleControl(ctx, env.RequestID, env.Request)

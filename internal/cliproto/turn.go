@@ -20,6 +20,7 @@ const mcpWait = 5 * time.Second
 type userInput struct {
 	text   string
 	images []message.Block
+	uuid   string // the host's id for the message (rewind_files names it)
 }
 
 // turnStats are the figures a result reports beyond tandem's own.
@@ -86,7 +87,7 @@ func (d *driver) runTurn(ctx context.Context, in userInput) int {
 	now := time.Now()
 	stats := &turnStats{start: now, stepStart: now}
 	d.mu.Lock()
-	d.cancelTurn, d.interrupted, d.turn = cancel, false, stats
+	d.cancelTurn, d.interrupted, d.turn, d.turnUUID = cancel, false, stats, in.uuid
 	system, appendSys := d.systemInit, d.appendInit
 	d.mu.Unlock()
 	if system == nil {
@@ -149,6 +150,13 @@ func (d *driver) disallowedTools(live *session.Live) []string {
 func (d *driver) onEvent(e event.Event) {
 	if d.f.OutputFormat != "stream-json" {
 		return
+	}
+	if e.Type == event.RewindPoint {
+		d.mu.Lock()
+		if d.turnUUID != "" {
+			d.checkpoints[d.turnUUID] = e.Checkpoint
+		}
+		d.mu.Unlock()
 	}
 	switch e.Type {
 	case event.Text, event.Thinking, event.ToolUse:

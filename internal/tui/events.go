@@ -2,7 +2,6 @@ package tui
 
 import (
 	"fmt"
-	"reflect"
 	"strings"
 	"time"
 
@@ -233,21 +232,11 @@ func (m *model) applySub(e event.Event, parent string) bool {
 	return false
 }
 
-// The event contract gains parent_tool_use_id (sub-agents) and the
-// context fields in parallel work: they are read by name, so the UI
-// builds before and after they land and uses them once they do.
-func eventString(e event.Event, name string) string {
-	if v := reflect.ValueOf(e).FieldByName(name); v.IsValid() && v.Kind() == reflect.String {
-		return v.String()
-	}
-	return ""
-}
-
 // parentToolUseID names the call (a sub-agent's Agent/Task) an event
 // belongs under; "" for the main conversation.
 func parentToolUseID(e event.Event) string {
-	if p := eventString(e, "ParentToolUseID"); p != "" {
-		return p
+	if e.ParentToolUseID != "" {
+		return e.ParentToolUseID
 	}
 	if p, ok := e.Meta["parent_tool_use_id"].(string); ok {
 		return p
