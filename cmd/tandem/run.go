@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/tandem-agent/tandem/internal/app"
+	"github.com/tandem-agent/tandem/internal/config"
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/session"
@@ -26,7 +27,7 @@ type runFlags struct {
 	prompt, cwd, model, outputFormat, resume, mode, appendSystem, systemPrompt, runtime string
 	cont, verbose, trustProject                                                         bool
 	maxTurns                                                                            int
-	allowed, disallowed, addDirs                                                        []string
+	allowed, disallowed, addDirs, fallbackModels                                        []string
 	mcpWait                                                                             time.Duration
 }
 
@@ -58,6 +59,7 @@ func addRunFlags(fl *pflag.FlagSet, f *runFlags) {
 	fl.StringVarP(&f.prompt, "print", "p", "", "the prompt")
 	fl.StringVar(&f.cwd, "cwd", "", "working folder (default: the current folder)")
 	fl.StringVar(&f.model, "model", "", "model as provider/model (e.g. anthropic/claude-sonnet-4-5) or a catalog id")
+	fl.StringSliceVar(&f.fallbackModels, "fallback-model", nil, "models to try, in order, when the model stays overloaded or failing after retries (repeat or comma-separate)")
 	fl.StringVar(&f.outputFormat, "output-format", "text", "text, json or stream-json")
 	fl.StringVarP(&f.resume, "resume", "r", "", "resume the session with this id")
 	fl.BoolVarP(&f.cont, "continue", "c", false, "continue the latest session in this folder")
@@ -82,6 +84,11 @@ func (f *runFlags) validate() error {
 	}
 	if f.maxTurns < 0 {
 		return fmt.Errorf("--max-turns %d: use 0 (no limit) or more", f.maxTurns)
+	}
+	for _, m := range f.fallbackModels {
+		if err := config.CheckModelSpec(m); err != nil {
+			return fmt.Errorf("--fallback-model: %w", err)
+		}
 	}
 	if f.resume != "" && f.cont {
 		return fmt.Errorf("--resume and --continue both pick a session: use one")
@@ -185,7 +192,8 @@ func runTurnBody(cmd *cobra.Command, g *globalFlags, f *runFlags, args []string)
 	defer live.Close()
 	a.WaitMCP(ctx, live, f.mcpWait)
 	res, err := live.Run(ctx, prompt, session.TurnOptions{MaxTurns: f.maxTurns, AppendSystemPrompt: f.appendSystem,
-		SystemPrompt: f.systemPrompt, DisallowedTools: toolNamesOnly(f.disallowed)})
+		SystemPrompt: f.systemPrompt, DisallowedTools: toolNamesOnly(f.disallowed),
+		FallbackModels: f.fallbackModels})
 	if err != nil {
 		return reportEarly(cmd, f.outputFormat, err, live.Snapshot().ID)
 	}

@@ -110,8 +110,8 @@ func (r *Runtime) compacted(ctx context.Context, st *turnState, b message.Messag
 // summaryModel is compaction.model when set, else the session's model.
 func (r *Runtime) summaryModel(st *turnState) (Model, string, error) {
 	spec := r.opts.Compaction.Model
-	if spec == "" || spec == st.in.Model {
-		return st.model, st.in.Model, nil
+	if spec == "" || spec == st.spec {
+		return st.model, st.spec, nil
 	}
 	m, err := r.opts.Models.Resolve(spec)
 	if err != nil {

@@ -70,7 +70,7 @@ func (r *Runtime) loadWindow(ctx context.Context, st *turnState) {
 		Model  string `json:"model"`
 		Tokens int64  `json:"tokens"`
 	}
-	if json.Unmarshal([]byte(raw), &l) != nil || l.Model != st.in.Model || l.Tokens <= 0 {
+	if json.Unmarshal([]byte(raw), &l) != nil || l.Model != st.spec || l.Tokens <= 0 {
 		return
 	}
 	if st.meter.window == 0 || l.Tokens < st.meter.window {
@@ -90,7 +90,7 @@ func (r *Runtime) learn(ctx context.Context, st *turnState, ov compact.Overflow,
 		return
 	}
 	st.meter.window = limit
-	data, _ := json.Marshal(map[string]any{"model": st.in.Model, "tokens": limit})
+	data, _ := json.Marshal(map[string]any{"model": st.spec, "tokens": limit})
 	if err := st.d.Recorder.SetMeta(ctx, metaLearnedLimit, string(data)); err != nil {
 		st.d.Events.Emit(event.Event{Type: event.Error, Error: "remember the context limit: " + err.Error()})
 	}

@@ -21,6 +21,8 @@ type turnState struct {
 	in       turn.Input
 	d        turn.Deps
 	model    Model
+	spec     string   // the "provider/model" of model, for stored messages
+	fallback []string // fallback specs not tried yet this turn
 	history  []message.Message
 	start    time.Time
 	steps    int
@@ -40,16 +42,15 @@ type turnState struct {
 
 // RunTurn implements turn.Runtime.
 func (r *Runtime) RunTurn(ctx context.Context, in turn.Input, d turn.Deps) (event.Event, error) {
-	st := &turnState{in: in, d: d, start: time.Now(), costOK: true, doom: doomTracker{threshold: r.opts.DoomLoopThreshold}}
-	model, err := r.opts.Models.Resolve(in.Model)
-	if err != nil {
-		return r.finish(ctx, st, event.SubtypeError, fmt.Errorf("model %q: %w", in.Model, err)), nil
+	st := &turnState{in: in, d: d, start: time.Now(), costOK: true, doom: doomTracker{threshold: r.opts.DoomLoopThreshold},
+		spec: in.Model, fallback: in.FallbackModels}
+	if err := r.resolveModel(st); err != nil {
+		return r.finish(ctx, st, event.SubtypeError, err), nil
 	}
-	st.model = model
 	if in.Effort != "" {
 		st.model.Effort = in.Effort
 	}
-	d.Events.Emit(event.Event{Type: event.Status, Cwd: in.Cwd, Model: in.Model, Runtime: r.Name(),
+	d.Events.Emit(event.Event{Type: event.Status, Cwd: in.Cwd, Model: st.spec, Runtime: r.Name(),
 		Tools: d.Tools.Names(), Mode: string(in.Mode)})
 
 	history, err := d.Recorder.History(ctx)
@@ -94,7 +95,7 @@ func (r *Runtime) steps(ctx context.Context, st *turnState) (event.Event, error)
 			return r.finish(ctx, st, event.SubtypeMaxTurns, fmt.Errorf("reached the limit of %d turns (--max-turns)", st.in.MaxTurns)), nil
 		}
 		st.steps++
-		resp, partial, err := r.callFitted(ctx, st)
+		resp, partial, err := r.callWithFallback(ctx, st)
 		if err != nil {
 			if ctx.Err() != nil {
 				// Keep what the user already saw so a resume continues from it.
@@ -150,7 +151,7 @@ func (st *turnState) record(ctx context.Context, m message.Message) error {
 
 func assistantMessage(st *turnState, blocks []message.Block, u *event.Usage) message.Message {
 	m := message.Message{ID: newID("msg"), Role: message.Assistant, Content: blocks,
-		Model: st.in.Model, CreatedAt: time.Now().UTC()}
+		Model: st.spec, CreatedAt: time.Now().UTC()}
 	if u != nil {
 		uu := *u
 		m.Usage = &uu

@@ -41,6 +41,8 @@ type Settings struct {
 	Runtime  string // native | claude-code | auto
 	Mode     permission.Mode
 	MaxTurns int
+	// FallbackModels are the config's fallback_models.
+	FallbackModels []string
 	// Trusted says the folder is trusted (by `tandem trust` or the
 	// TrustProject option); TrustRoot is the trusted folder covering it.
 	Trusted   bool
@@ -98,6 +100,7 @@ func (a *App) ResolveSettings(ctx context.Context, req SettingsRequest) (*Settin
 	s.Runtime = firstNonEmpty(req.Runtime, cfg.Runtime, "native")
 	s.Model = firstNonEmpty(req.Model, a.DefaultModel(cfg))
 	s.MaxTurns = req.MaxTurns
+	s.FallbackModels = cfg.FallbackModels
 	if s.MaxTurns == 0 {
 		s.MaxTurns = cfg.MaxTurns
 	}
@@ -184,5 +187,6 @@ func (w *wiring) Resolve(ctx context.Context, rec store.Session, checkModel bool
 	if err != nil {
 		return session.Resolved{}, err
 	}
-	return session.Resolved{Model: s.Model, Runtime: s.Runtime, Mode: string(s.Mode), MaxTurns: s.MaxTurns, Settings: s}, nil
+	return session.Resolved{Model: s.Model, Runtime: s.Runtime, Mode: string(s.Mode), MaxTurns: s.MaxTurns,
+		FallbackModels: s.FallbackModels, Settings: s}, nil
 }

@@ -90,6 +90,7 @@ func TestProjectKeysUntrusted(t *testing.T) {
 		{tandemFile, `{"providers":{"anthropic":{"kind":"openai-compatible"}}}`, "providers.anthropic.kind"},
 		{tandemFile, `{"providers":{"evil":{"kind":"anthropic","base_url":"http://127.0.0.1:1","api_key_env":"ANTHROPIC_API_KEY"}}}`, "providers.evil"},
 		{tandemFile, `{"tools":{"web_fetch":{"allow_private":true}}}`, "tools.web_fetch.allow_private"},
+		{tandemFile, `{"fallback_models":["openai/gpt-5"]}`, "fallback_models"},
 		{tandemFile, `{"tools":{"web_search":{"backend":"brave","api_key_env":"ANTHROPIC_API_KEY"}}}`, "tools.web_search.api_key_env"},
 		{tandemFile, `{"permissions":{"allow":["Bash"]}}`, "permissions.allow"},
 		{tandemFile, `{"permissions":{"rules":[{"permission":"bash","pattern":"*","action":"allow"}]}}`, "permissions.rules"},

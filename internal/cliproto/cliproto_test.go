@@ -163,3 +163,17 @@ func TestCompactBoundaryLine(t *testing.T) {
 		t.Fatalf("line %s (%v)", out.String(), err)
 	}
 }
+
+func TestParseFallbackModel(t *testing.T) {
+	f, warns, err := Parse([]string{"--fallback-model", "sonnet,openai/gpt-5", "--fallback-model=haiku", "-p", "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{normalizeModel("sonnet"), "openai/gpt-5", normalizeModel("haiku")}
+	if !reflect.DeepEqual(f.FallbackModels, want) || want[0] == "sonnet" {
+		t.Errorf("fallback models %q, want %q", f.FallbackModels, want)
+	}
+	if len(warns) != 0 {
+		t.Errorf("warnings %q", warns)
+	}
+}

@@ -39,7 +39,7 @@ type Flags struct {
 	DisallowedTools        []string
 	Tools                  *string
 	Model                  string
-	FallbackModel          string
+	FallbackModels         []string
 	MaxTurns               int
 	MaxBudgetUSD           float64
 	SystemPrompt           *string
@@ -92,7 +92,6 @@ var ignoredFlags = map[string]struct {
 	"--thinking-display":                   {true, "thinking is always streamed"},
 	"--allow-dangerously-skip-permissions": {false, "use --permission-mode bypassPermissions"},
 	"--permission-prompts":                 {false, "permission prompts go through --permission-prompt-tool"},
-	"--fallback-model":                     {true, "fallback models are not supported yet"},
 	"--json-schema":                        {true, "structured output is not supported yet"},
 	"--ide":                                {false, "no IDE integration"},
 	"--chrome":                             {false, "no browser integration"},
@@ -133,6 +132,14 @@ var flagTable = map[string]flagSpec{
 	"--disallowed-tools":       {true, list(func(f *Flags) *[]string { return &f.DisallowedTools })},
 	"--tools":                  {true, func(f *Flags, v string) error { f.Tools = &v; return nil }},
 	"--model":                  {true, str(func(f *Flags) *string { return &f.Model })},
+	"--fallback-model": {true, func(f *Flags, v string) error {
+		for _, m := range strings.Split(v, ",") {
+			if m = strings.TrimSpace(m); m != "" {
+				f.FallbackModels = append(f.FallbackModels, normalizeModel(m))
+			}
+		}
+		return nil
+	}},
 	"--max-turns": {true, func(f *Flags, v string) error {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {

@@ -94,7 +94,7 @@ func (d *driver) runTurn(ctx context.Context, in userInput) int {
 		system = d.f.SystemPrompt
 	}
 	opts := session.TurnOptions{MaxTurns: d.f.MaxTurns, AppendSystemPrompt: joinNonEmpty(d.f.AppendSystemPrompt, appendSys),
-		DisallowedTools: d.disallowedTools(live), Images: in.images}
+		DisallowedTools: d.disallowedTools(live), Images: in.images, FallbackModels: d.f.FallbackModels}
 	if system != nil && *system != "" {
 		opts.SystemPrompt = *system
 	}
@@ -168,8 +168,12 @@ func (d *driver) onEvent(e event.Event) {
 		if e.HTTPStatus != 0 {
 			status = e.HTTPStatus
 		}
-		d.w.line(map[string]any{"type": "system", "subtype": "api_retry", "attempt": e.Attempt, "retry_delay_ms": e.DelayMS,
-			"error_status": status, "error": e.Error, "session_id": e.SessionID, "uuid": newUUID()})
+		line := map[string]any{"type": "system", "subtype": "api_retry", "attempt": e.Attempt, "retry_delay_ms": e.DelayMS,
+			"error_status": status, "error": e.Error, "session_id": e.SessionID, "uuid": newUUID()}
+		if e.Model != "" {
+			line["fallback_model"] = e.Model // tandem's: the model that answers from now on
+		}
+		d.w.line(line)
 	case event.CompactBoundary:
 		meta := map[string]any{"trigger": e.Trigger, "pre_tokens": e.TokensBefore}
 		if e.TokensAfter > 0 {

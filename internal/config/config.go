@@ -24,9 +24,12 @@ type Config struct {
 	Schema     string `json:"$schema,omitempty"`
 	Model      string `json:"model,omitempty"`       // default "provider/model"
 	SmallModel string `json:"small_model,omitempty"` // for summaries (WebFetch prompts, titles)
-	Runtime    string `json:"runtime,omitempty"`     // native | claude-code | auto
-	Mode       string `json:"permission_mode,omitempty"`
-	MaxTurns   int    `json:"max_turns,omitempty"`
+	// FallbackModels ("provider/model") are tried in order when the model
+	// keeps failing after retries (overloaded, server errors, not found).
+	FallbackModels []string `json:"fallback_models,omitempty"`
+	Runtime        string   `json:"runtime,omitempty"` // native | claude-code | auto
+	Mode           string   `json:"permission_mode,omitempty"`
+	MaxTurns       int      `json:"max_turns,omitempty"`
 	// ThinkingBudget > 0 turns on extended thinking with that many tokens
 	// (MAX_THINKING_TOKENS in the environment, as Claude Code reads it).
 	ThinkingBudget int64 `json:"thinking_budget,omitempty"`
@@ -303,6 +306,11 @@ func (c *Config) validate(path string) error {
 	if c.Model != "" && strings.HasSuffix(c.Model, "/") {
 		return &Error{File: path, Field: "model", Msg: "write provider/model, e.g. anthropic/claude-sonnet-4-5"}
 	}
+	for i, m := range c.FallbackModels {
+		if err := CheckModelSpec(m); err != nil {
+			return &Error{File: path, Field: fmt.Sprintf("fallback_models[%d]", i), Msg: err.Error()}
+		}
+	}
 	names := make([]string, 0, len(c.Providers))
 	for n := range c.Providers {
 		names = append(names, n)
@@ -352,6 +360,9 @@ func (c *Config) merge(o *Config, src string) {
 	}
 	if o.SmallModel != "" {
 		c.SmallModel = o.SmallModel
+	}
+	if len(o.FallbackModels) > 0 {
+		c.FallbackModels = o.FallbackModels // a list replaces whole: order matters
 	}
 	if o.Runtime != "" {
 		c.Runtime = o.Runtime
@@ -462,4 +473,14 @@ func (c *Config) ApplyEnv(getenv func(string) string) error {
 		c.ThinkingBudget = n
 	}
 	return c.validate("environment")
+}
+
+// CheckModelSpec accepts "provider/model" or a catalog model id, for
+// settings and flags that name models to call (fallback models).
+func CheckModelSpec(spec string) error {
+	s := strings.TrimSpace(spec)
+	if s == "" || strings.HasPrefix(s, "/") || strings.HasSuffix(s, "/") {
+		return fmt.Errorf("%q is not a model; write provider/model, e.g. anthropic/claude-haiku-4-5", spec)
+	}
+	return nil
 }

@@ -23,6 +23,8 @@ type Resolved struct {
 	Model, Runtime, Mode string
 	// MaxTurns applies to turns run without their own limit (0: none).
 	MaxTurns int
+	// FallbackModels apply to turns that name none.
+	FallbackModels []string
 	// Settings is the wiring's own resolved state, handed to Equip as
 	// Live.Settings so configuration is read once per open.
 	Settings any

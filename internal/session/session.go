@@ -118,6 +118,8 @@ type Live struct {
 	Settings any
 	// MaxTurns is the configured limit for turns that set none.
 	MaxTurns int
+	// FallbackModels are the configured fallbacks for turns that name none.
+	FallbackModels []string
 
 	mgr        *Manager
 	requestMCP json.RawMessage
@@ -142,7 +144,8 @@ func (m *Manager) Open(ctx context.Context, req OpenRequest) (*Live, error) {
 	}
 	roots := append([]string{rec.Cwd}, extra...)
 	l := &Live{Record: rec, mgr: m, Roots: roots, Tools: tool.NewRegistry(), requestMCP: req.MCPServers,
-		mcpOnly: req.MCPOnly, mcpProxy: req.MCPProxy, msgSinks: req.MessageSinks, Settings: res.Settings, MaxTurns: res.MaxTurns}
+		mcpOnly: req.MCPOnly, mcpProxy: req.MCPProxy, msgSinks: req.MessageSinks, Settings: res.Settings, MaxTurns: res.MaxTurns,
+		FallbackModels: res.FallbackModels}
 	l.Events = event.NewEmitter(rec.ID, rec.LastSeq, req.Sinks...)
 	l.Env = tool.NewEnv(rec.ID, rec.Cwd, roots, m.data)
 	l.Env.Emit = l.Events.Emit
@@ -282,7 +285,10 @@ func (l *Live) Run(ctx context.Context, prompt string, opts TurnOptions) (event.
 	in := turn.Input{SessionID: rec.ID, Prompt: prompt, Cwd: rec.Cwd, Roots: l.Roots, Model: model,
 		Mode: l.mode(rec.Mode), MaxTurns: cmpOr(opts.MaxTurns, l.MaxTurns), AppendSystemPrompt: opts.AppendSystemPrompt,
 		SystemPrompt: opts.SystemPrompt, AllowedTools: opts.AllowedTools, DisallowedTools: opts.DisallowedTools,
-		Images: opts.Images}
+		Images: opts.Images, FallbackModels: opts.FallbackModels}
+	if len(in.FallbackModels) == 0 {
+		in.FallbackModels = l.FallbackModels
+	}
 	var recorder turn.Recorder = l.mgr.store.RecorderWithSeq(rec.ID, l.Events.LastSeq)
 	if len(l.msgSinks) > 0 {
 		recorder = notifyingRecorder{Recorder: recorder, sinks: l.msgSinks}
@@ -451,6 +457,8 @@ type TurnOptions struct {
 	AllowedTools       []string
 	DisallowedTools    []string
 	Images             []message.Block
+	// FallbackModels replace the configured ones for this turn.
+	FallbackModels []string
 }
 
 func cmpOr(a, b int) int {

@@ -16,12 +16,16 @@ import (
 
 // Input is one user turn and the settings it runs under.
 type Input struct {
-	SessionID          string
-	Prompt             string
-	Images             []message.Block
-	Cwd                string
-	Roots              []string // Cwd plus --add-dir folders
-	Model              string   // "provider/model"
+	SessionID string
+	Prompt    string
+	Images    []message.Block
+	Cwd       string
+	Roots     []string // Cwd plus --add-dir folders
+	Model     string   // "provider/model"
+	// FallbackModels are tried in order when Model keeps failing after
+	// retries (overloaded, server errors, model not found) or cannot be
+	// used at all (its provider disabled or without a key).
+	FallbackModels     []string
 	Mode               permission.Mode
 	MaxTurns           int // 0: no limit
 	AppendSystemPrompt string

@@ -1,0 +1,85 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/tandem-agent/tandem/internal/event"
+	"github.com/tandem-agent/tandem/internal/provider"
+)
+
+// resolveModel resolves the turn's model; when it cannot be used at all (a
+// disabled provider, a missing key) the fallback models are tried in order.
+func (r *Runtime) resolveModel(st *turnState) error {
+	model, err := r.opts.Models.Resolve(st.spec)
+	if err == nil {
+		st.model = model
+		return nil
+	}
+	err = fmt.Errorf("model %q: %w", st.spec, err)
+	if len(st.fallback) == 0 {
+		return err
+	}
+	if r.nextFallback(st, err) {
+		return nil
+	}
+	return err
+}
+
+// callWithFallback is callFitted that, when an error outlives the retries
+// and another model might not share it, moves on to the next fallback
+// model for the rest of the turn. Cost and the stored message's model then
+// follow the model that answered.
+func (r *Runtime) callWithFallback(ctx context.Context, st *turnState) (*provider.Response, string, error) {
+	for {
+		resp, partial, err := r.callFitted(ctx, st)
+		if err == nil || ctx.Err() != nil || !fallbackWorthy(err) || !r.nextFallback(st, err) {
+			return resp, partial, err
+		}
+	}
+}
+
+// fallbackWorthy: what another model may not suffer from. A refused key or
+// a bad request would fail the same way elsewhere, or needs the user.
+func fallbackWorthy(err error) bool {
+	pe, ok := provider.AsError(err)
+	if !ok {
+		return false
+	}
+	return !pe.Auth && (pe.Retryable || pe.Status == http.StatusNotFound)
+}
+
+// nextFallback switches st to the first remaining fallback model that
+// resolves, announcing it with a retry event that names the model; the
+// ones that do not resolve are reported as errors and skipped. It reports
+// whether a model was found.
+func (r *Runtime) nextFallback(st *turnState, cause error) bool {
+	for len(st.fallback) > 0 {
+		spec := st.fallback[0]
+		st.fallback = st.fallback[1:]
+		if spec == st.spec || spec == "" {
+			continue
+		}
+		model, err := r.opts.Models.Resolve(spec)
+		if err != nil {
+			st.d.Events.Emit(event.Event{Type: event.Error, Model: spec,
+				Error: fmt.Sprintf("fallback model %s skipped: %v", spec, err)})
+			continue
+		}
+		ev := event.Event{Type: event.Retry, Model: spec, Error: cause.Error(),
+			Message: fmt.Sprintf("%s failed; falling back to %s", st.spec, spec)}
+		var pe *provider.Error
+		if errors.As(cause, &pe) {
+			ev.HTTPStatus = pe.Status
+		}
+		st.d.Events.Emit(ev)
+		if st.in.Effort != "" {
+			model.Effort = st.in.Effort
+		}
+		st.model, st.spec = model, spec
+		return true
+	}
+	return false
+}
