@@ -1,8 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 
@@ -11,13 +13,44 @@ import (
 	"github.com/tandem-agent/tandem/internal/app"
 	"github.com/tandem-agent/tandem/internal/claudecode"
 	"github.com/tandem-agent/tandem/internal/config"
+	"github.com/tandem-agent/tandem/internal/provider"
 	"github.com/tandem-agent/tandem/internal/termsafe"
 	"github.com/tandem-agent/tandem/internal/trust"
 )
 
+// doctorReport is what doctor found; --json prints it as is.
+type doctorReport struct {
+	Version   string `json:"version"`
+	ConfigDir string `json:"config_dir"`
+	DataDir   string `json:"data_dir"`
+	Database  string `json:"database"`
+	// DatabaseCheck is ok, corrupt or error; DatabaseProblems says what.
+	DatabaseCheck    string            `json:"database_check"`
+	DatabaseProblems []string          `json:"database_problems,omitempty"`
+	ConfigFiles      []string          `json:"config_files,omitempty"`
+	ConfigError      string            `json:"config_error,omitempty"`
+	Untrusted        string            `json:"untrusted,omitempty"`
+	DefaultModel     string            `json:"default_model,omitempty"`
+	FallbackModels   []string          `json:"fallback_models,omitempty"`
+	Runtime          string            `json:"runtime,omitempty"`
+	Mode             string            `json:"permission_mode,omitempty"`
+	TrustedBy        string            `json:"trusted_by,omitempty"`
+	Ripgrep          string            `json:"ripgrep,omitempty"`
+	Providers        []provider.Probe  `json:"providers"`
+	ClaudeCode       claudecode.Report `json:"claude_code"`
+	ClaudeCodeCfg    string            `json:"claude_code_config_error,omitempty"`
+	settings         *app.Settings     // nil when the settings did not resolve
+}
+
 func newDoctorCmd(g *globalFlags) *cobra.Command {
-	return &cobra.Command{
-		Use: "doctor", Short: "Check tandem's setup: config, database, providers, ripgrep, the Claude Code CLI", Args: cobra.NoArgs,
+	var asJSON, offline bool
+	cmd := &cobra.Command{
+		Use:   "doctor",
+		Short: "Check tandem's setup: config, database, providers (live), ripgrep, the Claude Code CLI",
+		Long: "Check tandem's setup. Every provider that is configured or has a key in the environment gets one " +
+			"live request (its model list, or a one-token call): reachability, authentication, whether the " +
+			"default and fallback models exist, and the latency. A failing provider makes doctor exit 1.",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			a, err := app.Open(app.Options{Home: g.home, Version: version(), Stderr: cmd.ErrOrStderr()})
 			if err != nil {
@@ -27,9 +60,31 @@ func newDoctorCmd(g *globalFlags) *cobra.Command {
 				return exitError{code: 1}
 			}
 			defer a.Close()
-			return doctor(cmd, a)
+			rep := collectDoctor(cmd, a, offline)
+			if asJSON {
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(rep); err != nil {
+					return err
+				}
+			} else {
+				// config errors quote a project's files
+				rep.print(termsafe.Writer(cmd.OutOrStdout()), offline)
+			}
+			if rep.DatabaseCheck == "corrupt" {
+				return exitError{code: 1}
+			}
+			for _, p := range rep.Providers {
+				if !p.OK {
+					return exitError{code: 1}
+				}
+			}
+			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
+	cmd.Flags().BoolVar(&offline, "offline", false, "skip the live provider checks")
+	return cmd
 }
 
 // dbHint says what to do about a damaged database.
@@ -38,58 +93,129 @@ const dbHint = `  The database holds tandem's sessions. Stop every tandem proces
   file aside (tandem starts a new, empty one).
 `
 
-func doctor(cmd *cobra.Command, a *app.App) error {
-	w := termsafe.Writer(cmd.OutOrStdout()) // config errors quote a project's files
-	fmt.Fprintf(w, "%s\nconfig folder: %s\ndata folder:   %s\ndatabase:      %s\n", version(), a.Paths.ConfigDir, a.Paths.DataDir, a.Store.Path())
-	corrupt := false
+func collectDoctor(cmd *cobra.Command, a *app.App, offline bool) *doctorReport {
+	rep := &doctorReport{Version: version(), ConfigDir: a.Paths.ConfigDir, DataDir: a.Paths.DataDir, Database: a.Store.Path(),
+		Providers: []provider.Probe{}, DatabaseCheck: "ok"}
 	switch problems, err := a.Store.Check(cmd.Context()); {
 	case err != nil:
-		fmt.Fprintf(w, "database check: ERROR %v\n", err)
+		rep.DatabaseCheck, rep.DatabaseProblems = "error", []string{err.Error()}
 	case len(problems) > 0:
-		corrupt = true
-		fmt.Fprintf(w, "database check: CORRUPT (%d problems; first: %s)\n%s", len(problems), firstLine(problems[0], 200), dbHint)
-	default:
-		fmt.Fprintln(w, "database check: ok")
+		rep.DatabaseCheck, rep.DatabaseProblems = "corrupt", problems
 	}
-	// The same resolution a session gets, so doctor reports what
-	// `tandem run` here would do (or refuse).
+	// The same resolution a session gets, so doctor reports what `tandem
+	// run` here would do (or refuse).
 	s, err := a.ResolveSettings(cmd.Context(), app.SettingsRequest{})
 	var ue *trust.UntrustedError
 	var cfg *config.Config
 	switch {
 	case errors.As(err, &ue):
-		fmt.Fprintf(w, "trust:         NOT TRUSTED: %v\n", ue)
+		rep.Untrusted = ue.Error()
 	case err != nil:
-		fmt.Fprintf(w, "config:        ERROR %v\n", err)
+		rep.ConfigError = err.Error()
 	default:
-		cfg = s.Config
-		fmt.Fprintf(w, "config files:  %v\n", cfg.Sources)
-		fmt.Fprintf(w, "default model: %s\n", firstNonEmpty(s.Model, "(none: set --model, \"model\" in config, or an API key)"))
-		fmt.Fprintf(w, "runtime:       %s\npermissions:   %s mode\n", s.Runtime, s.Mode)
+		rep.settings, cfg = s, s.Config
+		rep.ConfigFiles, rep.DefaultModel, rep.FallbackModels = cfg.Sources, s.Model, s.FallbackModels
+		rep.Runtime, rep.Mode = s.Runtime, string(s.Mode)
 		if s.Trusted {
-			fmt.Fprintf(w, "trust:         trusted (by %s)\n", s.TrustRoot)
-		} else {
-			fmt.Fprintln(w, "trust:         not trusted (nothing in the project files needs it)")
+			rep.TrustedBy = s.TrustRoot
+		}
+		if !offline {
+			rep.Providers = a.CheckProviders(cmd.Context(), s)
 		}
 	}
 	if p, err := exec.LookPath("rg"); err == nil {
-		fmt.Fprintf(w, "ripgrep:       %s\n", p)
-	} else {
-		fmt.Fprintln(w, "ripgrep:       not found (Grep uses its built-in Go search)")
+		rep.Ripgrep = p
 	}
 	var cc claudecode.Config
 	if cfg != nil {
 		if cc, err = app.ClaudeCodeConfig(cfg); err != nil {
-			fmt.Fprintf(w, "claude_code:   ERROR %v\n", err)
+			rep.ClaudeCodeCfg = err.Error()
 		}
 	}
-	rep := claudecode.Doctor(cc)
-	fmt.Fprintf(w, "\nClaude Code runtime:\n%s", rep.String())
-	if !rep.OK() {
+	rep.ClaudeCode = claudecode.Doctor(cc)
+	return rep
+}
+
+func (rep *doctorReport) print(w io.Writer, offline bool) {
+	fmt.Fprintf(w, "%s\nconfig folder: %s\ndata folder:   %s\ndatabase:      %s\n", rep.Version, rep.ConfigDir, rep.DataDir, rep.Database)
+	switch rep.DatabaseCheck {
+	case "error":
+		fmt.Fprintf(w, "database check: ERROR %s\n", rep.DatabaseProblems[0])
+	case "corrupt":
+		fmt.Fprintf(w, "database check: CORRUPT (%d problems; first: %s)\n%s", len(rep.DatabaseProblems), firstLine(rep.DatabaseProblems[0], 200), dbHint)
+	default:
+		fmt.Fprintln(w, "database check: ok")
+	}
+	switch {
+	case rep.Untrusted != "":
+		fmt.Fprintf(w, "trust:         NOT TRUSTED: %s\n", rep.Untrusted)
+	case rep.ConfigError != "":
+		fmt.Fprintf(w, "config:        ERROR %s\n", rep.ConfigError)
+	default:
+		fmt.Fprintf(w, "config files:  %v\n", rep.ConfigFiles)
+		fmt.Fprintf(w, "default model: %s\n", firstNonEmpty(rep.DefaultModel, "(none: set --model, \"model\" in config, or an API key)"))
+		if len(rep.FallbackModels) > 0 {
+			fmt.Fprintf(w, "fallbacks:     %v\n", rep.FallbackModels)
+		}
+		fmt.Fprintf(w, "runtime:       %s\npermissions:   %s mode\n", rep.Runtime, rep.Mode)
+		if rep.TrustedBy != "" {
+			fmt.Fprintf(w, "trust:         trusted (by %s)\n", rep.TrustedBy)
+		} else {
+			fmt.Fprintln(w, "trust:         not trusted (nothing in the project files needs it)")
+		}
+	}
+	if rep.Ripgrep != "" {
+		fmt.Fprintf(w, "ripgrep:       %s\n", rep.Ripgrep)
+	} else {
+		fmt.Fprintln(w, "ripgrep:       not found (Grep uses its built-in Go search)")
+	}
+	if rep.ClaudeCodeCfg != "" {
+		fmt.Fprintf(w, "claude_code:   ERROR %s\n", rep.ClaudeCodeCfg)
+	}
+	printProbes(w, rep, offline)
+	fmt.Fprintf(w, "\nClaude Code runtime:\n%s", rep.ClaudeCode.String())
+	if !rep.ClaudeCode.OK() {
 		fmt.Fprintln(os.Stderr, "\n(the claude-code runtime is optional; the native runtime needs only an API key)")
 	}
-	if corrupt {
-		return exitError{code: 1}
+}
+
+func printProbes(w io.Writer, rep *doctorReport, offline bool) {
+	switch {
+	case rep.settings == nil:
+		return
+	case offline:
+		fmt.Fprintln(w, "\nProviders: not checked (--offline)")
+		return
+	case len(rep.Providers) == 0:
+		fmt.Fprintln(w, "\nProviders: none set up (no API key in the environment, none in the config)")
+		return
 	}
-	return nil
+	fmt.Fprintln(w, "\nProviders:")
+	for _, p := range rep.Providers {
+		state := "ok"
+		switch {
+		case p.OK:
+		case !p.Reachable:
+			state = "UNREACHABLE"
+		case !p.Authenticated:
+			state = "AUTH REFUSED"
+		default:
+			state = "FAILED"
+		}
+		line := fmt.Sprintf("  %-12s %-13s %s (%s, %d ms)", p.Provider, state, p.BaseURL, p.Method, p.LatencyMS)
+		if p.Models > 0 {
+			line += fmt.Sprintf(", %d models", p.Models)
+		}
+		if p.Model != "" && p.ModelAvailable != nil {
+			if *p.ModelAvailable {
+				line += ", " + p.Model + " available"
+			} else {
+				line += ", " + p.Model + " NOT available"
+			}
+		}
+		fmt.Fprintln(w, line)
+		if p.Error != "" {
+			fmt.Fprintf(w, "  %-12s %s\n", "", p.Error)
+		}
+	}
 }
