@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -20,11 +21,13 @@ import (
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/session"
+	"github.com/tandem-agent/tandem/internal/structured"
 	"github.com/tandem-agent/tandem/internal/termsafe"
 )
 
 type runFlags struct {
 	prompt, cwd, model, outputFormat, resume, mode, appendSystem, systemPrompt, runtime string
+	jsonSchema                                                                          string
 	cont, verbose, trustProject                                                         bool
 	maxTurns                                                                            int
 	allowed, disallowed, addDirs, fallbackModels                                        []string
@@ -60,6 +63,7 @@ func addRunFlags(fl *pflag.FlagSet, f *runFlags) {
 	fl.StringVar(&f.cwd, "cwd", "", "working folder (default: the current folder)")
 	fl.StringVar(&f.model, "model", "", "model as provider/model (e.g. anthropic/claude-sonnet-4-5) or a catalog id")
 	fl.StringSliceVar(&f.fallbackModels, "fallback-model", nil, "models to try, in order, when the model stays overloaded or failing after retries (repeat or comma-separate)")
+	fl.StringVar(&f.jsonSchema, "json-schema", "", "make the final answer a JSON value conforming to this JSON Schema (inline JSON or a file); the result carries it in structured_output")
 	fl.StringVar(&f.outputFormat, "output-format", "text", "text, json or stream-json")
 	fl.StringVarP(&f.resume, "resume", "r", "", "resume the session with this id")
 	fl.BoolVarP(&f.cont, "continue", "c", false, "continue the latest session in this folder")
@@ -89,6 +93,9 @@ func (f *runFlags) validate() error {
 		if err := config.CheckModelSpec(m); err != nil {
 			return fmt.Errorf("--fallback-model: %w", err)
 		}
+	}
+	if _, err := f.schema(); err != nil {
+		return err
 	}
 	if f.resume != "" && f.cont {
 		return fmt.Errorf("--resume and --continue both pick a session: use one")
@@ -177,6 +184,7 @@ func runTurnBody(cmd *cobra.Command, g *globalFlags, f *runFlags, args []string)
 	if a.FlagRules, err = flagRules(f); err != nil {
 		return err
 	}
+	schema, _ := f.schema() // checked by validate
 	ctx, stop := interruptContext(cmd.Context())
 	defer stop()
 
@@ -193,7 +201,7 @@ func runTurnBody(cmd *cobra.Command, g *globalFlags, f *runFlags, args []string)
 	a.WaitMCP(ctx, live, f.mcpWait)
 	res, err := live.Run(ctx, prompt, session.TurnOptions{MaxTurns: f.maxTurns, AppendSystemPrompt: f.appendSystem,
 		SystemPrompt: f.systemPrompt, DisallowedTools: toolNamesOnly(f.disallowed),
-		FallbackModels: f.fallbackModels})
+		FallbackModels: f.fallbackModels, JSONSchema: schema})
 	if err != nil {
 		return reportEarly(cmd, f.outputFormat, err, live.Snapshot().ID)
 	}
@@ -292,4 +300,26 @@ func firstNonEmpty(ss ...string) string {
 		}
 	}
 	return ""
+}
+
+// schema reads --json-schema: inline JSON, or else the name of a file
+// holding it. It is compiled here so a bad schema fails before anything
+// is stored.
+func (f *runFlags) schema() (json.RawMessage, error) {
+	v := strings.TrimSpace(f.jsonSchema)
+	if v == "" {
+		return nil, nil
+	}
+	raw := []byte(v)
+	if !strings.HasPrefix(v, "{") {
+		b, err := os.ReadFile(v)
+		if err != nil {
+			return nil, fmt.Errorf("--json-schema: give the schema as JSON or the name of a file holding it: %w", err)
+		}
+		raw = b
+	}
+	if _, err := structured.Compile(raw); err != nil {
+		return nil, fmt.Errorf("--json-schema: %w", err)
+	}
+	return raw, nil
 }

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 
 	"fmt"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/provider"
+	"github.com/tandem-agent/tandem/internal/structured"
 	"github.com/tandem-agent/tandem/internal/turn"
 )
 
@@ -37,7 +39,10 @@ type turnState struct {
 	lastUsed    int64 // size of the last request sent
 	lastOut     int64 // output tokens of the last response
 	compactions int
-	futileStep  int // step whose compaction left the request above the threshold
+	futileStep  int                // step whose compaction left the request above the threshold
+	schema      *structured.Schema // --json-schema, nil without
+	repaired    bool               // the one repair request was made
+	output      json.RawMessage    // the validated structured answer
 }
 
 // RunTurn implements turn.Runtime.
@@ -49,6 +54,9 @@ func (r *Runtime) RunTurn(ctx context.Context, in turn.Input, d turn.Deps) (even
 	}
 	if in.Effort != "" {
 		st.model.Effort = in.Effort
+	}
+	if err := st.compileSchema(); err != nil {
+		return r.finish(ctx, st, event.SubtypeError, err), nil
 	}
 	d.Events.Emit(event.Event{Type: event.Status, Cwd: in.Cwd, Model: st.spec, Runtime: r.Name(),
 		Tools: d.Tools.Names(), Mode: string(in.Mode)})
@@ -119,6 +127,14 @@ func (r *Runtime) steps(ctx context.Context, st *turnState) (event.Event, error)
 				}
 				continue
 			}
+			if repair, err := st.checkStructured(); err != nil {
+				return r.finish(ctx, st, event.SubtypeError, err), nil
+			} else if repair != "" {
+				if err := st.record(ctx, userText(repair)); err != nil {
+					return event.Event{}, err
+				}
+				continue
+			}
 			return r.finish(ctx, st, event.SubtypeSuccess, nil), nil
 		}
 		results := r.runTools(ctx, st, uses)
@@ -180,7 +196,7 @@ func userText(s string) message.Message {
 func (r *Runtime) finish(ctx context.Context, st *turnState, subtype string, err error) event.Event {
 	res := event.Event{Type: event.Result, Subtype: subtype, IsError: subtype != event.SubtypeSuccess,
 		Result: st.lastText, NumTurns: st.steps, DurationMS: time.Since(st.start).Milliseconds(),
-		PermissionDenials: st.denials}
+		PermissionDenials: st.denials, StructuredOutput: st.output}
 	r.endContext(ctx, st)
 	u := st.usage
 	res.Usage = &u

@@ -86,6 +86,9 @@ func (r *Runtime) buildRequest(st *turnState, msgs []message.Message) provider.R
 			system = append(system, st.in.AppendSystemPrompt)
 		}
 	}
+	if st.schema != nil {
+		system = append(system, st.schema.Instruction())
+	}
 	return provider.Request{
 		Model:          st.model.ID,
 		System:         system,

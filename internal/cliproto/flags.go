@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/tandem-agent/tandem/internal/structured"
 )
 
 // ProtocolVersion is the Claude Code release whose CLI protocol tandem
@@ -92,7 +94,6 @@ var ignoredFlags = map[string]struct {
 	"--thinking-display":                   {true, "thinking is always streamed"},
 	"--allow-dangerously-skip-permissions": {false, "use --permission-mode bypassPermissions"},
 	"--permission-prompts":                 {false, "permission prompts go through --permission-prompt-tool"},
-	"--json-schema":                        {true, "structured output is not supported yet"},
 	"--ide":                                {false, "no IDE integration"},
 	"--chrome":                             {false, "no browser integration"},
 }
@@ -132,6 +133,13 @@ var flagTable = map[string]flagSpec{
 	"--disallowed-tools":       {true, list(func(f *Flags) *[]string { return &f.DisallowedTools })},
 	"--tools":                  {true, func(f *Flags, v string) error { f.Tools = &v; return nil }},
 	"--model":                  {true, str(func(f *Flags) *string { return &f.Model })},
+	"--json-schema": {true, func(f *Flags, v string) error {
+		if _, err := structured.Compile([]byte(v)); err != nil {
+			return fmt.Errorf("--json-schema: %w", err)
+		}
+		f.JSONSchema = v
+		return nil
+	}},
 	"--fallback-model": {true, func(f *Flags, v string) error {
 		for _, m := range strings.Split(v, ",") {
 			if m = strings.TrimSpace(m); m != "" {

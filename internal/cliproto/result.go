@@ -112,6 +112,9 @@ func (d *driver) resultLine(live *session.Live, res event.Event, runErr error, s
 	} else {
 		line["result"] = res.Result
 	}
+	if len(res.StructuredOutput) > 0 {
+		line["structured_output"] = res.StructuredOutput
+	}
 	return line
 }
 

@@ -2,6 +2,7 @@ package cliproto
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -95,6 +96,9 @@ func (d *driver) runTurn(ctx context.Context, in userInput) int {
 	}
 	opts := session.TurnOptions{MaxTurns: d.f.MaxTurns, AppendSystemPrompt: joinNonEmpty(d.f.AppendSystemPrompt, appendSys),
 		DisallowedTools: d.disallowedTools(live), Images: in.images, FallbackModels: d.f.FallbackModels}
+	if d.f.JSONSchema != "" {
+		opts.JSONSchema = json.RawMessage(d.f.JSONSchema)
+	}
 	if system != nil && *system != "" {
 		opts.SystemPrompt = *system
 	}

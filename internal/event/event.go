@@ -126,6 +126,9 @@ type Event struct {
 	DurationMS        int64    `json:"duration_ms,omitempty"`
 	NumTurns          int      `json:"num_turns,omitempty"`
 	PermissionDenials []Denial `json:"permission_denials,omitempty"`
+	// StructuredOutput is the final answer as JSON, validated against the
+	// turn's --json-schema.
+	StructuredOutput json.RawMessage `json:"structured_output,omitempty"`
 
 	// error, retry
 	Error      string `json:"error,omitempty"`

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/session"
 	"github.com/tandem-agent/tandem/internal/store"
+	"github.com/tandem-agent/tandem/internal/structured"
 	"github.com/tandem-agent/tandem/internal/tool"
 )
 
@@ -293,6 +295,8 @@ type messageReq struct {
 	MaxTurns           int      `json:"max_turns,omitempty"`
 	AppendSystemPrompt string   `json:"append_system_prompt,omitempty"`
 	DisallowedTools    []string `json:"disallowed_tools,omitempty"`
+	// JSONSchema makes the final answer conform to it (as --json-schema).
+	JSONSchema json.RawMessage `json:"json_schema,omitempty"`
 }
 
 func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
@@ -309,8 +313,15 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errf(http.StatusBadRequest, "bad_max_turns", "max_turns must be 0 (no limit) or more"))
 		return
 	}
+	if len(req.JSONSchema) > 0 {
+		if _, err := structured.Compile(req.JSONSchema); err != nil {
+			writeError(w, errf(http.StatusBadRequest, "bad_json_schema", "json_schema: %v", err))
+			return
+		}
+	}
 	s.startTurn(w, r, queuedTurn{text: req.Text, opts: session.TurnOptions{
-		MaxTurns: req.MaxTurns, AppendSystemPrompt: req.AppendSystemPrompt, DisallowedTools: req.DisallowedTools}})
+		MaxTurns: req.MaxTurns, AppendSystemPrompt: req.AppendSystemPrompt, DisallowedTools: req.DisallowedTools,
+		JSONSchema: req.JSONSchema}})
 }
 
 // startTurn queues a turn on the session named in the path and answers 202.

@@ -285,7 +285,7 @@ func (l *Live) Run(ctx context.Context, prompt string, opts TurnOptions) (event.
 	in := turn.Input{SessionID: rec.ID, Prompt: prompt, Cwd: rec.Cwd, Roots: l.Roots, Model: model,
 		Mode: l.mode(rec.Mode), MaxTurns: cmpOr(opts.MaxTurns, l.MaxTurns), AppendSystemPrompt: opts.AppendSystemPrompt,
 		SystemPrompt: opts.SystemPrompt, AllowedTools: opts.AllowedTools, DisallowedTools: opts.DisallowedTools,
-		Images: opts.Images, FallbackModels: opts.FallbackModels}
+		Images: opts.Images, FallbackModels: opts.FallbackModels, JSONSchema: opts.JSONSchema}
 	if len(in.FallbackModels) == 0 {
 		in.FallbackModels = l.FallbackModels
 	}
@@ -459,6 +459,8 @@ type TurnOptions struct {
 	Images             []message.Block
 	// FallbackModels replace the configured ones for this turn.
 	FallbackModels []string
+	// JSONSchema makes the final answer conform to this JSON Schema.
+	JSONSchema json.RawMessage
 }
 
 func cmpOr(a, b int) int {

@@ -7,6 +7,7 @@ package turn
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/message"
@@ -36,6 +37,9 @@ type Input struct {
 	// Effort overrides the model's configured effort for this turn (a
 	// skill's or sub-agent's `effort`); empty keeps it.
 	Effort string
+	// JSONSchema, when set, is the JSON Schema the final answer must
+	// conform to (--json-schema); the result carries the parsed value.
+	JSONSchema json.RawMessage
 }
 
 // Recorder persists what a turn produces, step by step, so that a crash or
