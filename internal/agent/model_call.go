@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"math/rand/v2"
 	"strings"
 	"time"
@@ -86,10 +87,13 @@ func (r *Runtime) buildRequest(st *turnState, msgs []message.Message) provider.R
 			system = append(system, st.in.AppendSystemPrompt)
 		}
 	}
+	var outSchema json.RawMessage
 	if st.schema != nil {
 		system = append(system, st.schema.Instruction())
+		outSchema = st.schema.Raw()
 	}
 	return provider.Request{
+		OutputSchema:   outSchema,
 		Model:          st.model.ID,
 		System:         system,
 		Messages:       msgs,

@@ -40,6 +40,11 @@ type Request struct {
 	// form (Anthropic's web_search_20250305, ...), sent beside Tools.
 	// Adapters that have none ignore them.
 	ServerTools []json.RawMessage
+	// OutputSchema is a JSON Schema the final text answer must conform to
+	// (--json-schema). Adapters whose API constrains output natively send
+	// it (the Responses API's text.format); the others ignore it, and the
+	// loop validates the answer either way.
+	OutputSchema json.RawMessage
 }
 
 // Source is a web page a provider-side search returned; Cited holds the

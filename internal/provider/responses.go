@@ -100,6 +100,7 @@ type responsesBody struct {
 	Reasoning       map[string]string `json:"reasoning,omitempty"`
 	PromptCacheKey  string            `json:"prompt_cache_key,omitempty"`
 	ParallelTools   *bool             `json:"parallel_tool_calls,omitempty"`
+	Text            map[string]any    `json:"text,omitempty"`
 }
 
 func (a *responsesAdapter) body(req Request) responsesBody {
@@ -125,6 +126,11 @@ func (a *responsesAdapter) body(req Request) responsesBody {
 	if len(b.Tools) > 0 {
 		yes := true
 		b.ParallelTools = &yes
+	}
+	if len(req.OutputSchema) > 0 {
+		// Not strict: strict mode refuses schemas without
+		// additionalProperties false and every property required.
+		b.Text = map[string]any{"format": map[string]any{"type": "json_schema", "name": "output", "schema": req.OutputSchema}}
 	}
 	b.PromptCacheKey = cacheKey(req)
 	return b

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -181,4 +182,53 @@ func TestOpenAIRoutesResponsesOnlyModels(t *testing.T) {
 	if rs.paths[0] != "/v1/responses" {
 		t.Errorf("gpt-5-codex went to %s", rs.paths[0])
 	}
+}
+
+// --json-schema on the Responses API: the schema goes as text.format in the
+// shape the recorded object-generation traffic has, and the recorded
+// answer comes back as the text.
+func TestResponsesOutputSchema(t *testing.T) {
+	c := loadCassette(t, "TestOpenAIResponsesObjectGeneration/openai-gpt-4o-mini/simple_object_streaming.yaml")
+	var recorded struct {
+		Text struct {
+			Format map[string]json.RawMessage `json:"format"`
+		} `json:"text"`
+	}
+	if err := json.Unmarshal([]byte(c.Interactions[0].Request.Body), &recorded); err != nil {
+		t.Fatal(err)
+	}
+	rs := newReplayServer(t, c, nil)
+	p := responsesFor(t, rs)
+	schema := recorded.Text.Format["schema"]
+	req := Request{Model: "gpt-4o-mini", MaxTokens: 4000, OutputSchema: schema,
+		Messages: []message.Message{{Role: message.User, Content: []message.Block{message.TextBlock("Generate information about a person named Alice who is 30 years old and lives in Paris.")}}}}
+	resp, err := p.Stream(context.Background(), req, func(Delta) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sent struct {
+		Text struct {
+			Format map[string]json.RawMessage `json:"format"`
+		} `json:"text"`
+	}
+	if err := json.Unmarshal(rs.bodies[0], &sent); err != nil {
+		t.Fatal(err)
+	}
+	for k := range recorded.Text.Format {
+		if _, ok := sent.Text.Format[k]; !ok {
+			t.Errorf("text.format lacks %q: %s", k, rs.bodies[0])
+		}
+	}
+	if string(sent.Text.Format["type"]) != `"json_schema"` || !jsonEqual(sent.Text.Format["schema"], schema) {
+		t.Errorf("text.format %s", rs.bodies[0])
+	}
+	var person map[string]any
+	if err := json.Unmarshal([]byte(resp.Content[len(resp.Content)-1].Text), &person); err != nil || person["name"] == nil {
+		t.Errorf("answer %+v: %v", resp.Content, err)
+	}
+}
+
+func jsonEqual(a, b json.RawMessage) bool {
+	var x, y any
+	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && reflect.DeepEqual(x, y)
 }
