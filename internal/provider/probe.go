@@ -169,3 +169,9 @@ func listModels(ctx context.Context, cfg Config) (ids []string, status int, err 
 	}
 	return ids, resp.StatusCode, nil
 }
+
+// ListModels returns the model ids cfg's model-list endpoint reports.
+func ListModels(ctx context.Context, cfg Config) ([]string, error) {
+	ids, _, err := listModels(ctx, cfg)
+	return ids, err
+}
