@@ -117,8 +117,11 @@ func baseURL(cfg Config) string {
 // modelsURL: Anthropic's base URL has no /v1 (the SDK adds it); the OpenAI
 // kinds' base URLs end in /v1 already.
 func modelsURL(cfg Config) string {
-	if cfg.Kind == KindAnthropic {
+	switch cfg.Kind {
+	case KindAnthropic:
 		return baseURL(cfg) + "/v1/models?limit=1000"
+	case KindGemini:
+		return baseURL(cfg) + "/models?pageSize=1000"
 	}
 	return baseURL(cfg) + "/models"
 }
@@ -160,12 +163,19 @@ func listModels(ctx context.Context, cfg Config) (ids []string, status int, err 
 		Data []struct {
 			ID string `json:"id"`
 		} `json:"data"`
+		// Gemini: {"models": [{"name": "models/gemini-2.5-pro"}]}
+		Models []struct {
+			Name string `json:"name"`
+		} `json:"models"`
 	}
 	if err := json.Unmarshal(body, &list); err != nil {
 		return nil, resp.StatusCode, fmt.Errorf("%s: the model list is not JSON: %w", cfg.Name, err)
 	}
 	for _, m := range list.Data {
 		ids = append(ids, m.ID)
+	}
+	for _, m := range list.Models {
+		ids = append(ids, strings.TrimPrefix(m.Name, "models/"))
 	}
 	return ids, resp.StatusCode, nil
 }

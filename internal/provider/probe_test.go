@@ -91,3 +91,19 @@ func TestProbeWithoutModelListCallsTheModel(t *testing.T) {
 		t.Errorf("the call: %+v", reqs)
 	}
 }
+
+// Gemini lists {"models": [{"name": "models/..."}]} under the v1beta base,
+// with the key in x-goog-api-key.
+func TestProbeGeminiModelList(t *testing.T) {
+	var key, path string
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		key, path = r.Header.Get("X-Goog-Api-Key"), r.URL.Path
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"models":[{"name":"models/gemini-2.5-pro"},{"name":"models/gemini-2.5-flash"}]}`))
+	}))
+	t.Cleanup(ts.Close)
+	p := ProbeProvider(context.Background(), Config{Name: "gemini", Kind: KindGemini, BaseURL: ts.URL + "/v1beta", APIKey: "g"}, "gemini-2.5-flash")
+	if !p.OK || p.Models != 2 || p.ModelAvailable == nil || !*p.ModelAvailable || key != "g" || path != "/v1beta/models" {
+		t.Errorf("%+v key %q path %q", p, key, path)
+	}
+}
