@@ -96,8 +96,14 @@ func (s *streamer) flush(final bool) {
 	for _, st := range s.order {
 		b := s.pending[st]
 		out, rest := b, []byte(nil)
-		if !final {
+		if !final || s.cut {
 			out, rest = splitIncomplete(b)
+		}
+		if final && s.cut && len(rest) > 0 {
+			// A character the cut left half-sent is never completed:
+			// count it with what was not streamed.
+			s.elided[st] += int64(len(rest))
+			rest = nil
 		}
 		for len(out) > 0 {
 			chunk := out
