@@ -387,3 +387,18 @@ func TestToolPanicBecomesErrorResult(t *testing.T) {
 		t.Errorf("tool result %+v", tr)
 	}
 }
+
+// Parallel read-only calls that are all denied record every denial (run
+// with -race: they used to append to the turn's list without a lock).
+func TestParallelDenialsAllRecorded(t *testing.T) {
+	calls := make([][2]string, 8)
+	for i := range calls {
+		calls[i] = [2]string{"Echo", `{"n":` + string(rune('0'+i)) + `}`}
+	}
+	h := newHarness(t, toolStep(calls...), textStep("ok"))
+	h.deps.Checker = denyChecker{}
+	res := h.run(t, context.Background(), turn.Input{})
+	if len(res.PermissionDenials) != len(calls) {
+		t.Fatalf("denials %d, want %d", len(res.PermissionDenials), len(calls))
+	}
+}

@@ -5,6 +5,7 @@ import (
 
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -28,7 +29,6 @@ type turnState struct {
 	cost     *float64
 	costOK   bool
 	lastText string
-	denials  []event.Denial
 	doom     doomTracker
 	// context accounting (context.go) and compaction (compact.go)
 	meter       meter
@@ -36,6 +36,22 @@ type turnState struct {
 	lastOut     int64 // output tokens of the last response
 	compactions int
 	futileStep  int // step whose compaction left the request above the threshold
+
+	// denials grows from parallel read-only tool calls.
+	denyMu  sync.Mutex
+	denials []event.Denial
+}
+
+func (st *turnState) deny(d event.Denial) {
+	st.denyMu.Lock()
+	st.denials = append(st.denials, d)
+	st.denyMu.Unlock()
+}
+
+func (st *turnState) denialList() []event.Denial {
+	st.denyMu.Lock()
+	defer st.denyMu.Unlock()
+	return append([]event.Denial(nil), st.denials...)
 }
 
 // RunTurn implements turn.Runtime.
@@ -179,7 +195,7 @@ func userText(s string) message.Message {
 func (r *Runtime) finish(ctx context.Context, st *turnState, subtype string, err error) event.Event {
 	res := event.Event{Type: event.Result, Subtype: subtype, IsError: subtype != event.SubtypeSuccess,
 		Result: st.lastText, NumTurns: st.steps, DurationMS: time.Since(st.start).Milliseconds(),
-		PermissionDenials: st.denials}
+		PermissionDenials: st.denialList()}
 	r.endContext(ctx, st)
 	u := st.usage
 	res.Usage = &u

@@ -93,7 +93,7 @@ func (r *Runtime) execute(ctx context.Context, st *turnState, use message.Block)
 		return tool.ErrorResult("Permission check failed: " + err.Error())
 	}
 	if dec.Behavior != permission.Allow {
-		st.denials = append(st.denials, event.Denial{ToolName: use.Name, ToolUseID: use.ID, ToolInput: use.Input, Reason: dec.Message})
+		st.deny(event.Denial{ToolName: use.Name, ToolUseID: use.ID, ToolInput: use.Input, Reason: dec.Message})
 		msg := "Permission denied"
 		if dec.Message != "" {
 			msg += ": " + dec.Message
