@@ -6,7 +6,7 @@
 package hooks
 
 import (
-		"fmt"
+	"fmt"
 	"net/url"
 	"regexp"
 	"strings"
@@ -152,4 +152,3 @@ func (c Config) ScriptPaths(projectDir string) []string {
 	}
 	return out
 }
-

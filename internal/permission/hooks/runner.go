@@ -178,4 +178,3 @@ func (r *Runner) runOne(ctx context.Context, h Handler, stdin []byte) result {
 	}
 	return res
 }
-
