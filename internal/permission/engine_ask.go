@@ -2,10 +2,12 @@ package permission
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/tandem-agent/tandem/internal/event"
+	"github.com/tandem-agent/tandem/internal/permission/hooks"
 )
 
 // ask turns an ask verdict into a decision: dontAsk and a missing asker
@@ -29,9 +31,13 @@ func (e *Engine) ask(ctx context.Context, mode Mode, req Request, v verdict) (De
 		return Decision{Behavior: Deny, Rule: "mode:dontAsk", Message: q.Summary + " needs approval (" + v.reason +
 			") and the permission mode is dontAsk: add an allow rule for it or change the mode"}, nil
 	}
+	if d, ok := e.permissionRequestHook(ctx, mode, req); ok {
+		return d, nil
+	}
 	if e.opts.Asker == nil {
 		return Decision{Behavior: Deny, Rule: "no-terminal", Message: NoTerminalMessage(q.Summary, noTerminalAllow(req.Tool, in, q.Rules)) + " (" + v.reason + ")"}, nil
 	}
+	e.notify(ctx, req, mode, q.Summary)
 	ans, err := e.opts.Asker.Ask(ctx, q)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -79,4 +85,62 @@ func dedupRules(rs []Rule) []Rule {
 		}
 	}
 	return out
+}
+
+// permissionRequestHook lets PermissionRequest hooks answer an ask before
+// anyone is asked (as Claude Code runs them when its dialog would open).
+// A rewritten input is judged again, so a hook cannot smuggle a denied
+// command past the rules.
+func (e *Engine) permissionRequestHook(ctx context.Context, mode Mode, req Request) (Decision, bool) {
+	if !e.opts.Hooks.Has(hooks.PermissionRequest) {
+		return Decision{}, false
+	}
+	out, err := e.opts.Hooks.Run(ctx, hooks.Input{HookEventName: hooks.PermissionRequest, SessionID: req.SessionID,
+		Cwd: req.Cwd, PermissionMode: string(mode), ToolName: req.Tool, ToolInput: req.Input, ToolUseID: req.ToolUseID})
+	if err == nil && len(out.Errors) > 0 {
+		err = errors.New(strings.Join(out.Errors, "; "))
+	}
+	if err != nil {
+		e.opts.Emit(event.Event{Type: event.Error, ToolUseID: req.ToolUseID, Error: "PermissionRequest hook: " + err.Error()})
+	}
+	switch out.Decision {
+	case hooks.DecisionDeny:
+		msg := "Denied by a PermissionRequest hook"
+		if out.Reason != "" {
+			msg += ": " + out.Reason
+		}
+		return Decision{Behavior: Deny, Rule: "hook:PermissionRequest", Message: msg}, true
+	case hooks.DecisionAllow:
+		d := Decision{Behavior: Allow, Rule: "hook:PermissionRequest"}
+		if len(out.UpdatedInput) > 0 {
+			again := req
+			again.Input = out.UpdatedInput
+			if v := e.judge(mode, again); v.action == ActionDeny {
+				return Decision{Behavior: Deny, Message: v.reason, Rule: v.rule}, true
+			}
+			d.UpdatedInput = out.UpdatedInput
+		}
+		return d, true
+	}
+	return Decision{}, false
+}
+
+// notify runs Notification hooks (permission_prompt) while the question
+// waits for its answer; they cannot change it.
+func (e *Engine) notify(ctx context.Context, req Request, mode Mode, summary string) {
+	if !e.opts.Hooks.Has(hooks.Notification) {
+		return
+	}
+	in := hooks.Input{HookEventName: hooks.Notification, SessionID: req.SessionID, Cwd: req.Cwd, PermissionMode: string(mode),
+		NotificationType: hooks.NotifyPermissionPrompt, Title: "Permission needed",
+		Message: "tandem needs your permission: " + summary}
+	go func() {
+		out, err := e.opts.Hooks.Run(context.WithoutCancel(ctx), in)
+		if err == nil && len(out.Errors) > 0 {
+			err = errors.New(strings.Join(out.Errors, "; "))
+		}
+		if err != nil {
+			e.opts.Emit(event.Event{Type: event.Error, Error: "Notification hook: " + err.Error()})
+		}
+	}()
 }
