@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -400,5 +401,49 @@ func TestParallelDenialsAllRecorded(t *testing.T) {
 	res := h.run(t, context.Background(), turn.Input{})
 	if len(res.PermissionDenials) != len(calls) {
 		t.Fatalf("denials %d, want %d", len(res.PermissionDenials), len(calls))
+	}
+}
+
+type hookLog struct {
+	mu    sync.Mutex
+	calls []string
+}
+
+func (h *hookLog) add(s string) { h.mu.Lock(); h.calls = append(h.calls, s); h.mu.Unlock() }
+func (h *hookLog) UserPromptSubmit(context.Context, string, string, string) (string, string, error) {
+	return "", "", nil
+}
+func (h *hookLog) PostToolUse(_ context.Context, _, _, tool string, _ []byte, _ string) (string, error) {
+	h.add("post " + tool)
+	return "", nil
+}
+func (h *hookLog) PostToolUseFailure(_ context.Context, _, _, tool string, _ []byte, errText string, interrupted bool) (string, error) {
+	h.add("failure " + tool + " " + errText)
+	return "check the path", nil
+}
+func (h *hookLog) Stop(context.Context, string, string) (string, error) { return "", nil }
+
+type failTool struct{ echoTool }
+
+func (*failTool) Name() string { return "Fail" }
+func (*failTool) Execute(context.Context, tool.Call) (tool.Result, error) {
+	return tool.ErrorResult("no such file"), nil
+}
+
+// A failed call runs PostToolUseFailure (not PostToolUse), and its
+// feedback reaches the model with the error.
+func TestPostToolUseFailureHook(t *testing.T) {
+	h := newHarness(t, toolStep([2]string{"Echo", `{}`}, [2]string{"Fail", `{}`}), textStep("ok"))
+	log := &hookLog{}
+	h.rt.opts.Hooks = log
+	h.deps.Tools.Add(&failTool{})
+	h.run(t, context.Background(), turn.Input{})
+	slices.Sort(log.calls) // both are read-only and run in parallel
+	if strings.Join(log.calls, "|") != "failure Fail no such file|post Echo" {
+		t.Errorf("hooks ran %q", log.calls)
+	}
+	tr := h.rec.Messages()[2].Content[1]
+	if !tr.IsError || !strings.Contains(tr.Content[0].Text, "PostToolUseFailure hook feedback: check the path") {
+		t.Errorf("failure result %+v", tr)
 	}
 }

@@ -129,16 +129,37 @@ func (r *Runtime) permit(ctx context.Context, st *turnState, t tool.Tool, use me
 		Tool: use.Name, Input: use.Input, Cwd: cwd, ReadOnly: ro})
 }
 
+// interruptedHookBudget bounds PostToolUseFailure hooks of an interrupted call.
+const interruptedHookBudget = 5 * time.Second
+
+// postHook runs PostToolUse after a call that worked and
+// PostToolUseFailure after one that failed, as Claude Code does.
 func (r *Runtime) postHook(ctx context.Context, st *turnState, use message.Block, input json.RawMessage, res *tool.Result) {
-	if r.opts.Hooks == nil || ctx.Err() != nil {
+	if r.opts.Hooks == nil {
 		return
 	}
-	fb, err := r.opts.Hooks.PostToolUse(ctx, st.in.SessionID, st.in.Cwd, use.Name, input, res.Content)
+	name, fb, err := "PostToolUse", "", error(nil)
+	switch {
+	case res.IsError:
+		name = "PostToolUseFailure"
+		hctx := ctx
+		if ctx.Err() != nil {
+			// An interrupted call is reported too, but briefly: the user is waiting.
+			var cancel context.CancelFunc
+			hctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), interruptedHookBudget)
+			defer cancel()
+		}
+		fb, err = r.opts.Hooks.PostToolUseFailure(hctx, st.in.SessionID, st.in.Cwd, use.Name, input, res.Content, ctx.Err() != nil)
+	case ctx.Err() != nil:
+		return
+	default:
+		fb, err = r.opts.Hooks.PostToolUse(ctx, st.in.SessionID, st.in.Cwd, use.Name, input, res.Content)
+	}
 	if err != nil {
-		st.d.Events.Emit(event.Event{Type: event.Error, ToolUseID: use.ID, Error: "PostToolUse hook: " + err.Error()})
+		st.d.Events.Emit(event.Event{Type: event.Error, ToolUseID: use.ID, Error: name + " hook: " + err.Error()})
 	}
 	if fb != "" {
-		res.Content += "\n\nPostToolUse hook feedback: " + fb
+		res.Content += "\n\n" + name + " hook feedback: " + fb
 	}
 }
 

@@ -162,7 +162,7 @@ func (w *wiring) childRuntime(eq *equipped) (turn.Runtime, error) {
 	return agent.New(opts)
 }
 
-// childHooks passes only PostToolUse on.
+// childHooks passes only PostToolUse and PostToolUseFailure on.
 type childHooks struct{ h agent.HookRunner }
 
 func (c childHooks) UserPromptSubmit(context.Context, string, string, string) (string, string, error) {
@@ -170,6 +170,9 @@ func (c childHooks) UserPromptSubmit(context.Context, string, string, string) (s
 }
 func (c childHooks) PostToolUse(ctx context.Context, sessionID, cwd, toolName string, input []byte, result string) (string, error) {
 	return c.h.PostToolUse(ctx, sessionID, cwd, toolName, input, result)
+}
+func (c childHooks) PostToolUseFailure(ctx context.Context, sessionID, cwd, toolName string, input []byte, errText string, interrupted bool) (string, error) {
+	return c.h.PostToolUseFailure(ctx, sessionID, cwd, toolName, input, errText, interrupted)
 }
 func (c childHooks) Stop(context.Context, string, string) (string, error) { return "", nil }
 

@@ -27,6 +27,8 @@ func buildArgs(cfg Config, opts Options, in turn.Input, l launch) []string {
 		"-p", "--output-format", "stream-json", "--verbose",
 		"--permission-prompt-tool", "stdio", "--permission-mode", "default",
 		"--tools", strings.Join(cfg.tools(), ","),
+		// tandem runs the hooks (through callbacks), so none runs twice.
+		"--settings", disableAllHooksSettings,
 	}
 	if cfg.partial() {
 		args = append(args, "--include-partial-messages")

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tandem-agent/tandem/internal/scripted"
+)
+
+// hookWorld writes a .claude/settings.json whose hooks log every event
+// they see (one line each) and a SessionStart hook whose stdout is context
+// for the model.
+func hookWorld(t *testing.T, x *e2e) string {
+	t.Helper()
+	log := filepath.Join(x.Work, "hooks.log")
+	x.WriteFile(".claude/hooks/log.sh", "#!/bin/sh\nin=$(cat)\nev=$(printf '%s' \"$in\" | sed -n 's/.*\"hook_event_name\":\"\\([A-Za-z]*\\)\".*/\\1/p')\nsrc=$(printf '%s' \"$in\" | sed -n 's/.*\"source\":\"\\([a-z]*\\)\".*/\\1/p')\necho \"$ev $src\" >> "+log+"\nif [ \"$ev\" = SessionStart ]; then echo 'SESSION-CONTEXT: the deploy branch is frozen'; fi\nexit 0\n")
+	logHook := []any{map[string]any{"type": "command", "command": "sh \"$CLAUDE_PROJECT_DIR/.claude/hooks/log.sh\""}}
+	events := map[string]any{}
+	for _, ev := range []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure", "Stop", "SessionEnd"} {
+		events[ev] = []any{map[string]any{"hooks": logHook}}
+	}
+	writeJSONFile(t, filepath.Join(x.Work, ".claude", "settings.json"), map[string]any{"hooks": events})
+	return log
+}
+
+func hookLines(x *e2e, log string) []string {
+	data := x.ReadFile(strings.TrimPrefix(log, x.Work+"/"))
+	lines := strings.Split(strings.TrimSpace(data), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimSpace(l)
+	}
+	return lines
+}
+
+// Every hook runs exactly once per event under both runtimes (under
+// claude-code tandem runs them; the CLI runs none from settings files),
+// and SessionStart's output reaches the model.
+func TestFeatureHooksLifecycle(t *testing.T) {
+	for _, runtime := range []string{"native", "claude-code"} {
+		t.Run(runtime, func(t *testing.T) {
+			build := func(work string) scripted.Script {
+				return scripted.Script{Steps: []scripted.Step{
+					scripted.ToolStep(scripted.CallID("r1", "Read", map[string]any{"file_path": filepath.Join(work, "a.txt")})),
+					scripted.ToolStep(scripted.CallID("r2", "Read", map[string]any{"file_path": filepath.Join(work, "missing.txt")})),
+					scripted.TextStep("done"),
+				}}
+			}
+			var x *e2e
+			if runtime == "claude-code" {
+				x = newClaudeCodeE2E(t, build)
+			} else {
+				x = newE2EFor(t, build)
+			}
+			x.WriteFile("a.txt", "hello\n")
+			log := hookWorld(t, x)
+			r := x.RunDetached(streamArgs("read a.txt", "--runtime", runtime)...)
+			mustSucceed(t, r)
+			got := hookLines(x, log)
+			want := []string{"SessionStart startup", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PreToolUse", "PostToolUseFailure", "Stop", "SessionEnd"}
+			if !slices.Equal(got, want) {
+				t.Errorf("hooks ran:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+			if !strings.Contains(x.lastRequestBody(), "SESSION-CONTEXT: the deploy branch is frozen") {
+				t.Error("SessionStart context never reached the model")
+			}
+		})
+	}
+}
