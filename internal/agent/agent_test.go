@@ -331,24 +331,27 @@ func TestRepairHistory(t *testing.T) {
 	}
 }
 
-func TestToolOffered(t *testing.T) {
-	cases := []struct {
-		name      string
-		allow, dn []string
-		want      bool
-	}{
-		{"Bash", nil, nil, true},
-		{"Bash", []string{"Read"}, nil, false},
-		{"Bash", []string{"Bash(git:*)"}, nil, true},
-		{"Bash", nil, []string{"Bash"}, false},
-		{"Bash", nil, []string{"Bash(rm:*)"}, true},
-		{"mcp__gh__issue", nil, []string{"mcp__gh__*"}, false},
-		{"mcp__gh__issue", []string{"mcp__gh__*"}, nil, true},
+type namedTool struct {
+	echoTool
+	name string
+}
+
+func (n *namedTool) Name() string { return n.name }
+
+// A server named in --disallowedTools is neither offered nor callable.
+func TestDisallowedServerNotOffered(t *testing.T) {
+	h := newHarness(t, toolStep([2]string{"mcp__gh__issue", `{}`}), textStep("ok"))
+	h.deps.Tools.Add(&namedTool{name: "mcp__gh__issue"}, &namedTool{name: "mcp__other__x"})
+	h.run(t, context.Background(), turn.Input{DisallowedTools: []string{"mcp__gh"}})
+	var offered []string
+	for _, s := range h.prov.calls[0].Tools {
+		offered = append(offered, s.Name)
 	}
-	for _, c := range cases {
-		if got := toolOffered(c.name, c.allow, c.dn); got != c.want {
-			t.Errorf("%s allow=%v deny=%v: got %v", c.name, c.allow, c.dn, got)
-		}
+	if slices.Contains(offered, "mcp__gh__issue") || !slices.Contains(offered, "mcp__other__x") || !slices.Contains(offered, "Echo") {
+		t.Errorf("offered %v", offered)
+	}
+	if c := h.rec.Messages()[2].Content[0]; !c.IsError {
+		t.Errorf("a call to a disallowed server ran: %+v", c)
 	}
 }
 

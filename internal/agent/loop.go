@@ -13,6 +13,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/compact"
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/message"
+	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/provider"
 	"github.com/tandem-agent/tandem/internal/turn"
 )
@@ -36,6 +37,7 @@ type turnState struct {
 	lastOut     int64 // output tokens of the last response
 	compactions int
 	futileStep  int // step whose compaction left the request above the threshold
+	filter      permission.ToolFilter
 
 	// denials grows from parallel read-only tool calls.
 	denyMu  sync.Mutex
@@ -56,7 +58,8 @@ func (st *turnState) denialList() []event.Denial {
 
 // RunTurn implements turn.Runtime.
 func (r *Runtime) RunTurn(ctx context.Context, in turn.Input, d turn.Deps) (event.Event, error) {
-	st := &turnState{in: in, d: d, start: time.Now(), costOK: true, doom: doomTracker{threshold: r.opts.DoomLoopThreshold}}
+	st := &turnState{in: in, d: d, start: time.Now(), costOK: true, doom: doomTracker{threshold: r.opts.DoomLoopThreshold},
+		filter: permission.NewToolFilter(in.AllowedTools, in.DisallowedTools)}
 	model, err := r.opts.Models.Resolve(in.Model)
 	if err != nil {
 		return r.finish(ctx, st, event.SubtypeError, fmt.Errorf("model %q: %w", in.Model, err)), nil

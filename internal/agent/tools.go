@@ -75,7 +75,7 @@ func (r *Runtime) execute(ctx context.Context, st *turnState, use message.Block)
 		return tool.ErrorResult("Interrupted by the user before this tool call ran.")
 	}
 	t, ok := st.d.Tools.Get(use.Name)
-	if !ok || !toolOffered(use.Name, st.in.AllowedTools, st.in.DisallowedTools) {
+	if !ok || !st.filter.Offered(use.Name) {
 		return tool.ErrorResult(fmt.Sprintf("No tool named %q is available. Available tools: %s.", use.Name, strings.Join(offeredNames(st), ", ")))
 	}
 	looping := st.doom.observe(use.Name, use.Input)
@@ -163,15 +163,7 @@ func (r *Runtime) postHook(ctx context.Context, st *turnState, use message.Block
 	}
 }
 
-func offeredNames(st *turnState) []string {
-	var out []string
-	for _, n := range st.d.Tools.Names() {
-		if toolOffered(n, st.in.AllowedTools, st.in.DisallowedTools) {
-			out = append(out, n)
-		}
-	}
-	return out
-}
+func offeredNames(st *turnState) []string { return st.filter.Filter(st.d.Tools.Names()) }
 
 // safeExecute runs a tool and turns a panic inside it (a bug in a tool or
 // an MCP adapter) into an error result, so one bad call cannot kill the
