@@ -25,7 +25,7 @@ func (e *Engine) ask(ctx context.Context, mode Mode, req Request, v verdict) (De
 		q.Suggestion = strings.Join(names, ", ")
 	}
 	if fileEditTools[req.Tool] {
-		q.Diff = previewDiff(req.Tool, in)
+		q.Diff = previewDiff(req.Tool, in, e.opts.WorkDir)
 	}
 	if mode == DontAsk {
 		return Decision{Behavior: Deny, Rule: "mode:dontAsk", Message: q.Summary + " needs approval (" + v.reason +
