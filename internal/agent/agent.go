@@ -57,7 +57,9 @@ type HookRunner interface {
 	// its feedback is appended to the error.
 	PostToolUseFailure(ctx context.Context, sessionID, cwd, toolName string, input []byte, errText string, interrupted bool) (feedback string, err error)
 	// Stop may ask the loop to continue with a reason given to the model.
-	Stop(ctx context.Context, sessionID, cwd string) (continueReason string, err error)
+	// active is true when an earlier Stop hook of this turn already did
+	// (hooks check it to avoid looping); lastMessage is the model's text.
+	Stop(ctx context.Context, sessionID, cwd string, active bool, lastMessage string) (continueReason string, err error)
 }
 
 // Options configure the native runtime.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -424,7 +425,13 @@ func (h *hookLog) PostToolUseFailure(_ context.Context, _, _, tool string, _ []b
 	h.add("failure " + tool + " " + errText)
 	return "check the path", nil
 }
-func (h *hookLog) Stop(context.Context, string, string) (string, error) { return "", nil }
+func (h *hookLog) Stop(_ context.Context, _, _ string, active bool, last string) (string, error) {
+	h.add(fmt.Sprintf("stop %v %s", active, last))
+	if !active {
+		return "run the tests too", nil
+	}
+	return "", nil
+}
 
 type failTool struct{ echoTool }
 
@@ -434,15 +441,16 @@ func (*failTool) Execute(context.Context, tool.Call) (tool.Result, error) {
 }
 
 // A failed call runs PostToolUseFailure (not PostToolUse), and its
-// feedback reaches the model with the error.
-func TestPostToolUseFailureHook(t *testing.T) {
+// feedback reaches the model with the error; a second Stop hook call says
+// stop_hook_active and gets the model's last text.
+func TestPostToolUseFailureAndStopHooks(t *testing.T) {
 	h := newHarness(t, toolStep([2]string{"Echo", `{}`}, [2]string{"Fail", `{}`}), textStep("ok"))
 	log := &hookLog{}
 	h.rt.opts.Hooks = log
 	h.deps.Tools.Add(&failTool{})
 	h.run(t, context.Background(), turn.Input{})
-	slices.Sort(log.calls) // both are read-only and run in parallel
-	if strings.Join(log.calls, "|") != "failure Fail no such file|post Echo" {
+	slices.Sort(log.calls[:2]) // both are read-only and run in parallel
+	if strings.Join(log.calls, "|") != "failure Fail no such file|post Echo|stop false ok|stop true fallback" {
 		t.Errorf("hooks ran %q", log.calls)
 	}
 	tr := h.rec.Messages()[2].Content[1]

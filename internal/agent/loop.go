@@ -38,6 +38,8 @@ type turnState struct {
 	compactions int
 	futileStep  int // step whose compaction left the request above the threshold
 	filter      permission.ToolFilter
+	// stopHookActive: a Stop hook already kept this turn going.
+	stopHookActive bool
 
 	// denials grows from parallel read-only tool calls.
 	denyMu  sync.Mutex
@@ -150,10 +152,13 @@ func (r *Runtime) stopHook(ctx context.Context, st *turnState) string {
 	if r.opts.Hooks == nil {
 		return ""
 	}
-	reason, err := r.opts.Hooks.Stop(ctx, st.in.SessionID, st.in.Cwd)
+	reason, err := r.opts.Hooks.Stop(ctx, st.in.SessionID, st.in.Cwd, st.stopHookActive, st.lastText)
 	if err != nil {
 		st.d.Events.Emit(event.Event{Type: event.Error, Error: "Stop hook: " + err.Error()})
 		return ""
+	}
+	if reason != "" {
+		st.stopHookActive = true
 	}
 	return reason
 }

@@ -99,8 +99,10 @@ func (h hookAdapter) PostToolUseFailure(ctx context.Context, sessionID, cwd, too
 	return out.AdditionalContext, err
 }
 
-func (h hookAdapter) Stop(ctx context.Context, sessionID, cwd string) (string, error) {
-	out, err := h.run(ctx, h.input(hooks.Stop, sessionID, cwd))
+func (h hookAdapter) Stop(ctx context.Context, sessionID, cwd string, active bool, lastMessage string) (string, error) {
+	in := h.input(hooks.Stop, sessionID, cwd)
+	in.StopHookActive, in.LastAssistantMessage = active, lastMessage
+	out, err := h.run(ctx, in)
 	if out.Decision == hooks.DecisionDeny && !out.Stop {
 		// Claude Code semantics: "block" on Stop means keep going, with the reason as the next instruction.
 		return firstNonEmpty(out.Reason, "A Stop hook asked you to continue."), err
