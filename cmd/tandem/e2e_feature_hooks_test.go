@@ -1,9 +1,13 @@
 package main
 
 import (
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/tandem-agent/tandem/internal/scripted"
@@ -66,5 +70,31 @@ func TestFeatureHooksLifecycle(t *testing.T) {
 				t.Error("SessionStart context never reached the model")
 			}
 		})
+	}
+}
+
+// Hooks in tandem's own config (permissions.hooks) run too, and an http
+// hook answers like a command.
+func TestFeatureHooksFromTandemConfig(t *testing.T) {
+	var got atomic.Value
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got.Store(r.Header.Get("X-Team"))
+		io.WriteString(w, `{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"HTTP-CONTEXT: use the staging database"}}`)
+	}))
+	defer srv.Close()
+	x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("ok")}})
+	x.Env = append(x.Env, "TEAM_NAME=blue")
+	writeJSONFile(t, filepath.Join(x.Home, "config.json"), map[string]any{"permissions": map[string]any{"hooks": map[string]any{
+		"UserPromptSubmit": []any{map[string]any{"hooks": []any{
+			map[string]any{"type": "command", "command": "echo 'CMD-CONTEXT: tabs not spaces'"},
+			map[string]any{"type": "http", "url": srv.URL, "headers": map[string]any{"X-Team": "$TEAM_NAME"}, "allowedEnvVars": []any{"TEAM_NAME"}},
+		}}}}}})
+	mustSucceed(t, x.RunDetached(streamArgs("hi")...))
+	body := x.lastRequestBody()
+	if !strings.Contains(body, "CMD-CONTEXT: tabs not spaces") || !strings.Contains(body, "HTTP-CONTEXT: use the staging database") {
+		t.Errorf("hook context missing from the request: %s", body)
+	}
+	if got.Load() != "blue" {
+		t.Errorf("X-Team header %v", got.Load())
 	}
 }
