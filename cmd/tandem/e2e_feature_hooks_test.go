@@ -58,6 +58,8 @@ func TestFeatureHooksLifecycle(t *testing.T) {
 				x = newE2EFor(t, build)
 			}
 			x.WriteFile("a.txt", "hello\n")
+			// A loaded test machine may need more than SessionEnd's default 1.5 s.
+			x.Env = append(x.Env, "CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS=30000")
 			log := hookWorld(t, x)
 			r := x.RunDetached(streamArgs("read a.txt", "--runtime", runtime)...)
 			mustSucceed(t, r)

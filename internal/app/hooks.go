@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/permission/hooks"
@@ -22,13 +24,26 @@ type hookAdapter struct {
 	// pending is SessionStart context waiting for the next prompt: the
 	// model reads it with that prompt, under either runtime.
 	pending *pendingContext
+	// endBudget bounds all SessionEnd hooks together: closing a session
+	// (and exiting) must not wait for them long.
+	endBudget time.Duration
 }
 
-func newHookAdapter(r *hooks.Runner, mode func() string, emit func(event.Event)) hookAdapter {
+// sessionEndBudget is Claude Code's default time for SessionEnd hooks;
+// CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS changes it, as there.
+const sessionEndBudget = 1500 * time.Millisecond
+
+func newHookAdapter(r *hooks.Runner, mode func() string, emit func(event.Event), getenv func(string) string) hookAdapter {
 	if emit == nil {
 		emit = func(event.Event) {}
 	}
-	return hookAdapter{r: r, mode: mode, emit: emit, pending: &pendingContext{}}
+	h := hookAdapter{r: r, mode: mode, emit: emit, pending: &pendingContext{}, endBudget: sessionEndBudget}
+	if getenv != nil {
+		if ms, err := strconv.Atoi(getenv("CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS")); err == nil && ms > 0 {
+			h.endBudget = time.Duration(ms) * time.Millisecond
+		}
+	}
+	return h
 }
 
 type pendingContext struct {
@@ -121,8 +136,10 @@ func (h hookAdapter) SessionStart(ctx context.Context, sessionID, cwd, source, m
 	return err
 }
 
-// SessionEnd runs when a session closes in this process.
+// SessionEnd runs when a session closes in this process, within endBudget.
 func (h hookAdapter) SessionEnd(ctx context.Context, sessionID, cwd, reason string) error {
+	ctx, cancel := context.WithTimeout(ctx, h.endBudget)
+	defer cancel()
 	in := h.input(hooks.SessionEnd, sessionID, cwd)
 	in.Reason = reason
 	_, err := h.run(ctx, in)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/permission/hooks"
@@ -27,7 +28,7 @@ func adapterWith(t *testing.T, events map[string]string) (hookAdapter, string) {
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	return newHookAdapter(hooks.NewRunner(cfg, dir, nil), func() string { return "normal" }, nil), dir
+	return newHookAdapter(hooks.NewRunner(cfg, dir, nil), func() string { return "normal" }, nil, nil), dir
 }
 
 // The adapter methods other parts call (compaction, sub-agents) carry
@@ -103,5 +104,21 @@ func TestHookAdapterForward(t *testing.T) {
 	out, _ = h.Forward(ctx, "tandem-1", hooks.Stop, json.RawMessage(`{"hook_event_name":"Stop"}`))
 	if out["decision"] != "block" || out["reason"] != "tests fail" {
 		t.Errorf("Stop output %v", out)
+	}
+}
+
+// SessionEnd hooks get Claude Code's short budget, so closing a session
+// never waits long for them.
+func TestSessionEndBudget(t *testing.T) {
+	h, dir := adapterWith(t, map[string]string{hooks.SessionEnd: "sleep 30"})
+	h.endBudget = 200 * time.Millisecond
+	start := time.Now()
+	err := h.SessionEnd(context.Background(), "s1", dir, "other")
+	if err == nil || time.Since(start) > 10*time.Second {
+		t.Errorf("SessionEnd was not cut short: %v after %v", err, time.Since(start))
+	}
+	env := map[string]string{"CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS": "4000"}
+	if a := newHookAdapter(nil, nil, nil, func(k string) string { return env[k] }); a.endBudget != 4*time.Second {
+		t.Errorf("budget from the environment: %v", a.endBudget)
 	}
 }

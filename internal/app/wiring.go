@@ -125,7 +125,7 @@ func (w *wiring) Equip(ctx context.Context, l *session.Live) (func(), error) {
 	w.live[l] = eq
 	w.mu.Unlock()
 	w.app.registerBroker(rec.ID, eq.broker)
-	eq.hookFire = newHookAdapter(eq.hooks, func() string { return string(eq.engine.Mode()) }, l.Events.Emit)
+	eq.hookFire = newHookAdapter(eq.hooks, func() string { return string(eq.engine.Mode()) }, l.Events.Emit, w.app.opts.Getenv)
 	source := hooks.SourceStartup
 	if rec.LastSeq > 0 {
 		source = hooks.SourceResume
