@@ -136,6 +136,14 @@ func (h hookAdapter) SessionStart(ctx context.Context, sessionID, cwd, source, m
 	return err
 }
 
+// Notification runs Notification hooks (they cannot change anything).
+func (h hookAdapter) Notification(ctx context.Context, sessionID, cwd, kind, title, msg string) error {
+	in := h.input(hooks.Notification, sessionID, cwd)
+	in.NotificationType, in.Title, in.Message = kind, title, msg
+	_, err := h.run(ctx, in)
+	return err
+}
+
 // SessionEnd runs when a session closes in this process, within endBudget.
 func (h hookAdapter) SessionEnd(ctx context.Context, sessionID, cwd, reason string) error {
 	ctx, cancel := context.WithTimeout(ctx, h.endBudget)

@@ -41,7 +41,14 @@ func TestHookAdapterCompactionAndSubagents(t *testing.T) {
 		hooks.SessionStart:  `in=$(cat); case "$in" in *'"source":"compact"'*) echo 'restored after compaction';; esac`,
 		hooks.SubagentStart: `echo '{"hookSpecificOutput":{"hookEventName":"SubagentStart","additionalContext":"use the test helpers"}}'`,
 		hooks.SubagentStop:  `in=$(cat); case "$in" in *'"last_assistant_message":"half done"'*) echo '{"decision":"block","reason":"finish the other half"}';; esac`,
+		hooks.Notification:  `cat > notified.json`,
 	})
+	if err := h.Notification(ctx, "s1", dir, hooks.NotifyIdlePrompt, "Waiting for input", "tandem is waiting for your input"); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "notified.json")); !strings.Contains(string(data), `"notification_type":"idle_prompt"`) {
+		t.Errorf("idle notification input: %s", data)
+	}
 	if block, err := h.PreCompact(ctx, "s1", dir, "auto", ""); err != nil || block != "not during the release" {
 		t.Errorf("PreCompact auto: %q %v", block, err)
 	}

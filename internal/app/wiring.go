@@ -133,6 +133,14 @@ func (w *wiring) Equip(ctx context.Context, l *session.Live) (func(), error) {
 	if err := eq.hookFire.SessionStart(ctx, rec.ID, rec.Cwd, source, rec.Model); err != nil {
 		l.Events.Emit(event.Event{Type: event.Error, Error: "SessionStart hook: " + err.Error()})
 	}
+	if eq.hooks.Has(hooks.Notification) {
+		l.OnIdle = func() {
+			if err := eq.hookFire.Notification(context.Background(), rec.ID, rec.Cwd, hooks.NotifyIdlePrompt,
+				"Waiting for input", "tandem is waiting for your input"); err != nil {
+				l.Events.Emit(event.Event{Type: event.Error, Error: "Notification hook: " + err.Error()})
+			}
+		}
+	}
 	return func() {
 		if err := eq.hookFire.SessionEnd(context.Background(), rec.ID, rec.Cwd, "other"); err != nil {
 			l.Events.Emit(event.Event{Type: event.Error, Error: "SessionEnd hook: " + err.Error()})
