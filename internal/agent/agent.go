@@ -62,6 +62,13 @@ type HookRunner interface {
 	Stop(ctx context.Context, sessionID, cwd string, active bool, lastMessage string) (continueReason string, err error)
 }
 
+// StopTurn is the error a HookRunner returns when a hook answered
+// `"continue": false`: the turn ends once the current step's tool calls
+// are done, and Reason (stopReason) is shown to the user.
+type StopTurn struct{ Reason string }
+
+func (s *StopTurn) Error() string { return "a hook stopped the turn: " + s.Reason }
+
 // Options configure the native runtime.
 type Options struct {
 	Models Resolver

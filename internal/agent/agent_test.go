@@ -409,8 +409,9 @@ func TestParallelDenialsAllRecorded(t *testing.T) {
 }
 
 type hookLog struct {
-	mu    sync.Mutex
-	calls []string
+	mu     sync.Mutex
+	calls  []string
+	stopOn string // PostToolUse of this tool answers "continue": false
 }
 
 func (h *hookLog) add(s string) { h.mu.Lock(); h.calls = append(h.calls, s); h.mu.Unlock() }
@@ -419,6 +420,9 @@ func (h *hookLog) UserPromptSubmit(context.Context, string, string, string) (str
 }
 func (h *hookLog) PostToolUse(_ context.Context, _, _, tool string, _ []byte, _ string) (string, error) {
 	h.add("post " + tool)
+	if tool == h.stopOn {
+		return "", &StopTurn{Reason: "budget reached"}
+	}
 	return "", nil
 }
 func (h *hookLog) PostToolUseFailure(_ context.Context, _, _, tool string, _ []byte, errText string, interrupted bool) (string, error) {
@@ -456,5 +460,23 @@ func TestPostToolUseFailureAndStopHooks(t *testing.T) {
 	tr := h.rec.Messages()[2].Content[1]
 	if !tr.IsError || !strings.Contains(tr.Content[0].Text, "PostToolUseFailure hook feedback: check the path") {
 		t.Errorf("failure result %+v", tr)
+	}
+}
+
+// A PostToolUse hook's "continue": false ends the turn after the step's
+// tool calls, without another model call.
+func TestHookStopsTurn(t *testing.T) {
+	h := newHarness(t, toolStep([2]string{"Echo", `{}`}), textStep("never"))
+	h.rt.opts.Hooks = &hookLog{stopOn: "Echo"}
+	res := h.run(t, context.Background(), turn.Input{})
+	if res.Subtype != event.SubtypeSuccess || len(h.prov.calls) != 1 || len(h.rec.Messages()) != 3 {
+		t.Fatalf("result %+v, model calls %d, stored %d", res, len(h.prov.calls), len(h.rec.Messages()))
+	}
+	found := false
+	for _, e := range h.events {
+		found = found || (e.Type == event.Status && strings.Contains(e.Message, "budget reached"))
+	}
+	if !found {
+		t.Errorf("the stop reason was not shown: %v", h.types())
 	}
 }

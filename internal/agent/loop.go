@@ -41,9 +41,25 @@ type turnState struct {
 	// stopHookActive: a Stop hook already kept this turn going.
 	stopHookActive bool
 
-	// denials grows from parallel read-only tool calls.
-	denyMu  sync.Mutex
-	denials []event.Denial
+	// denials grows from parallel read-only tool calls, as does hookStop
+	// (a hook's stopReason: end the turn after this step).
+	denyMu   sync.Mutex
+	denials  []event.Denial
+	hookStop *StopTurn
+}
+
+func (st *turnState) stopByHook(s *StopTurn) {
+	st.denyMu.Lock()
+	if st.hookStop == nil {
+		st.hookStop = s
+	}
+	st.denyMu.Unlock()
+}
+
+func (st *turnState) stoppedByHook() *StopTurn {
+	st.denyMu.Lock()
+	defer st.denyMu.Unlock()
+	return st.hookStop
 }
 
 func (st *turnState) deny(d event.Denial) {
@@ -144,6 +160,10 @@ func (r *Runtime) steps(ctx context.Context, st *turnState) (event.Event, error)
 		results := r.runTools(ctx, st, uses)
 		if err := st.record(context.WithoutCancel(ctx), results); err != nil {
 			return event.Event{}, err
+		}
+		if stop := st.stoppedByHook(); stop != nil {
+			st.d.Events.Emit(event.Event{Type: event.Status, Message: "A hook stopped the turn: " + stop.Reason})
+			return r.finish(ctx, st, event.SubtypeSuccess, nil), nil
 		}
 	}
 }

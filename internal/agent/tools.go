@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -155,7 +156,11 @@ func (r *Runtime) postHook(ctx context.Context, st *turnState, use message.Block
 	default:
 		fb, err = r.opts.Hooks.PostToolUse(ctx, st.in.SessionID, st.in.Cwd, use.Name, input, res.Content)
 	}
-	if err != nil {
+	var stop *StopTurn
+	switch {
+	case errors.As(err, &stop):
+		st.stopByHook(stop)
+	case err != nil:
 		st.d.Events.Emit(event.Event{Type: event.Error, ToolUseID: use.ID, Error: name + " hook: " + err.Error()})
 	}
 	if fb != "" {

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tandem-agent/tandem/internal/agent"
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/permission/hooks"
 )
@@ -96,10 +97,19 @@ func (h hookAdapter) PostToolUse(ctx context.Context, sessionID, cwd, toolName s
 	resp, _ := json.Marshal(map[string]string{"output": result})
 	in.ToolName, in.ToolInput, in.ToolResponse = toolName, input, resp
 	out, err := h.run(ctx, in)
+	fb := out.AdditionalContext
 	if out.Decision == hooks.DecisionDeny {
-		return joinText(firstNonEmpty(out.Reason, "a PostToolUse hook objected"), out.AdditionalContext), err
+		fb = joinText(firstNonEmpty(out.Reason, "a PostToolUse hook objected"), out.AdditionalContext)
 	}
-	return out.AdditionalContext, err
+	return fb, stopOr(out, err)
+}
+
+// stopOr turns a hook's "continue": false into the loop's StopTurn.
+func stopOr(out hooks.Outcome, err error) error {
+	if out.Stop {
+		return &agent.StopTurn{Reason: firstNonEmpty(out.StopReason, "no reason given")}
+	}
+	return err
 }
 
 // PostToolUseFailure runs after a tool call failed; what it returns is
@@ -108,10 +118,11 @@ func (h hookAdapter) PostToolUseFailure(ctx context.Context, sessionID, cwd, too
 	in := h.input(hooks.PostToolUseFailure, sessionID, cwd)
 	in.ToolName, in.ToolInput, in.Error, in.IsInterrupt = toolName, input, errText, interrupted
 	out, err := h.run(ctx, in)
+	fb := out.AdditionalContext
 	if out.Decision == hooks.DecisionDeny {
-		return joinText(out.Reason, out.AdditionalContext), err
+		fb = joinText(out.Reason, out.AdditionalContext)
 	}
-	return out.AdditionalContext, err
+	return fb, stopOr(out, err)
 }
 
 func (h hookAdapter) Stop(ctx context.Context, sessionID, cwd string, active bool, lastMessage string) (string, error) {
