@@ -45,20 +45,6 @@ func NewRunner(cfg Config, projectDir string, env []string) *Runner {
 // Has reports whether any hook is configured for event.
 func (r *Runner) Has(event string) bool { return r != nil && len(r.cfg[event]) > 0 }
 
-// Configured lists the events that have hooks.
-func (r *Runner) Configured() []string {
-	var out []string
-	if r == nil {
-		return nil
-	}
-	for _, ev := range Events() {
-		if len(r.cfg[ev]) > 0 {
-			out = append(out, ev)
-		}
-	}
-	return out
-}
-
 // handlers are the runnable hooks of in's event whose matcher matches,
 // each distinct command or URL once.
 func (r *Runner) handlers(in Input) []Handler {
