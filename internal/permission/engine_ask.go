@@ -2,6 +2,7 @@ package permission
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -31,7 +32,7 @@ func (e *Engine) ask(ctx context.Context, mode Mode, req Request, v verdict) (De
 		return Decision{Behavior: Deny, Rule: "mode:dontAsk", Message: q.Summary + " needs approval (" + v.reason +
 			") and the permission mode is dontAsk: add an allow rule for it or change the mode"}, nil
 	}
-	if d, ok := e.permissionRequestHook(ctx, mode, req); ok {
+	if d, ok := e.permissionRequestHook(ctx, mode, req, q.Rules); ok {
 		return d, nil
 	}
 	if e.opts.Asker == nil {
@@ -91,12 +92,13 @@ func dedupRules(rs []Rule) []Rule {
 // anyone is asked (as Claude Code runs them when its dialog would open).
 // A rewritten input is judged again, so a hook cannot smuggle a denied
 // command past the rules.
-func (e *Engine) permissionRequestHook(ctx context.Context, mode Mode, req Request) (Decision, bool) {
+func (e *Engine) permissionRequestHook(ctx context.Context, mode Mode, req Request, suggest []Rule) (Decision, bool) {
 	if !e.opts.Hooks.Has(hooks.PermissionRequest) {
 		return Decision{}, false
 	}
 	out, err := e.opts.Hooks.Run(ctx, hooks.Input{HookEventName: hooks.PermissionRequest, SessionID: req.SessionID,
-		Cwd: req.Cwd, PermissionMode: string(mode), ToolName: req.Tool, ToolInput: req.Input, ToolUseID: req.ToolUseID})
+		Cwd: req.Cwd, PermissionMode: string(mode), ToolName: req.Tool, ToolInput: req.Input, ToolUseID: req.ToolUseID,
+		PermissionSuggestions: permissionSuggestions(suggest)})
 	if err == nil && len(out.Errors) > 0 {
 		err = errors.New(strings.Join(out.Errors, "; "))
 	}
@@ -143,4 +145,22 @@ func (e *Engine) notify(ctx context.Context, req Request, mode Mode, summary str
 			e.opts.Emit(event.Event{Type: event.Error, Error: "Notification hook: " + err.Error()})
 		}
 	}()
+}
+
+// permissionSuggestions is what "allow always" would save, in Claude
+// Code's permission_suggestions form.
+func permissionSuggestions(rules []Rule) json.RawMessage {
+	if len(rules) == 0 {
+		return nil
+	}
+	type ruleValue struct {
+		ToolName    string `json:"toolName"`
+		RuleContent string `json:"ruleContent,omitempty"`
+	}
+	vals := make([]ruleValue, len(rules))
+	for i, r := range rules {
+		vals[i] = ruleValue{ToolName: r.Permission, RuleContent: r.Pattern}
+	}
+	raw, _ := json.Marshal([]map[string]any{{"type": "addRules", "rules": vals, "behavior": "allow", "destination": "session"}})
+	return raw
 }
