@@ -480,3 +480,19 @@ func TestHookStopsTurn(t *testing.T) {
 		t.Errorf("the stop reason was not shown: %v", h.types())
 	}
 }
+
+type interruptChecker struct{}
+
+func (interruptChecker) Check(context.Context, permission.Request) (permission.Decision, error) {
+	return permission.Decision{Behavior: permission.Deny, Message: "stop here", Interrupt: true}, nil
+}
+
+// A denial that interrupts ends the turn after the step.
+func TestInterruptingDenialEndsTurn(t *testing.T) {
+	h := newHarness(t, toolStep([2]string{"Echo", `{}`}), textStep("never"))
+	h.deps.Checker = interruptChecker{}
+	res := h.run(t, context.Background(), turn.Input{})
+	if len(h.prov.calls) != 1 || len(res.PermissionDenials) != 1 || h.echo.ran != 0 {
+		t.Errorf("model calls %d, denials %+v, ran %d", len(h.prov.calls), res.PermissionDenials, h.echo.ran)
+	}
+}

@@ -94,6 +94,9 @@ func (r *Runtime) execute(ctx context.Context, st *turnState, use message.Block)
 		return tool.ErrorResult("Permission check failed: " + err.Error())
 	}
 	if dec.Behavior != permission.Allow {
+		if dec.Interrupt {
+			st.stopByHook(&StopTurn{Reason: dec.Message})
+		}
 		st.deny(event.Denial{ToolName: use.Name, ToolUseID: use.ID, ToolInput: use.Input, Reason: dec.Message})
 		msg := "Permission denied"
 		if dec.Message != "" {

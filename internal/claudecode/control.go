@@ -321,7 +321,11 @@ func permissionReply(d permission.Decision, input json.RawMessage) map[string]an
 		}
 		return map[string]any{"behavior": "allow", "updatedInput": in}
 	}
-	return map[string]any{"behavior": "deny", "message": denialMessage(d)}
+	out := map[string]any{"behavior": "deny", "message": denialMessage(d)}
+	if d.Interrupt {
+		out["interrupt"] = true
+	}
+	return out
 }
 
 func hookReply(d permission.Decision) map[string]any {
@@ -335,6 +339,9 @@ func hookReply(d permission.Decision) map[string]any {
 	} else {
 		out["permissionDecision"] = "deny"
 		out["permissionDecisionReason"] = denialMessage(d)
+	}
+	if d.Interrupt {
+		return map[string]any{"hookSpecificOutput": out, "continue": false, "stopReason": denialMessage(d)}
 	}
 	return map[string]any{"hookSpecificOutput": out}
 }

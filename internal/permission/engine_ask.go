@@ -111,7 +111,7 @@ func (e *Engine) permissionRequestHook(ctx context.Context, mode Mode, req Reque
 		if out.Reason != "" {
 			msg += ": " + out.Reason
 		}
-		return Decision{Behavior: Deny, Rule: "hook:PermissionRequest", Message: msg}, true
+		return Decision{Behavior: Deny, Rule: "hook:PermissionRequest", Message: msg, Interrupt: out.Interrupt || out.Stop}, true
 	case hooks.DecisionAllow:
 		d := Decision{Behavior: Allow, Rule: "hook:PermissionRequest"}
 		if len(out.UpdatedInput) > 0 {

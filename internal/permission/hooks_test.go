@@ -106,3 +106,23 @@ func TestPermissionRequestAndNotificationHooks(t *testing.T) {
 		t.Errorf("notification input: %q", data)
 	}
 }
+
+// "continue": false from PreToolUse, and a PermissionRequest deny with
+// interrupt, deny the call and end the turn.
+func TestHookInterrupts(t *testing.T) {
+	work := t.TempDir()
+	runner := func(event, body string) *hooks.Runner {
+		p := filepath.Join(t.TempDir(), "h.sh")
+		os.WriteFile(p, []byte("#!/bin/sh\n"+body), 0o755)
+		return hooks.NewRunner(hooks.Config{event: {{Hooks: []hooks.Handler{{Type: "command", Command: p}}}}}, work, nil)
+	}
+	e := NewEngine(EngineOptions{WorkDir: work, Hooks: runner(hooks.PreToolUse, `echo '{"continue":false,"stopReason":"out of budget"}'`)})
+	if d := check(t, e, "Bash", map[string]string{"command": "ls"}); d.Behavior != Deny || !d.Interrupt || !strings.Contains(d.Message, "out of budget") {
+		t.Errorf("PreToolUse continue:false: %+v", d)
+	}
+	e = NewEngine(EngineOptions{WorkDir: work, Asker: &recordingAsker{}, Hooks: runner(hooks.PermissionRequest,
+		`echo '{"hookSpecificOutput":{"decision":{"behavior":"deny","message":"stop here","interrupt":true}}}'`)})
+	if d := check(t, e, "Bash", map[string]string{"command": "make deploy"}); d.Behavior != Deny || !d.Interrupt {
+		t.Errorf("PermissionRequest interrupt: %+v", d)
+	}
+}
