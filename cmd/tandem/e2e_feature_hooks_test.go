@@ -100,3 +100,34 @@ func TestFeatureHooksFromTandemConfig(t *testing.T) {
 		t.Errorf("X-Team header %v", got.Load())
 	}
 }
+
+// A PreToolUse hook answering "continue": false denies the call and ends
+// the turn under both runtimes: the model is not called again.
+func TestFeatureHooksContinueFalse(t *testing.T) {
+	for _, runtime := range []string{"native", "claude-code"} {
+		t.Run(runtime, func(t *testing.T) {
+			build := func(work string) scripted.Script {
+				return scripted.Script{Steps: []scripted.Step{
+					scripted.ToolStep(scripted.CallID("w1", "Bash", map[string]any{"command": "touch made.txt"})),
+					scripted.TextStep("should not be reached"),
+				}}
+			}
+			var x *e2e
+			if runtime == "claude-code" {
+				x = newClaudeCodeE2E(t, build)
+			} else {
+				x = newE2EFor(t, build)
+			}
+			writeJSONFile(t, filepath.Join(x.Work, ".claude", "settings.json"), map[string]any{"hooks": map[string]any{
+				"PreToolUse": []any{map[string]any{"matcher": "Bash", "hooks": []any{map[string]any{"type": "command",
+					"command": `echo '{"continue":false,"stopReason":"budget spent"}'`}}}}}})
+			r := x.RunDetached(streamArgs("make a file", "--runtime", runtime, "--permission-mode", "trust")...)
+			if fileExists(filepath.Join(x.Work, "made.txt")) {
+				t.Error("the call ran")
+			}
+			if n := len(x.srv.MainRequests()); n != 1 {
+				t.Errorf("the model was called %d times, want 1 (types %v)", n, r.Types())
+			}
+		})
+	}
+}
