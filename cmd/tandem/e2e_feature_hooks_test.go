@@ -61,7 +61,7 @@ func TestFeatureHooksLifecycle(t *testing.T) {
 			// A loaded test machine may need more than SessionEnd's default 1.5 s.
 			x.Env = append(x.Env, "CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS=30000")
 			log := hookWorld(t, x)
-			r := x.RunDetached(streamArgs("read a.txt", "--runtime", runtime)...)
+			r := x.RunDetached(streamArgs("read a.txt", "--runtime", runtime, "--trust-project")...)
 			mustSucceed(t, r)
 			got := hookLines(x, log)
 			want := []string{"SessionStart startup", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PreToolUse", "PostToolUseFailure", "Stop", "SessionEnd"}
@@ -121,7 +121,7 @@ func TestFeatureHooksContinueFalse(t *testing.T) {
 			writeJSONFile(t, filepath.Join(x.Work, ".claude", "settings.json"), map[string]any{"hooks": map[string]any{
 				"PreToolUse": []any{map[string]any{"matcher": "Bash", "hooks": []any{map[string]any{"type": "command",
 					"command": `echo '{"continue":false,"stopReason":"budget spent"}'`}}}}}})
-			r := x.RunDetached(streamArgs("make a file", "--runtime", runtime, "--permission-mode", "trust")...)
+			r := x.RunDetached(streamArgs("make a file", "--runtime", runtime, "--permission-mode", "trust", "--trust-project")...)
 			if fileExists(filepath.Join(x.Work, "made.txt")) {
 				t.Error("the call ran")
 			}
