@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -129,5 +130,39 @@ func TestFeatureHooksContinueFalse(t *testing.T) {
 				t.Errorf("the model was called %d times, want 1 (types %v)", n, r.Types())
 			}
 		})
+	}
+}
+
+// Compaction fires PreCompact (which may block it) and PostCompact with
+// the summary, with Claude Code's fields.
+func TestFeatureHooksCompaction(t *testing.T) {
+	x := newE2E(t, scripted.Script{})
+	x.restart(t, scripted.Script{Steps: readScript(x, 3), StepMarkers: true, Fallback: &scripted.Step{Text: e2eSummary}})
+	pre, post := filepath.Join(x.Home, "pre.json"), filepath.Join(x.Home, "post.json")
+	writeJSONFile(t, filepath.Join(x.Home, "config.json"), map[string]any{"permissions": map[string]any{"hooks": map[string]any{
+		"PreCompact":  []any{map[string]any{"matcher": "manual", "hooks": []any{map[string]any{"type": "command", "command": "cat > " + pre}}}},
+		"PostCompact": []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": "cat > " + post}}}},
+	}}})
+	res := x.RunStream("read three files", "--permission-mode", "trust")
+	mustSucceed(t, res)
+	id := res.Result().SessionID
+	if out := x.Run("sessions", "compact", id, "--focus", "the file names"); out.Code != 0 {
+		t.Fatalf("sessions compact: exit %d\n%s%s", out.Code, out.Stdout, out.Stderr)
+	}
+	preIn, _ := os.ReadFile(pre)
+	if !strings.Contains(string(preIn), `"trigger":"manual"`) || !strings.Contains(string(preIn), `"custom_instructions":"the file names"`) {
+		t.Errorf("PreCompact input: %s", preIn)
+	}
+	postIn, _ := os.ReadFile(post)
+	if !strings.Contains(string(postIn), `"hook_event_name":"PostCompact"`) || !strings.Contains(string(postIn), `"compact_summary":"`) {
+		t.Errorf("PostCompact input: %s", postIn)
+	}
+
+	// A blocking PreCompact hook stops it.
+	writeJSONFile(t, filepath.Join(x.Home, "config.json"), map[string]any{"permissions": map[string]any{"hooks": map[string]any{
+		"PreCompact": []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": "echo 'not now' >&2; exit 2"}}}},
+	}}})
+	if out := x.Run("sessions", "compact", id); out.Code == 0 || !strings.Contains(out.Stdout+out.Stderr, "not now") {
+		t.Errorf("blocked compaction: exit %d\n%s%s", out.Code, out.Stdout, out.Stderr)
 	}
 }

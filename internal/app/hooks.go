@@ -169,7 +169,7 @@ func (h hookAdapter) SessionEnd(ctx context.Context, sessionID, cwd, reason stri
 // or "auto"); a non-empty block says why compaction must not happen.
 func (h hookAdapter) PreCompact(ctx context.Context, sessionID, cwd, trigger, customInstructions string) (block string, err error) {
 	in := h.input(hooks.PreCompact, sessionID, cwd)
-	in.Trigger, in.CustomInstructions = trigger, customInstructions
+	in.Trigger, in.CustomInstructions = claudeTrigger(trigger), customInstructions
 	out, err := h.run(ctx, in)
 	if out.Decision == hooks.DecisionDeny || out.Stop {
 		return firstNonEmpty(out.Reason, out.StopReason, "a PreCompact hook blocked compaction"), err
@@ -182,12 +182,22 @@ func (h hookAdapter) PreCompact(ctx context.Context, sessionID, cwd, trigger, cu
 // context the summary lost.
 func (h hookAdapter) PostCompact(ctx context.Context, sessionID, cwd, trigger, summary string) error {
 	in := h.input(hooks.PostCompact, sessionID, cwd)
-	in.Trigger, in.CompactSummary = trigger, summary
+	in.Trigger, in.CompactSummary = claudeTrigger(trigger), summary
 	_, err := h.run(ctx, in)
 	if serr := h.SessionStart(ctx, sessionID, cwd, hooks.SourceCompact, ""); err == nil {
 		err = serr
 	}
 	return err
+}
+
+// claudeTrigger maps tandem's compaction triggers onto Claude Code's two:
+// a compaction after the provider refused an oversized request
+// ("overflow") is automatic too.
+func claudeTrigger(t string) string {
+	if t == "overflow" {
+		return "auto"
+	}
+	return t
 }
 
 // SubagentStart runs when a sub-agent starts; the context it returns is

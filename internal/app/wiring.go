@@ -203,6 +203,7 @@ func (w *wiring) nativeOptions(eq *equipped) (agent.Options, error) {
 	}
 	if eq.hooks != nil {
 		opts.Hooks = eq.hookFire
+		opts.CompactHooks = eq.hookFire
 	}
 	return opts, nil
 }
