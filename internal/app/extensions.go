@@ -174,7 +174,9 @@ func (c childHooks) PostToolUse(ctx context.Context, sessionID, cwd, toolName st
 func (c childHooks) PostToolUseFailure(ctx context.Context, sessionID, cwd, toolName string, input []byte, errText string, interrupted bool) (string, error) {
 	return c.h.PostToolUseFailure(ctx, sessionID, cwd, toolName, input, errText, interrupted)
 }
-func (c childHooks) Stop(context.Context, string, string) (string, error) { return "", nil }
+func (c childHooks) Stop(context.Context, string, string, bool, string) (string, error) {
+	return "", nil
+}
 
 // resolveAgentModel maps an agent's or skill's model field to a spec:
 // empty or "inherit" keeps the parent's; "fast" and "haiku" use the
