@@ -13,10 +13,10 @@ import (
 
 // newClaudeCodeE2E is an e2e world whose user config points the
 // claude-code runtime at the pinned CLI, isolated from the real ~/.claude.
-func newClaudeCodeE2E(t *testing.T, build func(work string) scripted.Script) *e2e {
+func newClaudeCodeE2E(t *testing.T, build func(work string) scripted.Script, opts ...scripted.Option) *e2e {
 	t.Helper()
 	cli := testdepBin(t, "claude")
-	x := newE2EFor(t, build)
+	x := newE2EFor(t, build, opts...)
 	x.Env = append(x.Env,
 		"CLAUDE_CONFIG_DIR="+filepath.Join(x.Home, ".claude"),
 		"DISABLE_AUTOUPDATER=1",
@@ -154,5 +154,44 @@ func TestFeatureClaudeCodeExploreDeniesWrite(t *testing.T) {
 	}
 	if len(r.Result().PermissionDenials) != 2 {
 		t.Errorf("permission_denials: %+v", r.Result().PermissionDenials)
+	}
+}
+
+// An Anthropic-compatible server that reuses one message id for every
+// reply: each session still stores its messages (under tandem's own ids,
+// the provider's kept as data).
+func TestFeatureClaudeCodeReusedProviderMessageIDs(t *testing.T) {
+	build := func(work string) scripted.Script {
+		return scripted.Script{Steps: []scripted.Step{
+			scripted.ToolStep(scripted.CallID("r1", "Read", map[string]any{"file_path": filepath.Join(work, "a.txt")})),
+			scripted.TextStep("done"),
+		}}
+	}
+	cc := newClaudeCodeE2E(t, build, scripted.WithMessageID("msg_01SAMEIDEVERYTIME"))
+	cc.WriteFile("a.txt", "hello\n")
+	var ids []string
+	for i := range 2 {
+		r := cc.RunDetached(streamArgs("read a.txt", "--runtime", "claude-code")...)
+		mustSucceed(t, r)
+		exp, res := cc.Export(r.Result().SessionID)
+		if res.Code != 0 {
+			t.Fatalf("export %d: %s", i, res.Stderr)
+		}
+		for _, m := range exp.Messages {
+			ids = append(ids, m.ID)
+			if m.Role == "assistant" && m.ProviderID != "msg_01SAMEIDEVERYTIME" {
+				t.Errorf("the provider's id is not kept: %+v", m)
+			}
+		}
+		if len(exp.Messages) != 4 {
+			t.Errorf("session %d stored %d messages, want 4", i, len(exp.Messages))
+		}
+	}
+	seen := map[string]bool{}
+	for _, id := range ids {
+		if seen[id] || strings.Contains(id, "SAMEID") {
+			t.Errorf("stored id %q is not tandem's own and unique: %v", id, ids)
+		}
+		seen[id] = true
 	}
 }

@@ -136,7 +136,7 @@ func runIn(dir, name string, args ...string) (string, error) {
 
 // newE2EFor is newE2E for a script that needs the workspace's absolute
 // path (Claude Code's file tools take only absolute paths).
-func newE2EFor(t *testing.T, build func(work string) scripted.Script) *e2e {
+func newE2EFor(t *testing.T, build func(work string) scripted.Script, opts ...scripted.Option) *e2e {
 	t.Helper()
 	root := t.TempDir()
 	work := filepath.Join(root, "work")
@@ -144,7 +144,7 @@ func newE2EFor(t *testing.T, build func(work string) scripted.Script) *e2e {
 		t.Fatal(err)
 	}
 	work, _ = filepath.EvalSymlinks(work)
-	srv := scripted.New(build(work))
+	srv := scripted.New(build(work), opts...)
 	url, err := srv.Start()
 	if err != nil {
 		t.Fatal(err)

@@ -200,7 +200,7 @@ func runTurnBody(cmd *cobra.Command, g *globalFlags, f *runFlags, args []string)
 	defer live.Close()
 	a.WaitMCP(ctx, live, f.mcpWait)
 	res, err := live.Run(ctx, prompt, session.TurnOptions{MaxTurns: f.maxTurns, AppendSystemPrompt: f.appendSystem,
-		SystemPrompt: f.systemPrompt, DisallowedTools: toolNamesOnly(f.disallowed),
+		SystemPrompt: f.systemPrompt, DisallowedTools: f.disallowed,
 		FallbackModels: f.fallbackModels, JSONSchema: schema})
 	if err != nil {
 		return reportEarly(cmd, f.outputFormat, err, live.Snapshot().ID)
@@ -224,22 +224,10 @@ func flagRules(f *runFlags) ([]permission.Rule, error) {
 	return append(allow, deny...), nil
 }
 
-// toolNamesOnly keeps the values as given; the loop drops tools named bare
-// (and leaves patterned ones to the permission engine). --allowedTools is
-// not a tool filter: as in Claude Code it only approves (flagRules), so
-// "--allowedTools 'Bash(make test)'", which a denial message suggests,
-// keeps every other tool.
-func toolNamesOnly(vals []string) []string {
-	var out []string
-	for _, v := range vals {
-		for _, item := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' }) {
-			if s := strings.TrimSpace(item); s != "" {
-				out = append(out, s)
-			}
-		}
-	}
-	return out
-}
+// --allowedTools is not a tool filter for the turn: as in Claude Code it
+// only approves (flagRules), so "--allowedTools 'Bash(make test)'", which
+// a denial message suggests, keeps every other tool. --disallowedTools is
+// both deny rules and the turn's permission.ToolFilter.
 
 // interruptContext cancels on the first SIGINT/SIGTERM (the turn stops and
 // is stored); a second one exits at once.

@@ -198,7 +198,7 @@ func (b *tuiBackend) Run(ctx context.Context, prompt string) (event.Event, error
 		b.a.WaitMCP(ctx, l, b.f.mcpWait)
 	}
 	return l.Run(ctx, prompt, session.TurnOptions{MaxTurns: b.f.maxTurns, AppendSystemPrompt: b.f.appendSystem,
-		SystemPrompt: b.f.systemPrompt, DisallowedTools: toolNamesOnly(b.f.disallowed)})
+		SystemPrompt: b.f.systemPrompt, DisallowedTools: b.f.disallowed})
 }
 
 func (b *tuiBackend) Reply(requestID string, ans permission.Answer) error {

@@ -53,9 +53,21 @@ type HookRunner interface {
 	UserPromptSubmit(ctx context.Context, sessionID, cwd, prompt string) (block string, extra string, err error)
 	// PostToolUse may return feedback that is appended to the tool result.
 	PostToolUse(ctx context.Context, sessionID, cwd, toolName string, input []byte, result string) (feedback string, err error)
+	// PostToolUseFailure runs instead of PostToolUse when the call failed;
+	// its feedback is appended to the error.
+	PostToolUseFailure(ctx context.Context, sessionID, cwd, toolName string, input []byte, errText string, interrupted bool) (feedback string, err error)
 	// Stop may ask the loop to continue with a reason given to the model.
-	Stop(ctx context.Context, sessionID, cwd string) (continueReason string, err error)
+	// active is true when an earlier Stop hook of this turn already did
+	// (hooks check it to avoid looping); lastMessage is the model's text.
+	Stop(ctx context.Context, sessionID, cwd string, active bool, lastMessage string) (continueReason string, err error)
 }
+
+// StopTurn is the error a HookRunner returns when a hook answered
+// `"continue": false`: the turn ends once the current step's tool calls
+// are done, and Reason (stopReason) is shown to the user.
+type StopTurn struct{ Reason string }
+
+func (s *StopTurn) Error() string { return "a hook stopped the turn: " + s.Reason }
 
 // Options configure the native runtime.
 type Options struct {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -330,24 +332,27 @@ func TestRepairHistory(t *testing.T) {
 	}
 }
 
-func TestToolOffered(t *testing.T) {
-	cases := []struct {
-		name      string
-		allow, dn []string
-		want      bool
-	}{
-		{"Bash", nil, nil, true},
-		{"Bash", []string{"Read"}, nil, false},
-		{"Bash", []string{"Bash(git:*)"}, nil, true},
-		{"Bash", nil, []string{"Bash"}, false},
-		{"Bash", nil, []string{"Bash(rm:*)"}, true},
-		{"mcp__gh__issue", nil, []string{"mcp__gh__*"}, false},
-		{"mcp__gh__issue", []string{"mcp__gh__*"}, nil, true},
+type namedTool struct {
+	echoTool
+	name string
+}
+
+func (n *namedTool) Name() string { return n.name }
+
+// A server named in --disallowedTools is neither offered nor callable.
+func TestDisallowedServerNotOffered(t *testing.T) {
+	h := newHarness(t, toolStep([2]string{"mcp__gh__issue", `{}`}), textStep("ok"))
+	h.deps.Tools.Add(&namedTool{name: "mcp__gh__issue"}, &namedTool{name: "mcp__other__x"})
+	h.run(t, context.Background(), turn.Input{DisallowedTools: []string{"mcp__gh"}})
+	var offered []string
+	for _, s := range h.prov.calls[0].Tools {
+		offered = append(offered, s.Name)
 	}
-	for _, c := range cases {
-		if got := toolOffered(c.name, c.allow, c.dn); got != c.want {
-			t.Errorf("%s allow=%v deny=%v: got %v", c.name, c.allow, c.dn, got)
-		}
+	if slices.Contains(offered, "mcp__gh__issue") || !slices.Contains(offered, "mcp__other__x") || !slices.Contains(offered, "Echo") {
+		t.Errorf("offered %v", offered)
+	}
+	if c := h.rec.Messages()[2].Content[0]; !c.IsError {
+		t.Errorf("a call to a disallowed server ran: %+v", c)
 	}
 }
 
@@ -385,5 +390,109 @@ func TestToolPanicBecomesErrorResult(t *testing.T) {
 	tr := h.rec.Messages()[2].Content[0]
 	if !tr.IsError || !strings.Contains(tr.Content[0].Text, "crashed") {
 		t.Errorf("tool result %+v", tr)
+	}
+}
+
+// Parallel read-only calls that are all denied record every denial (run
+// with -race: they used to append to the turn's list without a lock).
+func TestParallelDenialsAllRecorded(t *testing.T) {
+	calls := make([][2]string, 8)
+	for i := range calls {
+		calls[i] = [2]string{"Echo", `{"n":` + string(rune('0'+i)) + `}`}
+	}
+	h := newHarness(t, toolStep(calls...), textStep("ok"))
+	h.deps.Checker = denyChecker{}
+	res := h.run(t, context.Background(), turn.Input{})
+	if len(res.PermissionDenials) != len(calls) {
+		t.Fatalf("denials %d, want %d", len(res.PermissionDenials), len(calls))
+	}
+}
+
+type hookLog struct {
+	mu     sync.Mutex
+	calls  []string
+	stopOn string // PostToolUse of this tool answers "continue": false
+}
+
+func (h *hookLog) add(s string) { h.mu.Lock(); h.calls = append(h.calls, s); h.mu.Unlock() }
+func (h *hookLog) UserPromptSubmit(context.Context, string, string, string) (string, string, error) {
+	return "", "", nil
+}
+func (h *hookLog) PostToolUse(_ context.Context, _, _, tool string, _ []byte, _ string) (string, error) {
+	h.add("post " + tool)
+	if tool == h.stopOn {
+		return "", &StopTurn{Reason: "budget reached"}
+	}
+	return "", nil
+}
+func (h *hookLog) PostToolUseFailure(_ context.Context, _, _, tool string, _ []byte, errText string, interrupted bool) (string, error) {
+	h.add("failure " + tool + " " + errText)
+	return "check the path", nil
+}
+func (h *hookLog) Stop(_ context.Context, _, _ string, active bool, last string) (string, error) {
+	h.add(fmt.Sprintf("stop %v %s", active, last))
+	if !active {
+		return "run the tests too", nil
+	}
+	return "", nil
+}
+
+type failTool struct{ echoTool }
+
+func (*failTool) Name() string { return "Fail" }
+func (*failTool) Execute(context.Context, tool.Call) (tool.Result, error) {
+	return tool.ErrorResult("no such file"), nil
+}
+
+// A failed call runs PostToolUseFailure (not PostToolUse), and its
+// feedback reaches the model with the error; a second Stop hook call says
+// stop_hook_active and gets the model's last text.
+func TestPostToolUseFailureAndStopHooks(t *testing.T) {
+	h := newHarness(t, toolStep([2]string{"Echo", `{}`}, [2]string{"Fail", `{}`}), textStep("ok"))
+	log := &hookLog{}
+	h.rt.opts.Hooks = log
+	h.deps.Tools.Add(&failTool{})
+	h.run(t, context.Background(), turn.Input{})
+	slices.Sort(log.calls[:2]) // both are read-only and run in parallel
+	if strings.Join(log.calls, "|") != "failure Fail no such file|post Echo|stop false ok|stop true fallback" {
+		t.Errorf("hooks ran %q", log.calls)
+	}
+	tr := h.rec.Messages()[2].Content[1]
+	if !tr.IsError || !strings.Contains(tr.Content[0].Text, "PostToolUseFailure hook feedback: check the path") {
+		t.Errorf("failure result %+v", tr)
+	}
+}
+
+// A PostToolUse hook's "continue": false ends the turn after the step's
+// tool calls, without another model call.
+func TestHookStopsTurn(t *testing.T) {
+	h := newHarness(t, toolStep([2]string{"Echo", `{}`}), textStep("never"))
+	h.rt.opts.Hooks = &hookLog{stopOn: "Echo"}
+	res := h.run(t, context.Background(), turn.Input{})
+	if res.Subtype != event.SubtypeSuccess || len(h.prov.calls) != 1 || len(h.rec.Messages()) != 3 {
+		t.Fatalf("result %+v, model calls %d, stored %d", res, len(h.prov.calls), len(h.rec.Messages()))
+	}
+	found := false
+	for _, e := range h.events {
+		found = found || (e.Type == event.Status && strings.Contains(e.Message, "budget reached"))
+	}
+	if !found {
+		t.Errorf("the stop reason was not shown: %v", h.types())
+	}
+}
+
+type interruptChecker struct{}
+
+func (interruptChecker) Check(context.Context, permission.Request) (permission.Decision, error) {
+	return permission.Decision{Behavior: permission.Deny, Message: "stop here", Interrupt: true}, nil
+}
+
+// A denial that interrupts ends the turn after the step.
+func TestInterruptingDenialEndsTurn(t *testing.T) {
+	h := newHarness(t, toolStep([2]string{"Echo", `{}`}), textStep("never"))
+	h.deps.Checker = interruptChecker{}
+	res := h.run(t, context.Background(), turn.Input{})
+	if len(h.prov.calls) != 1 || len(res.PermissionDenials) != 1 || h.echo.ran != 0 {
+		t.Errorf("model calls %d, denials %+v, ran %d", len(h.prov.calls), res.PermissionDenials, h.echo.ran)
 	}
 }

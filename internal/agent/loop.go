@@ -6,6 +6,7 @@ import (
 
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -13,6 +14,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/compact"
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/message"
+	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/provider"
 	"github.com/tandem-agent/tandem/internal/structured"
 	"github.com/tandem-agent/tandem/internal/turn"
@@ -32,7 +34,6 @@ type turnState struct {
 	cost     *float64
 	costOK   bool
 	lastText string
-	denials  []event.Denial
 	doom     doomTracker
 	// context accounting (context.go) and compaction (compact.go)
 	meter       meter
@@ -43,12 +44,47 @@ type turnState struct {
 	schema      *structured.Schema // --json-schema, nil without
 	repaired    bool               // the one repair request was made
 	output      json.RawMessage    // the validated structured answer
+	filter      permission.ToolFilter
+	// stopHookActive: a Stop hook already kept this turn going.
+	stopHookActive bool
+
+	// denials grows from parallel read-only tool calls, as does hookStop
+	// (a hook's stopReason: end the turn after this step).
+	denyMu   sync.Mutex
+	denials  []event.Denial
+	hookStop *StopTurn
+}
+
+func (st *turnState) stopByHook(s *StopTurn) {
+	st.denyMu.Lock()
+	if st.hookStop == nil {
+		st.hookStop = s
+	}
+	st.denyMu.Unlock()
+}
+
+func (st *turnState) stoppedByHook() *StopTurn {
+	st.denyMu.Lock()
+	defer st.denyMu.Unlock()
+	return st.hookStop
+}
+
+func (st *turnState) deny(d event.Denial) {
+	st.denyMu.Lock()
+	st.denials = append(st.denials, d)
+	st.denyMu.Unlock()
+}
+
+func (st *turnState) denialList() []event.Denial {
+	st.denyMu.Lock()
+	defer st.denyMu.Unlock()
+	return append([]event.Denial(nil), st.denials...)
 }
 
 // RunTurn implements turn.Runtime.
 func (r *Runtime) RunTurn(ctx context.Context, in turn.Input, d turn.Deps) (event.Event, error) {
 	st := &turnState{in: in, d: d, start: time.Now(), costOK: true, doom: doomTracker{threshold: r.opts.DoomLoopThreshold},
-		spec: in.Model, fallback: in.FallbackModels}
+		spec: in.Model, fallback: in.FallbackModels, filter: permission.NewToolFilter(in.AllowedTools, in.DisallowedTools)}
 	if err := r.resolveModel(st); err != nil {
 		return r.finish(ctx, st, event.SubtypeError, err), nil
 	}
@@ -141,6 +177,10 @@ func (r *Runtime) steps(ctx context.Context, st *turnState) (event.Event, error)
 		if err := st.record(context.WithoutCancel(ctx), results); err != nil {
 			return event.Event{}, err
 		}
+		if stop := st.stoppedByHook(); stop != nil {
+			st.d.Events.Emit(event.Event{Type: event.Status, Message: "A hook stopped the turn: " + stop.Reason})
+			return r.finish(ctx, st, event.SubtypeSuccess, nil), nil
+		}
 	}
 }
 
@@ -148,10 +188,13 @@ func (r *Runtime) stopHook(ctx context.Context, st *turnState) string {
 	if r.opts.Hooks == nil {
 		return ""
 	}
-	reason, err := r.opts.Hooks.Stop(ctx, st.in.SessionID, st.in.Cwd)
+	reason, err := r.opts.Hooks.Stop(ctx, st.in.SessionID, st.in.Cwd, st.stopHookActive, st.lastText)
 	if err != nil {
 		st.d.Events.Emit(event.Event{Type: event.Error, Error: "Stop hook: " + err.Error()})
 		return ""
+	}
+	if reason != "" {
+		st.stopHookActive = true
 	}
 	return reason
 }
@@ -196,7 +239,7 @@ func userText(s string) message.Message {
 func (r *Runtime) finish(ctx context.Context, st *turnState, subtype string, err error) event.Event {
 	res := event.Event{Type: event.Result, Subtype: subtype, IsError: subtype != event.SubtypeSuccess,
 		Result: st.lastText, NumTurns: st.steps, DurationMS: time.Since(st.start).Milliseconds(),
-		PermissionDenials: st.denials, StructuredOutput: st.output}
+		PermissionDenials: st.denialList(), StructuredOutput: st.output}
 	r.endContext(ctx, st)
 	u := st.usage
 	res.Usage = &u

@@ -107,31 +107,10 @@ func (r *Runtime) buildRequest(st *turnState, msgs []message.Message) provider.R
 func toolSpecs(st *turnState) []provider.ToolSpec {
 	var out []provider.ToolSpec
 	for _, t := range st.d.Tools.List() {
-		if !toolOffered(t.Name(), st.in.AllowedTools, st.in.DisallowedTools) {
+		if !st.filter.Offered(t.Name()) {
 			continue
 		}
 		out = append(out, provider.ToolSpec{Name: t.Name(), Description: t.Description(), InputSchema: t.Schema()})
 	}
 	return out
-}
-
-// toolOffered applies --allowedTools / --disallowedTools at the tool level:
-// a bare name ("Bash") removes or restricts the tool itself; entries with a
-// pattern ("Bash(git:*)") are permission rules and leave the tool offered.
-func toolOffered(name string, allowed, disallowed []string) bool {
-	for _, d := range disallowed {
-		if d == name || (strings.HasSuffix(d, "*") && !strings.Contains(d, "(") && strings.HasPrefix(name, strings.TrimSuffix(d, "*"))) {
-			return false
-		}
-	}
-	if len(allowed) == 0 {
-		return true
-	}
-	for _, a := range allowed {
-		base, _, _ := strings.Cut(a, "(")
-		if base == name || (strings.HasSuffix(base, "*") && strings.HasPrefix(name, strings.TrimSuffix(base, "*"))) {
-			return true
-		}
-	}
-	return false
 }

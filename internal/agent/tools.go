@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -75,7 +76,7 @@ func (r *Runtime) execute(ctx context.Context, st *turnState, use message.Block)
 		return tool.ErrorResult("Interrupted by the user before this tool call ran.")
 	}
 	t, ok := st.d.Tools.Get(use.Name)
-	if !ok || !toolOffered(use.Name, st.in.AllowedTools, st.in.DisallowedTools) {
+	if !ok || !st.filter.Offered(use.Name) {
 		return tool.ErrorResult(fmt.Sprintf("No tool named %q is available. Available tools: %s.", use.Name, strings.Join(offeredNames(st), ", ")))
 	}
 	looping := st.doom.observe(use.Name, use.Input)
@@ -93,7 +94,10 @@ func (r *Runtime) execute(ctx context.Context, st *turnState, use message.Block)
 		return tool.ErrorResult("Permission check failed: " + err.Error())
 	}
 	if dec.Behavior != permission.Allow {
-		st.denials = append(st.denials, event.Denial{ToolName: use.Name, ToolUseID: use.ID, ToolInput: use.Input, Reason: dec.Message})
+		if dec.Interrupt {
+			st.stopByHook(&StopTurn{Reason: dec.Message})
+		}
+		st.deny(event.Denial{ToolName: use.Name, ToolUseID: use.ID, ToolInput: use.Input, Reason: dec.Message})
 		msg := "Permission denied"
 		if dec.Message != "" {
 			msg += ": " + dec.Message
@@ -129,28 +133,45 @@ func (r *Runtime) permit(ctx context.Context, st *turnState, t tool.Tool, use me
 		Tool: use.Name, Input: use.Input, Cwd: cwd, ReadOnly: ro})
 }
 
+// interruptedHookBudget bounds PostToolUseFailure hooks of an interrupted call.
+const interruptedHookBudget = 5 * time.Second
+
+// postHook runs PostToolUse after a call that worked and
+// PostToolUseFailure after one that failed, as Claude Code does.
 func (r *Runtime) postHook(ctx context.Context, st *turnState, use message.Block, input json.RawMessage, res *tool.Result) {
-	if r.opts.Hooks == nil || ctx.Err() != nil {
+	if r.opts.Hooks == nil {
 		return
 	}
-	fb, err := r.opts.Hooks.PostToolUse(ctx, st.in.SessionID, st.in.Cwd, use.Name, input, res.Content)
-	if err != nil {
-		st.d.Events.Emit(event.Event{Type: event.Error, ToolUseID: use.ID, Error: "PostToolUse hook: " + err.Error()})
+	name, fb, err := "PostToolUse", "", error(nil)
+	switch {
+	case res.IsError:
+		name = "PostToolUseFailure"
+		hctx := ctx
+		if ctx.Err() != nil {
+			// An interrupted call is reported too, but briefly: the user is waiting.
+			var cancel context.CancelFunc
+			hctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), interruptedHookBudget)
+			defer cancel()
+		}
+		fb, err = r.opts.Hooks.PostToolUseFailure(hctx, st.in.SessionID, st.in.Cwd, use.Name, input, res.Content, ctx.Err() != nil)
+	case ctx.Err() != nil:
+		return
+	default:
+		fb, err = r.opts.Hooks.PostToolUse(ctx, st.in.SessionID, st.in.Cwd, use.Name, input, res.Content)
+	}
+	var stop *StopTurn
+	switch {
+	case errors.As(err, &stop):
+		st.stopByHook(stop)
+	case err != nil:
+		st.d.Events.Emit(event.Event{Type: event.Error, ToolUseID: use.ID, Error: name + " hook: " + err.Error()})
 	}
 	if fb != "" {
-		res.Content += "\n\nPostToolUse hook feedback: " + fb
+		res.Content += "\n\n" + name + " hook feedback: " + fb
 	}
 }
 
-func offeredNames(st *turnState) []string {
-	var out []string
-	for _, n := range st.d.Tools.Names() {
-		if toolOffered(n, st.in.AllowedTools, st.in.DisallowedTools) {
-			out = append(out, n)
-		}
-	}
-	return out
-}
+func offeredNames(st *turnState) []string { return st.filter.Filter(st.d.Tools.Names()) }
 
 // safeExecute runs a tool and turns a panic inside it (a bug in a tool or
 // an MCP adapter) into an error result, so one bad call cannot kill the

@@ -121,10 +121,7 @@ func (w *wiring) equipExtensions(l *session.Live, eq *equipped, sk *skills.Catal
 		ResolveModel: func(field, parent string) string { return resolveAgentModel(field, parent, eq.cfg.SmallModel) },
 		Bind:         agenttools.Bind(sk, eq.engine, set.ListingBudget)}
 	if eq.hooks != nil {
-		var adapter any = hookAdapter{r: eq.hooks, mode: func() string { return string(eq.engine.Mode()) }}
-		if h, ok := adapter.(subagent.SubagentHooks); ok {
-			ext.runner.Hooks = h
-		}
+		ext.runner.Hooks = eq.hookFire
 	}
 	parent := func(tool.Call) subagent.Parent {
 		t := l.Env.State.Turn()
@@ -162,7 +159,7 @@ func (w *wiring) childRuntime(eq *equipped) (turn.Runtime, error) {
 	return agent.New(opts)
 }
 
-// childHooks passes only PostToolUse on.
+// childHooks passes only PostToolUse and PostToolUseFailure on.
 type childHooks struct{ h agent.HookRunner }
 
 func (c childHooks) UserPromptSubmit(context.Context, string, string, string) (string, string, error) {
@@ -171,7 +168,12 @@ func (c childHooks) UserPromptSubmit(context.Context, string, string, string) (s
 func (c childHooks) PostToolUse(ctx context.Context, sessionID, cwd, toolName string, input []byte, result string) (string, error) {
 	return c.h.PostToolUse(ctx, sessionID, cwd, toolName, input, result)
 }
-func (c childHooks) Stop(context.Context, string, string) (string, error) { return "", nil }
+func (c childHooks) PostToolUseFailure(ctx context.Context, sessionID, cwd, toolName string, input []byte, errText string, interrupted bool) (string, error) {
+	return c.h.PostToolUseFailure(ctx, sessionID, cwd, toolName, input, errText, interrupted)
+}
+func (c childHooks) Stop(context.Context, string, string, bool, string) (string, error) {
+	return "", nil
+}
 
 // resolveAgentModel maps an agent's or skill's model field to a spec:
 // empty or "inherit" keeps the parent's; "fast" and "haiku" use the

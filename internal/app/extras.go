@@ -146,7 +146,7 @@ func (w *wiring) claudeCode(name string, l *session.Live, eq *equipped) (turn.Ru
 		return nil, err
 	}
 	return claudecode.New(cc, claudecode.Options{ProviderName: provName, BaseURL: pc.BaseURL, APIKey: pc.APIKey,
-		AuthToken: pc.AuthToken, MCPConfig: mcpJSON, Observer: observer(eq),
+		AuthToken: pc.AuthToken, MCPConfig: mcpJSON, Observer: observer(eq), Hooks: eq.hookFire,
 		Agents: agents, AddDirs: addDirs}), nil
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/claudecode"
 	"github.com/tandem-agent/tandem/internal/compact"
 	"github.com/tandem-agent/tandem/internal/config"
+	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/mcp"
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/permission/hooks"
@@ -28,6 +29,9 @@ type equipped struct {
 	engine   *permission.Engine
 	broker   *permission.Broker
 	hooks    *hooks.Runner
+	// hookFire fires the hooks the session, the runtimes, compaction and
+	// sub-agents own.
+	hookFire hookAdapter
 	mcp      *mcp.Manager
 	// mcpRunnable are the approved servers, passed to the claude-code runtime.
 	mcpRunnable mcp.Servers
@@ -121,7 +125,26 @@ func (w *wiring) Equip(ctx context.Context, l *session.Live) (func(), error) {
 	w.live[l] = eq
 	w.mu.Unlock()
 	w.app.registerBroker(rec.ID, eq.broker)
+	eq.hookFire = newHookAdapter(eq.hooks, func() string { return string(eq.engine.Mode()) }, l.Events.Emit, w.app.opts.Getenv)
+	source := hooks.SourceStartup
+	if rec.LastSeq > 0 {
+		source = hooks.SourceResume
+	}
+	if err := eq.hookFire.SessionStart(ctx, rec.ID, rec.Cwd, source, rec.Model); err != nil {
+		l.Events.Emit(event.Event{Type: event.Error, Error: "SessionStart hook: " + err.Error()})
+	}
+	if eq.hooks.Has(hooks.Notification) {
+		l.OnIdle = func() {
+			if err := eq.hookFire.Notification(context.Background(), rec.ID, rec.Cwd, hooks.NotifyIdlePrompt,
+				"Waiting for input", "tandem is waiting for your input"); err != nil {
+				l.Events.Emit(event.Event{Type: event.Error, Error: "Notification hook: " + err.Error()})
+			}
+		}
+	}
 	return func() {
+		if err := eq.hookFire.SessionEnd(context.Background(), rec.ID, rec.Cwd, "other"); err != nil {
+			l.Events.Emit(event.Event{Type: event.Error, Error: "SessionEnd hook: " + err.Error()})
+		}
 		w.app.unregisterBroker(rec.ID)
 		for i := len(eq.extras) - 1; i >= 0; i-- {
 			eq.extras[i]()
@@ -179,7 +202,8 @@ func (w *wiring) nativeOptions(eq *equipped) (agent.Options, error) {
 		Compaction: cc,
 	}
 	if eq.hooks != nil {
-		opts.Hooks = hookAdapter{r: eq.hooks, mode: func() string { return string(eq.engine.Mode()) }}
+		opts.Hooks = eq.hookFire
+		opts.CompactHooks = eq.hookFire
 	}
 	return opts, nil
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/secrets"
 	"github.com/tandem-agent/tandem/internal/turn"
 )
@@ -27,6 +28,8 @@ func buildArgs(cfg Config, opts Options, in turn.Input, l launch) []string {
 		"-p", "--output-format", "stream-json", "--verbose",
 		"--permission-prompt-tool", "stdio", "--permission-mode", "default",
 		"--tools", strings.Join(cfg.tools(), ","),
+		// tandem runs the hooks (through callbacks), so none runs twice.
+		"--settings", disableAllHooksSettings,
 	}
 	if cfg.partial() {
 		args = append(args, "--include-partial-messages")
@@ -53,9 +56,10 @@ func buildArgs(cfg Config, opts Options, in turn.Input, l launch) []string {
 	if in.MaxTurns > 0 {
 		args = append(args, "--max-turns", strconv.Itoa(in.MaxTurns))
 	}
-	if len(in.DisallowedTools) > 0 {
-		// Deny rules only take away, so passing them cannot bypass tandem.
-		args = append(args, "--disallowedTools", strings.Join(in.DisallowedTools, ","))
+	if d := permission.NewToolFilter(nil, in.DisallowedTools).Disallowed(); d != "" {
+		// Deny rules only take away, so passing them cannot bypass tandem;
+		// the CLI applies the same rule (mcp__server covers its tools).
+		args = append(args, "--disallowedTools", d)
 	}
 	for _, r := range extraRoots(in) {
 		args = append(args, "--add-dir", r)

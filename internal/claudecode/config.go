@@ -201,6 +201,8 @@ type Options struct {
 	// skills the CLI would not find on its own (.agents/skills, tandem's
 	// folders) under .claude/skills.
 	AddDirs []string
+	// Hooks runs tandem's hooks for the events the CLI reports; nil: none.
+	Hooks HookForwarder
 	// Logger receives debug notes (ignored message types, undecodable
 	// lines); nil means slog.Default().
 	Logger *slog.Logger

@@ -73,6 +73,7 @@ type hookInput struct {
 type controller struct {
 	p       *proc
 	checker permission.Checker
+	hooks   HookForwarder
 	tools   *tool.Registry
 	session string
 	cwd     string
@@ -221,6 +222,9 @@ func (c *controller) answer(ctx context.Context, req incoming) (any, error) {
 		if req.CallbackID == postToolUseHookID {
 			return c.observeEnd(ctx, req.Input)
 		}
+		if _, ok := forwardedEvent(req.CallbackID); ok {
+			return c.forward(ctx, req.CallbackID, req.Input)
+		}
 		if req.CallbackID != preToolUseHookID {
 			return nil, fmt.Errorf("unknown hook callback %q", req.CallbackID)
 		}
@@ -317,7 +321,11 @@ func permissionReply(d permission.Decision, input json.RawMessage) map[string]an
 		}
 		return map[string]any{"behavior": "allow", "updatedInput": in}
 	}
-	return map[string]any{"behavior": "deny", "message": denialMessage(d)}
+	out := map[string]any{"behavior": "deny", "message": denialMessage(d)}
+	if d.Interrupt {
+		out["interrupt"] = true
+	}
+	return out
 }
 
 func hookReply(d permission.Decision) map[string]any {
@@ -331,6 +339,9 @@ func hookReply(d permission.Decision) map[string]any {
 	} else {
 		out["permissionDecision"] = "deny"
 		out["permissionDecisionReason"] = denialMessage(d)
+	}
+	if d.Interrupt {
+		return map[string]any{"hookSpecificOutput": out, "continue": false, "stopReason": denialMessage(d)}
 	}
 	return map[string]any{"hookSpecificOutput": out}
 }
@@ -407,14 +418,15 @@ func (c *controller) observeEnd(ctx context.Context, raw json.RawMessage) (any, 
 }
 
 // initializeRequest registers the PreToolUse hook that routes every tool
-// call to the Checker and, with post, the PostToolUse hook that reports
-// finished calls to the observer; agents are tandem's config-defined ones.
-func initializeRequest(post bool, agents map[string]any) map[string]any {
-	hooks := map[string]any{
-		"PreToolUse": []map[string]any{{"matcher": nil, "hookCallbackIds": []string{preToolUseHookID}}},
-	}
+// call to the Checker, with post the PostToolUse hook that reports
+// finished calls to the observer, and a callback for each event tandem's
+// hooks handle; agents are tandem's config-defined ones.
+func initializeRequest(post bool, agents map[string]any, f HookForwarder) map[string]any {
+	hooks := hookRegistrations(f)
 	if post {
-		hooks["PostToolUse"] = []map[string]any{{"matcher": nil, "hookCallbackIds": []string{postToolUseHookID}}}
+		entry := map[string]any{"matcher": nil, "hookCallbackIds": []string{postToolUseHookID}}
+		prev, _ := hooks["PostToolUse"].([]map[string]any)
+		hooks["PostToolUse"] = append([]map[string]any{entry}, prev...)
 	}
 	req := map[string]any{"subtype": "initialize", "hooks": hooks}
 	if len(agents) > 0 {

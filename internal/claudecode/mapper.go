@@ -3,7 +3,6 @@ package claudecode
 import (
 	"cmp"
 	"encoding/json"
-	"fmt"
 	"strings"
 	"time"
 
@@ -33,10 +32,8 @@ type Mapper struct {
 	toolNames map[string]string // tool_use_id -> tool name
 	errTexts  map[string]string // tool_use_id -> error result text (denial reasons)
 	pending   *message.Message  // assistant message being merged from split lines
-	// pendingSrc is the API message id pending is merged from; pending.ID
-	// differs when that id was stored already in this turn.
+	// pendingSrc is the API message id pending is merged from.
 	pendingSrc string
-	seenIDs    map[string]int
 	done       []message.Message
 	// subs are sub-agent conversations by the Agent call that started
 	// them (the frames' parent_tool_use_id).
@@ -193,7 +190,7 @@ func (m *Mapper) mapAssistant(msg Msg) []event.Event {
 	}
 	if m.pending == nil || m.pendingSrc != am.ID {
 		m.flush()
-		m.pending = &message.Message{ID: m.storeID(am.ID), Role: message.Assistant, Model: am.Model, CreatedAt: m.now()}
+		m.pending = &message.Message{ID: message.NewID(), ProviderID: am.ID, Role: message.Assistant, Model: am.Model, CreatedAt: m.now()}
 		m.pendingSrc = am.ID
 	}
 	if am.Usage != nil {
@@ -285,11 +282,11 @@ func (m *Mapper) mapUser(msg Msg) []event.Event {
 		return out
 	}
 	if parent != "" {
-		m.sub(parent).addUser(message.Message{ID: msg.UUID, Role: message.User, Content: blocks, CreatedAt: m.now()})
+		m.sub(parent).addUser(message.Message{ID: message.NewID(), ProviderID: msg.UUID, Role: message.User, Content: blocks, CreatedAt: m.now()})
 		return out
 	}
 	m.flush()
-	m.done = append(m.done, message.Message{ID: msg.UUID, Role: message.User, Content: blocks, CreatedAt: m.now()})
+	m.done = append(m.done, message.Message{ID: message.NewID(), ProviderID: msg.UUID, Role: message.User, Content: blocks, CreatedAt: m.now()})
 	return out
 }
 
@@ -365,19 +362,4 @@ func toUsage(u APIUsage) event.Usage {
 		InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
 		CacheReadTokens: u.CacheReadInputTokens, CacheCreationTokens: u.CacheCreationInputTokens,
 	}
-}
-
-// storeID is the id an assistant message is stored under: the API's, or,
-// when the CLI splits one API message around tool results (it runs tools
-// while the message still streams), the API's with a suffix, since stored
-// ids are unique.
-func (m *Mapper) storeID(apiID string) string {
-	if m.seenIDs == nil {
-		m.seenIDs = map[string]int{}
-	}
-	m.seenIDs[apiID]++
-	if n := m.seenIDs[apiID]; n > 1 {
-		return fmt.Sprintf("%s_%d", apiID, n)
-	}
-	return apiID
 }

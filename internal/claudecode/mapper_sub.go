@@ -52,7 +52,7 @@ func (m *Mapper) mapSubAssistant(parent string, am *APIMessage) []event.Event {
 	sc := m.sub(parent)
 	if sc.pending == nil || sc.pendingSrc != am.ID {
 		sc.flush()
-		sc.pending = &message.Message{ID: m.storeID(am.ID), Role: message.Assistant, Model: am.Model, CreatedAt: m.now()}
+		sc.pending = &message.Message{ID: message.NewID(), ProviderID: am.ID, Role: message.Assistant, Model: am.Model, CreatedAt: m.now()}
 		sc.pendingSrc = am.ID
 	}
 	if am.Usage != nil {

@@ -41,7 +41,7 @@ func TestMapperSubagentFrames(t *testing.T) {
 		t.Errorf("result usage %+v: the sub-agent's (from the Agent result) should be added", u)
 	}
 	main := m.TakeMessages()
-	if len(main) != 2 || main[0].ID != "msg_main1" || main[1].ID != "u6" {
+	if len(main) != 2 || main[0].ProviderID != "msg_main1" || main[1].ProviderID != "u6" {
 		t.Errorf("main messages: %+v", main)
 	}
 	kids := m.TakeChildMessages()

@@ -125,7 +125,7 @@ func TestMapFixbugPartial(t *testing.T) {
 			t.Errorf("message %d role %s, want %s", i, sm.Role, wantRole)
 		}
 	}
-	if stored[0].ID != "msg_0" || len(stored[0].ToolUses()) != 1 || stored[0].Usage == nil || stored[0].Usage.OutputTokens != 20 {
+	if stored[0].ProviderID != "msg_0" || !strings.HasPrefix(stored[0].ID, "msg_") || len(stored[0].ToolUses()) != 1 || stored[0].Usage == nil || stored[0].Usage.OutputTokens != 20 {
 		t.Errorf("first assistant message = %+v usage %+v", stored[0], stored[0].Usage)
 	}
 	if stored[1].Content[0].Type != message.ToolResult || stored[1].Content[0].ToolUseID != "toolu_0000" {
@@ -333,8 +333,8 @@ func TestSplitMessageAroundToolResultGetsDistinctIDs(t *testing.T) {
 	if len(stored) != 4 {
 		t.Fatalf("stored %d messages: %+v", len(stored), stored)
 	}
-	if stored[0].ID != "msg_A" || stored[2].ID != "msg_A_2" {
-		t.Errorf("ids %q and %q", stored[0].ID, stored[2].ID)
+	if stored[0].ID == stored[2].ID || stored[0].ProviderID != "msg_A" || stored[2].ProviderID != "msg_A" {
+		t.Errorf("ids %q and %q (provider %q, %q)", stored[0].ID, stored[2].ID, stored[0].ProviderID, stored[2].ProviderID)
 	}
 	if stored[2].ToolUses()[0].ID != "t2" {
 		t.Errorf("second part %+v", stored[2])

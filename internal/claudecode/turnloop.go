@@ -63,6 +63,7 @@ func (t *turnRun) attempt(ctx context.Context, at launch) outcome {
 	c := newController(p, t.d.Checker, t.d.Tools, t.in.SessionID, t.in.Cwd, t.rt.logf)
 	c.base = turnCtx
 	c.observer = opts.Observer
+	c.hooks = opts.Hooks
 	t.rt.setActive(t.in.SessionID, c)
 	defer t.rt.setActive(t.in.SessionID, nil)
 
@@ -79,7 +80,7 @@ func (t *turnRun) attempt(ctx context.Context, at launch) outcome {
 	go func() {
 		ictx, cancel := context.WithTimeout(turnCtx, initTimeout)
 		defer cancel()
-		if _, err := c.request(ictx, initializeRequest(opts.Observer != nil, opts.Agents)); err != nil {
+		if _, err := c.request(ictx, initializeRequest(opts.Observer != nil, opts.Agents, opts.Hooks)); err != nil {
 			initDone <- fmt.Errorf("initialize: %w", err)
 			return
 		}

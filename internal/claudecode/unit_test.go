@@ -144,6 +144,7 @@ func TestBuildArgs(t *testing.T) {
 		"--tools Read,Write,Edit,Bash,Glob,Grep,NotebookEdit,TodoWrite", "--include-partial-messages",
 		"--model claude-sonnet-4-5", "--resume=-abc", "--append-system-prompt be brief", "--max-turns 7",
 		"--disallowedTools Bash(rm *)", "--add-dir /extra", `--mcp-config {"mcpServers":{}}`, "--strict-mcp-config",
+		`--settings {"disableAllHooks":true}`,
 	} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("args lack %q:\n%s", want, joined)

@@ -62,13 +62,18 @@ type Block struct {
 
 // Message is one turn of the conversation as stored and sent.
 type Message struct {
-	ID        string       `json:"id"`
-	Role      Role         `json:"role"`
-	Content   []Block      `json:"content"`
-	Model     string       `json:"model,omitempty"`
-	Usage     *event.Usage `json:"usage,omitempty"`
-	CostUSD   *float64     `json:"cost_usd,omitempty"`
-	CreatedAt time.Time    `json:"created_at"`
+	// ID is tandem's own, unique in the store.
+	ID string `json:"id"`
+	// ProviderID is the id the model provider or the Claude Code CLI gave
+	// the message, kept as data: providers may reuse ids across
+	// conversations.
+	ProviderID string       `json:"provider_id,omitempty"`
+	Role       Role         `json:"role"`
+	Content    []Block      `json:"content"`
+	Model      string       `json:"model,omitempty"`
+	Usage      *event.Usage `json:"usage,omitempty"`
+	CostUSD    *float64     `json:"cost_usd,omitempty"`
+	CreatedAt  time.Time    `json:"created_at"`
 	// Kind is "" for conversation; KindCompaction marks a compaction
 	// boundary whose text is the summary that replaces what came before.
 	Kind       Kind        `json:"kind,omitempty"`

@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -168,6 +169,10 @@ func (e *Engine) check(ctx context.Context, mode Mode, req Request) (Decision, e
 			PermissionMode: string(mode), ToolName: req.Tool, ToolInput: req.Input, ToolUseID: req.ToolUseID})
 		if err != nil {
 			return Decision{}, fmt.Errorf("run PreToolUse hooks for %s: %w", req.Tool, err)
+		}
+		if out.Stop {
+			return Decision{Behavior: Deny, Rule: "hook", Interrupt: true,
+				Message: "A PreToolUse hook stopped the turn: " + cmp.Or(out.StopReason, out.Reason, "no reason given")}, nil
 		}
 		if out.Decision == hooks.DecisionDeny {
 			return Decision{Behavior: Deny, Rule: "hook", Message: "Blocked by a PreToolUse hook: " + out.Reason}, nil

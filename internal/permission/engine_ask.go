@@ -2,10 +2,13 @@ package permission
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/tandem-agent/tandem/internal/event"
+	"github.com/tandem-agent/tandem/internal/permission/hooks"
 )
 
 // ask turns an ask verdict into a decision: dontAsk and a missing asker
@@ -23,15 +26,19 @@ func (e *Engine) ask(ctx context.Context, mode Mode, req Request, v verdict) (De
 		q.Suggestion = strings.Join(names, ", ")
 	}
 	if fileEditTools[req.Tool] {
-		q.Diff = previewDiff(req.Tool, in)
+		q.Diff = previewDiff(req.Tool, in, e.opts.WorkDir)
 	}
 	if mode == DontAsk {
 		return Decision{Behavior: Deny, Rule: "mode:dontAsk", Message: q.Summary + " needs approval (" + v.reason +
 			") and the permission mode is dontAsk: add an allow rule for it or change the mode"}, nil
 	}
+	if d, ok := e.permissionRequestHook(ctx, mode, req, q.Rules); ok {
+		return d, nil
+	}
 	if e.opts.Asker == nil {
 		return Decision{Behavior: Deny, Rule: "no-terminal", Message: NoTerminalMessage(q.Summary, noTerminalAllow(req.Tool, in, q.Rules)) + " (" + v.reason + ")"}, nil
 	}
+	e.notify(ctx, req, mode, q.Summary)
 	ans, err := e.opts.Asker.Ask(ctx, q)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -79,4 +86,81 @@ func dedupRules(rs []Rule) []Rule {
 		}
 	}
 	return out
+}
+
+// permissionRequestHook lets PermissionRequest hooks answer an ask before
+// anyone is asked (as Claude Code runs them when its dialog would open).
+// A rewritten input is judged again, so a hook cannot smuggle a denied
+// command past the rules.
+func (e *Engine) permissionRequestHook(ctx context.Context, mode Mode, req Request, suggest []Rule) (Decision, bool) {
+	if !e.opts.Hooks.Has(hooks.PermissionRequest) {
+		return Decision{}, false
+	}
+	out, err := e.opts.Hooks.Run(ctx, hooks.Input{HookEventName: hooks.PermissionRequest, SessionID: req.SessionID,
+		Cwd: req.Cwd, PermissionMode: string(mode), ToolName: req.Tool, ToolInput: req.Input, ToolUseID: req.ToolUseID,
+		PermissionSuggestions: permissionSuggestions(suggest)})
+	if err == nil && len(out.Errors) > 0 {
+		err = errors.New(strings.Join(out.Errors, "; "))
+	}
+	if err != nil {
+		e.opts.Emit(event.Event{Type: event.Error, ToolUseID: req.ToolUseID, Error: "PermissionRequest hook: " + err.Error()})
+	}
+	switch out.Decision {
+	case hooks.DecisionDeny:
+		msg := "Denied by a PermissionRequest hook"
+		if out.Reason != "" {
+			msg += ": " + out.Reason
+		}
+		return Decision{Behavior: Deny, Rule: "hook:PermissionRequest", Message: msg, Interrupt: out.Interrupt || out.Stop}, true
+	case hooks.DecisionAllow:
+		d := Decision{Behavior: Allow, Rule: "hook:PermissionRequest"}
+		if len(out.UpdatedInput) > 0 {
+			again := req
+			again.Input = out.UpdatedInput
+			if v := e.judge(mode, again); v.action == ActionDeny {
+				return Decision{Behavior: Deny, Message: v.reason, Rule: v.rule}, true
+			}
+			d.UpdatedInput = out.UpdatedInput
+		}
+		return d, true
+	}
+	return Decision{}, false
+}
+
+// notify runs Notification hooks (permission_prompt) while the question
+// waits for its answer; they cannot change it.
+func (e *Engine) notify(ctx context.Context, req Request, mode Mode, summary string) {
+	if !e.opts.Hooks.Has(hooks.Notification) {
+		return
+	}
+	in := hooks.Input{HookEventName: hooks.Notification, SessionID: req.SessionID, Cwd: req.Cwd, PermissionMode: string(mode),
+		NotificationType: hooks.NotifyPermissionPrompt, Title: "Permission needed",
+		Message: "tandem needs your permission: " + summary}
+	go func() {
+		out, err := e.opts.Hooks.Run(context.WithoutCancel(ctx), in)
+		if err == nil && len(out.Errors) > 0 {
+			err = errors.New(strings.Join(out.Errors, "; "))
+		}
+		if err != nil {
+			e.opts.Emit(event.Event{Type: event.Error, Error: "Notification hook: " + err.Error()})
+		}
+	}()
+}
+
+// permissionSuggestions is what "allow always" would save, in Claude
+// Code's permission_suggestions form.
+func permissionSuggestions(rules []Rule) json.RawMessage {
+	if len(rules) == 0 {
+		return nil
+	}
+	type ruleValue struct {
+		ToolName    string `json:"toolName"`
+		RuleContent string `json:"ruleContent,omitempty"`
+	}
+	vals := make([]ruleValue, len(rules))
+	for i, r := range rules {
+		vals[i] = ruleValue{ToolName: r.Permission, RuleContent: r.Pattern}
+	}
+	raw, _ := json.Marshal([]map[string]any{{"type": "addRules", "rules": vals, "behavior": "allow", "destination": "session"}})
+	return raw
 }

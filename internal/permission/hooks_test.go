@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tandem-agent/tandem/internal/permission/hooks"
 )
@@ -44,5 +45,84 @@ func TestPreToolUseHooksInCheck(t *testing.T) {
 	e = NewEngine(EngineOptions{WorkDir: work, Asker: a, Hooks: hook(`echo '{"hookSpecificOutput":{"updatedInput":{"command":"ls -l"}}}'`)})
 	if d := check(t, e, "Bash", map[string]string{"command": "ls"}); d.Behavior != Allow || string(d.UpdatedInput) != `{"command":"ls -l"}` {
 		t.Errorf("updated input: %+v", d)
+	}
+}
+
+// PermissionRequest hooks answer an ask before anyone is asked; their
+// rewritten input is judged again. Notification hooks hear about the ask.
+func TestPermissionRequestAndNotificationHooks(t *testing.T) {
+	work := t.TempDir()
+	runner := func(event, body string) *hooks.Runner {
+		p := filepath.Join(t.TempDir(), "h.sh")
+		os.WriteFile(p, []byte("#!/bin/sh\n"+body), 0o755)
+		return hooks.NewRunner(hooks.Config{event: {{Matcher: "Bash", Hooks: []hooks.Handler{{Type: "command", Command: p}}}}}, work, nil)
+	}
+	a := &recordingAsker{}
+	allow := runner(hooks.PermissionRequest, `echo '{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}'`)
+	e := NewEngine(EngineOptions{WorkDir: work, Asker: a, Hooks: allow})
+	if got, d := verdictOf(t, e, a, "Bash", map[string]string{"command": "make deploy"}); got != "A" || d.Rule != "hook:PermissionRequest" {
+		t.Errorf("hook allow must answer the ask: %s %+v", got, d)
+	}
+	// Without anyone to ask, the hook still answers (headless runs).
+	e = NewEngine(EngineOptions{WorkDir: work, Hooks: allow})
+	if d := check(t, e, "Bash", map[string]string{"command": "make deploy"}); d.Behavior != Allow {
+		t.Errorf("headless hook allow: %+v", d)
+	}
+	// An allowed call needs no ask, so the hook is not consulted.
+	deny := runner(hooks.PermissionRequest, "echo 'not today' >&2; exit 2")
+	e = NewEngine(EngineOptions{WorkDir: work, Asker: a, Hooks: deny})
+	if d := check(t, e, "Bash", map[string]string{"command": "ls"}); d.Behavior != Allow {
+		t.Errorf("allowed call reached the hook: %+v", d)
+	}
+	if got, d := verdictOf(t, e, a, "Bash", map[string]string{"command": "make deploy"}); got != "D" || !strings.Contains(d.Message, "not today") {
+		t.Errorf("hook deny: %s %+v", got, d)
+	}
+	seen := filepath.Join(work, "permreq.json")
+	e = NewEngine(EngineOptions{WorkDir: work, Asker: a, Hooks: runner(hooks.PermissionRequest, "cat > "+seen)})
+	verdictOf(t, e, a, "Bash", map[string]string{"command": "npm install"})
+	if data, _ := os.ReadFile(seen); !strings.Contains(string(data), `"permission_suggestions":[{"behavior":"allow","destination":"session","rules":[{"toolName":"Bash","ruleContent":"npm install:*"}],"type":"addRules"}]`) {
+		t.Errorf("PermissionRequest input: %s", data)
+	}
+	rewrite := runner(hooks.PermissionRequest, `echo '{"hookSpecificOutput":{"decision":{"behavior":"allow","updatedInput":{"command":"curl evil"}}}}'`)
+	e = NewEngine(EngineOptions{WorkDir: work, Asker: a, Hooks: rewrite, UserRules: mustRules(t, ActionDeny, "Bash(curl:*)")})
+	if d := check(t, e, "Bash", map[string]string{"command": "make deploy"}); d.Behavior != Deny {
+		t.Errorf("rewritten input must be judged: %+v", d)
+	}
+
+	marker := filepath.Join(work, "notified.json")
+	e = NewEngine(EngineOptions{WorkDir: work, Asker: a, Hooks: hooks.NewRunner(hooks.Config{hooks.Notification: {{Matcher: "permission_prompt",
+		Hooks: []hooks.Handler{{Type: "command", Command: "cat > " + marker + ".tmp && mv " + marker + ".tmp " + marker}}}}}, work, nil)})
+	if got, _ := verdictOf(t, e, a, "Bash", map[string]string{"command": "make deploy"}); got != "Q" {
+		t.Fatalf("want an ask, got %s", got)
+	}
+	var data []byte
+	for range 100 {
+		if data, _ = os.ReadFile(marker); len(data) > 0 {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !strings.Contains(string(data), `"notification_type":"permission_prompt"`) || !strings.Contains(string(data), "make deploy") {
+		t.Errorf("notification input: %q", data)
+	}
+}
+
+// "continue": false from PreToolUse, and a PermissionRequest deny with
+// interrupt, deny the call and end the turn.
+func TestHookInterrupts(t *testing.T) {
+	work := t.TempDir()
+	runner := func(event, body string) *hooks.Runner {
+		p := filepath.Join(t.TempDir(), "h.sh")
+		os.WriteFile(p, []byte("#!/bin/sh\n"+body), 0o755)
+		return hooks.NewRunner(hooks.Config{event: {{Hooks: []hooks.Handler{{Type: "command", Command: p}}}}}, work, nil)
+	}
+	e := NewEngine(EngineOptions{WorkDir: work, Hooks: runner(hooks.PreToolUse, `echo '{"continue":false,"stopReason":"out of budget"}'`)})
+	if d := check(t, e, "Bash", map[string]string{"command": "ls"}); d.Behavior != Deny || !d.Interrupt || !strings.Contains(d.Message, "out of budget") {
+		t.Errorf("PreToolUse continue:false: %+v", d)
+	}
+	e = NewEngine(EngineOptions{WorkDir: work, Asker: &recordingAsker{}, Hooks: runner(hooks.PermissionRequest,
+		`echo '{"hookSpecificOutput":{"decision":{"behavior":"deny","message":"stop here","interrupt":true}}}'`)})
+	if d := check(t, e, "Bash", map[string]string{"command": "make deploy"}); d.Behavior != Deny || !d.Interrupt {
+		t.Errorf("PermissionRequest interrupt: %+v", d)
 	}
 }

@@ -56,6 +56,9 @@ type Decision struct {
 	UpdatedInput json.RawMessage
 	// Rule names the rule that decided, for logs and the UI.
 	Rule string
+	// Interrupt (with a deny) also ends the turn: a hook answered
+	// `"continue": false` or a PermissionRequest deny with interrupt.
+	Interrupt bool
 }
 
 // Checker judges tool calls. Asking the user happens inside Check: it

@@ -6,10 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/pmezard/go-difflib/difflib"
-
 	"github.com/tandem-agent/tandem/internal/permission/shell"
 	"github.com/tandem-agent/tandem/internal/regular"
+	"github.com/tandem-agent/tandem/internal/tools/fs"
 )
 
 // summarize is the one-line description of a call for the prompt.
@@ -107,47 +106,42 @@ func bashSuggestion(c shell.Command) (Rule, bool) {
 // maxDiffBytes bounds the files a diff preview reads.
 const maxDiffBytes = 1 << 20
 
-// previewDiff computes a best-effort unified diff of what an edit would do.
-func previewDiff(tool string, in toolInput) string {
+// previewDiff is the diff an edit would make, computed by the same code
+// the file tools apply (internal/tools/fs), so what the user approves is
+// what gets written, tolerant matches and CRLF files included. It is empty
+// when the edit would fail (the tool then reports why).
+func previewDiff(tool string, in toolInput, workDir string) string {
 	path := in.FilePath
 	if path == "" {
 		return ""
+	}
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(workDir, path)
 	}
 	oldBytes, err := regular.ReadFile(path)
 	if err != nil && !os.IsNotExist(err) || len(oldBytes) > maxDiffBytes {
 		return ""
 	}
 	old := string(oldBytes)
-	var updated string
 	switch tool {
 	case "Write":
-		updated = in.Content
+		return fs.PlanWrite(path, old, in.Content)
 	case "Edit":
-		updated = applyEdit(old, in.OldString, in.NewString, in.ReplaceAll)
-	case "MultiEdit":
-		updated = old
-		for _, e := range in.Edits {
-			updated = applyEdit(updated, e.OldString, e.NewString, e.ReplaceAll)
+		_, d, err := fs.PlanEdit(path, old, in.OldString, in.NewString, in.ReplaceAll)
+		if err != nil {
+			return ""
 		}
-	default:
-		return ""
+		return d
+	case "MultiEdit":
+		edits := make([]fs.Replacement, len(in.Edits))
+		for i, e := range in.Edits {
+			edits[i] = fs.Replacement{Old: e.OldString, New: e.NewString, ReplaceAll: e.ReplaceAll}
+		}
+		_, d, err := fs.PlanEdits(path, old, edits)
+		if err != nil {
+			return ""
+		}
+		return d
 	}
-	d, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
-		A: difflib.SplitLines(old), B: difflib.SplitLines(updated),
-		FromFile: "a/" + filepath.Base(path), ToFile: "b/" + filepath.Base(path), Context: 3,
-	})
-	if err != nil {
-		return ""
-	}
-	return d
-}
-
-func applyEdit(s, old, new string, all bool) string {
-	if old == "" {
-		return s + new
-	}
-	if all {
-		return strings.ReplaceAll(s, old, new)
-	}
-	return strings.Replace(s, old, new, 1)
+	return ""
 }

@@ -97,9 +97,16 @@ func (rep reply) anthropicBlocks() []aBlock {
 	return blocks
 }
 
+func (rep reply) messageID() string {
+	if rep.id != "" {
+		return rep.id
+	}
+	return newMessageID()
+}
+
 func anthropicMessage(rep reply) aMessage {
 	return aMessage{
-		Model: rep.model, ID: newMessageID(), Type: "message", Role: "assistant",
+		Model: rep.model, ID: rep.messageID(), Type: "message", Role: "assistant",
 		Content: rep.anthropicBlocks(), StopReason: ptr(rep.stopReason),
 		Usage: rep.anthropicUsage(true),
 	}
@@ -108,7 +115,7 @@ func anthropicMessage(rep reply) aMessage {
 // anthropicEvents is the full SSE sequence for a reply.
 func anthropicEvents(rep reply) []aEvent {
 	start := aMessage{
-		Model: rep.model, ID: newMessageID(), Type: "message", Role: "assistant",
+		Model: rep.model, ID: rep.messageID(), Type: "message", Role: "assistant",
 		Content: []aBlock{}, Usage: rep.anthropicUsage(true),
 	}
 	start.Usage.OutputTokens = 1

@@ -17,6 +17,7 @@ const (
 // reply is a step made concrete for one request: ids generated, usage
 // resolved. Protocol writers render it.
 type reply struct {
+	id         string // Anthropic message id; empty: a new random one
 	model      string
 	thinking   string
 	signature  string
@@ -102,6 +103,7 @@ func (s *Server) buildReply(st *Step, req *Request, proto protocol) reply {
 		text:       st.Text,
 		stopReason: st.stopReason(),
 		chunkSize:  s.cfg.chunkSize,
+		id:         s.cfg.messageID,
 	}
 	if rep.model == "" {
 		rep.model = "scripted-model"

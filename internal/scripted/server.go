@@ -38,6 +38,7 @@ type config struct {
 	sidePattern      string
 	sideWithoutTools bool
 	chunkSize        int
+	messageID        string
 	models           []string
 	record           bool
 	logf             func(format string, args ...any)
@@ -65,6 +66,10 @@ func WithSideWithoutTools(on bool) Option { return func(c *config) { c.sideWitho
 
 // WithChunkSize sets the approximate size of streamed pieces in bytes.
 func WithChunkSize(n int) Option { return func(c *config) { c.chunkSize = n } }
+
+// WithMessageID makes every Anthropic reply carry id, as some
+// Anthropic-compatible servers do (reusing ids across conversations).
+func WithMessageID(id string) Option { return func(c *config) { c.messageID = id } }
 
 // WithModels sets the ids listed by GET /v1/models.
 func WithModels(ids ...string) Option { return func(c *config) { c.models = ids } }

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/message"
@@ -120,6 +121,11 @@ type Live struct {
 	MaxTurns int
 	// FallbackModels are the configured fallbacks for turns that name none.
 	FallbackModels []string
+	// OnIdle, set by the wiring, runs once when IdleAfter (0: 60 s) passes
+	// after a turn without the next one starting (the idle notification).
+	OnIdle    func()
+	IdleAfter time.Duration
+	idle      *time.Timer
 
 	mgr        *Manager
 	requestMCP json.RawMessage
@@ -266,6 +272,8 @@ func (l *Live) Run(ctx context.Context, prompt string, opts TurnOptions) (event.
 	l.mu.Lock()
 	rec := l.Record
 	l.mu.Unlock()
+	l.stopIdle()
+	defer l.armIdle()
 	rt, err := l.mgr.wiring.Runtime(rec.Runtime, l)
 	if err != nil {
 		return event.Event{}, err
@@ -430,6 +438,7 @@ func (l *Live) Close() {
 	l.closed = true
 	rel := l.release
 	l.mu.Unlock()
+	l.stopIdle()
 	l.Env.State.Close()
 	if rel != nil {
 		rel()

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/message"
@@ -154,5 +155,37 @@ func TestRuntimePanicIsAnError(t *testing.T) {
 	defer l.Close()
 	if _, err := l.Run(context.Background(), "hi", TurnOptions{}); err == nil || !strings.Contains(err.Error(), "internal error") {
 		t.Fatalf("want an internal error, got %v", err)
+	}
+}
+
+// OnIdle runs once after a turn when no next turn starts, and never after
+// Close.
+func TestIdleAfterTurn(t *testing.T) {
+	m, _, work := setup(t)
+	l, err := m.Open(context.Background(), OpenRequest{Cwd: work})
+	if err != nil {
+		t.Fatal(err)
+	}
+	idle := make(chan struct{}, 4)
+	l.OnIdle = func() { idle <- struct{}{} }
+	l.IdleAfter = 20 * time.Millisecond
+	if _, err := l.Run(context.Background(), "hi", TurnOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-idle:
+	case <-time.After(10 * time.Second):
+		t.Fatal("OnIdle did not run after the turn")
+	}
+	l.IdleAfter = time.Hour // the next turn's timer must not fire, and Close stops it
+	if _, err := l.Run(context.Background(), "again", TurnOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	l.mu.Lock()
+	armed := l.idle != nil
+	l.mu.Unlock()
+	if armed || len(idle) != 0 {
+		t.Errorf("idle timer left after Close (armed %v, fired %d)", armed, len(idle))
 	}
 }

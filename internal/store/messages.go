@@ -80,7 +80,7 @@ func (s *Store) appendMessage(ctx context.Context, sessionID string, m message.M
 			_, err = tx.StmtContext(ctx, st[1]).ExecContext(ctx,
 				m.ID, sessionID, sessionID, string(m.Role), content, m.Model,
 				usageCols[0], usageCols[1], usageCols[2], usageCols[3], usageCols[4],
-				cost, nanos(m.CreatedAt), string(m.Kind), compaction)
+				cost, nanos(m.CreatedAt), string(m.Kind), compaction, m.ProviderID)
 			return err
 		})
 	}
@@ -107,9 +107,9 @@ const appendTotalsSQL = `UPDATE sessions SET
 const appendInsertSQL = `INSERT INTO messages
 	(id, session_id, position, role, content, model,
 	 input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens, reasoning_tokens,
-	 cost_usd, created_at, kind, compaction)
+	 cost_usd, created_at, kind, compaction, provider_id)
 	VALUES (?, ?, (SELECT COALESCE(MAX(position), 0) + 1 FROM messages WHERE session_id = ?),
-	 ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	 ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 // titleFrom is the first non-blank line of text, cut to titleMax characters.
 func titleFrom(text string) string {
@@ -139,7 +139,7 @@ func (s *Store) Messages(ctx context.Context, sessionID string) ([]message.Messa
 func (s *Store) messages(ctx context.Context, sessionID string) ([]message.Message, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT id, role, content, model,
 		input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens, reasoning_tokens,
-		cost_usd, created_at, kind, compaction
+		cost_usd, created_at, kind, compaction, provider_id
 		FROM messages WHERE session_id = ? ORDER BY position`, sessionID)
 	if err != nil {
 		return nil, err
@@ -180,7 +180,7 @@ func scanMessage(rows *sql.Rows) (message.Message, error) {
 		kind               string
 		compaction         sql.NullString
 	)
-	if err := rows.Scan(&m.ID, &role, &content, &m.Model, &in, &out, &cr, &cc, &r, &cost, &created, &kind, &compaction); err != nil {
+	if err := rows.Scan(&m.ID, &role, &content, &m.Model, &in, &out, &cr, &cc, &r, &cost, &created, &kind, &compaction, &m.ProviderID); err != nil {
 		return m, err
 	}
 	m.Kind = message.Kind(kind)

@@ -1,33 +1,62 @@
-// Package hooks runs Claude Code-compatible command hooks: programs named
-// in settings (`hooks: {PreToolUse: [{matcher, hooks: [{type: "command",
-// command, timeout}]}]}`) that get the event as JSON on stdin and answer
-// with an exit code and optional JSON on stdout.
+// Package hooks runs Claude Code-compatible hooks: programs (type
+// "command") or URLs (type "http") named in settings (`hooks: {PreToolUse:
+// [{matcher, hooks: [{type: "command", command, timeout}]}]}`) that get the
+// event as JSON on stdin or in a POST body and answer with an exit code or
+// HTTP status and optional JSON output.
 package hooks
 
 import (
-	"encoding/json"
 	"fmt"
+	"net/url"
 	"regexp"
 	"strings"
 )
 
-// Event names.
+// Handler types that run; Claude Code's others (prompt, agent, mcp_tool)
+// are accepted in settings and skipped.
 const (
-	PreToolUse       = "PreToolUse"
-	PostToolUse      = "PostToolUse"
-	UserPromptSubmit = "UserPromptSubmit"
-	Stop             = "Stop"
+	TypeCommand = "command"
+	TypeHTTP    = "http"
 )
 
-// Handler is one hook command.
+// Handler is one hook: a command run with `sh -c`, or a URL the input is
+// POSTed to.
 type Handler struct {
-	Type    string  `json:"type"`              // only "command" runs; others are ignored
-	Command string  `json:"command"`           // run with `sh -c`
-	Timeout float64 `json:"timeout,omitempty"` // seconds; 0 means 60
+	Type    string `json:"type"`
+	Command string `json:"command,omitempty"`
+	URL     string `json:"url,omitempty"`
+	// Headers go with an http hook's request; $VAR and ${VAR} in their
+	// values expand only for the variables named in AllowedEnvVars (others
+	// become empty), so a settings file cannot exfiltrate the environment.
+	Headers        map[string]string `json:"headers,omitempty"`
+	AllowedEnvVars []string          `json:"allowedEnvVars,omitempty"`
+	// Timeout in seconds; 0 means DefaultTimeout.
+	Timeout float64 `json:"timeout,omitempty"`
 }
 
-// Matcher selects tools by name: a regexp over the tool name ("Bash|Edit",
-// "mcp__.*"); empty or "*" matches all.
+// runs reports whether tandem runs this handler.
+func (h Handler) runs() bool { return h.Type == TypeCommand || h.Type == TypeHTTP }
+
+// key identifies identical hooks, which run once per event (as in Claude
+// Code: the same command or URL listed by two settings files).
+func (h Handler) key() string {
+	if h.Type == TypeHTTP {
+		return "http\x00" + h.URL
+	}
+	return "command\x00" + h.Command
+}
+
+func (h Handler) String() string {
+	if h.Type == TypeHTTP {
+		return h.URL
+	}
+	return h.Command
+}
+
+// Matcher selects what an event is about: a regexp over the tool name for
+// tool events, over source, reason, notification_type, agent_type or
+// trigger for the others ("Bash|Edit", "mcp__.*", "startup|resume"); empty
+// or "*" matches all.
 type Matcher struct {
 	Matcher string    `json:"matcher,omitempty"`
 	Hooks   []Handler `json:"hooks"`
@@ -48,29 +77,32 @@ func Merge(cfgs ...Config) Config {
 	return out
 }
 
-var knownEvents = map[string]bool{PreToolUse: true, PostToolUse: true, UserPromptSubmit: true, Stop: true,
-	"PostToolUseFailure": true, "Notification": true, "SubagentStop": true, "PreCompact": true,
-	"SessionStart": true, "SessionEnd": true, "PermissionRequest": true}
-
 // Validate names the first malformed entry.
 func (c Config) Validate() error {
 	for ev, ms := range c {
-		if !knownEvents[ev] {
-			return fmt.Errorf("hooks.%s: unknown event: use PreToolUse, PostToolUse, UserPromptSubmit or Stop", ev)
+		if _, ok := spec(ev); !ok {
+			return fmt.Errorf("hooks.%s: unknown event: use one of %s", ev, eventList())
 		}
 		for i, m := range ms {
 			if _, err := compileMatcher(m.Matcher); err != nil {
 				return fmt.Errorf("hooks.%s[%d].matcher %q: %w", ev, i, m.Matcher, err)
 			}
 			for j, h := range m.Hooks {
-				if h.Type != "command" {
+				where := fmt.Sprintf("hooks.%s[%d].hooks[%d]", ev, i, j)
+				switch h.Type {
+				case TypeCommand:
+					if strings.TrimSpace(h.Command) == "" {
+						return fmt.Errorf("%s.command is empty: give the program to run", where)
+					}
+				case TypeHTTP:
+					if u, err := url.Parse(h.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+						return fmt.Errorf("%s.url %q is not an http(s) URL: give the address to POST the event to", where, h.URL)
+					}
+				default:
 					continue
 				}
-				if strings.TrimSpace(h.Command) == "" {
-					return fmt.Errorf("hooks.%s[%d].hooks[%d].command is empty: give the program to run", ev, i, j)
-				}
 				if h.Timeout < 0 {
-					return fmt.Errorf("hooks.%s[%d].hooks[%d].timeout is negative: give seconds, or leave it out for 60", ev, i, j)
+					return fmt.Errorf("%s.timeout is negative: give seconds, or leave it out for %s", where, DefaultTimeout)
 				}
 			}
 		}
@@ -105,6 +137,9 @@ func (c Config) ScriptPaths(projectDir string) []string {
 	for _, ms := range c {
 		for _, m := range ms {
 			for _, h := range m.Hooks {
+				if h.Type != TypeCommand {
+					continue
+				}
 				cmd := strings.NewReplacer("${CLAUDE_PROJECT_DIR}", projectDir, "$CLAUDE_PROJECT_DIR", projectDir,
 					"${TANDEM_PROJECT_DIR}", projectDir, "$TANDEM_PROJECT_DIR", projectDir, `"`, "", "'", "").Replace(h.Command)
 				for _, w := range strings.Fields(cmd) {
@@ -116,48 +151,4 @@ func (c Config) ScriptPaths(projectDir string) []string {
 		}
 	}
 	return out
-}
-
-// Input is what a hook reads on stdin (Claude Code's field names).
-type Input struct {
-	SessionID      string          `json:"session_id"`
-	TranscriptPath string          `json:"transcript_path,omitempty"`
-	Cwd            string          `json:"cwd"`
-	PermissionMode string          `json:"permission_mode,omitempty"`
-	HookEventName  string          `json:"hook_event_name"`
-	ToolName       string          `json:"tool_name,omitempty"`
-	ToolInput      json.RawMessage `json:"tool_input,omitempty"`
-	ToolUseID      string          `json:"tool_use_id,omitempty"`
-	ToolResponse   json.RawMessage `json:"tool_response,omitempty"`
-	Prompt         string          `json:"prompt,omitempty"`
-	StopHookActive bool            `json:"stop_hook_active,omitempty"`
-}
-
-// Decisions a hook can make.
-const (
-	DecisionNone  = ""
-	DecisionAllow = "allow"
-	DecisionAsk   = "ask"
-	DecisionDeny  = "deny" // PreToolUse deny, or "block" for the other events
-)
-
-// Outcome combines every matching hook's answer.
-type Outcome struct {
-	// Decision is the strongest decision: deny beats ask beats allow.
-	Decision string
-	// Reason explains a deny or block (stderr of exit 2, or the JSON
-	// reason); it goes to the model.
-	Reason string
-	// UpdatedInput rewrites the tool input (PreToolUse).
-	UpdatedInput json.RawMessage
-	// AdditionalContext is text for the model (UserPromptSubmit stdout,
-	// additionalContext).
-	AdditionalContext string
-	// Stop is true when a hook answered `"continue": false`; StopReason says why.
-	Stop       bool
-	StopReason string
-	// SystemMessage is shown to the user.
-	SystemMessage string
-	// Errors are non-blocking failures (other exit codes, timeouts).
-	Errors []string
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"strings"
@@ -16,53 +17,72 @@ import (
 	"github.com/tandem-agent/tandem/internal/secrets"
 )
 
-// DefaultTimeout applies to a hook without its own timeout.
-const DefaultTimeout = 60 * time.Second
+// DefaultTimeout applies to a hook without its own timeout (Claude
+// Code's default for command and http hooks).
+const DefaultTimeout = 600 * time.Second
 
 // Runner runs the hooks of one Config.
 type Runner struct {
 	cfg        Config
 	projectDir string
 	env        []string
+	client     *http.Client
 }
 
 // NewRunner returns a runner for cfg. Hooks run in projectDir with
 // CLAUDE_PROJECT_DIR and TANDEM_PROJECT_DIR set; env (nil: the process
-// environment) is the rest of their environment.
+// environment) is the rest of their environment and what http hooks'
+// headers may expand.
 func NewRunner(cfg Config, projectDir string, env []string) *Runner {
 	if env == nil {
 		env = secrets.Default().ScrubEnv(os.Environ())
 	}
-	return &Runner{cfg: cfg, projectDir: projectDir, env: env}
+	// Redirects are not followed: a hook's answer comes from its own URL.
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	return &Runner{cfg: cfg, projectDir: projectDir, env: env, client: client}
 }
 
 // Has reports whether any hook is configured for event.
 func (r *Runner) Has(event string) bool { return r != nil && len(r.cfg[event]) > 0 }
 
-// Run runs every command hook of in.HookEventName whose matcher matches
-// in.ToolName (tool events) concurrently, and combines their answers.
+// handlers are the runnable hooks of in's event whose matcher matches,
+// each distinct command or URL once.
+func (r *Runner) handlers(in Input) []Handler {
+	sp, _ := spec(in.HookEventName)
+	var out []Handler
+	seen := map[string]bool{}
+	for _, m := range r.cfg[in.HookEventName] {
+		if sp.matchOn != nil && !m.matches(sp.matchOn(in)) {
+			continue
+		}
+		for _, h := range m.Hooks {
+			if h.runs() && !seen[h.key()] {
+				seen[h.key()] = true
+				out = append(out, h)
+			}
+		}
+	}
+	return out
+}
+
+// Run runs every hook of in.HookEventName whose matcher matches (the tool
+// name for tool events, source/reason/notification_type/agent_type/trigger
+// for the others) concurrently, and combines their answers.
 func (r *Runner) Run(ctx context.Context, in Input) (Outcome, error) {
 	if r == nil {
 		return Outcome{}, nil
 	}
-	var handlers []Handler
-	for _, m := range r.cfg[in.HookEventName] {
-		if in.ToolName != "" && !m.matches(in.ToolName) {
-			continue
-		}
-		for _, h := range m.Hooks {
-			if h.Type == "command" {
-				handlers = append(handlers, h)
-			}
-		}
+	if _, ok := spec(in.HookEventName); !ok {
+		return Outcome{}, fmt.Errorf("unknown hook event %q", in.HookEventName)
 	}
+	handlers := r.handlers(in)
 	if len(handlers) == 0 {
 		return Outcome{}, nil
 	}
 	if in.Cwd == "" {
 		in.Cwd = r.projectDir
 	}
-	stdin, err := json.Marshal(in)
+	body, err := json.Marshal(in)
 	if err != nil {
 		return Outcome{}, fmt.Errorf("encode hook input: %w", err)
 	}
@@ -72,7 +92,11 @@ func (r *Runner) Run(ctx context.Context, in Input) (Outcome, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i] = r.runOne(ctx, h, stdin)
+			if h.Type == TypeHTTP {
+				results[i] = r.post(ctx, h, body)
+			} else {
+				results[i] = r.runOne(ctx, h, body)
+			}
 		}()
 	}
 	wg.Wait()
@@ -105,18 +129,15 @@ func (r *Runner) Stop(ctx context.Context, in Input) (Outcome, error) {
 	return r.Run(ctx, in)
 }
 
-type result struct {
-	exitCode int
-	stdout   string
-	stderr   string
-	err      error // could not run, or timed out
+func (h Handler) timeout() time.Duration {
+	if h.Timeout > 0 {
+		return time.Duration(h.Timeout * float64(time.Second))
+	}
+	return DefaultTimeout
 }
 
 func (r *Runner) runOne(ctx context.Context, h Handler, stdin []byte) result {
-	timeout := DefaultTimeout
-	if h.Timeout > 0 {
-		timeout = time.Duration(h.Timeout * float64(time.Second))
-	}
+	timeout := h.timeout()
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "sh", "-c", h.Command)
@@ -142,101 +163,4 @@ func (r *Runner) runOne(ctx context.Context, h Handler, stdin []byte) result {
 		res.err = fmt.Errorf("run hook %q: %w", h.Command, err)
 	}
 	return res
-}
-
-// output is the JSON a hook may print (Claude Code's fields).
-type output struct {
-	Continue      *bool  `json:"continue"`
-	StopReason    string `json:"stopReason"`
-	SystemMessage string `json:"systemMessage"`
-	Decision      string `json:"decision"` // legacy: approve | block
-	Reason        string `json:"reason"`
-	Specific      struct {
-		PermissionDecision       string          `json:"permissionDecision"`
-		PermissionDecisionReason string          `json:"permissionDecisionReason"`
-		UpdatedInput             json.RawMessage `json:"updatedInput"`
-		AdditionalContext        string          `json:"additionalContext"`
-	} `json:"hookSpecificOutput"`
-}
-
-func rank(d string) int {
-	switch d {
-	case DecisionDeny:
-		return 3
-	case DecisionAsk:
-		return 2
-	case DecisionAllow:
-		return 1
-	}
-	return 0
-}
-
-func combine(event string, hs []Handler, rs []result) Outcome {
-	var o Outcome
-	var reasons, contexts []string
-	raise := func(d, reason string) {
-		if d == DecisionDeny && reason != "" {
-			reasons = append(reasons, reason)
-		}
-		if rank(d) > rank(o.Decision) {
-			o.Decision = d
-			if d != DecisionDeny && reason != "" {
-				o.Reason = reason
-			}
-		}
-	}
-	for i, res := range rs {
-		switch {
-		case res.err != nil:
-			o.Errors = append(o.Errors, res.err.Error())
-		case res.exitCode == 2:
-			reason := res.stderr
-			if reason == "" {
-				reason = fmt.Sprintf("blocked by hook %q", hs[i].Command)
-			}
-			raise(DecisionDeny, reason)
-		case res.exitCode != 0:
-			o.Errors = append(o.Errors, fmt.Sprintf("hook %q exited %d: %s", hs[i].Command, res.exitCode, res.stderr))
-		default:
-			trimmed := strings.TrimSpace(res.stdout)
-			var out output
-			if strings.HasPrefix(trimmed, "{") && json.Unmarshal([]byte(trimmed), &out) == nil {
-				applyOutput(&o, out, raise, &contexts)
-			} else if trimmed != "" && (event == UserPromptSubmit || event == "SessionStart") {
-				contexts = append(contexts, trimmed)
-			}
-		}
-	}
-	if len(reasons) > 0 {
-		o.Reason = strings.Join(reasons, "\n")
-	}
-	o.AdditionalContext = strings.Join(contexts, "\n")
-	return o
-}
-
-func applyOutput(o *Outcome, out output, raise func(string, string), contexts *[]string) {
-	sp := out.Specific
-	switch sp.PermissionDecision {
-	case "allow", "ask", "deny":
-		raise(sp.PermissionDecision, sp.PermissionDecisionReason)
-	}
-	switch out.Decision {
-	case "block":
-		raise(DecisionDeny, out.Reason)
-	case "approve":
-		raise(DecisionAllow, out.Reason)
-	}
-	if len(sp.UpdatedInput) > 0 && string(sp.UpdatedInput) != "null" {
-		o.UpdatedInput = sp.UpdatedInput
-	}
-	if sp.AdditionalContext != "" {
-		*contexts = append(*contexts, sp.AdditionalContext)
-	}
-	if out.Continue != nil && !*out.Continue {
-		o.Stop = true
-		o.StopReason = out.StopReason
-	}
-	if out.SystemMessage != "" {
-		o.SystemMessage = out.SystemMessage
-	}
 }

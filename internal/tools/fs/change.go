@@ -70,18 +70,11 @@ func changeFile(env *tool.Env, toolName, given string, ops []editOp) (change, st
 
 func (ch change) apply(env *tool.Env, toolName string, doc fileDoc, ops []editOp, perm os.FileMode) (change, string) {
 	ch.before = doc.text
-	text := doc.text
-	for i, op := range ops {
-		step, msg := applyEdit(text, op)
-		if msg != "" {
-			if len(ops) > 1 {
-				msg = fmt.Sprintf("Edit %d of %d (edits[%d]) failed: %s\nNo edits were applied; the file is unchanged.", i+1, len(ops), i, msg)
-			}
-			return ch, msg
-		}
-		ch.steps = append(ch.steps, step)
-		text = step.text
+	text, steps, msg := applyOps(doc.text, ops)
+	if msg != "" {
+		return ch, msg
 	}
+	ch.steps = steps
 	if text == ch.before && !ch.created {
 		return ch, "The edit leaves the file unchanged (new_string equals the text it would replace). Nothing was written."
 	}
@@ -91,7 +84,7 @@ func (ch change) apply(env *tool.Env, toolName string, doc fileDoc, ops []editOp
 			return ch, fmt.Sprintf("Cannot create the folder for %s: %v", ch.abs, err)
 		}
 	}
-	msg := writeTracked(env, ch.real, doc.encode(text), perm)
+	msg = writeTracked(env, ch.real, doc.encode(text), perm)
 	if msg != "" {
 		return ch, fmt.Sprintf("%s: cannot write %s: %s", toolName, ch.abs, msg)
 	}
