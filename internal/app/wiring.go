@@ -103,6 +103,8 @@ func (w *wiring) Equip(ctx context.Context, l *session.Live) (func(), error) {
 		Asker: engineAsker, Emit: l.Events.Emit, GrantStore: grants, Hooks: eq.hooks,
 		ProtectedPaths: hookCfg.ScriptPaths(rec.Cwd), ReadRoots: sk.Dirs(),
 	})
+	// Before the extensions: sub-agents' runtimes fire hooks through it.
+	eq.hookFire = newHookAdapter(eq.hooks, func() string { return string(eq.engine.Mode()) }, l.Events.Emit, w.app.opts.Getenv)
 	eq.checker = &skillChecker{Engine: eq.engine, catalog: sk, state: l.Env.State}
 	l.Checker = eq.checker
 	l.ModeSetter = eq.engine
@@ -125,7 +127,6 @@ func (w *wiring) Equip(ctx context.Context, l *session.Live) (func(), error) {
 	w.live[l] = eq
 	w.mu.Unlock()
 	w.app.registerBroker(rec.ID, eq.broker)
-	eq.hookFire = newHookAdapter(eq.hooks, func() string { return string(eq.engine.Mode()) }, l.Events.Emit, w.app.opts.Getenv)
 	source := hooks.SourceStartup
 	if rec.LastSeq > 0 {
 		source = hooks.SourceResume
