@@ -212,25 +212,12 @@ func readSettings(v string) (settings, error) {
 	return s, nil
 }
 
-// splitTools splits flag values at commas and spaces outside parentheses:
-// "Read,Bash(git log:*)" and "Read Edit" are both lists.
+// splitTools splits flag values into tools and rules (see
+// permission.SplitToolList).
 func splitTools(vals []string) []string {
 	var out []string
 	for _, v := range vals {
-		depth, start := 0, 0
-		for i, r := range v + "," {
-			switch {
-			case r == '(':
-				depth++
-			case r == ')':
-				depth--
-			case (r == ',' || r == ' ') && depth == 0:
-				if s := strings.TrimSpace(v[start:i]); s != "" {
-					out = append(out, s)
-				}
-				start = i + 1
-			}
-		}
+		out = append(out, permission.SplitToolList(v)...)
 	}
 	return out
 }

@@ -169,7 +169,7 @@ func ParseToolFlags(values []string, action Action) ([]Rule, error) {
 		flag = "--disallowedTools"
 	}
 	for _, v := range values {
-		for _, item := range splitOutsideParens(v) {
+		for _, item := range SplitToolList(v) {
 			r, err := ParseRule(item, action)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", flag, err)
@@ -181,7 +181,10 @@ func ParseToolFlags(values []string, action Action) ([]Rule, error) {
 	return out, nil
 }
 
-func splitOutsideParens(s string) []string {
+// SplitToolList splits a list of tools or rules at commas and white space
+// outside parentheses: "Read,Bash(git log:*)" and "Read Edit" are both
+// lists, and the space inside "Bash(npm run test)" is kept.
+func SplitToolList(s string) []string {
 	var out []string
 	depth, start := 0, 0
 	flush := func(end int) {
@@ -196,7 +199,7 @@ func splitOutsideParens(s string) []string {
 			depth++
 		case ch == ')' && depth > 0:
 			depth--
-		case (ch == ',' || ch == ' ') && depth == 0:
+		case (ch == ',' || ch == ' ' || ch == '\n' || ch == '\t') && depth == 0:
 			flush(i)
 		}
 	}

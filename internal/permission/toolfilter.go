@@ -24,7 +24,7 @@ func NewToolFilter(allowed, disallowed []string) ToolFilter {
 	read := func(vals []string, action Action, entries *[]string) []Rule {
 		var out []Rule
 		for _, v := range vals {
-			for _, item := range splitOutsideParens(v) {
+			for _, item := range SplitToolList(v) {
 				r, err := ParseRule(item, action)
 				if err != nil {
 					r = Rule{Permission: item, Action: action}

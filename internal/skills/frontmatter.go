@@ -8,6 +8,7 @@ package skills
 import (
 	"bytes"
 	"fmt"
+	"github.com/tandem-agent/tandem/internal/permission"
 	"strconv"
 	"strings"
 
@@ -208,26 +209,7 @@ func splitList(s string) []string {
 	if t := strings.TrimSpace(s); strings.HasPrefix(t, "[") && strings.HasSuffix(t, "]") {
 		s = t[1 : len(t)-1]
 	}
-	var out []string
-	depth, start := 0, 0
-	flush := func(end int) {
-		if item := strings.TrimSpace(s[start:end]); item != "" {
-			out = append(out, item)
-		}
-		start = end + 1
-	}
-	for i, ch := range s {
-		switch {
-		case ch == '(':
-			depth++
-		case ch == ')' && depth > 0:
-			depth--
-		case (ch == ',' || ch == ' ' || ch == '\n' || ch == '\t') && depth == 0:
-			flush(i)
-		}
-	}
-	flush(len(s))
-	return out
+	return permission.SplitToolList(s)
 }
 
 func kind(v any) string {
