@@ -63,12 +63,7 @@ func (s *Server) getTrust(w http.ResponseWriter, r *http.Request) {
 		writeError(w, e)
 		return
 	}
-	st, err := s.opts.Trust.TrustStatus(p)
-	if err != nil {
-		writeError(w, errf(http.StatusBadRequest, "bad_config", "%v", err))
-		return
-	}
-	writeJSON(w, http.StatusOK, st)
+	s.writeTrustStatus(w, p)
 }
 
 func (s *Server) postTrust(w http.ResponseWriter, r *http.Request) {
@@ -81,12 +76,7 @@ func (s *Server) postTrust(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errf(http.StatusBadRequest, "trust_failed", "%v", err))
 		return
 	}
-	st, err := s.opts.Trust.TrustStatus(p)
-	if err != nil {
-		writeError(w, errf(http.StatusBadRequest, "bad_config", "%v", err))
-		return
-	}
-	writeJSON(w, http.StatusOK, st)
+	s.writeTrustStatus(w, p)
 }
 
 func (s *Server) deleteTrust(w http.ResponseWriter, r *http.Request) {
@@ -100,4 +90,13 @@ func (s *Server) deleteTrust(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Server) writeTrustStatus(w http.ResponseWriter, p string) {
+	st, err := s.opts.Trust.TrustStatus(p)
+	if err != nil {
+		writeError(w, errf(http.StatusBadRequest, "bad_config", "%v", err))
+		return
+	}
+	writeJSON(w, http.StatusOK, st)
 }
