@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -30,7 +31,7 @@ func (ag *Agent) ask(ctx context.Context, q permission.Question) (permission.Ans
 	if q.Reason != "" {
 		content = append(content, acpsdk.ToolContent(acpsdk.TextBlock(q.Reason)))
 	}
-	tc := acpsdk.ToolCallUpdate{ToolCallId: acpsdk.ToolCallId(q.ToolUseID), Title: acpsdk.Ptr(firstNonEmpty(q.Summary, info.title)),
+	tc := acpsdk.ToolCallUpdate{ToolCallId: acpsdk.ToolCallId(q.ToolUseID), Title: acpsdk.Ptr(cmp.Or(q.Summary, info.title)),
 		Kind: acpsdk.Ptr(info.kind), RawInput: input, Content: content, Locations: info.locations,
 		Status: acpsdk.Ptr(acpsdk.ToolCallStatusPending)}
 	opts := []acpsdk.PermissionOption{{OptionId: optAllowOnce, Name: "Allow", Kind: acpsdk.PermissionOptionKindAllowOnce}}

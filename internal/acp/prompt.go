@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/url"
@@ -52,7 +53,7 @@ func (ag *Agent) Prompt(ctx context.Context, p acpsdk.PromptRequest) (acpsdk.Pro
 		if res.IsError {
 			// The client shows a failed prompt as an error, with tandem's
 			// explanation (which names the fix) as its message.
-			return acpsdk.PromptResponse{}, &acpsdk.RequestError{Code: -32603, Message: firstNonEmpty(res.Error, res.Result, "the turn failed"),
+			return acpsdk.PromptResponse{}, &acpsdk.RequestError{Code: -32603, Message: cmp.Or(res.Error, res.Result, "the turn failed"),
 				Data: map[string]any{"subtype": res.Subtype}}
 		}
 		out.StopReason = acpsdk.StopReasonEndTurn
@@ -180,13 +181,4 @@ func (t *turnState) cancelRunning() {
 	if c != nil {
 		c()
 	}
-}
-
-func firstNonEmpty(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
 }

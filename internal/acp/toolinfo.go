@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"cmp"
 	"fmt"
 
 	acpsdk "github.com/coder/acp-go-sdk"
@@ -31,7 +32,7 @@ func describeTool(name string, in map[string]any) toolInfo {
 	case "Edit", "MultiEdit":
 		return toolInfo{acpsdk.ToolKindEdit, "Edit " + str("file_path"), at(str("file_path"))}
 	case "Bash":
-		return toolInfo{kind: acpsdk.ToolKindExecute, title: firstNonEmpty(str("command"), "Bash")}
+		return toolInfo{kind: acpsdk.ToolKindExecute, title: cmp.Or(str("command"), "Bash")}
 	case "BashOutput", "KillShell":
 		return toolInfo{kind: acpsdk.ToolKindExecute, title: name + " " + str("bash_id") + str("shell_id")}
 	case "Glob":

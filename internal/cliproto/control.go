@@ -1,6 +1,7 @@
 package cliproto
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -85,7 +86,7 @@ func (c *control) deliver(raw json.RawMessage) error {
 	}
 	a := controlAnswer{response: r.Response}
 	if r.Subtype == "error" {
-		a.err = fmt.Errorf("the SDK host answered with an error: %s", firstNonEmpty(r.Error, "no message"))
+		a.err = fmt.Errorf("the SDK host answered with an error: %s", cmp.Or(r.Error, "no message"))
 	}
 	ch <- a
 	return nil

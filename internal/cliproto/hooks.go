@@ -1,6 +1,7 @@
 package cliproto
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -128,12 +129,12 @@ func (h hookChecker) Check(ctx context.Context, req permission.Request) (permiss
 	for _, o := range outs {
 		if o.Continue != nil && !*o.Continue {
 			h.d.interrupt()
-			return permission.Decision{Behavior: permission.Deny, Rule: "sdk-hook", Message: firstNonEmpty(o.StopReason, "A PreToolUse hook stopped the turn.")}, nil
+			return permission.Decision{Behavior: permission.Deny, Rule: "sdk-hook", Message: cmp.Or(o.StopReason, "A PreToolUse hook stopped the turn.")}, nil
 		}
-		switch firstNonEmpty(o.HookSpecificOutput.PermissionDecision, legacyDecision(o.Decision)) {
+		switch cmp.Or(o.HookSpecificOutput.PermissionDecision, legacyDecision(o.Decision)) {
 		case "deny":
 			return permission.Decision{Behavior: permission.Deny, Rule: "sdk-hook",
-				Message: firstNonEmpty(o.HookSpecificOutput.PermissionDecisionReason, o.Reason, "A PreToolUse hook denied this call.")}, nil
+				Message: cmp.Or(o.HookSpecificOutput.PermissionDecisionReason, o.Reason, "A PreToolUse hook denied this call.")}, nil
 		case "allow":
 			allow = true
 		}

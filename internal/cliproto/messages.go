@@ -1,6 +1,7 @@
 package cliproto
 
 import (
+	"cmp"
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
@@ -109,7 +110,7 @@ func assistantLine(m message.Message, sessionID, model string) map[string]any {
 	}
 	return map[string]any{
 		"type": "assistant",
-		"message": map[string]any{"id": id, "type": "message", "role": "assistant", "model": firstNonEmpty(m.Model, model),
+		"message": map[string]any{"id": id, "type": "message", "role": "assistant", "model": cmp.Or(m.Model, model),
 			"content": apiBlocks(m.Content), "stop_reason": stop, "stop_sequence": nil, "usage": apiUsage(m.Usage)},
 		"parent_tool_use_id": nil, "session_id": sessionID, "uuid": newUUID(),
 	}
@@ -130,13 +131,4 @@ func userLine(m message.Message, sessionID string) (map[string]any, bool) {
 		"message":            map[string]any{"role": "user", "content": apiBlocks(m.Content)},
 		"parent_tool_use_id": nil, "session_id": sessionID, "uuid": newUUID(),
 	}, true
-}
-
-func firstNonEmpty(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
 }

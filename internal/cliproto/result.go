@@ -1,6 +1,7 @@
 package cliproto
 
 import (
+	"cmp"
 	"time"
 
 	"github.com/tandem-agent/tandem/internal/event"
@@ -81,7 +82,7 @@ func (d *driver) resultLine(live *session.Live, res event.Event, runErr error, s
 	case res.Subtype == event.SubtypeInterrupted || interrupted:
 		subtype, isErr, errs, stop = "error_during_execution", true, []string{"interrupted by the user"}, "tool_use"
 	case res.IsError:
-		subtype, isErr, errs = "error_during_execution", true, []string{firstNonEmpty(res.Error, res.Result, "the turn failed")}
+		subtype, isErr, errs = "error_during_execution", true, []string{cmp.Or(res.Error, res.Result, "the turn failed")}
 	}
 	if res.CostUSD != nil {
 		cost = *res.CostUSD

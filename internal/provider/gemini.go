@@ -3,6 +3,7 @@ package provider
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -107,7 +108,7 @@ func geminiHTTPError(name string, resp *http.Response) *Error {
 		} `json:"error"`
 	}
 	_ = json.Unmarshal(b, &e)
-	msg := firstOf(e.Error.Message, bodyMessage(b), http.StatusText(resp.StatusCode))
+	msg := cmp.Or(e.Error.Message, bodyMessage(b), http.StatusText(resp.StatusCode))
 	if e.Error.Status != "" {
 		msg = e.Error.Status + ": " + msg
 	}

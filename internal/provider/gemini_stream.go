@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 
@@ -69,7 +70,7 @@ func (a *geminiAccumulator) add(data []byte) error {
 	}
 	if e := ch.Error; e != nil {
 		retry := e.Status == "UNAVAILABLE" || e.Status == "RESOURCE_EXHAUSTED" || e.Status == "INTERNAL" || e.Code >= 500
-		return &Error{Provider: a.provider, Message: shorten(firstOf(e.Message, e.Status)), Retryable: retry}
+		return &Error{Provider: a.provider, Message: shorten(cmp.Or(e.Message, e.Status)), Retryable: retry}
 	}
 	if ch.PromptFeedback != nil && ch.PromptFeedback.BlockReason != "" {
 		return &Error{Provider: a.provider, Message: "Gemini blocked the prompt: " + ch.PromptFeedback.BlockReason}

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -191,14 +192,5 @@ func (a *responsesAccumulator) response(model string) *Response {
 // trouble and rate limits are worth another attempt.
 func streamError(provider, code, msg string) *Error {
 	retry := code == "" || code == "server_error" || code == "rate_limit_exceeded" || code == "server_is_overloaded" || code == "slow_down"
-	return &Error{Provider: provider, Message: shorten(firstOf(msg, code, "error event")), Retryable: retry}
-}
-
-func firstOf(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
+	return &Error{Provider: provider, Message: shorten(cmp.Or(msg, code, "error event")), Retryable: retry}
 }
