@@ -196,7 +196,12 @@ func (m *model) turnDone(msg turnDoneMsg) tea.Cmd {
 		m.turnCancel = nil
 	}
 	m.perms, m.dlg = nil, permDialog{}
-	m.tr.endStreams()
+	if msg.err != nil {
+		// A turn that ended normally closes its streams with its result
+		// event, which may still be on its way from the sink: closing here
+		// would split the answer's last words into a block of their own.
+		m.tr.endStreams()
+	}
 	m.finishCards()
 	if msg.err != nil {
 		m.tr.notice(levelError, msg.err.Error())
