@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // gitRepoLayout builds a workspace holding a repository whose own config
@@ -98,7 +99,12 @@ func TestGitRepositoryConfigCannotRunPrograms(t *testing.T) {
 				if c.attrs != "" {
 					writeFile(t, filepath.Join(ws, ".gitattributes"), c.attrs)
 				}
-				gitRun(t, ws, "--git-dir="+gd, "--work-tree="+ws, "add", "f.txt")
+				// g.txt keeps its content but gets a new mtime below, so every
+				// status must refresh and rewrite the index (which is what runs
+				// index hooks); f.txt's size change alone needs no rewrite, and
+				// whether racy-git checks write one depends on the clock.
+				writeFile(t, filepath.Join(ws, "g.txt"), "same\n")
+				gitRun(t, ws, "--git-dir="+gd, "--work-tree="+ws, "add", "f.txt", "g.txt")
 				gitRun(t, ws, "--git-dir="+gd, "--work-tree="+ws, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init")
 				os.Remove(marker) // the clean filter ran for add
 				value := strings.ReplaceAll(c.value, "EVIL", evil)
@@ -120,6 +126,10 @@ func TestGitRepositoryConfigCannotRunPrograms(t *testing.T) {
 					gitRun(t, ws, "--git-dir="+gd, "config", c.key, value)
 				}
 				writeFile(t, filepath.Join(ws, "f.txt"), "one\ntwo\n")
+				past := time.Now().Add(-time.Hour)
+				if err := os.Chtimes(filepath.Join(ws, "g.txt"), past, past); err != nil {
+					t.Fatal(err)
+				}
 				sub := c.sub
 				if sub == "" {
 					sub = "status"
