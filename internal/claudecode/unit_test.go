@@ -304,7 +304,7 @@ func TestControllerRequestMatchesResponse(t *testing.T) {
 		done <- err
 	}()
 	var id string
-	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
 		if l := out.lines(); l[0] != "" {
 			var req struct {
 				RequestID string `json:"request_id"`

@@ -144,10 +144,10 @@ func (h *harness) settle() {
 	}
 }
 
-// waitFor feeds messages back until cond holds (3 s at most).
+// waitFor feeds messages back until cond holds (15 s at most: CI machines are loaded).
 func (h *harness) waitFor(what string, cond func() bool) {
 	h.t.Helper()
-	deadline := time.After(3 * time.Second)
+	deadline := time.After(15 * time.Second)
 	for !cond() {
 		select {
 		case msg := <-h.msgs:

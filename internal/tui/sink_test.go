@@ -27,7 +27,7 @@ func TestSinkBatchesInOrder(t *testing.T) {
 	}()
 	select {
 	case <-done: // the UI has not taken anything yet: Emit did not wait
-	case <-time.After(2 * time.Second):
+	case <-time.After(10 * time.Second):
 		t.Fatal("Emit blocked on a busy UI")
 	}
 	close(block)
@@ -40,7 +40,7 @@ func TestSinkBatchesInOrder(t *testing.T) {
 			for _, e := range b {
 				seqs = append(seqs, e.Seq)
 			}
-		case <-time.After(2 * time.Second):
+		case <-time.After(10 * time.Second):
 			t.Fatalf("got %d of 500 events", len(seqs))
 		}
 	}
