@@ -215,7 +215,7 @@ func TestRealCLIAuthFailureHint(t *testing.T) {
 	if res.Subtype != event.SubtypeProviderError || !strings.Contains(res.Error, "ANTHROPIC_API_KEY") || !strings.Contains(res.Error, "claude /login") {
 		t.Errorf("result %+v", res)
 	}
-	if d := time.Since(begin); d > 20*time.Second {
+	if d := time.Since(begin); d > 45*time.Second {
 		t.Errorf("auth failure took %s; it must end at the first 401 retry", d)
 	}
 }
@@ -224,7 +224,7 @@ func TestRealCLIFirstByteTimeout(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	h.start(scripted.Script{Steps: []scripted.Step{
-		scripted.TextStep("slow").WithFault(scripted.Fault{FirstByteDelayMS: 15000, Always: true}),
+		scripted.TextStep("slow").WithFault(scripted.Fault{FirstByteDelayMS: 300000, Always: true}),
 	}})
 	h.cfg.FirstByteTimeout = Duration(2 * time.Second)
 	begin := time.Now()
@@ -232,7 +232,9 @@ func TestRealCLIFirstByteTimeout(t *testing.T) {
 	if res.Subtype != event.SubtypeError || !strings.Contains(res.Error, "first_byte_timeout") {
 		t.Errorf("result %+v", res)
 	}
-	if d := time.Since(begin); d > 12*time.Second {
+	// Far below the server's 300 s delay, however long the CLI takes to start
+	// on a loaded machine: the timeout fired, the answer was not waited for.
+	if d := time.Since(begin); d > 60*time.Second {
 		t.Errorf("first-byte timeout fired after %s", d)
 	}
 }
@@ -250,7 +252,7 @@ func TestRealCLITurnTimeout(t *testing.T) {
 	if res.Subtype != event.SubtypeError || !strings.Contains(res.Error, "turn_timeout") {
 		t.Errorf("result %+v", res)
 	}
-	if d := time.Since(begin); d > 12*time.Second {
+	if d := time.Since(begin); d > 60*time.Second {
 		t.Errorf("turn timeout fired after %s", d)
 	}
 }
@@ -278,7 +280,7 @@ func TestRealCLIInterruptWhileAsking(t *testing.T) {
 	if _, err := os.Stat(target); !os.IsNotExist(err) {
 		t.Error("write happened although nobody allowed it")
 	}
-	if d := time.Since(begin); d > 15*time.Second {
+	if d := time.Since(begin); d > 45*time.Second {
 		t.Errorf("interrupt while asking took %s", d)
 	}
 }

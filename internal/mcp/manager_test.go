@@ -152,7 +152,7 @@ func TestCloseKillsProcessGroup(t *testing.T) {
 	}
 	start := time.Now()
 	_ = h.m.Close()
-	if d := time.Since(start); d > 5*time.Second {
+	if d := time.Since(start); d > 30*time.Second {
 		t.Fatalf("Close took %s", d)
 	}
 	waitFor(t, func() bool { return syscall.Kill(pid, 0) != nil || isZombie(pid) }, "grandchild killed")

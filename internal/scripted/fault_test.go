@@ -190,7 +190,7 @@ func TestDelays(t *testing.T) {
 }
 
 func TestDelayStopsWhenClientGoesAway(t *testing.T) {
-	_, url := startServer(t, Script{Steps: []Step{TextStep("a").WithFault(Fault{FirstByteDelayMS: 5000})}})
+	_, url := startServer(t, Script{Steps: []Step{TextStep("a").WithFault(Fault{FirstByteDelayMS: 120000})}})
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url+"/v1/messages", strings.NewReader(`{"tools":[1]}`))
@@ -199,7 +199,7 @@ func TestDelayStopsWhenClientGoesAway(t *testing.T) {
 		resp.Body.Close()
 		t.Fatal("want timeout")
 	}
-	if time.Since(start) > 2*time.Second {
+	if time.Since(start) > 30*time.Second {
 		t.Error("client timeout did not return promptly")
 	}
 }
