@@ -77,7 +77,7 @@ func addRunFlags(fl *pflag.FlagSet, f *runFlags) {
 	fl.StringVar(&f.runtime, "runtime", "", "native, claude-code or auto")
 	fl.BoolVar(&f.verbose, "verbose", false, "print every event to stderr (text output)")
 	fl.BoolVar(&f.trustProject, "trust-project", false, "trust the folder's project files for this run (as `tandem trust` does for good)")
-	fl.DurationVar(&f.mcpWait, "mcp-wait", 5*time.Second, "how long to wait for MCP servers to connect before the first model call")
+	fl.DurationVar(&f.mcpWait, "mcp-wait", app.DefaultMCPWait, "how long to wait for MCP servers to connect before the first model call")
 }
 
 func (f *runFlags) validate() error {

@@ -7,10 +7,10 @@ import (
 	"net/url"
 	"strings"
 	"sync"
-	"time"
 
 	acpsdk "github.com/coder/acp-go-sdk"
 
+	"github.com/tandem-agent/tandem/internal/app"
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/session"
@@ -32,7 +32,7 @@ func (ag *Agent) Prompt(ctx context.Context, p acpsdk.PromptRequest) (acpsdk.Pro
 	if s.turns.firstTurn() {
 		// Give the session's MCP servers (the client's among them) a moment
 		// to connect, so their tools are offered from the start.
-		ag.app.WaitMCP(ctx, s.live, mcpWait)
+		ag.app.WaitMCP(ctx, s.live, app.DefaultMCPWait)
 	}
 	s.turns.setCancel(cancel)
 	defer s.turns.setCancel(nil)
@@ -148,9 +148,6 @@ type turnState struct {
 	cancel context.CancelFunc
 	turns  int
 }
-
-// mcpWait bounds the wait for MCP servers before a session's first turn.
-const mcpWait = 5 * time.Second
 
 // firstTurn reports whether no turn has started in this process yet.
 func (t *turnState) firstTurn() bool {

@@ -92,6 +92,12 @@ func (w *wiring) equipMCP(ctx context.Context, l *session.Live, eq *equipped) er
 	return nil
 }
 
+// DefaultMCPWait is how long a front end waits for a session's MCP servers
+// before the first model call. Claude Code waits 30 s (MCP_TIMEOUT): a node
+// or npx server can take many seconds to start on a busy machine, and the
+// wait ends as soon as every server has connected or failed.
+const DefaultMCPWait = 30 * time.Second
+
 // WaitMCP gives a session's MCP servers a moment to connect before the
 // first model call, so their tools are offered from the start.
 func (a *App) WaitMCP(ctx context.Context, l *session.Live, timeout time.Duration) {

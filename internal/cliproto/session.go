@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/tandem-agent/tandem/internal/app"
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/permission"
@@ -78,7 +79,7 @@ func (d *driver) session(ctx context.Context) (*session.Live, error) {
 	d.mu.Lock()
 	d.live = live
 	d.mu.Unlock()
-	d.app.WaitMCP(ctx, live, mcpWait)
+	d.app.WaitMCP(ctx, live, app.DefaultMCPWait)
 	return live, nil
 }
 

@@ -14,9 +14,6 @@ import (
 	"github.com/tandem-agent/tandem/internal/session"
 )
 
-// mcpWait bounds the wait for MCP servers before the first turn.
-const mcpWait = 5 * time.Second
-
 // userInput is one user message: text and images.
 type userInput struct {
 	text   string
