@@ -10,6 +10,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/provider"
+	"github.com/tandem-agent/tandem/internal/provider/providers"
 	"github.com/tandem-agent/tandem/internal/scripted"
 	"github.com/tandem-agent/tandem/internal/tool"
 	"github.com/tandem-agent/tandem/internal/turn"
@@ -44,7 +45,7 @@ func newFallbackWorld(t *testing.T, primary, backup scripted.Script, disabled st
 		if kind != provider.KindAnthropic {
 			base += "/v1"
 		}
-		p, err := provider.New(provider.Config{Name: name, Kind: kind, BaseURL: base, APIKey: "k"})
+		p, err := providers.New(provider.Config{Name: name, Kind: kind, BaseURL: base, APIKey: "k"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/provider"
 	"github.com/tandem-agent/tandem/internal/provider/catalog"
+	"github.com/tandem-agent/tandem/internal/provider/providers"
 )
 
 // models turns "provider/model" specs into ready adapters, caching one
@@ -133,7 +134,7 @@ func (m *models) adapter(pc provider.Config) (provider.Provider, error) {
 	if p, ok := m.cache[key]; ok {
 		return p, nil
 	}
-	p, err := provider.New(pc)
+	p, err := providers.New(pc)
 	if err != nil {
 		return nil, err
 	}

@@ -1,8 +1,11 @@
 // Package provider is the boundary between the agent loop and LLM APIs. The
-// loop depends only on the Provider interface; adapters (Anthropic Messages,
-// OpenAI Chat Completions and OpenAI-compatible servers, later Gemini,
-// Bedrock, ...) live beside it. Retrying is the loop's job: adapters make one
-// attempt and classify failures with *Error.
+// loop depends only on the Provider interface and the types here; each wire
+// protocol has its adapter package below this one (anthropic, openai,
+// responses, gemini), and providers builds one from a Config. What the
+// adapters share lives here and links no vendor SDK: the kinds, Config,
+// *Error and its classification, the watch transport (stall.go) and the
+// tool-set cache. Retrying is the loop's job: adapters make one attempt and
+// classify failures with *Error.
 package provider
 
 import (

@@ -16,6 +16,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/provider"
+	"github.com/tandem-agent/tandem/internal/provider/providers"
 	"github.com/tandem-agent/tandem/internal/scripted"
 	"github.com/tandem-agent/tandem/internal/session"
 	"github.com/tandem-agent/tandem/internal/skills"
@@ -72,7 +73,7 @@ func New(dir string, cfg Config) (*Stack, error) {
 		st.Close()
 		return nil, fmt.Errorf("start scripted model server: %w", err)
 	}
-	prov, err := provider.New(provider.Config{Kind: "anthropic", BaseURL: url, APIKey: "x"})
+	prov, err := providers.New(provider.Config{Kind: "anthropic", BaseURL: url, APIKey: "x"})
 	if err != nil {
 		ms.Close()
 		st.Close()
