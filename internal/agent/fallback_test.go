@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tandem-agent/tandem/internal/event"
+	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/provider"
 	"github.com/tandem-agent/tandem/internal/provider/providers"
@@ -63,7 +64,7 @@ func newFallbackWorld(t *testing.T, primary, backup scripted.Script, disabled st
 				return Model{}, errors.New("unknown provider " + name)
 			}
 			per := price[name]
-			return Model{Provider: p, ID: id, Cost: func(u event.Usage) *float64 { c := float64(u.InputTokens) * per; return &c }}, nil
+			return Model{Provider: p, ID: id, Cost: func(u message.Usage) *float64 { c := float64(u.InputTokens) * per; return &c }}, nil
 		}),
 		Retry: RetryPolicy{MaxAttempts: 3},
 		Sleep: func(ctx context.Context, d time.Duration) error { return ctx.Err() },

@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/message"
 )
 
@@ -80,7 +79,7 @@ type Delta struct {
 // Response is the complete assistant message of one call.
 type Response struct {
 	Content    []message.Block
-	Usage      event.Usage
+	Usage      message.Usage
 	StopReason string // end_turn | tool_use | max_tokens | stop_sequence | ...
 	Model      string
 	// Sources are the pages provider-side web search found (ServerTools).

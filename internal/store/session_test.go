@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/message"
 )
 
@@ -267,7 +266,7 @@ func TestRecorder(t *testing.T) {
 	r := s.Recorder(sess.ID)
 	cost := 0.5
 	if err := r.Append(ctx, message.Message{Role: message.Assistant, Content: []message.Block{message.TextBlock("ok")},
-		Usage: &event.Usage{InputTokens: 3}, CostUSD: &cost}); err != nil {
+		Usage: &message.Usage{InputTokens: 3}, CostUSD: &cost}); err != nil {
 		t.Fatal(err)
 	}
 	h, err := r.History(ctx)

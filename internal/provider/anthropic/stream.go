@@ -6,7 +6,6 @@ import (
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 
-	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/provider"
 )
@@ -19,7 +18,7 @@ type anthropicAccumulator struct {
 	onDelta    func(provider.Delta)
 	blocks     []*streamBlock
 	byIndex    map[int64]*streamBlock
-	usage      event.Usage
+	usage      message.Usage
 	stopReason string
 	stopped    bool // message_stop seen
 	sources    []provider.Source
@@ -45,7 +44,7 @@ func (a *anthropicAccumulator) add(ev anthropic.MessageStreamEventUnion) {
 	switch ev.Type {
 	case "message_start":
 		u := ev.Message.Usage
-		a.usage = event.Usage{
+		a.usage = message.Usage{
 			InputTokens:         u.InputTokens,
 			OutputTokens:        u.OutputTokens,
 			CacheReadTokens:     u.CacheReadInputTokens,

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/provider"
 )
@@ -52,7 +51,7 @@ type geminiAccumulator struct {
 	provider string
 	onDelta  func(provider.Delta)
 	blocks   []message.Block
-	usage    event.Usage
+	usage    message.Usage
 	finish   string
 	calls    int
 }
@@ -77,7 +76,7 @@ func (a *geminiAccumulator) add(data []byte) error {
 		return &provider.Error{Provider: a.provider, Message: "Gemini blocked the prompt: " + ch.PromptFeedback.BlockReason}
 	}
 	if u := ch.UsageMetadata; u != nil {
-		a.usage = event.Usage{InputTokens: u.PromptTokenCount - u.CachedContentTokenCount, CacheReadTokens: u.CachedContentTokenCount,
+		a.usage = message.Usage{InputTokens: u.PromptTokenCount - u.CachedContentTokenCount, CacheReadTokens: u.CachedContentTokenCount,
 			OutputTokens: u.CandidatesTokenCount + u.ThoughtsTokenCount, ReasoningTokens: u.ThoughtsTokenCount}
 	}
 	if len(ch.Candidates) == 0 {

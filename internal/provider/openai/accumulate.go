@@ -6,7 +6,6 @@ import (
 
 	"charm.land/fantasy"
 
-	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/provider"
 )
@@ -131,8 +130,8 @@ func (a *accumulator) response(model string) *provider.Response {
 	}
 }
 
-func usage(u fantasy.Usage) event.Usage {
-	return event.Usage{
+func usage(u fantasy.Usage) message.Usage {
+	return message.Usage{
 		InputTokens:         u.InputTokens,
 		OutputTokens:        u.OutputTokens,
 		CacheReadTokens:     u.CacheReadTokens,

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/provider"
 )
@@ -67,7 +66,7 @@ type responsesAccumulator struct {
 	provider string
 	onDelta  func(provider.Delta)
 	items    map[int][]message.Block
-	usage    event.Usage
+	usage    message.Usage
 	stop     string
 	done     bool
 }
@@ -152,7 +151,7 @@ func (a *responsesAccumulator) finish(raw json.RawMessage) error {
 		cached := u.InputTokensDetails.CachedTokens
 		// Anthropic's convention, which every adapter reports in: input
 		// excludes the cached part.
-		a.usage = event.Usage{InputTokens: u.InputTokens - cached, CacheReadTokens: cached,
+		a.usage = message.Usage{InputTokens: u.InputTokens - cached, CacheReadTokens: cached,
 			OutputTokens: u.OutputTokens, ReasoningTokens: u.OutputTokensDetails.ReasoningTokens}
 	}
 	if r.IncompleteDetails != nil {
