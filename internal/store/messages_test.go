@@ -261,28 +261,3 @@ func TestAppendAfterCloseFails(t *testing.T) {
 		t.Fatal("append on a closed store succeeded")
 	}
 }
-
-func TestRecorderWithSeqKeepsLastSeq(t *testing.T) {
-	s := openTest(t)
-	ctx := context.Background()
-	sess, err := s.CreateSession(ctx, Session{Cwd: "/w"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	seq := int64(41)
-	rec := s.RecorderWithSeq(sess.ID, func() int64 { return seq })
-	if err := rec.Append(ctx, message.Message{Role: message.User, Content: []message.Block{message.TextBlock("x")}}); err != nil {
-		t.Fatal(err)
-	}
-	got, _ := s.GetSession(ctx, sess.ID)
-	if got.LastSeq != 41 {
-		t.Fatalf("last_seq %d, want 41", got.LastSeq)
-	}
-	low := int64(3)
-	if err := s.UpdateSession(ctx, sess.ID, SessionUpdate{LastSeq: &low}); err != nil {
-		t.Fatal(err)
-	}
-	if got, _ = s.GetSession(ctx, sess.ID); got.LastSeq != 41 {
-		t.Fatalf("last_seq went back to %d", got.LastSeq)
-	}
-}
