@@ -32,6 +32,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/provider"
+	"github.com/tandem-agent/tandem/internal/provider/providers"
 	"github.com/tandem-agent/tandem/internal/scripted"
 	"github.com/tandem-agent/tandem/internal/tool"
 	"github.com/tandem-agent/tandem/internal/turn"
@@ -109,7 +110,7 @@ func run(steps int, window int64, p policy) (result, error) {
 		return result{}, err
 	}
 	defer srv.Close()
-	prov, err := provider.New(provider.Config{Name: "anthropic", Kind: "anthropic", BaseURL: url, APIKey: "bench"})
+	prov, err := providers.New(provider.Config{Name: "anthropic", Kind: "anthropic", BaseURL: url, APIKey: "bench"})
 	if err != nil {
 		return result{}, err
 	}

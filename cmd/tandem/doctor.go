@@ -13,7 +13,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/app"
 	"github.com/tandem-agent/tandem/internal/claudecode"
 	"github.com/tandem-agent/tandem/internal/config"
-	"github.com/tandem-agent/tandem/internal/provider"
+	"github.com/tandem-agent/tandem/internal/provider/providers"
 	"github.com/tandem-agent/tandem/internal/termsafe"
 	"github.com/tandem-agent/tandem/internal/trust"
 )
@@ -36,7 +36,7 @@ type doctorReport struct {
 	Mode             string            `json:"permission_mode,omitempty"`
 	TrustedBy        string            `json:"trusted_by,omitempty"`
 	Ripgrep          string            `json:"ripgrep,omitempty"`
-	Providers        []provider.Probe  `json:"providers"`
+	Providers        []providers.Probe `json:"providers"`
 	ClaudeCode       claudecode.Report `json:"claude_code"`
 	ClaudeCodeCfg    string            `json:"claude_code_config_error,omitempty"`
 	settings         *app.Settings     // nil when the settings did not resolve
@@ -95,7 +95,7 @@ const dbHint = `  The database holds tandem's sessions. Stop every tandem proces
 
 func collectDoctor(cmd *cobra.Command, a *app.App, offline bool) *doctorReport {
 	rep := &doctorReport{Version: version(), ConfigDir: a.Paths.ConfigDir, DataDir: a.Paths.DataDir, Database: a.Store.Path(),
-		Providers: []provider.Probe{}, DatabaseCheck: "ok"}
+		Providers: []providers.Probe{}, DatabaseCheck: "ok"}
 	switch problems, err := a.Store.Check(cmd.Context()); {
 	case err != nil:
 		rep.DatabaseCheck, rep.DatabaseProblems = "error", []string{err.Error()}

@@ -6,13 +6,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tandem-agent/tandem/internal/provider"
+	"github.com/tandem-agent/tandem/internal/provider/providers"
 	"github.com/tandem-agent/tandem/internal/scripted"
 )
 
 type doctorJSON struct {
-	DefaultModel string           `json:"default_model"`
-	Providers    []provider.Probe `json:"providers"`
+	DefaultModel string            `json:"default_model"`
+	Providers    []providers.Probe `json:"providers"`
 }
 
 func runDoctorJSON(t *testing.T, x *e2e) (doctorJSON, runResult) {
@@ -25,13 +25,13 @@ func runDoctorJSON(t *testing.T, x *e2e) (doctorJSON, runResult) {
 	return d, r
 }
 
-func probeOf(d doctorJSON, name string) (provider.Probe, bool) {
+func probeOf(d doctorJSON, name string) (providers.Probe, bool) {
 	for _, p := range d.Providers {
 		if p.Provider == name {
 			return p, true
 		}
 	}
-	return provider.Probe{}, false
+	return providers.Probe{}, false
 }
 
 // Both keyed providers (Anthropic and OpenAI, pointed at the scripted

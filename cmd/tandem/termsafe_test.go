@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tandem-agent/tandem/internal/event"
+	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/store"
 	"github.com/tandem-agent/tandem/internal/termsafe"
 )
@@ -22,7 +23,7 @@ func TestTextOutputEscapesForTerminal(t *testing.T) {
 	p.Emit(event.Event{Type: event.Text, MessageID: "m", Text: "answer " + hostile + "\nnext line"})
 	p.Emit(event.Event{Type: event.ToolUse, ToolName: "Bash", Input: []byte(`{"command":"echo \u001b[31m"}`)})
 	p.Emit(event.Event{Type: event.ToolResult, ToolName: "Bash", Output: hostile})
-	p.finish(event.Event{Type: event.Result, IsError: true, Subtype: "error", Error: hostile, Usage: &event.Usage{}})
+	p.finish(event.Event{Type: event.Result, IsError: true, Subtype: "error", Error: hostile, Usage: &message.Usage{}})
 	for name, s := range map[string]string{"stdout": out.String(), "stderr": errw.String()} {
 		if strings.ContainsAny(s, "\x1b\x07\r") {
 			t.Errorf("%s has raw control characters: %q", name, s)

@@ -121,7 +121,7 @@ func pathOf(uri string) string {
 	return uri
 }
 
-func usage(u *event.Usage) *acpsdk.Usage {
+func usage(u *message.Usage) *acpsdk.Usage {
 	if u == nil {
 		return nil
 	}

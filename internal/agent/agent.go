@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/tandem-agent/tandem/internal/compact"
-	"github.com/tandem-agent/tandem/internal/event"
+	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/provider"
 )
 
@@ -24,7 +24,7 @@ type Model struct {
 	// MaxOutput caps the response; 0 picks a default.
 	MaxOutput int64
 	// Cost prices a call's usage; nil result means unknown.
-	Cost func(event.Usage) *float64
+	Cost func(message.Usage) *float64
 	// ThinkingBudget > 0 turns extended thinking on.
 	ThinkingBudget int64
 	Effort         string

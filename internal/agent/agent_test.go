@@ -89,11 +89,11 @@ func toolStep(calls ...[2]string) *provider.Response {
 	for i, c := range calls {
 		bs = append(bs, message.Block{Type: message.ToolUse, ID: c[0] + string(rune('a'+i)), Name: c[0], Input: json.RawMessage(c[1])})
 	}
-	return &provider.Response{Content: bs, StopReason: "tool_use", Usage: event.Usage{InputTokens: 10, OutputTokens: 5}}
+	return &provider.Response{Content: bs, StopReason: "tool_use", Usage: message.Usage{InputTokens: 10, OutputTokens: 5}}
 }
 
 func textStep(s string) *provider.Response {
-	return &provider.Response{Content: []message.Block{message.TextBlock(s)}, StopReason: "end_turn", Usage: event.Usage{InputTokens: 3, OutputTokens: 2}}
+	return &provider.Response{Content: []message.Block{message.TextBlock(s)}, StopReason: "end_turn", Usage: message.Usage{InputTokens: 3, OutputTokens: 2}}
 }
 
 type harness struct {
@@ -111,7 +111,7 @@ func newHarness(t *testing.T, steps ...any) *harness {
 	price := 1.0
 	rt, err := New(Options{
 		Models: ResolverFunc(func(string) (Model, error) {
-			return Model{Provider: h.prov, ID: "m", Cost: func(u event.Usage) *float64 { c := float64(u.InputTokens) * price; return &c }}, nil
+			return Model{Provider: h.prov, ID: "m", Cost: func(u message.Usage) *float64 { c := float64(u.InputTokens) * price; return &c }}, nil
 		}),
 		Sleep: func(ctx context.Context, d time.Duration) error { return ctx.Err() },
 	})

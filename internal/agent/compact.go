@@ -75,7 +75,7 @@ func (r *Runtime) compact(ctx context.Context, st *turnState, trigger, focus str
 
 // boundary builds the stored boundary message: the summary, the todo list
 // as the last TodoWrite left it, and the summary calls' cost.
-func (r *Runtime) boundary(ctx context.Context, st *turnState, sm Model, spec, summary string, usage event.Usage, trigger, focus string, before int64) (message.Message, error) {
+func (r *Runtime) boundary(ctx context.Context, st *turnState, sm Model, spec, summary string, usage message.Usage, trigger, focus string, before int64) (message.Message, error) {
 	stored, err := st.d.Recorder.History(ctx)
 	if err != nil {
 		return message.Message{}, fmt.Errorf("load history for the todo list: %w", err)
@@ -135,8 +135,8 @@ func (r *Runtime) summaryWindow(st *turnState, m Model) int64 {
 // summarise asks the model for the summary of msgs. A conversation larger
 // than the window is summarised in passes; a summary request that
 // overflows anyway is split further.
-func (r *Runtime) summarise(ctx context.Context, st *turnState, m Model, msgs []message.Message, focus string) (string, event.Usage, error) {
-	var total event.Usage
+func (r *Runtime) summarise(ctx context.Context, st *turnState, m Model, msgs []message.Message, focus string) (string, message.Usage, error) {
+	var total message.Usage
 	window := r.summaryWindow(st, m)
 	maxOut := min(orDefault(m.MaxOutput, summaryMaxTokens), summaryMaxTokens)
 	budget := int64(float64(window)*0.9) - compact.Tokens(compact.SummaryPrompt) - maxOut - 1000
@@ -154,7 +154,7 @@ func (r *Runtime) summarise(ctx context.Context, st *turnState, m Model, msgs []
 	return "", total, fmt.Errorf("the conversation could not be summarised within the model's %d-token window", window)
 }
 
-func (r *Runtime) summaryPasses(ctx context.Context, st *turnState, m Model, msgs []message.Message, focus string, budget, maxOut int64, total *event.Usage) (string, error) {
+func (r *Runtime) summaryPasses(ctx context.Context, st *turnState, m Model, msgs []message.Message, focus string, budget, maxOut int64, total *message.Usage) (string, error) {
 	prev := ""
 	for _, chunk := range compact.Chunks(msgs, budget) {
 		req := provider.Request{Model: m.ID, System: []string{compact.SummaryPrompt}, MaxTokens: maxOut,
@@ -181,7 +181,7 @@ func (r *Runtime) summaryPasses(ctx context.Context, st *turnState, m Model, msg
 
 // chargeSummary puts the summary calls' usage and cost on the boundary
 // message and the turn's totals.
-func (r *Runtime) chargeSummary(st *turnState, b *message.Message, m Model, u event.Usage) {
+func (r *Runtime) chargeSummary(st *turnState, b *message.Message, m Model, u message.Usage) {
 	b.Usage = &u
 	st.usage = st.usage.Add(u)
 	if m.Cost != nil {

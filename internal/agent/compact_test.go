@@ -14,6 +14,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/provider"
+	"github.com/tandem-agent/tandem/internal/provider/providers"
 	"github.com/tandem-agent/tandem/internal/scripted"
 	"github.com/tandem-agent/tandem/internal/tool"
 	"github.com/tandem-agent/tandem/internal/turn"
@@ -75,7 +76,7 @@ func newLive(t *testing.T, kind string, script scripted.Script, window int64, cf
 	if kind != "anthropic" {
 		base = url + "/v1"
 	}
-	prov, err := provider.New(provider.Config{Name: kind, Kind: kind, BaseURL: base, APIKey: "x"})
+	prov, err := providers.New(provider.Config{Name: kind, Kind: kind, BaseURL: base, APIKey: "x"})
 	if err != nil {
 		t.Fatal(err)
 	}

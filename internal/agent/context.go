@@ -8,6 +8,7 @@ import (
 
 	"github.com/tandem-agent/tandem/internal/compact"
 	"github.com/tandem-agent/tandem/internal/event"
+	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/provider"
 )
 
@@ -45,7 +46,7 @@ func (m *meter) used(est int64) int64 {
 }
 
 // observe records a response's usage for the request estimated at est.
-func (m *meter) observe(u event.Usage, est int64) {
+func (m *meter) observe(u message.Usage, est int64) {
 	in := u.InputTokens + u.CacheReadTokens + u.CacheCreationTokens
 	if in <= 0 || est <= 0 {
 		return

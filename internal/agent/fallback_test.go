@@ -8,8 +8,10 @@ import (
 	"time"
 
 	"github.com/tandem-agent/tandem/internal/event"
+	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/provider"
+	"github.com/tandem-agent/tandem/internal/provider/providers"
 	"github.com/tandem-agent/tandem/internal/scripted"
 	"github.com/tandem-agent/tandem/internal/tool"
 	"github.com/tandem-agent/tandem/internal/turn"
@@ -44,7 +46,7 @@ func newFallbackWorld(t *testing.T, primary, backup scripted.Script, disabled st
 		if kind != provider.KindAnthropic {
 			base += "/v1"
 		}
-		p, err := provider.New(provider.Config{Name: name, Kind: kind, BaseURL: base, APIKey: "k"})
+		p, err := providers.New(provider.Config{Name: name, Kind: kind, BaseURL: base, APIKey: "k"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -62,7 +64,7 @@ func newFallbackWorld(t *testing.T, primary, backup scripted.Script, disabled st
 				return Model{}, errors.New("unknown provider " + name)
 			}
 			per := price[name]
-			return Model{Provider: p, ID: id, Cost: func(u event.Usage) *float64 { c := float64(u.InputTokens) * per; return &c }}, nil
+			return Model{Provider: p, ID: id, Cost: func(u message.Usage) *float64 { c := float64(u.InputTokens) * per; return &c }}, nil
 		}),
 		Retry: RetryPolicy{MaxAttempts: 3},
 		Sleep: func(ctx context.Context, d time.Duration) error { return ctx.Err() },

@@ -30,7 +30,7 @@ type turnState struct {
 	history  []message.Message
 	start    time.Time
 	steps    int
-	usage    event.Usage
+	usage    message.Usage
 	cost     *float64
 	costOK   bool
 	lastText string
@@ -208,7 +208,7 @@ func (st *turnState) record(ctx context.Context, m message.Message) error {
 	return nil
 }
 
-func assistantMessage(st *turnState, blocks []message.Block, u *event.Usage) message.Message {
+func assistantMessage(st *turnState, blocks []message.Block, u *message.Usage) message.Message {
 	m := message.Message{ID: newID("msg"), Role: message.Assistant, Content: blocks,
 		Model: st.spec, CreatedAt: time.Now().UTC()}
 	if u != nil {

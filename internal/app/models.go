@@ -7,9 +7,10 @@ import (
 
 	"github.com/tandem-agent/tandem/internal/agent"
 	"github.com/tandem-agent/tandem/internal/config"
-	"github.com/tandem-agent/tandem/internal/event"
+	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/provider"
 	"github.com/tandem-agent/tandem/internal/provider/catalog"
+	"github.com/tandem-agent/tandem/internal/provider/providers"
 )
 
 // models turns "provider/model" specs into ready adapters, caching one
@@ -47,7 +48,7 @@ func (m *models) resolver(c *config.Config) agent.Resolver {
 			return agent.Model{}, err
 		}
 		info := res.Info
-		model := agent.Model{Provider: p, ID: res.Model, Cost: func(u event.Usage) *float64 { return catalog.Cost(info, u) }}
+		model := agent.Model{Provider: p, ID: res.Model, Cost: func(u message.Usage) *float64 { return catalog.Cost(info, u) }}
 		if info != nil {
 			model.MaxOutput = info.MaxOutputTokens
 			model.ContextWindow = info.ContextWindow
@@ -133,7 +134,7 @@ func (m *models) adapter(pc provider.Config) (provider.Provider, error) {
 	if p, ok := m.cache[key]; ok {
 		return p, nil
 	}
-	p, err := provider.New(pc)
+	p, err := providers.New(pc)
 	if err != nil {
 		return nil, err
 	}

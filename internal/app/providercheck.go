@@ -10,6 +10,7 @@ import (
 
 	"github.com/tandem-agent/tandem/internal/provider"
 	"github.com/tandem-agent/tandem/internal/provider/catalog"
+	"github.com/tandem-agent/tandem/internal/provider/providers"
 )
 
 // probeTimeout bounds each provider's live check; a host that swallows
@@ -21,7 +22,7 @@ const probeTimeout = 10 * time.Second
 // key is in the environment. The session's model and fallback models are
 // looked for in their provider's list. Providers are checked in parallel;
 // the result is sorted by name.
-func (a *App) CheckProviders(ctx context.Context, s *Settings) []provider.Probe {
+func (a *App) CheckProviders(ctx context.Context, s *Settings) []providers.Probe {
 	wanted := map[string]string{} // provider -> model id to look for
 	for _, spec := range append([]string{s.Model}, s.FallbackModels...) {
 		if spec == "" {
@@ -42,7 +43,7 @@ func (a *App) CheckProviders(ctx context.Context, s *Settings) []provider.Probe 
 			defer wg.Done()
 			pctx, cancel := context.WithTimeout(ctx, probeTimeout)
 			defer cancel()
-			p := provider.ProbeProvider(pctx, pc, wanted[pc.Name])
+			p := providers.ProbeProvider(pctx, pc, wanted[pc.Name])
 			mu.Lock()
 			out = append(out, p)
 			mu.Unlock()
@@ -56,7 +57,7 @@ func (a *App) CheckProviders(ctx context.Context, s *Settings) []provider.Probe 
 // providersSetUp lists the providers configured in a file (and not
 // disabled) or preset with a key in the environment; configured ones whose
 // settings do not resolve come back as failed probes.
-func (a *App) providersSetUp(s *Settings) ([]provider.Config, []provider.Probe) {
+func (a *App) providersSetUp(s *Settings) ([]provider.Config, []providers.Probe) {
 	names := map[string]bool{}
 	for _, n := range a.Catalog.Presets() {
 		names[n] = false
@@ -69,12 +70,12 @@ func (a *App) providersSetUp(s *Settings) ([]provider.Config, []provider.Probe) 
 		names[n] = true
 	}
 	var set []provider.Config
-	var failed []provider.Probe
+	var failed []providers.Probe
 	for name, configured := range names {
 		pc, err := a.models.providerConfig(name, s.Config)
 		if err != nil {
 			if configured {
-				failed = append(failed, provider.Probe{Provider: name, Kind: pc.Kind, BaseURL: pc.BaseURL, Error: err.Error()})
+				failed = append(failed, providers.Probe{Provider: name, Kind: pc.Kind, BaseURL: pc.BaseURL, Error: err.Error()})
 			}
 			continue
 		}
@@ -105,7 +106,7 @@ func (a *App) RefreshModels(ctx context.Context, s *Settings) (catalog.Refreshed
 	}
 	for _, pc := range set {
 		pctx, cancel := context.WithTimeout(ctx, probeTimeout)
-		ids, err := provider.ListModels(pctx, pc)
+		ids, err := providers.ListModels(pctx, pc)
 		cancel()
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", pc.Name, err))

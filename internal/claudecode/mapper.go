@@ -41,7 +41,7 @@ type Mapper struct {
 	titles map[string]string // Agent call id -> "type: description"
 	// subUsage sums what the CLI reported the turn's sub-agents spent; its
 	// result's usage counts only the main thread.
-	subUsage event.Usage
+	subUsage message.Usage
 }
 
 // MapAll maps a whole recorded stream; a convenience for tests and tools.
@@ -319,7 +319,7 @@ func (m *Mapper) mapResult(msg Msg) event.Event {
 		u := toUsage(*msg.Usage).Add(m.subUsage)
 		e.Usage = &u
 	}
-	m.subUsage = event.Usage{}
+	m.subUsage = message.Usage{}
 	if msg.IsError {
 		e.Error = strings.Join(msg.Errors, "; ")
 		if e.Error == "" {
@@ -357,8 +357,8 @@ func resultSubtype(msg Msg) string {
 	return msg.Subtype
 }
 
-func toUsage(u APIUsage) event.Usage {
-	return event.Usage{
+func toUsage(u APIUsage) message.Usage {
+	return message.Usage{
 		InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
 		CacheReadTokens: u.CacheReadInputTokens, CacheCreationTokens: u.CacheCreationInputTokens,
 	}

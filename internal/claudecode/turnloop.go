@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tandem-agent/tandem/internal/event"
+	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/turn"
 )
 
@@ -41,7 +42,7 @@ type loop struct {
 	p         *proc
 	c         *controller
 	mapper    *Mapper
-	usage     event.Usage // sum over recorded assistant messages (for synthetic results)
+	usage     message.Usage // sum over recorded assistant messages (for synthetic results)
 	firstByte *time.Timer
 	fbArmed   bool
 	recordErr error
@@ -338,7 +339,7 @@ func (l *loop) record(f func(context.Context) error) {
 
 func (l *loop) synthetic(subtype, msg string) event.Event {
 	e := errorResult(subtype, msg)
-	if l.usage != (event.Usage{}) {
+	if l.usage != (message.Usage{}) {
 		u := l.usage
 		e.Usage = &u
 	}

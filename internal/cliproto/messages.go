@@ -8,7 +8,6 @@ import (
 	"io"
 	"sync"
 
-	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/message"
 )
 
@@ -88,9 +87,9 @@ func resultContent(blocks []message.Block) any {
 	return apiBlocks(blocks)
 }
 
-func apiUsage(u *event.Usage) map[string]any {
+func apiUsage(u *message.Usage) map[string]any {
 	if u == nil {
-		u = &event.Usage{}
+		u = &message.Usage{}
 	}
 	return map[string]any{"input_tokens": u.InputTokens, "output_tokens": u.OutputTokens,
 		"cache_read_input_tokens": u.CacheReadTokens, "cache_creation_input_tokens": u.CacheCreationTokens}

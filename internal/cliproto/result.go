@@ -6,6 +6,7 @@ import (
 
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/mcp"
+	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/session"
 )
@@ -89,7 +90,7 @@ func (d *driver) resultLine(live *session.Live, res event.Event, runErr error, s
 	}
 	usage := res.Usage
 	if usage == nil {
-		usage = &event.Usage{}
+		usage = &message.Usage{}
 	}
 	u := apiUsage(usage)
 	u["server_tool_use"] = map[string]any{"web_search_requests": 0, "web_fetch_requests": 0}

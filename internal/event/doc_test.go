@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/tandem-agent/tandem/internal/event"
+	"github.com/tandem-agent/tandem/internal/message"
 )
 
 // docPath is docs/events.md seen from this package's folder.
@@ -231,7 +232,7 @@ func TestDocNamesEverything(t *testing.T) {
 			t.Errorf("%s does not document result subtype %s (`%s`)", docPath, name, v)
 		}
 	}
-	for _, typ := range []reflect.Type{reflect.TypeFor[event.Event](), reflect.TypeFor[event.Usage](),
+	for _, typ := range []reflect.Type{reflect.TypeFor[event.Event](), reflect.TypeFor[message.Usage](),
 		reflect.TypeFor[event.Todo](), reflect.TypeFor[event.Denial]()} {
 		for i := range typ.NumField() {
 			f := typ.Field(i)

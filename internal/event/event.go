@@ -7,6 +7,8 @@ package event
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/tandem-agent/tandem/internal/message"
 )
 
 // Type names one kind of event.
@@ -43,26 +45,6 @@ const (
 	SubtypeProviderError    = "error_provider"
 	SubtypePermissionDenied = "error_permission"
 )
-
-// Usage counts tokens for one model call or a sum of calls.
-type Usage struct {
-	InputTokens         int64 `json:"input_tokens"`
-	OutputTokens        int64 `json:"output_tokens"`
-	CacheReadTokens     int64 `json:"cache_read_input_tokens,omitempty"`
-	CacheCreationTokens int64 `json:"cache_creation_input_tokens,omitempty"`
-	ReasoningTokens     int64 `json:"reasoning_tokens,omitempty"`
-}
-
-// Add returns the sum of two usages.
-func (u Usage) Add(o Usage) Usage {
-	return Usage{
-		InputTokens:         u.InputTokens + o.InputTokens,
-		OutputTokens:        u.OutputTokens + o.OutputTokens,
-		CacheReadTokens:     u.CacheReadTokens + o.CacheReadTokens,
-		CacheCreationTokens: u.CacheCreationTokens + o.CacheCreationTokens,
-		ReasoningTokens:     u.ReasoningTokens + o.ReasoningTokens,
-	}
-}
 
 // Todo is one entry of the agent's task list (TodoWrite).
 type Todo struct {
@@ -119,13 +101,13 @@ type Event struct {
 	Message string   `json:"message,omitempty"`
 
 	// result
-	Subtype           string   `json:"subtype,omitempty"`
-	Result            string   `json:"result,omitempty"`
-	Usage             *Usage   `json:"usage,omitempty"`
-	CostUSD           *float64 `json:"total_cost_usd,omitempty"` // nil: unknown (model without prices)
-	DurationMS        int64    `json:"duration_ms,omitempty"`
-	NumTurns          int      `json:"num_turns,omitempty"`
-	PermissionDenials []Denial `json:"permission_denials,omitempty"`
+	Subtype           string         `json:"subtype,omitempty"`
+	Result            string         `json:"result,omitempty"`
+	Usage             *message.Usage `json:"usage,omitempty"`
+	CostUSD           *float64       `json:"total_cost_usd,omitempty"` // nil: unknown (model without prices)
+	DurationMS        int64          `json:"duration_ms,omitempty"`
+	NumTurns          int            `json:"num_turns,omitempty"`
+	PermissionDenials []Denial       `json:"permission_denials,omitempty"`
 	// StructuredOutput is the final answer as JSON, validated against the
 	// turn's --json-schema.
 	StructuredOutput json.RawMessage `json:"structured_output,omitempty"`

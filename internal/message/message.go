@@ -8,8 +8,6 @@ package message
 import (
 	"encoding/json"
 	"time"
-
-	"github.com/tandem-agent/tandem/internal/event"
 )
 
 // Role of a message's author.
@@ -67,13 +65,13 @@ type Message struct {
 	// ProviderID is the id the model provider or the Claude Code CLI gave
 	// the message, kept as data: providers may reuse ids across
 	// conversations.
-	ProviderID string       `json:"provider_id,omitempty"`
-	Role       Role         `json:"role"`
-	Content    []Block      `json:"content"`
-	Model      string       `json:"model,omitempty"`
-	Usage      *event.Usage `json:"usage,omitempty"`
-	CostUSD    *float64     `json:"cost_usd,omitempty"`
-	CreatedAt  time.Time    `json:"created_at"`
+	ProviderID string    `json:"provider_id,omitempty"`
+	Role       Role      `json:"role"`
+	Content    []Block   `json:"content"`
+	Model      string    `json:"model,omitempty"`
+	Usage      *Usage    `json:"usage,omitempty"`
+	CostUSD    *float64  `json:"cost_usd,omitempty"`
+	CreatedAt  time.Time `json:"created_at"`
 	// Kind is "" for conversation; KindCompaction marks a compaction
 	// boundary whose text is the summary that replaces what came before.
 	Kind       Kind        `json:"kind,omitempty"`

@@ -31,8 +31,8 @@ func ValidKind(k string) bool {
 	return false
 }
 
-// kindList is Kinds for messages: "anthropic, openai, ... or openai-responses".
-func kindList() string {
+// KindList is Kinds for messages: "anthropic, openai, ... or openai-responses".
+func KindList() string {
 	ks := Kinds()
 	return strings.Join(ks[:len(ks)-1], ", ") + " or " + ks[len(ks)-1]
 }
@@ -74,15 +74,15 @@ var keylessNames = map[string]bool{
 	"ollama": true, "lmstudio": true, "llamacpp": true, "llama.cpp": true, "llama-cpp": true, "vllm": true,
 }
 
-// needsKey reports whether calls to cfg will be refused without credentials.
-func (cfg Config) needsKey() bool {
+// NeedsKey reports whether calls to cfg will be refused without credentials.
+func (cfg Config) NeedsKey() bool {
 	if cfg.APIKey != "" || cfg.AuthToken != "" {
 		return false
 	}
 	if keylessNames[strings.ToLower(cfg.Name)] {
 		return false
 	}
-	if hasHeader(cfg.Headers, "authorization") || hasHeader(cfg.Headers, "x-api-key") {
+	if HasHeader(cfg.Headers, "authorization") || HasHeader(cfg.Headers, "x-api-key") {
 		return false
 	}
 	if cfg.Kind == KindOpenAICompatible && isLocalURL(cfg.BaseURL) {
@@ -105,7 +105,8 @@ func isLocalURL(u string) bool {
 	return false
 }
 
-func hasHeader(h map[string]string, name string) bool {
+// HasHeader reports whether h has name, in any case.
+func HasHeader(h map[string]string, name string) bool {
 	for k := range h {
 		if strings.EqualFold(k, name) {
 			return true
@@ -114,8 +115,8 @@ func hasHeader(h map[string]string, name string) bool {
 	return false
 }
 
-// keyHint names what to set when a key is missing.
-func (cfg Config) keyHint() string {
+// KeyHint names what to set when a key is missing.
+func (cfg Config) KeyHint() string {
 	switch strings.ToLower(cfg.Name) {
 	case "anthropic":
 		return "set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN for a bearer token)"
@@ -130,37 +131,7 @@ func (cfg Config) keyHint() string {
 		cfg.Name, strings.ToUpper(strings.NewReplacer("-", "_", ".", "_").Replace(cfg.Name)))
 }
 
-// New builds the adapter for cfg. It makes no network call.
-func New(cfg Config) (Provider, error) {
-	if cfg.Name == "" {
-		cfg.Name = cfg.Kind
-	}
-	if cfg.Name == "" {
-		return nil, fmt.Errorf("provider config: name and kind are empty; set kind to %s", kindList())
-	}
-	switch {
-	case cfg.Kind == KindOpenAICompatible && cfg.BaseURL == "":
-		return nil, fmt.Errorf("provider %s: kind %q needs a base URL (e.g. http://localhost:11434/v1 for ollama)",
-			cfg.Name, cfg.Kind)
-	case cfg.Kind == "":
-		return nil, fmt.Errorf("provider %s: kind is empty; set it to %s", cfg.Name, kindList())
-	case !ValidKind(cfg.Kind):
-		return nil, fmt.Errorf("provider %s: unknown kind %q; use %s", cfg.Name, cfg.Kind, kindList())
-	}
-	if cfg.needsKey() {
-		return nil, fmt.Errorf("provider %s: no API key: %s", cfg.Name, cfg.keyHint())
-	}
-	switch cfg.Kind {
-	case KindAnthropic:
-		return newAnthropicAdapter(cfg), nil
-	case KindOpenAIResponses:
-		return newResponsesAdapter(cfg), nil
-	case KindGemini:
-		return newGeminiAdapter(cfg), nil
-	}
-	chat, err := newFantasyAdapter(cfg)
-	if err != nil || cfg.Kind != KindOpenAI || len(cfg.ResponsesModels) == 0 {
-		return chat, err
-	}
-	return newRouted(chat, newResponsesAdapter(cfg), cfg.ResponsesModels), nil
+// AzureURL reports an Azure OpenAI endpoint (https://NAME.openai.azure.com/openai/v1/).
+func AzureURL(u string) bool {
+	return strings.Contains(u, ".openai.azure.com") || strings.Contains(u, ".cognitiveservices.azure.com")
 }

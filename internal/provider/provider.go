@@ -1,8 +1,11 @@
 // Package provider is the boundary between the agent loop and LLM APIs. The
-// loop depends only on the Provider interface; adapters (Anthropic Messages,
-// OpenAI Chat Completions and OpenAI-compatible servers, later Gemini,
-// Bedrock, ...) live beside it. Retrying is the loop's job: adapters make one
-// attempt and classify failures with *Error.
+// loop depends only on the Provider interface and the types here; each wire
+// protocol has its adapter package below this one (anthropic, openai,
+// responses, gemini), and providers builds one from a Config. What the
+// adapters share lives here and links no vendor SDK: the kinds, Config,
+// *Error and its classification, the watch transport (stall.go) and the
+// tool-set cache. Retrying is the loop's job: adapters make one attempt and
+// classify failures with *Error.
 package provider
 
 import (
@@ -12,7 +15,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/message"
 )
 
@@ -77,7 +79,7 @@ type Delta struct {
 // Response is the complete assistant message of one call.
 type Response struct {
 	Content    []message.Block
-	Usage      event.Usage
+	Usage      message.Usage
 	StopReason string // end_turn | tool_use | max_tokens | stop_sequence | ...
 	Model      string
 	// Sources are the pages provider-side web search found (ServerTools).

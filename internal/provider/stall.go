@@ -62,7 +62,7 @@ func (e *ContentError) Error() string {
 		ct = "no content type"
 	}
 	msg := fmt.Sprintf("the server answered 200 with %s instead of an event stream", ct)
-	if m := bodyMessage([]byte(e.Snippet)); m != "" {
+	if m := BodyMessage([]byte(e.Snippet)); m != "" {
 		msg += ": " + m
 	} else if e.Snippet != "" {
 		msg += fmt.Sprintf(": %q", e.Snippet)
@@ -90,9 +90,9 @@ func streamTimeouts(cfg Config) (firstByte, idle time.Duration) {
 
 type streamingKey struct{}
 
-// streaming marks ctx as a streamed model call, which the watch transport
+// Streaming marks ctx as a streamed model call, which the watch transport
 // guards; other calls (model lists) pass through untouched.
-func streaming(ctx context.Context) context.Context {
+func Streaming(ctx context.Context) context.Context {
 	return context.WithValue(ctx, streamingKey{}, true)
 }
 
@@ -346,7 +346,7 @@ func classifyWatch(name string, err error) *Error {
 	}
 	var ce *ContentError
 	if errors.As(err, &ce) {
-		return &Error{Provider: name, Message: shorten(ce.Error()), Retryable: ce.Transient, Cause: err}
+		return &Error{Provider: name, Message: Shorten(ce.Error()), Retryable: ce.Transient, Cause: err}
 	}
 	return nil
 }

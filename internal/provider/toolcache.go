@@ -10,11 +10,11 @@ import (
 // few more.
 const maxToolSets = 8
 
-// toolCache keeps the wire form of tool sets already converted, so that a
+// ToolCache keeps the wire form of tool sets already converted, so that a
 // session decodes and re-encodes its tool schemas once rather than on every
 // step. Entries are found by comparing the specs themselves (a byte compare
 // of the schemas), so a changed schema can never be served stale.
-type toolCache[T any] struct {
+type ToolCache[T any] struct {
 	mu      sync.Mutex
 	entries []toolCacheEntry[T] // least recently used first
 }
@@ -24,9 +24,9 @@ type toolCacheEntry[T any] struct {
 	val   T
 }
 
-// get returns the converted form of specs, building it on a miss. A build
+// Get returns the converted form of specs, building it on a miss. A build
 // error is not cached.
-func (c *toolCache[T]) get(specs []ToolSpec, build func([]ToolSpec) (T, error)) (T, error) {
+func (c *ToolCache[T]) Get(specs []ToolSpec, build func([]ToolSpec) (T, error)) (T, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for i, e := range c.entries {
@@ -69,4 +69,11 @@ func cloneSpecs(specs []ToolSpec) []ToolSpec {
 		out[i] = ToolSpec{Name: s.Name, Description: s.Description, InputSchema: bytes.Clone(s.InputSchema)}
 	}
 	return out
+}
+
+// Len is the number of tool sets kept.
+func (c *ToolCache[T]) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.entries)
 }

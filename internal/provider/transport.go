@@ -19,8 +19,8 @@ type authTransport struct {
 func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	req = req.Clone(req.Context())
 	h := req.Header
-	userAuth := hasHeader(t.cfg.Headers, "authorization")
-	userKey := hasHeader(t.cfg.Headers, "x-api-key")
+	userAuth := HasHeader(t.cfg.Headers, "authorization")
+	userKey := HasHeader(t.cfg.Headers, "x-api-key")
 	switch t.cfg.Kind {
 	case KindAnthropic:
 		switch {
@@ -59,10 +59,10 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		// Organisation/project from OPENAI_ORG_ID etc. belong to OpenAI only.
 		if t.cfg.Kind != KindOpenAI {
-			if !hasHeader(t.cfg.Headers, "openai-organization") {
+			if !HasHeader(t.cfg.Headers, "openai-organization") {
 				h.Del("OpenAI-Organization")
 			}
-			if !hasHeader(t.cfg.Headers, "openai-project") {
+			if !HasHeader(t.cfg.Headers, "openai-project") {
 				h.Del("OpenAI-Project")
 			}
 		}
@@ -70,10 +70,10 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return t.base.RoundTrip(req)
 }
 
-// httpClient returns the client the SDK should use: cfg.HTTPClient (or a
+// HTTPClient returns the client the SDK should use: cfg.HTTPClient (or a
 // default) with authTransport and watchTransport (stream timeouts, content
 // check) in front of its transport.
-func httpClient(cfg Config) *http.Client {
+func HTTPClient(cfg Config) *http.Client {
 	var c http.Client
 	if cfg.HTTPClient != nil {
 		c = *cfg.HTTPClient

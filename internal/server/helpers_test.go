@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/tandem-agent/tandem/internal/event"
+	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/scripted"
 	"github.com/tandem-agent/tandem/internal/server"
 	"github.com/tandem-agent/tandem/internal/server/servertest"
@@ -112,7 +113,7 @@ type sessionResp struct {
 	Status   string            `json:"status"`
 	LastSeq  int64             `json:"last_seq"`
 	Messages []json.RawMessage `json:"messages"`
-	Usage    event.Usage       `json:"usage"`
+	Usage    message.Usage     `json:"usage"`
 	Cost     *float64          `json:"total_cost_usd"`
 }
 

@@ -6,28 +6,27 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/store"
 )
 
 // sessionJSON is a session as the API shows it.
 type sessionJSON struct {
-	ID           string      `json:"id"`
-	Cwd          string      `json:"cwd"`
-	Title        string      `json:"title"`
-	Model        string      `json:"model"`
-	Runtime      string      `json:"runtime"`
-	Mode         string      `json:"mode"`
-	ParentID     string      `json:"parent_id,omitempty"`
-	CreatedAt    time.Time   `json:"created_at"`
-	UpdatedAt    time.Time   `json:"updated_at"`
-	Usage        event.Usage `json:"usage"`
-	CostUSD      *float64    `json:"total_cost_usd"`
-	MessageCount int         `json:"message_count"`
-	LastSeq      int64       `json:"last_seq"`
-	Status       string      `json:"status"` // idle | running
-	Queued       []string    `json:"queued,omitempty"`
+	ID           string        `json:"id"`
+	Cwd          string        `json:"cwd"`
+	Title        string        `json:"title"`
+	Model        string        `json:"model"`
+	Runtime      string        `json:"runtime"`
+	Mode         string        `json:"mode"`
+	ParentID     string        `json:"parent_id,omitempty"`
+	CreatedAt    time.Time     `json:"created_at"`
+	UpdatedAt    time.Time     `json:"updated_at"`
+	Usage        message.Usage `json:"usage"`
+	CostUSD      *float64      `json:"total_cost_usd"`
+	MessageCount int           `json:"message_count"`
+	LastSeq      int64         `json:"last_seq"`
+	Status       string        `json:"status"` // idle | running
+	Queued       []string      `json:"queued,omitempty"`
 	// Context is how full the model's context window was after the last
 	// turn (as the last context event said); absent before the first.
 	Context *contextJSON `json:"context,omitempty"`
@@ -46,10 +45,10 @@ type sessionDetail struct {
 }
 
 type usageJSON struct {
-	SessionID    string      `json:"session_id"`
-	Usage        event.Usage `json:"usage"`
-	CostUSD      *float64    `json:"total_cost_usd"`
-	MessageCount int         `json:"message_count"`
+	SessionID    string        `json:"session_id"`
+	Usage        message.Usage `json:"usage"`
+	CostUSD      *float64      `json:"total_cost_usd"`
+	MessageCount int           `json:"message_count"`
 }
 
 type workspaceJSON struct {

@@ -98,8 +98,8 @@ func TestTurnWithSeveralClients(t *testing.T) {
 		t.Fatalf("session after turn: %d messages, usage %+v cost %v", len(s.Messages), s.Usage, s.Cost)
 	}
 	var u struct {
-		Usage event.Usage `json:"usage"`
-		Cost  *float64    `json:"total_cost_usd"`
+		Usage message.Usage `json:"usage"`
+		Cost  *float64      `json:"total_cost_usd"`
 	}
 	e.mustDo("GET", "/api/sessions/"+id+"/usage", nil, 200, &u)
 	if u.Usage.OutputTokens != 20 || u.Cost == nil {

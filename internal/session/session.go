@@ -297,7 +297,7 @@ func (l *Live) Run(ctx context.Context, prompt string, opts TurnOptions) (event.
 	if len(in.FallbackModels) == 0 {
 		in.FallbackModels = l.FallbackModels
 	}
-	var recorder turn.Recorder = l.mgr.store.RecorderWithSeq(rec.ID, l.Events.LastSeq)
+	var recorder turn.Recorder = StoreRecorder(l.mgr.store, rec.ID, l.Events.LastSeq)
 	if len(l.msgSinks) > 0 {
 		recorder = notifyingRecorder{Recorder: recorder, sinks: l.msgSinks}
 	}

@@ -5,7 +5,6 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/message"
 )
 
@@ -22,7 +21,7 @@ func TestCompactionBoundaryRoundTrip(t *testing.T) {
 	cost := 0.25
 	c := &message.Compaction{KeepFrom: "msg_x", Trigger: "overflow", TokensBefore: 51000, TokensAfter: 4000, Model: "anthropic/claude-haiku-4-5", Focus: "the API"}
 	b := message.Message{Role: message.User, Kind: message.KindCompaction, Compaction: c,
-		Content: []message.Block{message.TextBlock("summary text")}, Usage: &event.Usage{InputTokens: 900, OutputTokens: 100}, CostUSD: &cost}
+		Content: []message.Block{message.TextBlock("summary text")}, Usage: &message.Usage{InputTokens: 900, OutputTokens: 100}, CostUSD: &cost}
 	if _, err := s.AppendMessage(ctx, sess.ID, b); err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/message"
 )
 
@@ -39,7 +38,7 @@ func TestConcurrentWritersTwoStores(t *testing.T) {
 				for i := 0; i < perG; i++ {
 					text := fmt.Sprintf("s%d g%d i%d", si, g, i)
 					m := message.Message{Role: message.Assistant, Content: []message.Block{message.TextBlock(text)},
-						Usage: &event.Usage{InputTokens: 1, OutputTokens: 2}, CostUSD: ptr(0.5)}
+						Usage: &message.Usage{InputTokens: 1, OutputTokens: 2}, CostUSD: ptr(0.5)}
 					target := shared.ID
 					if i%2 == 1 {
 						target = own[si].ID

@@ -80,8 +80,12 @@ func (s *Store) fullErr(err error, what string) error {
 // deleted, a build finishing) before it fails with a *DiskFullError.
 const fullRetry = 10 * time.Second
 
-// appendRetrying is appendMessage that waits for space to come back.
-func (s *Store) appendRetrying(ctx context.Context, sessionID string, m message.Message, lastSeq int64) (message.Message, error) {
+// AppendWithSeq stores m like AppendMessage, raises the session's last_seq
+// to lastSeq (the session's latest event number; 0 leaves it) in the same
+// transaction, and on a full disk keeps retrying for 10 s before failing
+// with a *DiskFullError naming what was not stored. It is how a turn's
+// messages are written.
+func (s *Store) AppendWithSeq(ctx context.Context, sessionID string, m message.Message, lastSeq int64) (message.Message, error) {
 	deadline := time.Now().Add(s.fullWait)
 	wait := 100 * time.Millisecond
 	for {

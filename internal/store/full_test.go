@@ -59,7 +59,7 @@ func TestDiskFullIsClearAndRecovers(t *testing.T) {
 	sess := newSession(t, s, "/p")
 	filler := fill(t, disk)
 	big := message.Message{Role: message.Assistant, Content: []message.Block{message.TextBlock(strings.Repeat("answer ", 20000))}}
-	err = s.RecorderWithSeq(sess.ID, nil).Append(ctx, big)
+	_, err = s.AppendWithSeq(ctx, sess.ID, big, 0)
 	var fe *DiskFullError
 	if !errors.Is(err, ErrDiskFull) || !errors.As(err, &fe) {
 		t.Fatalf("append on a full disk: %v", err)
@@ -76,7 +76,7 @@ func TestDiskFullIsClearAndRecovers(t *testing.T) {
 	if err != nil {
 		t.Fatalf("open after freeing space: %v", err)
 	}
-	if err := s.RecorderWithSeq(sess.ID, nil).Append(ctx, big); err != nil {
+	if _, err := s.AppendWithSeq(ctx, sess.ID, big, 0); err != nil {
 		t.Fatalf("append after freeing space: %v", err)
 	}
 	s.Close() // a clean close removes the -wal and -shm files
@@ -127,7 +127,7 @@ func TestDiskFullWriteRetriesUntilSpaceIsBack(t *testing.T) {
 	results := message.Message{Role: message.User, Content: []message.Block{{Type: message.ToolResult, ToolUseID: "t1",
 		Content: []message.Block{message.TextBlock(strings.Repeat("output ", 20000))}}}}
 	start := time.Now()
-	if err := s.RecorderWithSeq(sess.ID, nil).Append(ctx, results); err != nil {
+	if _, err := s.AppendWithSeq(ctx, sess.ID, results, 0); err != nil {
 		t.Fatalf("append: %v", err)
 	}
 	if time.Since(start) < 400*time.Millisecond {

@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/message"
 )
 
@@ -32,7 +31,7 @@ func runHelper() int {
 	ctx := context.Background()
 	for i := 0; ; i++ {
 		m := message.Message{Role: message.Assistant, Content: []message.Block{message.TextBlock(fmt.Sprint("step ", i))},
-			Usage: &event.Usage{InputTokens: 1}, CostUSD: ptr(0.001)}
+			Usage: &message.Usage{InputTokens: 1}, CostUSD: ptr(0.001)}
 		m, err := s.AppendMessage(ctx, sessionID, m)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/message"
 )
 
@@ -42,7 +41,7 @@ func (s *Store) appendMessage(ctx context.Context, sessionID string, m message.M
 	if err != nil {
 		return message.Message{}, fmt.Errorf("append message to session %s: %w", sessionID, err)
 	}
-	var u event.Usage
+	var u message.Usage
 	var usageCols [5]any // NULLs when the message has no usage
 	if m.Usage != nil {
 		u = *m.Usage
@@ -198,7 +197,7 @@ func scanMessage(rows *sql.Rows) (message.Message, error) {
 	}
 	m.Content = blocks
 	if in.Valid {
-		m.Usage = &event.Usage{InputTokens: in.Int64, OutputTokens: out.Int64,
+		m.Usage = &message.Usage{InputTokens: in.Int64, OutputTokens: out.Int64,
 			CacheReadTokens: cr.Int64, CacheCreationTokens: cc.Int64, ReasoningTokens: r.Int64}
 	}
 	if cost.Valid {

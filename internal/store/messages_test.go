@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/message"
 )
 
@@ -23,7 +22,7 @@ func TestMessageRoundTripEveryBlock(t *testing.T) {
 	img := message.Block{Type: message.Image, MediaType: "image/png", ImageData: "iVBORw0KGgo="}
 	msgs := []message.Message{
 		{Role: message.User, Content: []message.Block{message.TextBlock("look <here> & \"there\"\nsecond line"), img}},
-		{Role: message.Assistant, Model: "anthropic/claude-sonnet", Usage: &event.Usage{InputTokens: 10, OutputTokens: 20,
+		{Role: message.Assistant, Model: "anthropic/claude-sonnet", Usage: &message.Usage{InputTokens: 10, OutputTokens: 20,
 			CacheReadTokens: 30, CacheCreationTokens: 40, ReasoningTokens: 5}, CostUSD: ptr(0.0125),
 			Content: []message.Block{
 				{Type: message.Thinking, Text: "let me think", Signature: "EqQBCkYIBxgCKkB+sig==", Provider: "anthropic"},
@@ -95,13 +94,13 @@ func TestMessagesOrderAndTotals(t *testing.T) {
 	// Created-at times out of order: position, not time, decides the order.
 	base := time.Now()
 	var want []string
-	var wantUsage event.Usage
+	var wantUsage message.Usage
 	wantCost := 0.0
 	for i := 0; i < 20; i++ {
 		m := message.Message{Role: message.Assistant, CreatedAt: base.Add(time.Duration(-i) * time.Minute),
 			Content: []message.Block{message.TextBlock(fmt.Sprint(i))}}
 		if i%2 == 0 {
-			u := event.Usage{InputTokens: int64(i), OutputTokens: 2, CacheReadTokens: 3, CacheCreationTokens: 4, ReasoningTokens: 1}
+			u := message.Usage{InputTokens: int64(i), OutputTokens: 2, CacheReadTokens: 3, CacheCreationTokens: 4, ReasoningTokens: 1}
 			m.Usage, m.CostUSD = &u, ptr(0.25)
 			wantUsage = wantUsage.Add(u)
 			wantCost += 0.25
@@ -134,11 +133,11 @@ func TestMessagesOrderAndTotals(t *testing.T) {
 	}
 
 	// One assistant message with usage but no price makes the total unknown.
-	if _, err := s.AppendMessage(ctx, sess.ID, message.Message{Role: message.Assistant, Usage: &event.Usage{InputTokens: 1}}); err != nil {
+	if _, err := s.AppendMessage(ctx, sess.ID, message.Message{Role: message.Assistant, Usage: &message.Usage{InputTokens: 1}}); err != nil {
 		t.Fatal(err)
 	}
 	// ... and a later priced one does not make it known again.
-	if _, err := s.AppendMessage(ctx, sess.ID, message.Message{Role: message.Assistant, Usage: &event.Usage{InputTokens: 1}, CostUSD: ptr(1.0)}); err != nil {
+	if _, err := s.AppendMessage(ctx, sess.ID, message.Message{Role: message.Assistant, Usage: &message.Usage{InputTokens: 1}, CostUSD: ptr(1.0)}); err != nil {
 		t.Fatal(err)
 	}
 	after, _ = s.GetSession(ctx, sess.ID)
@@ -220,7 +219,7 @@ func TestAppendDuplicateIDFailsCleanly(t *testing.T) {
 	s := openTest(t)
 	ctx := context.Background()
 	sess := newSession(t, s, "/p")
-	m := message.Message{ID: "msg_dup", Role: message.Assistant, Usage: &event.Usage{InputTokens: 5}, CostUSD: ptr(1.0)}
+	m := message.Message{ID: "msg_dup", Role: message.Assistant, Usage: &message.Usage{InputTokens: 5}, CostUSD: ptr(1.0)}
 	if _, err := s.AppendMessage(ctx, sess.ID, m); err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +237,7 @@ func BenchmarkAppendMessage(b *testing.B) {
 	s := openTest(b)
 	ctx := context.Background()
 	sess := newSession(b, s, "/p")
-	m := message.Message{Role: message.Assistant, Usage: &event.Usage{InputTokens: 1000, OutputTokens: 200}, CostUSD: ptr(0.01),
+	m := message.Message{Role: message.Assistant, Usage: &message.Usage{InputTokens: 1000, OutputTokens: 200}, CostUSD: ptr(0.01),
 		Content: []message.Block{message.TextBlock(strings.Repeat("some text ", 100)),
 			{Type: message.ToolUse, ID: "toolu_1", Name: "bash", Input: json.RawMessage(`{"command":"go test ./..."}`)}}}
 	for b.Loop() {
@@ -260,30 +259,5 @@ func TestAppendAfterCloseFails(t *testing.T) {
 	}
 	if _, err := s.AppendMessage(ctx, sess.ID, message.Message{Role: message.User, Content: []message.Block{message.TextBlock("again")}}); err == nil {
 		t.Fatal("append on a closed store succeeded")
-	}
-}
-
-func TestRecorderWithSeqKeepsLastSeq(t *testing.T) {
-	s := openTest(t)
-	ctx := context.Background()
-	sess, err := s.CreateSession(ctx, Session{Cwd: "/w"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	seq := int64(41)
-	rec := s.RecorderWithSeq(sess.ID, func() int64 { return seq })
-	if err := rec.Append(ctx, message.Message{Role: message.User, Content: []message.Block{message.TextBlock("x")}}); err != nil {
-		t.Fatal(err)
-	}
-	got, _ := s.GetSession(ctx, sess.ID)
-	if got.LastSeq != 41 {
-		t.Fatalf("last_seq %d, want 41", got.LastSeq)
-	}
-	low := int64(3)
-	if err := s.UpdateSession(ctx, sess.ID, SessionUpdate{LastSeq: &low}); err != nil {
-		t.Fatal(err)
-	}
-	if got, _ = s.GetSession(ctx, sess.ID); got.LastSeq != 41 {
-		t.Fatalf("last_seq went back to %d", got.LastSeq)
 	}
 }

@@ -5,9 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-
-	"github.com/tandem-agent/tandem/internal/message"
-	"github.com/tandem-agent/tandem/internal/turn"
 )
 
 // Meta returns the session's value for key, or "" when the key was never
@@ -46,57 +43,4 @@ func putMeta(ctx context.Context, tx *sql.Tx, sessionID, key, value string) erro
 	_, err := tx.ExecContext(ctx, `INSERT INTO session_meta (session_id, key, value) VALUES (?, ?, ?)
 		ON CONFLICT (session_id, key) DO UPDATE SET value = excluded.value`, sessionID, key, value)
 	return err
-}
-
-// Recorder returns the turn.Recorder that stores a runtime's output in the
-// given session.
-func (s *Store) Recorder(sessionID string) turn.Recorder {
-	return recorder{s: s, id: sessionID}
-}
-
-// RecorderWithSeq is Recorder that also stores lastSeq() (the session's
-// latest event number) with every message, in the same transaction.
-func (s *Store) RecorderWithSeq(sessionID string, lastSeq func() int64) turn.Recorder {
-	return recorder{s: s, id: sessionID, seq: lastSeq}
-}
-
-type recorder struct {
-	s   *Store
-	id  string
-	seq func() int64
-}
-
-func (r recorder) History(ctx context.Context) ([]message.Message, error) {
-	return r.s.Messages(ctx, r.id)
-}
-
-func (r recorder) Append(ctx context.Context, m message.Message) error {
-	var seq int64
-	if r.seq != nil {
-		seq = r.seq()
-	}
-	_, err := r.s.appendRetrying(ctx, r.id, m, seq)
-	return err
-}
-
-func (r recorder) Meta(ctx context.Context, key string) (string, error) {
-	return r.s.Meta(ctx, r.id, key)
-}
-
-func (r recorder) SetMeta(ctx context.Context, key, value string) error {
-	return r.s.SetMeta(ctx, r.id, key, value)
-}
-
-// Child stores a child session (a sub-agent's) under the recorder's
-// session, in the same folder.
-func (r recorder) Child(ctx context.Context, title, model string) (string, turn.Recorder, error) {
-	parent, err := r.s.GetSession(ctx, r.id)
-	if err != nil {
-		return "", nil, fmt.Errorf("child of session %s: %w", r.id, err)
-	}
-	c, err := r.s.CreateSession(ctx, Session{Cwd: parent.Cwd, Model: model, Runtime: parent.Runtime, ParentID: r.id, Title: title})
-	if err != nil {
-		return "", nil, err
-	}
-	return c.ID, recorder{s: r.s, id: c.ID}, nil
 }

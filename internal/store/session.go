@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tandem-agent/tandem/internal/event"
+	"github.com/tandem-agent/tandem/internal/message"
 )
 
 // Session is one conversation and its running totals.
@@ -27,7 +27,7 @@ type Session struct {
 	UpdatedAt time.Time
 
 	// Usage is the sum of the messages' usage.
-	Usage event.Usage
+	Usage message.Usage
 	// CostUSD is the sum of the messages' costs; nil when unknown, which is
 	// the case once any assistant message reported usage without a cost
 	// (a model without prices): a partial sum would understate the spend.
@@ -113,7 +113,7 @@ func (s *Store) CreateSession(ctx context.Context, sess Session) (Session, error
 	if sess.Cwd != "" {
 		sess.Cwd = filepath.Clean(sess.Cwd)
 	}
-	sess.Usage, sess.MessageCount = event.Usage{}, 0
+	sess.Usage, sess.MessageCount = message.Usage{}, 0
 	zero := 0.0
 	sess.CostUSD = &zero
 	if sess.Meta == nil {

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/message"
 )
 
@@ -257,30 +256,5 @@ func TestMeta(t *testing.T) {
 	}
 	if err := s.SetMeta(ctx, "ses_missing", "k", "v"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("SetMeta of missing session err = %v", err)
-	}
-}
-
-func TestRecorder(t *testing.T) {
-	s := openTest(t)
-	ctx := context.Background()
-	sess := newSession(t, s, "/p")
-	r := s.Recorder(sess.ID)
-	cost := 0.5
-	if err := r.Append(ctx, message.Message{Role: message.Assistant, Content: []message.Block{message.TextBlock("ok")},
-		Usage: &event.Usage{InputTokens: 3}, CostUSD: &cost}); err != nil {
-		t.Fatal(err)
-	}
-	h, err := r.History(ctx)
-	if err != nil || len(h) != 1 || h[0].PlainText() != "ok" {
-		t.Fatalf("history = %v, %v", h, err)
-	}
-	if err := r.SetMeta(ctx, "k", "v"); err != nil {
-		t.Fatal(err)
-	}
-	if v, err := r.Meta(ctx, "k"); err != nil || v != "v" {
-		t.Errorf("meta = %q, %v", v, err)
-	}
-	if err := s.Recorder("ses_missing").Append(ctx, message.Message{Role: message.User}); !errors.Is(err, ErrNotFound) {
-		t.Errorf("append to missing session err = %v", err)
 	}
 }

@@ -3,6 +3,7 @@ package subagent
 import (
 	"context"
 
+	"github.com/tandem-agent/tandem/internal/session"
 	"github.com/tandem-agent/tandem/internal/store"
 	"github.com/tandem-agent/tandem/internal/turn"
 )
@@ -16,5 +17,5 @@ func (c StoreChildren) NewChild(ctx context.Context, parentID, cwd, model, title
 	if err != nil {
 		return "", nil, err
 	}
-	return s.ID, c.Store.RecorderWithSeq(s.ID, lastSeq), nil
+	return s.ID, session.StoreRecorder(c.Store, s.ID, lastSeq), nil
 }

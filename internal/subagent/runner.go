@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/tandem-agent/tandem/internal/event"
+	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/skills"
 	"github.com/tandem-agent/tandem/internal/tool"
@@ -92,7 +93,7 @@ type Outcome struct {
 	Subtype   string
 	IsError   bool
 	Error     string
-	Usage     event.Usage
+	Usage     message.Usage
 	CostUSD   *float64
 }
 

@@ -58,7 +58,7 @@ type Result struct {
 	// Usage and CostUSD are tokens a tool spent on model calls of its own
 	// (a sub-agent); the loop adds them to the turn's totals. CostUnknown
 	// says some of that usage had no price.
-	Usage       *event.Usage
+	Usage       *message.Usage
 	CostUSD     *float64
 	CostUnknown bool
 }

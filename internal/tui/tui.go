@@ -23,7 +23,7 @@ import (
 // SessionInfo is what the status line and titles show of the open session.
 type SessionInfo struct {
 	ID, Title, Cwd, Model, Mode, Runtime string
-	Usage                                event.Usage
+	Usage                                message.Usage
 	CostUSD                              *float64 // nil: unknown
 	// CanCompact: the runtime compacts the conversation on a "/compact"
 	// turn.

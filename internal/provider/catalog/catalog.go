@@ -12,7 +12,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/tandem-agent/tandem/internal/event"
+	"github.com/tandem-agent/tandem/internal/message"
 )
 
 //go:embed models.json
@@ -238,7 +238,7 @@ func (c *Catalog) howTo() string {
 // prices are unknown. Usage follows Anthropic's convention, which the
 // provider adapters normalise to: InputTokens excludes cache reads and
 // cache writes, and reasoning tokens are already inside OutputTokens.
-func Cost(info *ModelInfo, u event.Usage) *float64 {
+func Cost(info *ModelInfo, u message.Usage) *float64 {
 	if info == nil || info.Price == nil {
 		return nil
 	}

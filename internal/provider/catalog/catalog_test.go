@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tandem-agent/tandem/internal/event"
+	"github.com/tandem-agent/tandem/internal/message"
 )
 
 func TestResolve(t *testing.T) {
@@ -80,7 +80,7 @@ func TestPresets(t *testing.T) {
 func TestCost(t *testing.T) {
 	c, _ := Load()
 	r, _ := c.Resolve("claude-sonnet-4-5")
-	u := event.Usage{InputTokens: 1_000_000, OutputTokens: 100_000, CacheReadTokens: 2_000_000, CacheCreationTokens: 400_000}
+	u := message.Usage{InputTokens: 1_000_000, OutputTokens: 100_000, CacheReadTokens: 2_000_000, CacheCreationTokens: 400_000}
 	got := Cost(r.Info, u)
 	want := 3.0 + 1.5 + 0.6 + 1.5
 	if got == nil || math.Abs(*got-want) > 1e-9 {

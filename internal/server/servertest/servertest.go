@@ -14,8 +14,10 @@ import (
 	"github.com/tandem-agent/tandem/internal/agent"
 	"github.com/tandem-agent/tandem/internal/checkpoint"
 	"github.com/tandem-agent/tandem/internal/event"
+	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/provider"
+	"github.com/tandem-agent/tandem/internal/provider/providers"
 	"github.com/tandem-agent/tandem/internal/scripted"
 	"github.com/tandem-agent/tandem/internal/session"
 	"github.com/tandem-agent/tandem/internal/skills"
@@ -72,7 +74,7 @@ func New(dir string, cfg Config) (*Stack, error) {
 		st.Close()
 		return nil, fmt.Errorf("start scripted model server: %w", err)
 	}
-	prov, err := provider.New(provider.Config{Kind: "anthropic", BaseURL: url, APIKey: "x"})
+	prov, err := providers.New(provider.Config{Kind: "anthropic", BaseURL: url, APIKey: "x"})
 	if err != nil {
 		ms.Close()
 		st.Close()
@@ -81,7 +83,7 @@ func New(dir string, cfg Config) (*Stack, error) {
 	rt, err := agent.New(agent.Options{Models: agent.ResolverFunc(func(spec string) (agent.Model, error) {
 		zero := 0.0
 		return agent.Model{Provider: prov, ID: "claude-sonnet-4-5", MaxOutput: 1024,
-			Cost: func(u event.Usage) *float64 {
+			Cost: func(u message.Usage) *float64 {
 				c := zero + float64(u.InputTokens)*3e-6 + float64(u.OutputTokens)*15e-6
 				return &c
 			}}, nil

@@ -1,0 +1,260 @@
+// Package layers_test enforces the dependency rules of docs/ARCHITECTURE.md
+// ("Layers") on the real import graph, as `go list -deps` reports it for
+// the packages' non-test code.
+package layers_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/tandem-agent/tandem"
+
+// pkg is the part of `go list -json` the rules read.
+type pkg struct {
+	ImportPath string
+	Imports    []string
+	Standard   bool
+}
+
+// graph maps each package of the build (the module's and its
+// dependencies', not the standard library's) to what it imports.
+type graph map[string][]string
+
+func loadGraph(t *testing.T) graph {
+	t.Helper()
+	touchSources(t)
+	cmd := exec.Command("go", "list", "-deps", "-json=ImportPath,Imports,Standard", module+"/...")
+	cmd.Dir = ".." // the module root: tests run in their package's folder
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, stderr.String())
+	}
+	g := graph{}
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for {
+		var p pkg
+		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatalf("decode go list output: %v", err)
+		}
+		if !p.Standard {
+			g[p.ImportPath] = p.Imports
+		}
+	}
+	if len(g[module+"/internal/agent"]) == 0 {
+		t.Fatalf("go list reported no imports for %s/internal/agent; is the module root %q?", module, "..")
+	}
+	return g
+}
+
+// touchSources stats every Go file and go.mod of the module, so that go
+// test's result cache, which cannot see what the go list subprocess reads,
+// is invalidated when an import changes.
+func touchSources(t *testing.T) {
+	t.Helper()
+	err := filepath.WalkDir("..", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "node_modules" || d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) && p != ".." {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && (strings.HasSuffix(p, ".go") || d.Name() == "go.mod") {
+			_, err = os.Stat(p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatalf("walk the module: %v", err)
+	}
+}
+
+// path returns the shortest import chain from root to a package that bad
+// matches, following only packages that follow reports true for (beside
+// root itself); nil when there is none.
+func (g graph) path(root string, follow, bad func(string) bool) []string {
+	prev := map[string]string{root: ""}
+	queue := []string{root}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		for _, imp := range g[p] {
+			if _, seen := prev[imp]; seen {
+				continue
+			}
+			if _, known := g[imp]; !known {
+				continue // standard library
+			}
+			prev[imp] = p
+			if bad(imp) {
+				var chain []string
+				for q := imp; q != ""; q = prev[q] {
+					chain = append([]string{short(q)}, chain...)
+				}
+				return chain
+			}
+			if follow(imp) {
+				queue = append(queue, imp)
+			}
+		}
+	}
+	return nil
+}
+
+func short(p string) string { return strings.TrimPrefix(p, module+"/") }
+
+func under(p, dir string) bool { return p == dir || strings.HasPrefix(p, dir+"/") }
+
+func internalPkg(p string) bool { return under(p, module+"/internal") }
+
+func everything(string) bool { return true }
+
+// A rule: no package matching from may reach a package matching bad.
+type rule struct {
+	name string
+	from func(string) bool
+	bad  func(from, to string) bool
+	// follow limits the search: direct imports only (false) or the whole
+	// transitive closure (true).
+	transitive bool
+}
+
+func (r rule) check(t *testing.T, g graph) {
+	t.Helper()
+	for p := range g {
+		if !r.from(p) {
+			continue
+		}
+		follow := func(string) bool { return r.transitive }
+		if chain := g.path(p, follow, func(to string) bool { return r.bad(p, to) }); chain != nil {
+			t.Errorf("%s: %s", r.name, strings.Join(chain, " -> "))
+		}
+	}
+}
+
+var (
+	uiPkgs = []string{module + "/internal/server", module + "/internal/tui", module + "/cmd"}
+	// The adapters and what they link: only internal/provider/providers
+	// (used by app) may import them.
+	sdkPkgs = []string{
+		"github.com/anthropics", "github.com/openai", "charm.land/fantasy",
+		module + "/internal/provider/anthropic", module + "/internal/provider/openai",
+		module + "/internal/provider/responses", module + "/internal/provider/gemini",
+		module + "/internal/provider/providers",
+	}
+	terminalUI = []string{module + "/internal/tui", "charm.land/bubbletea", "charm.land/lipgloss",
+		"charm.land/bubbles", "github.com/charmbracelet/bubbletea", "github.com/charmbracelet/lipgloss",
+		"github.com/charmbracelet/bubbles"}
+	core = []string{"agent", "session", "tool", "tools", "permission", "event", "message", "store"}
+)
+
+func matchesAny(p string, prefixes []string) bool {
+	for _, x := range prefixes {
+		if under(p, x) || (strings.HasSuffix(x, "/") && strings.HasPrefix(p, x)) {
+			return true
+		}
+	}
+	return false
+}
+
+func corePkg(p string) bool {
+	for _, c := range core {
+		if under(p, module+"/internal/"+c) {
+			return true
+		}
+	}
+	return false
+}
+
+func rules() []rule {
+	return []rule{{
+		// Only the wiring imports the front ends: cmd/..., and internal/app,
+		// which sits above the server (it fills in the server's provider
+		// and model listings). A front end's own subpackages (servertest)
+		// may import it.
+		name: "an internal package imports a front end (internal/server, internal/tui or cmd/...)",
+		from: internalPkg,
+		bad: func(from, to string) bool {
+			if under(from, module+"/internal/app") && under(to, module+"/internal/server") {
+				return false
+			}
+			for _, ui := range uiPkgs {
+				if under(to, ui) && !under(from, ui) {
+					return true
+				}
+			}
+			return false
+		},
+	}, {
+		name:       "internal/agent links a provider SDK or adapter (it may use only internal/provider)",
+		from:       func(p string) bool { return p == module+"/internal/agent" },
+		bad:        func(_, to string) bool { return matchesAny(to, sdkPkgs) },
+		transitive: true,
+	}, {
+		name:       "the core links terminal UI code",
+		from:       corePkg,
+		bad:        func(_, to string) bool { return matchesAny(to, terminalUI) },
+		transitive: true,
+	}}
+}
+
+func TestLayers(t *testing.T) {
+	g := loadGraph(t)
+	for _, r := range rules() {
+		r.check(t, g)
+	}
+}
+
+// The rules must catch what they are about: checked on a made-up graph,
+// since the real one obeys them.
+func TestLayersNameTheEdge(t *testing.T) {
+	m := func(s string) string { return module + "/internal/" + s }
+	g := graph{
+		m("agent"):              {m("provider"), m("compact")},
+		m("compact"):            {m("provider/providers")},
+		m("provider"):           nil,
+		m("provider/providers"): {m("provider/anthropic")},
+		m("provider/anthropic"): {"github.com/anthropics/anthropic-sdk-go/v2"},
+		"github.com/anthropics/anthropic-sdk-go/v2": nil,
+		m("store"):                {m("tui")},
+		m("tui"):                  {"charm.land/bubbletea/v2"},
+		"charm.land/bubbletea/v2": nil,
+		m("server"):               nil,
+		m("server/servertest"):    {m("server")},
+	}
+	var got []string
+	for _, r := range rules() {
+		for p := range g {
+			if !r.from(p) {
+				continue
+			}
+			follow := func(string) bool { return r.transitive }
+			if chain := g.path(p, follow, func(to string) bool { return r.bad(p, to) }); chain != nil {
+				got = append(got, strings.Join(chain, " -> "))
+			}
+		}
+	}
+	want := []string{
+		"internal/store -> internal/tui",                                    // a front end
+		"internal/agent -> internal/compact -> internal/provider/providers", // an adapter
+		"internal/store -> internal/tui",                                    // terminal UI
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("violations %q, want %q (servertest and app importing server are allowed)", got, want)
+	}
+}

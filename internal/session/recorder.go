@@ -1,0 +1,58 @@
+package session
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/tandem-agent/tandem/internal/message"
+	"github.com/tandem-agent/tandem/internal/store"
+	"github.com/tandem-agent/tandem/internal/turn"
+)
+
+// StoreRecorder is the turn.Recorder that stores a runtime's output in the
+// given session of st; lastSeq (may be nil) is the session's latest event
+// number, stored with every message in the same transaction.
+func StoreRecorder(st *store.Store, sessionID string, lastSeq func() int64) turn.Recorder {
+	return storeRecorder{s: st, id: sessionID, seq: lastSeq}
+}
+
+type storeRecorder struct {
+	s   *store.Store
+	id  string
+	seq func() int64
+}
+
+func (r storeRecorder) History(ctx context.Context) ([]message.Message, error) {
+	return r.s.Messages(ctx, r.id)
+}
+
+func (r storeRecorder) Append(ctx context.Context, m message.Message) error {
+	var seq int64
+	if r.seq != nil {
+		seq = r.seq()
+	}
+	_, err := r.s.AppendWithSeq(ctx, r.id, m, seq)
+	return err
+}
+
+func (r storeRecorder) Meta(ctx context.Context, key string) (string, error) {
+	return r.s.Meta(ctx, r.id, key)
+}
+
+func (r storeRecorder) SetMeta(ctx context.Context, key, value string) error {
+	return r.s.SetMeta(ctx, r.id, key, value)
+}
+
+// Child stores a child session (a sub-agent's) under the recorder's
+// session, in the same folder.
+func (r storeRecorder) Child(ctx context.Context, title, model string) (string, turn.Recorder, error) {
+	parent, err := r.s.GetSession(ctx, r.id)
+	if err != nil {
+		return "", nil, fmt.Errorf("child of session %s: %w", r.id, err)
+	}
+	c, err := r.s.CreateSession(ctx, store.Session{Cwd: parent.Cwd, Model: model, Runtime: parent.Runtime, ParentID: r.id, Title: title})
+	if err != nil {
+		return "", nil, err
+	}
+	return c.ID, storeRecorder{s: r.s, id: c.ID}, nil
+}
