@@ -1,4 +1,4 @@
-package mcpcmd
+package main
 
 import (
 	"encoding/json"
@@ -10,7 +10,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/mcp"
 )
 
-func addCmd(deps *Deps) *cobra.Command {
+func addCmd(deps *mcpDeps) *cobra.Command {
 	var (
 		scope, transport, cwd string
 		env, headers          []string
@@ -77,7 +77,7 @@ func addCmd(deps *Deps) *cobra.Command {
 	return c
 }
 
-func addJSONCmd(deps *Deps) *cobra.Command {
+func addJSONCmd(deps *mcpDeps) *cobra.Command {
 	var scope string
 	c := &cobra.Command{
 		Use:     "add-json NAME JSON",
@@ -112,7 +112,7 @@ func jsonEscape(s string) string {
 
 // addEntry writes the entry into the scope's file and approves it for this
 // project: the user typed it, so it needs no further confirmation.
-func addEntry(deps *Deps, scope, name string, entry any) error {
+func addEntry(deps *mcpDeps, scope, name string, entry any) error {
 	path, err := deps.paths().PathFor(scope)
 	if err != nil {
 		return err

@@ -1,7 +1,7 @@
-// Package mcpcmd implements `tandem mcp list | add | add-json | remove |
-// enable | disable | test`, editing tandem's config files the way `claude
-// mcp` edits Claude Code's.
-package mcpcmd
+package main
+
+// `tandem mcp list | add | add-json | remove | enable | disable | test`
+// edit tandem's config files the way `claude mcp` edits Claude Code's.
 
 import (
 	"fmt"
@@ -13,8 +13,8 @@ import (
 	"github.com/tandem-agent/tandem/internal/mcp"
 )
 
-// Deps are what the commands need from the root command.
-type Deps struct {
+// mcpDeps are what the mcp commands need from the root command.
+type mcpDeps struct {
 	// UserConfig is $XDG_CONFIG_HOME/tandem/config.json.
 	UserConfig string
 	// ProjectDir is the project folder (cwd): .mcp.json and
@@ -29,14 +29,14 @@ type Deps struct {
 	ClientVersion string
 	// Resolve, when set, runs once the command line is parsed and may fill
 	// in the paths: the root's --home flag is known only then.
-	Resolve func(*Deps) error
+	Resolve func(*mcpDeps) error
 }
 
-func (d Deps) paths() mcp.Paths         { return mcp.ProjectPaths(d.UserConfig, d.ProjectDir) }
-func (d Deps) approvals() mcp.Approvals { return mcp.NewFileApprovals(d.DataDir) }
+func (d mcpDeps) paths() mcp.Paths         { return mcp.ProjectPaths(d.UserConfig, d.ProjectDir) }
+func (d mcpDeps) approvals() mcp.Approvals { return mcp.NewFileApprovals(d.DataDir) }
 
 // NewCommand returns the `mcp` command with its subcommands.
-func NewCommand(deps Deps) *cobra.Command {
+func newMCPCommand(deps mcpDeps) *cobra.Command {
 	if deps.Stdout == nil {
 		deps.Stdout = os.Stdout
 	}
@@ -74,7 +74,7 @@ func scopeFlag(c *cobra.Command, p *string, def string) {
 
 // findScope returns the scope whose file defines name: the given one, or
 // the only one that has it.
-func findScope(deps *Deps, name, scope string) (string, *configDoc, error) {
+func findScope(deps *mcpDeps, name, scope string) (string, *configDoc, error) {
 	paths := deps.paths()
 	if scope != "" {
 		path, err := paths.PathFor(scope)

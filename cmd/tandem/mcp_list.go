@@ -1,4 +1,4 @@
-package mcpcmd
+package main
 
 import (
 	"encoding/json"
@@ -23,7 +23,7 @@ type listEntry struct {
 	Tools  []string `json:"-"`
 }
 
-func listCmd(deps *Deps) *cobra.Command {
+func listCmd(deps *mcpDeps) *cobra.Command {
 	var asJSON bool
 	c := &cobra.Command{
 		Use:   "list",

@@ -1,4 +1,4 @@
-package mcpcmd
+package main
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 )
 
 type env struct {
-	deps   Deps
+	deps   mcpDeps
 	stdout *bytes.Buffer
 }
 
@@ -21,7 +21,7 @@ func newEnv(t *testing.T) *env {
 	t.Helper()
 	root := t.TempDir()
 	out := &bytes.Buffer{}
-	e := &env{stdout: out, deps: Deps{
+	e := &env{stdout: out, deps: mcpDeps{
 		UserConfig: filepath.Join(root, "xdg", "tandem", "config.json"),
 		ProjectDir: filepath.Join(root, "project"),
 		DataDir:    filepath.Join(root, "data"),
@@ -36,7 +36,7 @@ func newEnv(t *testing.T) *env {
 func (e *env) run(t *testing.T, args ...string) (string, error) {
 	t.Helper()
 	e.stdout.Reset()
-	c := NewCommand(e.deps)
+	c := newMCPCommand(e.deps)
 	c.SetArgs(args)
 	err := c.Execute()
 	return e.stdout.String(), err

@@ -1,4 +1,4 @@
-package mcpcmd
+package main
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/mcp"
 )
 
-func removeCmd(deps *Deps) *cobra.Command {
+func removeCmd(deps *mcpDeps) *cobra.Command {
 	var scope string
 	c := &cobra.Command{
 		Use:   "remove NAME",
@@ -38,7 +38,7 @@ func removeCmd(deps *Deps) *cobra.Command {
 // enableCmd builds enable (on) or disable. Project (.mcp.json) servers are
 // switched through the approvals store, so the shared file is not edited;
 // the user's own entries get their "disabled" key changed.
-func enableCmd(deps *Deps, on bool) *cobra.Command {
+func enableCmd(deps *mcpDeps, on bool) *cobra.Command {
 	var scope string
 	use, short := "enable NAME", "Enable (and for project servers approve) an MCP server"
 	if !on {

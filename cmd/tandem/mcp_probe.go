@@ -1,4 +1,4 @@
-package mcpcmd
+package main
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/trust"
 )
 
-func testCmd(deps *Deps) *cobra.Command {
+func testCmd(deps *mcpDeps) *cobra.Command {
 	var wait time.Duration
 	c := &cobra.Command{
 		Use:   "test NAME",
@@ -46,7 +46,7 @@ func testCmd(deps *Deps) *cobra.Command {
 // checkTrust refuses to expand ${VAR} in a project's entry (which would
 // copy the user's keys into a server a cloned repository chose) unless the
 // folder is trusted, as a session would.
-func checkTrust(deps *Deps, name string, cfg mcp.ServerConfig) error {
+func checkTrust(deps *mcpDeps, name string, cfg mcp.ServerConfig) error {
 	refs := cfg.RefFields()
 	if !mcp.NeedsApproval(cfg.Scope) || len(refs) == 0 {
 		return nil
@@ -58,7 +58,7 @@ func checkTrust(deps *Deps, name string, cfg mcp.ServerConfig) error {
 		cfg.File, name, refs[0], deps.ProjectDir, deps.ProjectDir)
 }
 
-func runTest(ctx context.Context, deps *Deps, name string, cfg mcp.ServerConfig, wait time.Duration) error {
+func runTest(ctx context.Context, deps *mcpDeps, name string, cfg mcp.ServerConfig, wait time.Duration) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -88,7 +88,7 @@ func runTest(ctx context.Context, deps *Deps, name string, cfg mcp.ServerConfig,
 		if r, ok := t.(tool.ReadOnly); ok && r.ReadOnly() {
 			ro = " [read-only]"
 		}
-		fmt.Fprintf(out, "  %s%s  %s\n", t.Name(), ro, firstLine(t.Description()))
+		fmt.Fprintf(out, "  %s%s  %s\n", t.Name(), ro, mcpFirstLine(t.Description()))
 	}
 	rs, _ := m.Resources(name)
 	fmt.Fprintf(out, "Resources (%d):\n", len(rs))
@@ -98,7 +98,7 @@ func runTest(ctx context.Context, deps *Deps, name string, cfg mcp.ServerConfig,
 	ps := m.Prompts()
 	fmt.Fprintf(out, "Prompts (%d):\n", len(ps))
 	for _, p := range ps {
-		fmt.Fprintf(out, "  %s  %s\n", p.Name, firstLine(p.Description))
+		fmt.Fprintf(out, "  %s  %s\n", p.Name, mcpFirstLine(p.Description))
 	}
 	return nil
 }
@@ -110,7 +110,7 @@ func orState(st mcp.ServerStatus) string {
 	return "still " + string(st.State)
 }
 
-func firstLine(s string) string {
+func mcpFirstLine(s string) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
 	if len(s) > 100 {
 		s = s[:97] + "..."
