@@ -174,7 +174,7 @@ func runTurnBody(cmd *cobra.Command, g *globalFlags, f *runFlags, args []string)
 	var asker permission.Asker
 	if tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0); err == nil && isatty.IsTerminal(os.Stderr.Fd()) {
 		defer tty.Close()
-		asker = permission.NewTerminalAsker(tty, tty)
+		asker = newTerminalAsker(tty, tty)
 	}
 	a, err := app.Open(app.Options{Home: g.home, Version: version(), Asker: asker, Stderr: cmd.ErrOrStderr(), TrustProject: f.trustProject})
 	if err != nil {

@@ -1,15 +1,11 @@
 package permission
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"io"
-	"reflect"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/tandem-agent/tandem/internal/event"
 )
@@ -146,50 +142,5 @@ func TestNoTerminalDeniesWithExplanation(t *testing.T) {
 	if d.Behavior != Deny || !strings.Contains(d.Message, "no terminal to ask") || !strings.Contains(d.Message, "--allowedTools 'Bash(make test:*)'") ||
 		!strings.Contains(d.Message, "--permission-mode trust") || !strings.Contains(d.Message, ".tandem/config.json") {
 		t.Errorf("%+v", d)
-	}
-}
-
-func TestTerminalAsker(t *testing.T) {
-	q := Question{ToolName: "Bash", Summary: "Run `npm test`", Suggestion: "Bash(npm test:*)", Rules: []Rule{{Permission: "Bash", Pattern: "npm test:*", Action: ActionAllow}}}
-	cases := []struct {
-		input string
-		want  Answer
-	}{
-		{"y\n", Answer{Decision: AllowOnce, By: "terminal"}},
-		{"what\nn stop that\n", Answer{Decision: DenyCall, Message: "stop that", By: "terminal"}},
-		{"a\np\n", Answer{Decision: AllowAlways, Scope: ScopeProject, By: "terminal"}},
-		{"a\n\n", Answer{Decision: AllowAlways, Scope: ScopeSession, By: "terminal"}},
-	}
-	for _, c := range cases {
-		var out bytes.Buffer
-		ta := NewTerminalAsker(strings.NewReader(c.input), &out)
-		got, err := ta.Ask(context.Background(), q)
-		if err != nil || !reflect.DeepEqual(got, c.want) {
-			t.Errorf("%q: %+v %v", c.input, got, err)
-		}
-		if !strings.Contains(out.String(), "Run `npm test`") || !strings.Contains(out.String(), "Bash(npm test:*)") {
-			t.Errorf("prompt: %q", out.String())
-		}
-	}
-	// Closed input: an error, which the engine turns into a deny.
-	ta := NewTerminalAsker(strings.NewReader(""), io.Discard)
-	if _, err := ta.Ask(context.Background(), q); err == nil {
-		t.Errorf("EOF must be an error")
-	}
-	// A terminal attached to a broker loses to a faster client without
-	// hanging.
-	pr, pw := io.Pipe()
-	defer pw.Close()
-	log := newEventLog()
-	b := NewBroker(log.emit, NewTerminalAsker(pr, io.Discard))
-	go func() {
-		ev := <-log.seen
-		b.Reply(ev.RequestID, Answer{Decision: DenyCall, By: "web"})
-	}()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	ans, err := b.Ask(ctx, q)
-	if err != nil || ans.By != "web" {
-		t.Errorf("broker with terminal: %+v %v", ans, err)
 	}
 }

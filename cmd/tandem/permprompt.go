@@ -1,4 +1,4 @@
-package permission
+package main
 
 import (
 	"bufio"
@@ -8,14 +8,16 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/termsafe"
 )
 
-// TerminalAsker prompts on a terminal (or any reader and writer, so tests
+// terminalAsker is the permission prompt of `tandem run` on a terminal: it
+// prompts (or any reader and writer, so tests
 // can drive it). One goroutine reads lines for the asker's whole life, so
 // a question abandoned because another client answered first does not
 // leave a reader competing for the next line.
-type TerminalAsker struct {
+type terminalAsker struct {
 	out   io.Writer
 	in    io.Reader
 	once  sync.Mutex
@@ -23,13 +25,13 @@ type TerminalAsker struct {
 	mu    sync.Mutex // one question on screen at a time
 }
 
-// NewTerminalAsker returns an asker reading answers from in and writing
+// newTerminalAsker returns an asker reading answers from in and writing
 // prompts to out.
-func NewTerminalAsker(in io.Reader, out io.Writer) *TerminalAsker {
-	return &TerminalAsker{in: in, out: out}
+func newTerminalAsker(in io.Reader, out io.Writer) *terminalAsker {
+	return &terminalAsker{in: in, out: out}
 }
 
-func (t *TerminalAsker) start() {
+func (t *terminalAsker) start() {
 	t.once.Lock()
 	defer t.once.Unlock()
 	if t.lines != nil {
@@ -45,7 +47,7 @@ func (t *TerminalAsker) start() {
 	}()
 }
 
-func (t *TerminalAsker) readLine(ctx context.Context) (string, error) {
+func (t *terminalAsker) readLine(ctx context.Context) (string, error) {
 	select {
 	case l, ok := <-t.lines:
 		if !ok {
@@ -59,7 +61,7 @@ func (t *TerminalAsker) readLine(ctx context.Context) (string, error) {
 
 // Ask prints the question and reads: y (allow once), a (allow always, then
 // the scope), n or "n <message>" (deny, with the message for the model).
-func (t *TerminalAsker) Ask(ctx context.Context, q Question) (Answer, error) {
+func (t *terminalAsker) Ask(ctx context.Context, q permission.Question) (permission.Answer, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.start()
@@ -80,29 +82,29 @@ func (t *TerminalAsker) Ask(ctx context.Context, q Question) (Answer, error) {
 		}
 		line, err := t.readLine(ctx)
 		if err != nil {
-			return Answer{}, fmt.Errorf("read answer: %w", err)
+			return permission.Answer{}, fmt.Errorf("read answer: %w", err)
 		}
 		word, rest, _ := strings.Cut(line, " ")
 		switch strings.ToLower(word) {
 		case "y", "yes":
-			return Answer{Decision: AllowOnce, By: "terminal"}, nil
+			return permission.Answer{Decision: permission.AllowOnce, By: "terminal"}, nil
 		case "n", "no":
-			return Answer{Decision: DenyCall, Message: strings.TrimSpace(rest), By: "terminal"}, nil
+			return permission.Answer{Decision: permission.DenyCall, Message: strings.TrimSpace(rest), By: "terminal"}, nil
 		case "a", "always":
 			if !q.AlwaysOffered() {
 				break
 			}
 			scope, err := t.askScope(ctx)
 			if err != nil {
-				return Answer{}, err
+				return permission.Answer{}, err
 			}
-			return Answer{Decision: AllowAlways, Scope: scope, By: "terminal"}, nil
+			return permission.Answer{Decision: permission.AllowAlways, Scope: scope, By: "terminal"}, nil
 		}
 		fmt.Fprintln(t.out, "please answer y, a or n")
 	}
 }
 
-func (t *TerminalAsker) askScope(ctx context.Context) (Scope, error) {
+func (t *terminalAsker) askScope(ctx context.Context) (permission.Scope, error) {
 	for {
 		fmt.Fprint(t.out, "save the rule for this [s]ession, the [p]roject or the [u]ser? [s]: ")
 		line, err := t.readLine(ctx)
@@ -111,11 +113,11 @@ func (t *TerminalAsker) askScope(ctx context.Context) (Scope, error) {
 		}
 		switch strings.ToLower(line) {
 		case "", "s", "session":
-			return ScopeSession, nil
+			return permission.ScopeSession, nil
 		case "p", "project":
-			return ScopeProject, nil
+			return permission.ScopeProject, nil
 		case "u", "user":
-			return ScopeUser, nil
+			return permission.ScopeUser, nil
 		}
 	}
 }
