@@ -99,8 +99,8 @@ func newHarness(t *testing.T) *harness {
 		t: t, work: work, rec: &turntest.Recorder{}, events: &turntest.Events{},
 		cfg: Config{
 			Path:             path,
-			FirstByteTimeout: Duration(30 * time.Second),
-			TurnTimeout:      Duration(60 * time.Second),
+			FirstByteTimeout: Duration(90 * time.Second),
+			TurnTimeout:      Duration(180 * time.Second), // a loaded CI machine starts the CLI slowly
 			Env: map[string]string{
 				"HOME":                home,
 				"CLAUDE_CONFIG_DIR":   filepath.Join(home, ".claude"),
