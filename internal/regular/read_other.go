@@ -1,0 +1,5 @@
+//go:build !unix
+
+package regular
+
+func readFile(path string, _ []byte) ([]byte, error) { return readFileOS(path) }
