@@ -8,10 +8,10 @@ import (
 	"syscall"
 )
 
-// readFile uses the descriptor directly: an *os.File would also try to add
-// a regular file to the poller (one failing epoll_ctl) and read twice to
-// see the end.
-func readFile(path string, buf []byte) ([]byte, error) {
+// readFileMax uses the descriptor directly: an *os.File would also try to
+// add a regular file to the poller (one failing epoll_ctl) and read twice
+// to see the end.
+func readFileMax(path string, buf []byte, limit int64) ([]byte, error) {
 	var fd int
 	err := retryEINTR(func() (err error) {
 		fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|nonBlock, 0)
@@ -32,6 +32,9 @@ func readFile(path string, buf []byte) ([]byte, error) {
 			mode = info.Mode()
 		}
 		return nil, &NotRegularError{Path: path, Mode: mode}
+	}
+	if st.Size > limit {
+		return nil, ErrTooLarge
 	}
 	// One byte more than the size, so a file read whole ends with a short
 	// read and needs no second call to see the end; one that grew since
@@ -56,6 +59,9 @@ func readFile(path string, buf []byte) ([]byte, error) {
 			return buf, nil
 		}
 		buf = buf[:len(buf)+n]
+		if int64(len(buf)) > limit {
+			return nil, ErrTooLarge // it grew past the bound while read
+		}
 		if len(buf) < cap(buf) && int64(len(buf)) >= st.Size {
 			return buf, nil
 		}

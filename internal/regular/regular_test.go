@@ -1,6 +1,7 @@
 package regular
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -88,11 +89,14 @@ func TestReadFileReusing(t *testing.T) {
 	os.WriteFile(small, []byte("abc"), 0o644)
 	os.WriteFile(large, make([]byte, 10000), 0o644)
 	buf := make([]byte, 0, 100)
-	got, err := ReadFileReusing(small, buf)
+	got, err := ReadFileReusing(small, buf, 100)
 	if err != nil || string(got) != "abc" || &got[:1][0] != &buf[:1][0] {
 		t.Fatalf("small: %q, %v (reused: %v)", got, err, err == nil && &got[:1][0] == &buf[:1][0])
 	}
-	if got, err = ReadFileReusing(large, buf); err != nil || len(got) != 10000 {
+	if got, err = ReadFileReusing(large, buf, 10000); err != nil || len(got) != 10000 {
 		t.Fatalf("large: %d bytes, %v", len(got), err)
+	}
+	if _, err = ReadFileReusing(large, buf, 9999); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("over the bound: %v, want ErrTooLarge", err)
 	}
 }

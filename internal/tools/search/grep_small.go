@@ -63,8 +63,8 @@ func smallSearch(ctx context.Context, q query) ([]fileResult, error) {
 	if q.rootIsFile {
 		// rg searches a named binary file (reporting matches before the
 		// NUL), so any NUL sends it to rg.
-		data, err := regular.ReadFile(q.root)
-		if err != nil || len(data) > smallTreeBytes || bytes.IndexByte(data, 0) >= 0 {
+		data, err := regular.ReadFileReusing(q.root, nil, smallTreeBytes)
+		if err != nil || bytes.IndexByte(data, 0) >= 0 {
 			return nil, errNotSmall
 		}
 		if err := guard.check(data); err != nil {
@@ -146,7 +146,11 @@ func searchPaths(ctx context.Context, q query, re *regexp.Regexp, guard textGuar
 				if i >= len(paths) {
 					return
 				}
-				data, err := regular.ReadFileReusing(paths[i], buf)
+				data, err := regular.ReadFileReusing(paths[i], buf, smallTreeBytes-read.Load())
+				if errors.Is(err, regular.ErrTooLarge) {
+					cancel(errNotSmall)
+					return
+				}
 				if err != nil {
 					continue // unreadable or no longer regular: rg skips it too
 				}

@@ -51,6 +51,8 @@ func TestGrepSmallTreeHandsOver(t *testing.T) {
 		{"NUL beyond the first read", [][2]string{{"a.txt", "needle\n" + strings.Repeat("x", 20000) + "\x00"}}, map[string]any{"pattern": "needle"}},
 		{"named binary file", [][2]string{{"a.bin", "needle\x00\n"}}, map[string]any{"pattern": "needle", "path": "a.bin"}},
 		{"multiline", [][2]string{{"a.txt", "nee\ndle\n"}}, map[string]any{"pattern": `nee\ndle`, "multiline": true}},
+		{"a file over the byte bound", [][2]string{{"a.txt", "needle\n" + strings.Repeat("x\n", smallTreeBytes/2)}}, map[string]any{"pattern": "needle"}},
+		{"a named file over the byte bound", [][2]string{{"a.txt", "needle\n" + strings.Repeat("x\n", smallTreeBytes/2)}}, map[string]any{"pattern": "needle", "path": "a.txt"}},
 		{"more files than the bound", big, map[string]any{"pattern": "needle", "output_mode": "count", "head_limit": 3}},
 		{"escape rg 13 refuses", [][2]string{{"a.txt", "a/b\n"}}, map[string]any{"pattern": `a\/b`}},
 		{"brace Go takes literally", [][2]string{{"a.txt", "a{,2}\n"}}, map[string]any{"pattern": `a{,2}`}},
