@@ -107,6 +107,7 @@ type results struct {
 	steps                           int
 	session, startup, base, version []sample
 	rg                              string
+	prompt                          promptSize
 }
 
 func measureAll(ctx context.Context, c config, tmp, work, home string) (*results, error) {
@@ -138,6 +139,9 @@ func measureAll(ctx context.Context, c config, tmp, work, home string) (*results
 	fmt.Fprintln(os.Stderr, "warm-up run...")
 	if _, err := runSession(ctx, c.tandem, work, home, sessSrv.url, c.steps+1); err != nil {
 		return nil, err
+	}
+	if r.prompt, err = measurePrompt(ctx, c.tandem, work, home); err != nil {
+		return nil, fmt.Errorf("prompt size: %w", err)
 	}
 	for i := 0; i < c.runs; i++ {
 		fmt.Fprintf(os.Stderr, "run %d/%d...\n", i+1, c.runs)

@@ -23,6 +23,8 @@ type sample struct {
 	// maxRSS is the peak resident set in bytes; on Linux the maximum over
 	// the process and its reaped descendants.
 	maxRSS int64
+	// grepWall is, in a baseline, the part of wall spent in rg.
+	grepWall time.Duration
 }
 
 // measure runs cmd to completion and returns its resource use.
@@ -126,10 +128,12 @@ func baseline(ctx context.Context, rg, bash, work string, calls []stepCalls) (sa
 			grep := exec.CommandContext(ctx, rg, "--no-config", "--hidden", "--no-require-git", "--no-messages",
 				"--glob", "!.git", "--case-sensitive", "--files-with-matches", "--null", "--regexp", c.grepPattern, "--", target)
 			grep.Dir = work
+			began := time.Now()
 			s, err := measureAllowNoMatch(grep)
 			if err != nil {
 				return total, fmt.Errorf("baseline rg: %w", err)
 			}
+			total.grepWall += time.Since(began)
 			total.add(s)
 		}
 		sh := exec.CommandContext(ctx, bash, "-c", c.bash)

@@ -9,9 +9,9 @@ import (
 
 // Targets from the project's performance goals.
 const (
-	targetOverheadPerStep = 10 * time.Millisecond
+	targetOverheadPerStep = 3 * time.Millisecond
 	targetPeakRSS         = 40 << 20
-	targetVersion         = 20 * time.Millisecond
+	targetVersion         = 10 * time.Millisecond
 )
 
 type stat struct{ min, median, max float64 }
@@ -84,14 +84,30 @@ func (r *results) print(w io.Writer) {
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "own overhead per step (wall - baseline)/steps: median %.2f ms, min %.2f ms (paired per run)\n", overMed, overMin)
 	fmt.Fprintf(w, "  of which startup (one-step run) amortised:   %.2f ms; per-step beyond startup %.2f ms\n", uw.median/n, marginal)
+	// Grep searches trees this small in-process, so its whole cost is
+	// tandem's own; the line below does not credit tandem with rg's time.
+	strict := stats(r.pairedOverheadNoGrep())
+	fmt.Fprintf(w, "  Grep counted as own work (baseline without rg): median %.2f ms, min %.2f ms\n", strict.median, strict.min)
 	fmt.Fprintf(w, "own CPU per step (CPU - baseline CPU)/steps:   %.2f ms\n", cpuPer)
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "targets:")
-	fmt.Fprintf(w, "  own overhead per step < %v: %.2f ms  %s\n", targetOverheadPerStep, overMed, verdict(overMed < ms(targetOverheadPerStep)))
-	fmt.Fprintf(w, "  peak RSS < 40 MiB:             %.1f MiB  %s\n", sr.max, verdict(sr.max < float64(targetPeakRSS)/(1<<20)))
+	fmt.Fprintf(w, "  own overhead per step <= %v: %.2f ms  %s\n", targetOverheadPerStep, overMed, verdict(overMed <= ms(targetOverheadPerStep)))
+	fmt.Fprintf(w, "  peak RSS <= 40 MiB:            %.1f MiB  %s\n", sr.max, verdict(sr.max <= float64(targetPeakRSS)/(1<<20)))
 	fmt.Fprintf(w, "  --version < %v:              %.1f ms  %s\n", targetVersion, vw.median, verdict(vw.median < ms(targetVersion)))
 	fmt.Fprintln(w)
+	r.prompt.print(w)
+	fmt.Fprintln(w)
 	fmt.Fprintf(w, "for scale (figures from the issue, not measured here): Claude Code 2.1.332 ~2600 ms, 256 MiB; OpenCode 1.18 ~7300 ms, 576 MiB; tandem here %.0f ms, %.1f MiB\n", sw.median, sr.max)
+}
+
+// pairedOverheadNoGrep is pairedOverhead against a baseline without its
+// rg calls.
+func (r *results) pairedOverheadNoGrep() []float64 {
+	out := make([]float64, len(r.session))
+	for i := range r.session {
+		out[i] = (ms(r.session[i].wall) - ms(r.base[i].wall-r.base[i].grepWall)) / float64(r.steps)
+	}
+	return out
 }
 
 // pairedOverhead is (session wall - baseline wall) / steps for each run, in

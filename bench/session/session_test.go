@@ -102,3 +102,34 @@ func TestStats(t *testing.T) {
 		}
 	}
 }
+
+// TestSizePrompt sizes system blocks and tools with compact's estimate.
+func TestSizePrompt(t *testing.T) {
+	body := `{"model":"m","system":[{"type":"text","text":"12345678"},{"type":"text","text":"abcd"}],` +
+		`"tools":[{"name":"Read","description":"Reads a file.","input_schema":{"type":"object"}},` +
+		`{"type":"web_search_20250305","name":"web_search","max_uses":5}],"messages":[]}`
+	p, err := sizePrompt([]byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.system != 3 {
+		t.Errorf("system %d tokens, want 2+1", p.system)
+	}
+	// Read: name 1 + description 4 + schema 5 + 4 framing.
+	// web_search: its 62 bytes of JSON.
+	want := map[string]int64{"Read": 14, "web_search (web_search_20250305)": 16}
+	if len(p.tools) != 2 {
+		t.Fatalf("tools %+v", p.tools)
+	}
+	for _, tl := range p.tools {
+		if want[tl.name] != tl.tokens {
+			t.Errorf("tool %s: %d tokens, want %d", tl.name, tl.tokens, want[tl.name])
+		}
+	}
+	if p.total() != 3+14+16 {
+		t.Errorf("total %d", p.total())
+	}
+	if _, err := sizePrompt([]byte(`{"system":5}`)); err == nil {
+		t.Error("a numeric system field was accepted")
+	}
+}

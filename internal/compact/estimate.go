@@ -59,6 +59,11 @@ func MessagesTokens(ms []message.Message) int64 {
 	return n
 }
 
+// ToolTokens estimates one tool definition in a request.
+func ToolTokens(name, description, schema string) int64 {
+	return Tokens(name) + Tokens(description) + Tokens(schema) + messageOverhead
+}
+
 // RequestTokens estimates a whole request: system prompt, tool
 // definitions and messages.
 func RequestTokens(req provider.Request) int64 {
@@ -67,7 +72,7 @@ func RequestTokens(req provider.Request) int64 {
 		n += Tokens(s)
 	}
 	for _, t := range req.Tools {
-		n += Tokens(t.Name) + Tokens(t.Description) + Tokens(string(t.InputSchema)) + messageOverhead
+		n += ToolTokens(t.Name, t.Description, string(t.InputSchema))
 	}
 	for _, t := range req.ServerTools {
 		n += Tokens(string(t))

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/tandem-agent/tandem/internal/provider"
 )
@@ -31,37 +32,45 @@ type Overflow struct {
 // named limit, sent, output and excess are read when present.
 type overflowPattern struct {
 	name string
+	expr string
 	re   *regexp.Regexp
 }
 
 // overflowPatterns are the real messages, from each server's source or
-// issue reports (see docs/compaction.md for examples).
-var overflowPatterns = []overflowPattern{
-	// Anthropic: "prompt is too long: 213456 tokens > 200000 maximum"
-	{"anthropic", regexp.MustCompile(`prompt is too long: (?P<sent>\d+) tokens > (?P<limit>\d+) maximum`)},
-	// Anthropic, counting max_tokens: "input length and `max_tokens` exceed context limit: 188000 + 20000 > 200000, decrease input length or `max_tokens` and try again"
-	{"anthropic-output", regexp.MustCompile("input length and `max_tokens` exceed context limit: (?P<sent>\\d+) \\+ (?P<output>\\d+) > (?P<limit>\\d+)")},
-	// Gemini: "The input token count (1196265) exceeds the maximum number of tokens allowed (1048576)."
-	{"gemini", regexp.MustCompile(`input token count \((?P<sent>\d+)\) exceeds the maximum number of tokens allowed \((?P<limit>\d+)\)`)},
-	// vLLM, DeepSeek, old OpenAI: "This model's maximum context length is 65536 tokens. However, you requested 66343 tokens (62247 in the messages, 4096 in the completion)."
-	{"requested", regexp.MustCompile(`maximum context length is (?P<limit>\d+) tokens\. However, you requested (?:about )?\d+ tokens \((?P<sent>\d+) (?:in the messages|of text input)[^)]*?(?P<output>\d+) (?:in the completion|in the output)\)`)},
-	// vLLM 0.20+: "...maximum context length is 128000 tokens. However, you requested 65535 output tokens and your prompt contains at least 62466 input tokens"
-	{"vllm", regexp.MustCompile(`maximum context length is (?P<limit>\d+) tokens\. However, you requested (?P<output>\d+) output tokens and your prompt contains at least (?P<sent>\d+) input tokens`)},
-	// OpenRouter: "This endpoint's maximum context length is 200000 tokens. However, you requested about 5028244 tokens (4945291 of text input, 2953 of tool input, 80000 in the output)."
-	{"openrouter", regexp.MustCompile(`maximum context length is (?P<limit>\d+) tokens\. However, you requested about \d+ tokens \((?P<sent>\d+) of text input, \d+ of tool input, (?P<output>\d+) in the output\)`)},
-	// OpenAI: "This model's maximum context length is 128000 tokens. However, your messages resulted in 204308 tokens."
-	{"openai", regexp.MustCompile(`maximum context length is (?P<limit>\d+) tokens\. However, your messages resulted in (?P<sent>\d+) tokens`)},
-	// llama.cpp server: "request (4476 tokens) exceeds the available context size (4096 tokens)"
-	{"llama.cpp", regexp.MustCompile(`request \((?P<sent>\d+) tokens\) exceeds the available context size \((?P<limit>\d+) tokens\)`)},
-	// LM Studio: "Trying to keep the first 15857 tokens when context the overflows. However, the model is loaded with context length of only 4096 tokens"
-	{"lmstudio", regexp.MustCompile(`keep the first (?P<sent>\d+) tokens when context the overflows\. However, the model is loaded with context length of only (?P<limit>\d+) tokens`)},
-	// LM Studio (newer), llama.cpp: "(n_keep: 13055>= n_ctx: 4096)", "n_keep (15028) >= n_ctx (7424)"
-	{"n_ctx", regexp.MustCompile(`n_keep[:( ]+(?P<sent>\d+)\)?\s*>=\s*n_ctx[:( ]+(?P<limit>\d+)`)},
-	// Ollama: "prompt too long; exceeded max context length by 4 tokens"
-	{"ollama", regexp.MustCompile(`exceeded max context length by (?P<excess>\d+) tokens`)},
-	// Generic: Mistral, Together, Gemini, others that name a limit.
-	{"generic", regexp.MustCompile(`(?i)(?:too large for model with|longer than the model's context length \(|maximum context length of) (?P<limit>\d+)`)},
-}
+// issue reports (see docs/compaction.md for examples). They are compiled
+// on first use: every start of tandem would pay for them otherwise.
+var overflowPatterns = sync.OnceValue(func() []overflowPattern {
+	ps := []overflowPattern{
+		// Anthropic: "prompt is too long: 213456 tokens > 200000 maximum"
+		{name: "anthropic", expr: `prompt is too long: (?P<sent>\d+) tokens > (?P<limit>\d+) maximum`},
+		// Anthropic, counting max_tokens: "input length and `max_tokens` exceed context limit: 188000 + 20000 > 200000, decrease input length or `max_tokens` and try again"
+		{name: "anthropic-output", expr: "input length and `max_tokens` exceed context limit: (?P<sent>\\d+) \\+ (?P<output>\\d+) > (?P<limit>\\d+)"},
+		// Gemini: "The input token count (1196265) exceeds the maximum number of tokens allowed (1048576)."
+		{name: "gemini", expr: `input token count \((?P<sent>\d+)\) exceeds the maximum number of tokens allowed \((?P<limit>\d+)\)`},
+		// vLLM, DeepSeek, old OpenAI: "This model's maximum context length is 65536 tokens. However, you requested 66343 tokens (62247 in the messages, 4096 in the completion)."
+		{name: "requested", expr: `maximum context length is (?P<limit>\d+) tokens\. However, you requested (?:about )?\d+ tokens \((?P<sent>\d+) (?:in the messages|of text input)[^)]*?(?P<output>\d+) (?:in the completion|in the output)\)`},
+		// vLLM 0.20+: "...maximum context length is 128000 tokens. However, you requested 65535 output tokens and your prompt contains at least 62466 input tokens"
+		{name: "vllm", expr: `maximum context length is (?P<limit>\d+) tokens\. However, you requested (?P<output>\d+) output tokens and your prompt contains at least (?P<sent>\d+) input tokens`},
+		// OpenRouter: "This endpoint's maximum context length is 200000 tokens. However, you requested about 5028244 tokens (4945291 of text input, 2953 of tool input, 80000 in the output)."
+		{name: "openrouter", expr: `maximum context length is (?P<limit>\d+) tokens\. However, you requested about \d+ tokens \((?P<sent>\d+) of text input, \d+ of tool input, (?P<output>\d+) in the output\)`},
+		// OpenAI: "This model's maximum context length is 128000 tokens. However, your messages resulted in 204308 tokens."
+		{name: "openai", expr: `maximum context length is (?P<limit>\d+) tokens\. However, your messages resulted in (?P<sent>\d+) tokens`},
+		// llama.cpp server: "request (4476 tokens) exceeds the available context size (4096 tokens)"
+		{name: "llama.cpp", expr: `request \((?P<sent>\d+) tokens\) exceeds the available context size \((?P<limit>\d+) tokens\)`},
+		// LM Studio: "Trying to keep the first 15857 tokens when context the overflows. However, the model is loaded with context length of only 4096 tokens"
+		{name: "lmstudio", expr: `keep the first (?P<sent>\d+) tokens when context the overflows\. However, the model is loaded with context length of only (?P<limit>\d+) tokens`},
+		// LM Studio (newer), llama.cpp: "(n_keep: 13055>= n_ctx: 4096)", "n_keep (15028) >= n_ctx (7424)"
+		{name: "n_ctx", expr: `n_keep[:( ]+(?P<sent>\d+)\)?\s*>=\s*n_ctx[:( ]+(?P<limit>\d+)`},
+		// Ollama: "prompt too long; exceeded max context length by 4 tokens"
+		{name: "ollama", expr: `exceeded max context length by (?P<excess>\d+) tokens`},
+		// Generic: Mistral, Together, Gemini, others that name a limit.
+		{name: "generic", expr: `(?i)(?:too large for model with|longer than the model's context length \(|maximum context length of) (?P<limit>\d+)`},
+	}
+	for i := range ps {
+		ps[i].re = regexp.MustCompile(ps[i].expr)
+	}
+	return ps
+})
 
 // overflowPhrases say "context overflow" without numbers.
 var overflowPhrases = []string{
@@ -86,7 +95,7 @@ func ParseOverflow(err error) (Overflow, bool) {
 
 func parseOverflowMessage(status int, msg string) (Overflow, bool) {
 	o := Overflow{Message: msg}
-	for _, p := range overflowPatterns {
+	for _, p := range overflowPatterns() {
 		m := p.re.FindStringSubmatch(msg)
 		if m == nil {
 			continue

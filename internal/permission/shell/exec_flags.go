@@ -3,6 +3,7 @@ package shell
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 var findExec = setOf("-exec", "-execdir", "-ok", "-okdir")
@@ -91,9 +92,12 @@ func checkAwk(c *Command, args []string) {
 	}
 }
 
+// Compiled on first use: start-up does not pay for them.
 var (
-	awkSystem = regexp.MustCompile(`\bsystem\s*\(|@load|@include|\bgetline\b[^;}]*<`)
-	awkPrint  = regexp.MustCompile(`\bprintf?\b`)
+	awkSystem = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\bsystem\s*\(|@load|@include|\bgetline\b[^;}]*<`)
+	})
+	awkPrint = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\bprintf?\b`) })
 )
 
 // awkUnsafe returns why an awk program may run commands or write files:
@@ -101,13 +105,13 @@ var (
 // redirection inside print statements, extension loading.
 func awkUnsafe(p string) string {
 	stripped := awkStripStrings(p)
-	if awkSystem.MatchString(stripped) {
+	if awkSystem().MatchString(stripped) {
 		return "calls system(), loads an extension or reads with getline"
 	}
 	if strings.Contains(strings.ReplaceAll(stripped, "||", ""), "|") {
 		return "uses a pipe to or from a command"
 	}
-	for _, loc := range awkPrint.FindAllStringIndex(stripped, -1) {
+	for _, loc := range awkPrint().FindAllStringIndex(stripped, -1) {
 		rest := stripped[loc[1]:]
 		if end := strings.IndexAny(rest, ";}\n"); end >= 0 {
 			rest = rest[:end]

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -19,43 +20,53 @@ import (
 // and the post-index-change hook. A workspace can hold such a repository
 // (a folder with a config file, or a .git file pointing at one), so "git
 // status is read-only" holds only for a repository whose config names no
-// program. gitCommandKeys is the one list of the keys that do.
-var gitCommandKeys = []struct {
+// program. gitCommandKeys is the one list of the keys that do; compiled on
+// first use, so start-up (tandem --version) does not pay for it.
+var gitCommandKeys = sync.OnceValue(func() []gitCommandKeyRule {
+	rules := []gitCommandKeyRule{
+		{expr: `^core\.fsmonitor$`, boolOK: true},
+		{expr: `^core\.(pager|editor|askpass|sshcommand|gitproxy|alternaterefscommand)$`},
+		{expr: `^pager\..+$`, boolOK: true},
+		{expr: `^sequence\.editor$`},
+		{expr: `^diff\.external$`},
+		{expr: `^diff\..+\.(textconv|command)$`},
+		{expr: `^merge\..+\.driver$`},
+		{expr: `^filter\..+\.(clean|smudge|process)$`},
+		{expr: `^(difftool|mergetool)\..+\.(cmd|path)$`},
+		{expr: `^alias\..+$`, bangOnly: true},
+		{expr: `^submodule\..+\.update$`, bangOnly: true},
+		{expr: `^credential\.(.+\.)?helper$`},
+		{expr: `^gpg\.(.+\.)?program$`},
+		{expr: `^uploadpack\.packobjectshook$`},
+		{expr: `^protocol\.(.+\.)?allow$`},
+		{expr: `^remote\..+\.(uploadpack|receivepack)$`},
+		{expr: `^(web\.browser|browser\..+\.(cmd|path)|man\..+\.(cmd|path))$`},
+		{expr: `^sendemail\.(smtpserver|.+\.smtpserver|sendmailcmd|.+\.sendmailcmd)$`},
+		{expr: `^interactive\.difffilter$`},
+		{expr: `^trailer\..+\.(command|cmd)$`},
+		{expr: `^ssh\.variant$`},
+	}
+	for i := range rules {
+		rules[i].pattern = regexp.MustCompile(rules[i].expr)
+	}
+	return rules
+})
+
+type gitCommandKeyRule struct {
+	expr    string
 	pattern *regexp.Regexp
 	// boolOK: a boolean value names no program (core.fsmonitor=true is
 	// git's built-in daemon).
 	boolOK bool
 	// bangOnly: only a value starting with "!" runs a shell command.
 	bangOnly bool
-}{
-	{pattern: regexp.MustCompile(`^core\.fsmonitor$`), boolOK: true},
-	{pattern: regexp.MustCompile(`^core\.(pager|editor|askpass|sshcommand|gitproxy|alternaterefscommand)$`)},
-	{pattern: regexp.MustCompile(`^pager\..+$`), boolOK: true},
-	{pattern: regexp.MustCompile(`^sequence\.editor$`)},
-	{pattern: regexp.MustCompile(`^diff\.external$`)},
-	{pattern: regexp.MustCompile(`^diff\..+\.(textconv|command)$`)},
-	{pattern: regexp.MustCompile(`^merge\..+\.driver$`)},
-	{pattern: regexp.MustCompile(`^filter\..+\.(clean|smudge|process)$`)},
-	{pattern: regexp.MustCompile(`^(difftool|mergetool)\..+\.(cmd|path)$`)},
-	{pattern: regexp.MustCompile(`^alias\..+$`), bangOnly: true},
-	{pattern: regexp.MustCompile(`^submodule\..+\.update$`), bangOnly: true},
-	{pattern: regexp.MustCompile(`^credential\.(.+\.)?helper$`)},
-	{pattern: regexp.MustCompile(`^gpg\.(.+\.)?program$`)},
-	{pattern: regexp.MustCompile(`^uploadpack\.packobjectshook$`)},
-	{pattern: regexp.MustCompile(`^protocol\.(.+\.)?allow$`)},
-	{pattern: regexp.MustCompile(`^remote\..+\.(uploadpack|receivepack)$`)},
-	{pattern: regexp.MustCompile(`^(web\.browser|browser\..+\.(cmd|path)|man\..+\.(cmd|path))$`)},
-	{pattern: regexp.MustCompile(`^sendemail\.(smtpserver|.+\.smtpserver|sendmailcmd|.+\.sendmailcmd)$`)},
-	{pattern: regexp.MustCompile(`^interactive\.difffilter$`)},
-	{pattern: regexp.MustCompile(`^trailer\..+\.(command|cmd)$`)},
-	{pattern: regexp.MustCompile(`^ssh\.variant$`)},
 }
 
 // GitCommandKey reports whether a config entry (key as git lists it:
 // section and name lower-case) names a program git may run.
 func GitCommandKey(key, value string) bool {
 	k := strings.ToLower(key)
-	for _, e := range gitCommandKeys {
+	for _, e := range gitCommandKeys() {
 		if !e.pattern.MatchString(k) {
 			continue
 		}

@@ -3,8 +3,11 @@ package search
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/tandem-agent/tandem/internal/tool"
@@ -77,5 +80,46 @@ func BenchmarkRawRipgrepFiles(b *testing.B) {
 		if err := cmd.Run(); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkGrepSmallTree compares, on a bench/session-like tree of 300
+// Go files, the default Grep (searched in-process), Grep through rg, and
+// the Go engine without the small-tree guards:
+//
+//	go test -run '^$' -bench GrepSmallTree ./internal/tools/search/
+func BenchmarkGrepSmallTree(b *testing.B) {
+	dir := b.TempDir()
+	for i := range 300 {
+		p := filepath.Join(dir, fmt.Sprintf("pkg%02d/file%02d.go", i/15, i%15))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		body := strings.Repeat(fmt.Sprintf("func Handle%02d(x int) int { return x }\n", i%100), 50)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	env := tool.NewEnv("bench", dir, nil, "")
+	rg, _ := exec.LookPath("rg")
+	for _, e := range []struct {
+		name string
+		g    *Grep
+	}{
+		{"default", NewGrepWith(GrepOptions{RipgrepPath: rg})},
+		{"ripgrep", NewGrepWith(GrepOptions{RipgrepPath: rg, AlwaysRipgrep: true})},
+		{"go", NewGrepWith(GrepOptions{DisableRipgrep: true})},
+	} {
+		b.Run(e.name, func(b *testing.B) {
+			if rg == "" && e.name != "go" {
+				b.Skip("rg not installed")
+			}
+			for b.Loop() {
+				res, err := e.g.Execute(context.Background(), tool.Call{ID: "b", Input: json.RawMessage(`{"pattern":"func Handle0\\d"}`), Env: env})
+				if err != nil || res.IsError {
+					b.Fatalf("%v %s", err, res.Content)
+				}
+			}
+		})
 	}
 }

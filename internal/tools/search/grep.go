@@ -4,6 +4,7 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os/exec"
 	"regexp"
@@ -47,6 +48,10 @@ type GrepOptions struct {
 	RipgrepPath string
 	// DisableRipgrep forces the built-in Go search.
 	DisableRipgrep bool
+	// AlwaysRipgrep sends small trees to ripgrep too, which otherwise
+	// are searched in-process (grep_small.go); for tests and benchmarks
+	// of ripgrep itself.
+	AlwaysRipgrep bool
 }
 
 // Grep searches file contents, with ripgrep when installed and a pure-Go
@@ -130,8 +135,7 @@ func (g *Grep) Execute(ctx context.Context, call tool.Call) (tool.Result, error)
 		return tool.ErrorResult(err.Error()), nil
 	}
 	began := time.Now()
-	eng, name := g.engine()
-	results, err := eng.search(ctx, q)
+	results, name, err := g.search(ctx, q)
 	if err != nil {
 		if ctx.Err() != nil {
 			return tool.ErrorResult("Grep was interrupted."), nil
@@ -142,6 +146,19 @@ func (g *Grep) Execute(ctx context.Context, call tool.Call) (tool.Result, error)
 	res.Meta["engine"] = name
 	res.Meta["duration_ms"] = time.Since(began).Milliseconds()
 	return res, nil
+}
+
+// search runs q with ripgrep, unless the Go search can answer it as rg
+// would faster (smallSearch), or rg is missing or disabled.
+func (g *Grep) search(ctx context.Context, q query) ([]fileResult, string, error) {
+	eng, name := g.engine()
+	if _, rg := eng.(rgEngine); rg && !g.opts.AlwaysRipgrep {
+		if results, err := smallSearch(ctx, q); !errors.Is(err, errNotSmall) {
+			return results, "go", err
+		}
+	}
+	results, err := eng.search(ctx, q)
+	return results, name, err
 }
 
 func (g *Grep) engine() (engine, string) {

@@ -100,6 +100,11 @@ func searchFile(q query, re *regexp.Regexp, path string) (fileResult, bool) {
 	if err != nil || bytes.IndexByte(data, 0) >= 0 {
 		return fileResult{}, false
 	}
+	return searchData(q, re, path, data)
+}
+
+// searchData reports what q finds in the text of the file at path.
+func searchData(q query, re *regexp.Regexp, path string, data []byte) (fileResult, bool) {
 	// One pass over the whole file first: most files do not match, and a
 	// match anywhere in the file is necessary for a match in some line.
 	if !re.Match(data) {

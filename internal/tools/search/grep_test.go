@@ -8,11 +8,13 @@ import (
 )
 
 // engines returns the Grep variants to test: always the Go search, and
-// ripgrep when installed (CI installs it).
+// when rg is installed (CI installs it) ripgrep and the default, which
+// searches small trees in-process.
 func engines(t *testing.T) map[string]*Grep {
 	m := map[string]*Grep{"go": NewGrepWith(GrepOptions{DisableRipgrep: true})}
 	if rg, err := exec.LookPath("rg"); err == nil {
-		m["ripgrep"] = NewGrepWith(GrepOptions{RipgrepPath: rg})
+		m["ripgrep"] = NewGrepWith(GrepOptions{RipgrepPath: rg, AlwaysRipgrep: true})
+		m["default"] = NewGrepWith(GrepOptions{RipgrepPath: rg})
 	} else {
 		t.Log("rg not installed: testing the Go search only")
 	}

@@ -15,6 +15,7 @@ func TestGrepEngineParity(t *testing.T) {
 	if err != nil {
 		t.Skip("rg not installed")
 	}
+	isolateGitConfig(t)
 	env := testEnv(t)
 	rng := rand.New(rand.NewPCG(7, 7))
 	words := strings.Fields("alpha beta Gamma delta func return TODO value x_1 {brace} (paren) naïve")
@@ -55,19 +56,28 @@ func TestGrepEngineParity(t *testing.T) {
 		{"pattern": "kept", "glob": "*.tmp"},
 	}
 	goG := NewGrepWith(GrepOptions{DisableRipgrep: true})
-	rgG := NewGrepWith(GrepOptions{RipgrepPath: rg})
+	rgG := NewGrepWith(GrepOptions{RipgrepPath: rg, AlwaysRipgrep: true})
+	smallG := NewGrepWith(GrepOptions{RipgrepPath: rg})
 	for _, q := range queries {
 		t.Run(fmt.Sprint(q), func(t *testing.T) {
-			a, b := exec1(t, goG, env, q), exec1(t, rgG, env, q)
-			if a.IsError || b.IsError {
-				t.Fatalf("errors: go %q / rg %q", a.Content, b.Content)
+			a, b, c := exec1(t, goG, env, q), exec1(t, rgG, env, q), exec1(t, smallG, env, q)
+			if a.IsError || b.IsError || c.IsError {
+				t.Fatalf("errors: go %q / rg %q / default %q", a.Content, b.Content, c.Content)
 			}
 			if a.Content != b.Content {
 				t.Fatalf("engines differ\n--- go ---\n%s\n--- rg ---\n%s", a.Content, b.Content)
+			}
+			if c.Content != b.Content {
+				t.Fatalf("default (small tree: %v) differs from rg\n--- default ---\n%s\n--- rg ---\n%s", c.Meta["engine"], c.Content, b.Content)
 			}
 			if strings.HasPrefix(a.Content, "No ") {
 				t.Logf("query found nothing: %v", q)
 			}
 		})
+	}
+	// The tree is small: a pattern both engines read alike is searched
+	// in-process.
+	if res := exec1(t, smallG, env, map[string]any{"pattern": "func"}); res.Meta["engine"] != "go" {
+		t.Fatalf("small tree searched by %v, want the in-process search", res.Meta["engine"])
 	}
 }

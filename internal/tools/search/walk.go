@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -26,6 +27,9 @@ type walker struct {
 	// unignore, when set, brings back ignored files it accepts: ripgrep's
 	// --glob "always overrides any other ignore logic".
 	unignore func(rel string) bool
+	// onGit, when set, hears of each .git folder the walk skips (rel is
+	// its path relative to root); an error from it ends the walk.
+	onGit func(rel string) error
 }
 
 // newWalker prepares a walk of root (an absolute, clean folder), loading the
@@ -77,11 +81,28 @@ func repoTop(dir string) string {
 // readIgnores reads the ignore files of folder dir, whose path relative to
 // the walk's base is relDir ("" or ending in "/").
 func readIgnores(dir, relDir string) []ignoreRule {
+	return readListedIgnores(dir, relDir, nil)
+}
+
+// readListedIgnores is readIgnores for a folder whose entries were listed
+// (nil: not listed): only ignore files the listing holds are opened, which
+// spares two failing opens in most folders of a walk.
+func readListedIgnores(dir, relDir string, entries []fs.DirEntry) []ignoreRule {
 	var rules []ignoreRule
 	for _, name := range ignoreFiles {
+		if entries != nil && !listed(entries, name) {
+			continue
+		}
 		rules = append(rules, readIgnoreFile(filepath.Join(dir, name), relDir)...)
 	}
 	return rules
+}
+
+// listed reports whether entries (sorted by name, as os.ReadDir returns
+// them) hold name.
+func listed(entries []fs.DirEntry, name string) bool {
+	_, ok := slices.BinarySearchFunc(entries, name, func(e fs.DirEntry, n string) int { return strings.Compare(e.Name(), n) })
+	return ok
 }
 
 // visitFunc gets each file's absolute path, its slash-separated path
@@ -109,12 +130,17 @@ func (w *walker) dir(ctx context.Context, dir, rel string, inherited []ignoreRul
 	}
 	baseDir := slashDir(joinRel(w.baseRel, rel)) // this folder relative to the base
 	rules := inherited
-	if own := readIgnores(dir, baseDir); len(own) > 0 {
+	if own := readListedIgnores(dir, baseDir, entries); len(own) > 0 {
 		rules = append(append([]ignoreRule(nil), inherited...), own...)
 	}
 	for _, e := range entries {
 		name := e.Name()
 		typ := e.Type()
+		if typ.IsDir() && name == ".git" && w.onGit != nil {
+			if err := w.onGit(joinRel(rel, name)); err != nil {
+				return err
+			}
+		}
 		if typ&fs.ModeSymlink != 0 || (typ.IsDir() && name == ".git") {
 			continue
 		}
