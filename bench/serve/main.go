@@ -1,18 +1,19 @@
-// Command serve benchmarks `tandem serve`: it starts the server with a
-// scripted model server and the real native runtime, runs many sessions at
-// once, each a multi-step scripted turn watched by an SSE client, and
-// reports throughput, server-side event latency (event creation to SSE
-// write), peak memory, and whether any event was lost or duplicated.
+// Command serve benchmarks `tandem serve`: it runs the server in this
+// process with the real native runtime, a scripted model server in a child
+// process, many sessions at once, each a multi-step scripted turn watched
+// by an SSE client that drops its connection once mid-turn and resumes
+// with Last-Event-ID; it reports throughput, server-side event latency
+// (event creation to the SSE write being flushed), peak memory, and every
+// event lost or duplicated (by seq, per session).
 //
 //	go run ./bench/serve -sessions 200 -steps 20
+//	go run ./bench/serve -idle 1000        # memory held by 1,000 idle sessions with an SSE client each
 //	go run ./bench/serve -big-output 100   # memory kept after a 100 MiB tool output
+//	go run ./bench/serve -cpuprofile cpu.out -mutexprofile mu.out -blockprofile block.out -trace trace.out
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"net"
@@ -25,7 +26,6 @@ import (
 	"time"
 
 	"github.com/tandem-agent/tandem/internal/event"
-	"github.com/tandem-agent/tandem/internal/scripted"
 	"github.com/tandem-agent/tandem/internal/server"
 	"github.com/tandem-agent/tandem/internal/server/servertest"
 )
@@ -35,13 +35,38 @@ const token = "bench-token-0123456789abcdef"
 func main() {
 	sessions := flag.Int("sessions", 200, "concurrent sessions")
 	steps := flag.Int("steps", 20, "model steps per turn (all but the last call a tool)")
+	reconnectAfter := flag.Int("reconnect-after", 40, "each SSE client drops its connection after this many events and resumes with Last-Event-ID (0: never)")
+	modelInProcess := flag.Bool("model-in-process", false, "run the scripted model server in the server's process (as before the model moved to a child)")
+	idle := flag.Int("idle", 0, "instead: hold this many idle sessions, each with an SSE client, and report their memory")
 	bigOutput := flag.Int("big-output", 0, "instead: one Bash call printing this many MiB, and the memory the server keeps")
+	cpuProf := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
+	mutexProf := flag.String("mutexprofile", "", "write a mutex contention profile to this file")
+	blockProf := flag.String("blockprofile", "", "write a blocking profile to this file")
+	traceOut := flag.String("trace", "", "write an execution trace to this file")
+	childMode := flag.String("child", "", "internal: run as the bench's helper process (model, clients)")
 	flag.Parse()
 	var err error
-	if *bigOutput > 0 {
-		err = runBigOutput(*bigOutput)
-	} else {
-		err = run(*sessions, *steps)
+	switch *childMode {
+	case "model":
+		err = serveModel(*steps)
+	case "clients":
+		err = holdClients(flag.Args())
+	case "":
+		var stop func()
+		stop, err = startProfiles(*cpuProf, *mutexProf, *blockProf, *traceOut)
+		if err == nil {
+			switch {
+			case *idle > 0:
+				err = runIdle(*idle)
+			case *bigOutput > 0:
+				err = runBigOutput(*bigOutput)
+			default:
+				err = run(*sessions, *steps, *reconnectAfter, *modelInProcess)
+			}
+		}
+		stop()
+	default:
+		err = fmt.Errorf("unknown -child %q", *childMode)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
@@ -49,77 +74,134 @@ func main() {
 	}
 }
 
-// latencies collects event-created-to-written durations.
+// latencies collects event-created-to-flushed durations, by session and seq
+// so they can be split by event type.
 type latencies struct {
 	mu sync.Mutex
-	d  []time.Duration
+	d  map[sessionSeq]time.Duration
 }
 
-func (l *latencies) add(created time.Time) {
+type sessionSeq struct {
+	session string
+	seq     int64
+}
+
+func (l *latencies) add(session string, seq int64, created time.Time) {
 	d := time.Since(created)
 	l.mu.Lock()
-	l.d = append(l.d, d)
+	l.d[sessionSeq{session, seq}] = d
 	l.mu.Unlock()
 }
 
-func (l *latencies) pct(p float64) time.Duration {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if len(l.d) == 0 {
+func pct(ds []time.Duration, p float64) time.Duration {
+	if len(ds) == 0 {
 		return 0
 	}
-	slices.Sort(l.d)
-	return l.d[int(float64(len(l.d)-1)*p)]
+	return ds[int(float64(len(ds)-1)*p)]
 }
 
-func script(steps int) scripted.Script {
-	var s scripted.Script
-	for i := 0; i < steps-1; i++ {
-		s.Steps = append(s.Steps, scripted.Step{Text: fmt.Sprintf("Step %d: reading the file again.", i+1),
-			ToolCalls: []scripted.ToolCall{scripted.Call("Read", map[string]string{"file_path": "notes.txt"})}})
-	}
-	s.Steps = append(s.Steps, scripted.TextStep("All steps done; the notes say hello."))
-	return s
+// benchStack is a server on a loopback port over a servertest stack.
+type benchStack struct {
+	dir    string
+	ws     string
+	stack  *servertest.Stack
+	srv    *server.Server
+	client *client
+	cancel context.CancelFunc
+	served chan error
+	model  *child
 }
 
-func run(nSessions, steps int) error {
+// startStack starts a server in a fresh data folder; files are written to
+// its workspace.
+func startStack(cfg servertest.Config, opts server.Options, files map[string]string) (*benchStack, error) {
 	dir, err := os.MkdirTemp("", "tandem-bench-serve-")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer os.RemoveAll(dir)
-	stack, err := servertest.New(dir, servertest.Config{Script: script(steps), NoPermissions: true})
-	if err != nil {
-		return err
+	b := &benchStack{dir: dir, ws: filepath.Join(dir, "project")}
+	fail := func(err error) (*benchStack, error) {
+		b.close()
+		return nil, err
 	}
-	defer stack.Close()
-	ws := filepath.Join(dir, "project")
-	if err := os.Mkdir(ws, 0o755); err != nil {
-		return err
+	if b.stack, err = servertest.New(dir, cfg); err != nil {
+		return fail(err)
 	}
-	if err := os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("hello\n"), 0o644); err != nil {
-		return err
+	if err := os.Mkdir(b.ws, 0o755); err != nil {
+		return fail(err)
 	}
-	lat := &latencies{}
-	srv, err := server.New(server.Options{Manager: stack.Manager, Permissions: stack.Broker, Token: token, DataDir: dir,
-		DefaultModel: servertest.Model, OnEventWritten: func(_ string, _ int64, created time.Time) { lat.add(created) }})
-	if err != nil {
-		return err
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(b.ws, name), []byte(text), 0o644); err != nil {
+			return fail(err)
+		}
+	}
+	opts.Manager, opts.Permissions, opts.Token, opts.DataDir = b.stack.Manager, b.stack.Broker, token, dir
+	opts.DefaultModel = servertest.Model
+	if b.srv, err = server.New(opts); err != nil {
+		return fail(err)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return err
+		return fail(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ctx, ln) }()
-	base := "http://" + ln.Addr().String()
-	c := &client{base: base, http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2 * nSessions, MaxConnsPerHost: 0}}}
-	if _, err := c.call("POST", "/api/workspaces", map[string]string{"path": ws}); err != nil {
+	b.cancel, b.served = cancel, make(chan error, 1)
+	go func() { b.served <- b.srv.Serve(ctx, ln) }()
+	b.client = &client{base: "http://" + ln.Addr().String(), http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4096}}}
+	if _, err := b.client.call("POST", "/api/workspaces", map[string]string{"path": b.ws}); err != nil {
+		return fail(err)
+	}
+	return b, nil
+}
+
+// shutdown stops the server and returns what Serve returned.
+func (b *benchStack) shutdown() error {
+	if b.cancel == nil {
+		return nil
+	}
+	b.cancel()
+	b.cancel = nil
+	return <-b.served
+}
+
+func (b *benchStack) close() {
+	b.shutdown()
+	if b.stack != nil {
+		b.stack.Close()
+	}
+	if b.model != nil {
+		b.model.stop()
+	}
+	os.RemoveAll(b.dir)
+}
+
+func run(nSessions, steps, reconnectAfter int, modelInProcess bool) error {
+	cfg := servertest.Config{Script: script(steps), NoPermissions: true}
+	var model *child
+	if !modelInProcess {
+		var url string
+		var err error
+		if model, url, err = startChild("-child", "model", "-steps", fmt.Sprint(steps)); err != nil {
+			return err
+		}
+		cfg.ModelURL = url
+	}
+	files := map[string]string{}
+	for i := range steps {
+		files[noteFile(i)] = fmt.Sprintf("hello from note %d\n", i)
+	}
+	lat := &latencies{d: map[sessionSeq]time.Duration{}}
+	b, err := startStack(cfg, server.Options{OnEventWritten: lat.add}, files)
+	if err != nil {
+		if model != nil {
+			model.stop()
+		}
 		return err
 	}
+	b.model = model
+	defer b.close()
 
+	load0 := loadAvg()
 	start := time.Now()
 	var wg sync.WaitGroup
 	results := make([]result, nSessions)
@@ -127,141 +209,91 @@ func run(nSessions, steps int) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i] = c.session(ws)
+			results[i] = b.client.session(b.ws, reconnectAfter)
 		}()
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
-	cancel()
-	if err := <-served; err != nil {
+	load1 := loadAvg()
+	if err := b.shutdown(); err != nil {
 		return err
 	}
 
-	var total, lost, dup, failed int
+	var total, lost, dup, disordered, failed, resumed int
+	all := make([]time.Duration, 0, len(lat.d))
+	byType := map[event.Type][]time.Duration{}
 	for _, r := range results {
 		total += r.events
 		lost += r.lost
 		dup += r.dup
+		resumed += r.resumed
+		disordered += r.disordered
 		if r.err != nil {
 			failed++
 			if failed <= 3 {
 				fmt.Fprintln(os.Stderr, "session failed:", r.err)
 			}
 		}
+		for seq, t := range r.types {
+			if d, ok := lat.d[sessionSeq{r.id, seq}]; ok {
+				byType[t] = append(byType[t], d)
+				all = append(all, d)
+			}
+		}
 	}
+	slices.Sort(all)
 	fmt.Printf("sessions            %d (%d steps per turn, %d failed)\n", nSessions, steps, failed)
-	fmt.Printf("events delivered    %d in %s\n", total, elapsed.Round(time.Millisecond))
+	fmt.Printf("events delivered    %d in %s (load average %s -> %s)\n", total, elapsed.Round(time.Millisecond), load0, load1)
 	fmt.Printf("events per second   %.0f\n", float64(total)/elapsed.Seconds())
-	fmt.Printf("latency p50         %s (event created -> written to SSE)\n", lat.pct(0.50))
-	fmt.Printf("latency p99         %s\n", lat.pct(0.99))
-	fmt.Printf("peak RSS (VmHWM)    %s\n", vmHWM())
+	fmt.Printf("latency p50         %s (event created -> flushed to its SSE client; %d live events, replays after a resume not counted)\n",
+		pct(all, 0.50).Round(time.Microsecond), len(all))
+	fmt.Printf("latency p99         %s\n", pct(all, 0.99).Round(time.Microsecond))
+	fmt.Printf("latency max         %s\n", pct(all, 1).Round(time.Microsecond))
+	types := make([]event.Type, 0, len(byType))
+	for t := range byType {
+		types = append(types, t)
+	}
+	slices.Sort(types)
+	for _, t := range types {
+		ds := byType[t]
+		slices.Sort(ds)
+		fmt.Printf("  %-14s %6d events  p50 %9s  p99 %9s\n", t, len(ds), pct(ds, 0.5).Round(time.Microsecond), pct(ds, 0.99).Round(time.Microsecond))
+	}
+	fmt.Printf("peak RSS (VmHWM)    %s (server process; the model server runs in a child: %v)\n", procStatus("VmHWM"), !modelInProcess)
+	fmt.Printf("SSE resumes         %d (Last-Event-ID mid-turn)\n", resumed)
 	fmt.Printf("lost events         %d\n", lost)
 	fmt.Printf("duplicate events    %d\n", dup)
-	if lost > 0 || dup > 0 || failed > 0 {
-		return fmt.Errorf("%d lost, %d duplicated, %d sessions failed", lost, dup, failed)
+	fmt.Printf("out of order        %d\n", disordered)
+	if lost > 0 || dup > 0 || disordered > 0 || failed > 0 {
+		return fmt.Errorf("%d lost, %d duplicated, %d out of order, %d sessions failed", lost, dup, disordered, failed)
 	}
 	return nil
 }
 
-type client struct {
-	base string
-	http *http.Client
-}
-
-func (c *client) call(method, path string, body any) ([]byte, error) {
-	b, _ := json.Marshal(body)
-	req, _ := http.NewRequest(method, c.base+path, bytes.NewReader(b))
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	var buf bytes.Buffer
-	buf.ReadFrom(resp.Body)
-	if resp.StatusCode >= 300 {
-		return nil, fmt.Errorf("%s %s: %d %s", method, path, resp.StatusCode, buf.String())
-	}
-	return buf.Bytes(), nil
-}
-
-type result struct {
-	events, lost, dup int
-	done              bool // the stream reached the turn's done event
-	err               error
-}
-
-// session creates a session, attaches an SSE client, runs one turn and
-// checks the stream: seqs 1..n, each once, ending with done.
-func (c *client) session(ws string) result {
-	data, err := c.call("POST", "/api/sessions", map[string]string{"cwd": ws})
-	if err != nil {
-		return result{err: err}
-	}
-	var s struct{ ID string }
-	json.Unmarshal(data, &s)
-	req, _ := http.NewRequest("GET", c.base+"/api/sessions/"+s.ID+"/events?last_event_id=0", nil)
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return result{err: err}
-	}
-	defer resp.Body.Close()
-	if _, err := c.call("POST", "/api/sessions/"+s.ID+"/messages", map[string]string{"text": "go"}); err != nil {
-		return result{err: err}
-	}
-	seen := map[int64]bool{}
-	var r result
-	var maxSeq int64
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		line, ok := strings.CutPrefix(sc.Text(), "data: ")
-		if !ok {
-			continue
-		}
-		var ev event.Event
-		if err := json.Unmarshal([]byte(line), &ev); err != nil {
-			return result{err: err}
-		}
-		if ev.Type == event.KeepAlive {
-			continue
-		}
-		r.events++
-		if seen[ev.Seq] {
-			r.dup++
-		}
-		seen[ev.Seq] = true
-		maxSeq = max(maxSeq, ev.Seq)
-		if ev.Type == event.Done {
-			r.done = true
-			break
-		}
-	}
-	if err := sc.Err(); err != nil {
-		r.err = err
-	}
-	for i := int64(1); i <= maxSeq; i++ {
-		if !seen[i] {
-			r.lost++
-		}
-	}
-	if maxSeq == 0 {
-		r.err = fmt.Errorf("session %s: no events", s.ID)
-	}
-	return r
-}
-
-func vmHWM() string {
+// procStatus is a field of /proc/self/status ("VmHWM", "VmRSS").
+func procStatus(field string) string {
 	data, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return "unknown"
 	}
 	for _, line := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
 			return strings.TrimSpace(v)
 		}
 	}
 	return "unknown"
+}
+
+// loadAvg is the machine's 1-minute load average: the figures mean little
+// without it on a shared machine.
+func loadAvg() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(data))
+	if len(f) == 0 {
+		return "?"
+	}
+	return f[0]
 }

@@ -124,8 +124,9 @@ type Options struct {
 	IdleTimeout time.Duration
 	// TLS marks the cookie Secure (set when serving HTTPS).
 	TLS bool
-	// OnEventWritten, when set, is called after each event is written to
-	// an SSE client (benchmarks measure latency with it).
+	// OnEventWritten, when set, is called for each live event once it is
+	// flushed to an SSE client (not for the backlog a resuming client is
+	// sent first); benchmarks measure latency with it.
 	OnEventWritten func(sessionID string, seq int64, created time.Time)
 }
 

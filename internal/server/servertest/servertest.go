@@ -47,6 +47,11 @@ type Config struct {
 	// Subagents adds the Agent tool (built-in agents, children stored in
 	// the stack's store).
 	Subagents bool
+	// ModelURL points the sessions at a model server already running
+	// (a benchmark runs it in another process, so its CPU and memory are
+	// not counted as the server's); Script is then unused and Stack.Model
+	// is nil.
+	ModelURL string
 }
 
 // Stack is the assembled pieces.
@@ -68,16 +73,24 @@ func New(dir string, cfg Config) (*Stack, error) {
 	if err != nil {
 		return nil, err
 	}
-	ms := scripted.New(cfg.Script, scripted.WithoutRecording())
-	url, err := ms.Start()
-	if err != nil {
+	var ms *scripted.Server
+	url := cfg.ModelURL
+	if url == "" {
+		ms = scripted.New(cfg.Script, scripted.WithoutRecording())
+		if url, err = ms.Start(); err != nil {
+			st.Close()
+			return nil, fmt.Errorf("start scripted model server: %w", err)
+		}
+	}
+	stop := func() {
+		if ms != nil {
+			ms.Close()
+		}
 		st.Close()
-		return nil, fmt.Errorf("start scripted model server: %w", err)
 	}
 	prov, err := providers.New(provider.Config{Kind: "anthropic", BaseURL: url, APIKey: "x"})
 	if err != nil {
-		ms.Close()
-		st.Close()
+		stop()
 		return nil, err
 	}
 	rt, err := agent.New(agent.Options{Models: agent.ResolverFunc(func(spec string) (agent.Model, error) {
@@ -89,8 +102,7 @@ func New(dir string, cfg Config) (*Stack, error) {
 			}}, nil
 	})})
 	if err != nil {
-		ms.Close()
-		st.Close()
+		stop()
 		return nil, err
 	}
 	w := &Wiring{rt: rt, cfg: cfg, lives: map[string]*session.Live{}, trackers: map[string]*checkpoint.Tracker{}, store: st}
@@ -102,7 +114,9 @@ func New(dir string, cfg Config) (*Stack, error) {
 
 // Close stops the model server and closes the store.
 func (s *Stack) Close() {
-	s.Model.Close()
+	if s.Model != nil {
+		s.Model.Close()
+	}
 	s.Store.Close()
 }
 
