@@ -57,7 +57,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	deadline := func() { _ = rc.SetWriteDeadline(time.Now().Add(s.opts.WriteTimeout)) }
 	deadline()
 	for _, f := range backlog {
-		if s.writeFrame(w, st.id, f) != nil {
+		if s.writeFrame(w, f) != nil {
 			return
 		}
 	}
@@ -70,37 +70,28 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	}
 	tick := time.NewTicker(s.opts.KeepAlive)
 	defer tick.Stop()
+	var batch []frame
 	for {
 		select {
 		case <-r.Context().Done():
 			return
-		case f, open := <-c.ch:
-			if !open { // fell behind, session deleted or shutdown: the client resumes
-				return
-			}
-			c.take(f)
-			deadline()
-			if s.writeFrame(w, st.id, f) != nil {
-				return
-			}
-			// Send what is already waiting before flushing, to batch writes.
-			for drained := false; !drained; {
-				select {
-				case f, open = <-c.ch:
-					if !open {
-						rc.Flush()
+		case <-c.wake:
+			var ended bool
+			batch, ended = c.next(batch)
+			if len(batch) > 0 {
+				deadline()
+				for _, f := range batch {
+					if s.writeFrame(w, f) != nil {
 						return
 					}
-					c.take(f)
-					if s.writeFrame(w, st.id, f) != nil {
-						return
-					}
-				default:
-					drained = true
 				}
+				last = batch[len(batch)-1].seq
+				if rc.Flush() != nil {
+					return
+				}
+				s.written(st.id, batch)
 			}
-			last = f.seq
-			if rc.Flush() != nil {
+			if ended { // fell behind, session deleted or shutdown: the client resumes
 				return
 			}
 		case <-tick.C:
@@ -131,14 +122,19 @@ func resumePoint(r *http.Request, st *sessState) (int64, *apiError) {
 	return n, nil
 }
 
-func (s *Server) writeFrame(w http.ResponseWriter, id string, f frame) error {
-	if _, err := fmt.Fprintf(w, "id: %d\ndata: %s\n\n", f.seq, f.encoded()); err != nil {
-		return err
+func (s *Server) writeFrame(w http.ResponseWriter, f frame) error {
+	_, err := w.Write(f.encoded())
+	return err
+}
+
+// written reports live events just flushed to a client.
+func (s *Server) written(id string, batch []frame) {
+	if s.opts.OnEventWritten == nil {
+		return
 	}
-	if s.opts.OnEventWritten != nil {
+	for _, f := range batch {
 		s.opts.OnEventWritten(id, f.seq, f.created)
 	}
-	return nil
 }
 
 // writeReload tells a client it cannot resume where it asked: it must

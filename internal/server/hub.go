@@ -1,16 +1,18 @@
 package server
 
 import (
+	"bytes"
 	"encoding/json"
+	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
 	"github.com/tandem-agent/tandem/internal/event"
 )
 
-// frame is one event ready to write: encoded once, sent to every client.
+// frame is one event ready to write: encoded once, as the SSE lines
+// written to every client ("id: SEQ\ndata: JSON\n\n").
 type frame struct {
 	seq     int64
 	typ     event.Type
@@ -26,6 +28,31 @@ type frame struct {
 }
 
 func (f *frame) size() int { return len(f.data) + len(f.out) }
+
+// sseFrame encodes e as its SSE lines, in one buffer.
+func sseFrame(e event.Event) []byte {
+	var b bytes.Buffer
+	b.Grow(256)
+	b.WriteString("id: ")
+	b.Write(strconv.AppendInt(b.AvailableBuffer(), e.Seq, 10))
+	b.WriteString("\ndata: ")
+	// Encode ends with a newline: the data line's end.
+	if err := json.NewEncoder(&b).Encode(e); err != nil { // cannot happen for the flat event struct; keep the stream going
+		return sseFrame(event.Event{Type: event.Error, SessionID: e.SessionID, Seq: e.Seq, Time: e.Time,
+			Error: "event could not be encoded"})
+	}
+	b.WriteByte('\n')
+	return b.Bytes()
+}
+
+// eventJSON is the event's JSON object inside SSE lines made by sseFrame.
+func eventJSON(data []byte) []byte {
+	_, js, ok := bytes.Cut(data, []byte("\ndata: "))
+	if !ok {
+		return nil
+	}
+	return bytes.TrimSuffix(js, []byte("\n\n"))
+}
 
 // maxCoalesced bounds the tool output one coalesced replay frame keeps:
 // tool_output is for display (the complete output is in tool_result), so a
@@ -57,18 +84,66 @@ type hub struct {
 	onReply func(requestID string)
 }
 
-// client is one SSE stream. Its channel is closed when it falls behind,
-// when the session goes away and on shutdown; the stream then ends. kick
-// cuts a write the stream is blocked in (a client that stopped reading).
+// client is one SSE stream: a queue the hub appends to and the stream's
+// goroutine empties, woken through wake. It grows only while the client
+// lags, so an idle subscriber costs a few hundred bytes. The hub ends it
+// when it falls behind, when the session goes away and on shutdown; the
+// stream then writes what is queued and stops. kick cuts a write the
+// stream is blocked in (a client that stopped reading).
 type client struct {
-	ch       chan frame
-	pending  atomic.Int64 // bytes sent on ch and not yet taken
+	mu       sync.Mutex
+	queue    []frame
+	bytes    int64 // data bytes queued
+	ended    bool
+	max      int
 	maxBytes int64
+	wake     chan struct{} // capacity 1: "the queue changed"
 	kick     func()
 }
 
-// take notes that the stream took f off its channel.
-func (c *client) take(f frame) { c.pending.Add(-int64(len(f.data))) }
+func newClient(max, maxBytes int, kick func()) *client {
+	return &client{max: max, maxBytes: int64(maxBytes), wake: make(chan struct{}, 1), kick: kick}
+}
+
+// push queues f; false when that would put the client more than its
+// bounds behind.
+func (c *client) push(f frame) bool {
+	c.mu.Lock()
+	if c.ended || len(c.queue) >= c.max || c.bytes+int64(len(f.data)) > c.maxBytes {
+		c.mu.Unlock()
+		return false
+	}
+	c.queue = append(c.queue, f)
+	c.bytes += int64(len(f.data))
+	c.mu.Unlock()
+	c.signal()
+	return true
+}
+
+func (c *client) signal() {
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// end makes the stream stop once it has written what is queued.
+func (c *client) end() {
+	c.mu.Lock()
+	c.ended = true
+	c.mu.Unlock()
+	c.signal()
+}
+
+// next takes everything queued, handing back spare (the previous batch,
+// written) for the queue to reuse; ended says the stream stops after it.
+func (c *client) next(spare []frame) (batch []frame, ended bool) {
+	clear(spare) // let written frames go
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	batch, c.queue, c.bytes = c.queue, spare[:0], 0
+	return batch, c.ended
+}
 
 func newHub(capacity, maxBytes int, lastSeq int64, onReply func(string)) *hub {
 	return &hub{max: capacity, maxBytes: maxBytes, floor: lastSeq, last: lastSeq,
@@ -77,10 +152,7 @@ func newHub(capacity, maxBytes int, lastSeq int64, onReply func(string)) *hub {
 
 // Emit implements event.Sink.
 func (h *hub) Emit(e event.Event) {
-	data, err := json.Marshal(e)
-	if err != nil { // cannot happen for the flat event struct; keep the stream going
-		data = []byte(`{"type":"error","error":"event could not be encoded"}`)
-	}
+	data := sseFrame(e)
 	if e.Type == event.PermissionReply && h.onReply != nil {
 		h.onReply(e.RequestID)
 	}
@@ -95,21 +167,14 @@ func (h *hub) Emit(e event.Event) {
 	}
 	h.last = e.Seq
 	for c := range h.clients {
-		if c.pending.Load()+int64(len(data)) > c.maxBytes {
-			h.drop(c)
-			continue
-		}
-		select {
-		case c.ch <- f:
-			c.pending.Add(int64(len(data)))
-		default:
+		if !c.push(f) {
 			h.drop(c)
 		}
 	}
 }
 
 func (h *hub) drop(c *client) {
-	close(c.ch)
+	c.end()
 	delete(h.clients, c)
 	if c.kick != nil {
 		c.kick()
@@ -128,7 +193,7 @@ func (h *hub) coalesce(e event.Event) bool {
 	}
 	if lf.ev == nil { // start coalescing: decode the frame once
 		var prev event.Event
-		if json.Unmarshal(lf.data, &prev) != nil || prev.Meta != nil {
+		if json.Unmarshal(eventJSON(lf.data), &prev) != nil || prev.Meta != nil {
 			return false
 		}
 		lf.ev, lf.out = &prev, []byte(prev.Output)
@@ -161,7 +226,7 @@ func (f *frame) encoded() []byte {
 	if f.ev != nil && (f.dirty || f.data == nil) {
 		ev := *f.ev
 		ev.Output = string(f.out)
-		f.data, _ = json.Marshal(ev)
+		f.data = sseFrame(ev)
 		f.dirty = false
 	}
 	return f.data
@@ -231,7 +296,7 @@ func (h *hub) subscribe(after int64, buffer, maxBytes int, kick func()) (backlog
 			backlog = append(backlog, *f)
 		}
 	}
-	c = &client{ch: make(chan frame, buffer), maxBytes: int64(maxBytes), kick: kick}
+	c = newClient(buffer, maxBytes, kick)
 	h.clients[c] = struct{}{}
 	return backlog, c, resumeOK
 }
@@ -241,7 +306,7 @@ func (h *hub) unsubscribe(c *client) {
 	defer h.mu.Unlock()
 	if _, ok := h.clients[c]; ok {
 		delete(h.clients, c)
-		close(c.ch)
+		c.end()
 	}
 }
 

@@ -59,7 +59,7 @@ func TestHubCoalescesToolOutput(t *testing.T) {
 		t.Fatalf("state %v, %d frames: want tool_use, one coalesced tool_output, tool_result", st, len(backlog))
 	}
 	var out event.Event
-	if err := json.Unmarshal(backlog[1].data, &out); err != nil {
+	if err := json.Unmarshal(eventJSON(backlog[1].data), &out); err != nil {
 		t.Fatal(err)
 	}
 	if out.Type != event.ToolOutput || out.Seq != f.seq-1 || !strings.HasPrefix(out.Output, coalescedNote) || !strings.HasSuffix(out.Output, "LAST LINE\n") {
@@ -82,9 +82,10 @@ func TestHubDropsClientBehindByBytes(t *testing.T) {
 	if f.h.clientCount() != 0 || kicked != 1 {
 		t.Fatalf("a client 160 KiB behind a 64 KiB buffer: %d clients, kicked %d", f.h.clientCount(), kicked)
 	}
-	n := 0
-	for range c.ch {
-		n++
+	batch, ended := c.next(nil)
+	n := len(batch)
+	if !ended {
+		t.Error("the dropped client's stream was not ended")
 	}
 	if n == 0 || n >= 20 {
 		t.Errorf("client got %d frames before being dropped", n)
