@@ -47,6 +47,9 @@ var ErrAmbiguous = errors.New("ambiguous id prefix")
 // seconds means something is wrong rather than merely busy.
 const busyTimeout = 5 * time.Second
 
+// maxIdleConns is how many pooled connections stay open between uses.
+const maxIdleConns = 8
+
 // Store is a handle on one database file. It is safe for concurrent use.
 type Store struct {
 	db   *sql.DB
@@ -89,6 +92,10 @@ func Open(path string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", abs, err)
 	}
+	// database/sql keeps 2 idle connections by default; a server's many
+	// sessions reading at once then opened (pragmas, statements prepared
+	// anew) and closed connections all the time.
+	db.SetMaxIdleConns(maxIdleConns)
 	s.db = db
 	if err := retryBusy(func() error { return s.migrate(context.Background()) }); err != nil {
 		db.Close()
