@@ -36,6 +36,11 @@ func (r *Runtime) runTools(ctx context.Context, st *turnState, uses []message.Bl
 				j++
 			}
 		}
+		if j == i+1 { // one call: no goroutine to start and wait for
+			results[i], spent[i] = r.runOne(ctx, st, uses[i])
+			i = j
+			continue
+		}
 		var wg sync.WaitGroup
 		for k := i; k < j; k++ {
 			wg.Add(1)
