@@ -7,6 +7,7 @@
 // event lost or duplicated (by seq, per session).
 //
 //	go run ./bench/serve -sessions 200 -steps 20
+//	go run ./bench/serve -model-ms 500   # a model that takes 500 ms per call: the server not saturated
 //	go run ./bench/serve -idle 1000        # memory held by 1,000 idle sessions with an SSE client each
 //	go run ./bench/serve -big-output 100   # memory kept after a 100 MiB tool output
 //	go run ./bench/serve -cpuprofile cpu.out -mutexprofile mu.out -blockprofile block.out -trace trace.out
@@ -36,6 +37,7 @@ func main() {
 	sessions := flag.Int("sessions", 200, "concurrent sessions")
 	steps := flag.Int("steps", 20, "model steps per turn (all but the last call a tool)")
 	reconnectAfter := flag.Int("reconnect-after", 40, "each SSE client drops its connection after this many events and resumes with Last-Event-ID (0: never)")
+	modelMS := flag.Int("model-ms", 0, "every model call waits this many ms before answering (0: at once, which keeps the server saturated)")
 	modelInProcess := flag.Bool("model-in-process", false, "run the scripted model server in the server's process (as before the model moved to a child)")
 	idle := flag.Int("idle", 0, "instead: hold this many idle sessions, each with an SSE client, and report their memory")
 	bigOutput := flag.Int("big-output", 0, "instead: one Bash call printing this many MiB, and the memory the server keeps")
@@ -48,7 +50,7 @@ func main() {
 	var err error
 	switch *childMode {
 	case "model":
-		err = serveModel(*steps)
+		err = serveModel(*steps, *modelMS)
 	case "clients":
 		err = holdClients(flag.Args())
 	case "":
@@ -61,7 +63,7 @@ func main() {
 			case *bigOutput > 0:
 				err = runBigOutput(*bigOutput)
 			default:
-				err = run(*sessions, *steps, *reconnectAfter, *modelInProcess)
+				err = run(*sessions, *steps, *modelMS, *reconnectAfter, *modelInProcess)
 			}
 		}
 		stop()
@@ -175,13 +177,13 @@ func (b *benchStack) close() {
 	os.RemoveAll(b.dir)
 }
 
-func run(nSessions, steps, reconnectAfter int, modelInProcess bool) error {
-	cfg := servertest.Config{Script: script(steps), NoPermissions: true}
+func run(nSessions, steps, modelMS, reconnectAfter int, modelInProcess bool) error {
+	cfg := servertest.Config{Script: script(steps, modelMS), NoPermissions: true}
 	var model *child
 	if !modelInProcess {
 		var url string
 		var err error
-		if model, url, err = startChild("-child", "model", "-steps", fmt.Sprint(steps)); err != nil {
+		if model, url, err = startChild("-child", "model", "-steps", fmt.Sprint(steps), "-model-ms", fmt.Sprint(modelMS)); err != nil {
 			return err
 		}
 		cfg.ModelURL = url
@@ -202,18 +204,25 @@ func run(nSessions, steps, reconnectAfter int, modelInProcess bool) error {
 	defer b.close()
 
 	load0 := loadAvg()
+	probe := startFloor()
 	start := time.Now()
 	var wg sync.WaitGroup
 	results := make([]result, nSessions)
 	for i := range nSessions {
 		wg.Add(1)
+		// With a model that takes time, sessions started together would
+		// step in lock-step, a burst of 200 steps at once every call;
+		// users do not. Their starts are spread over one call's time.
+		delay := time.Duration(modelMS) * time.Millisecond * time.Duration(i) / time.Duration(nSessions)
 		go func() {
 			defer wg.Done()
+			time.Sleep(delay)
 			results[i] = b.client.session(b.ws, reconnectAfter)
 		}()
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
+	late := probe.end()
 	load1 := loadAvg()
 	if err := b.shutdown(); err != nil {
 		return err
@@ -242,13 +251,15 @@ func run(nSessions, steps, reconnectAfter int, modelInProcess bool) error {
 		}
 	}
 	slices.Sort(all)
-	fmt.Printf("sessions            %d (%d steps per turn, %d failed)\n", nSessions, steps, failed)
+	fmt.Printf("sessions            %d (%d steps per turn, model answers after %d ms, %d failed)\n", nSessions, steps, modelMS, failed)
 	fmt.Printf("events delivered    %d in %s (load average %s -> %s)\n", total, elapsed.Round(time.Millisecond), load0, load1)
 	fmt.Printf("events per second   %.0f\n", float64(total)/elapsed.Seconds())
 	fmt.Printf("latency p50         %s (event created -> flushed to its SSE client; %d live events, replays after a resume not counted)\n",
 		pct(all, 0.50).Round(time.Microsecond), len(all))
 	fmt.Printf("latency p99         %s\n", pct(all, 0.99).Round(time.Microsecond))
 	fmt.Printf("latency max         %s\n", pct(all, 1).Round(time.Microsecond))
+	fmt.Printf("wake-up floor       p50 %s, p99 %s (how late a goroutine sleeping 1 ms woke, in this process during the run)\n",
+		pct(late, 0.5).Round(time.Microsecond), pct(late, 0.99).Round(time.Microsecond))
 	types := make([]event.Type, 0, len(byType))
 	for t := range byType {
 		types = append(types, t)
