@@ -70,6 +70,7 @@ type result struct {
 	events, lost, dup int
 	disordered        int  // events whose seq was not above the one before
 	resumed           int  // reconnections with Last-Event-ID
+	cut               int  // streams the server ended before done (resumed too, as EventSource does)
 	done              bool // the stream reached the turn's done event
 	err               error
 }
@@ -96,11 +97,19 @@ func (c *client) session(ws string, reconnectAfter int) result {
 	sc := newScanner(body)
 	for !r.done {
 		if !sc.Scan() {
-			r.err = sc.Err()
-			if r.err == nil {
-				r.err = fmt.Errorf("session %s: the stream ended before done", id)
+			// The server ended the stream (a client it dropped): resume,
+			// as a browser's EventSource does, a few times at most.
+			body.Close()
+			if r.cut++; r.cut > 5 {
+				r.err = fmt.Errorf("session %s: the stream ended before done %d times (%v)", id, r.cut, sc.Err())
+				break
 			}
-			break
+			if body, err = c.stream(id, last); err != nil {
+				r.err = err
+				break
+			}
+			sc = newScanner(body)
+			continue
 		}
 		line, ok := strings.CutPrefix(sc.Text(), "data: ")
 		if !ok {

@@ -228,7 +228,7 @@ func run(nSessions, steps, modelMS, reconnectAfter int, modelInProcess bool) err
 		return err
 	}
 
-	var total, lost, dup, disordered, failed, resumed int
+	var total, lost, dup, disordered, failed, resumed, cut int
 	all := make([]time.Duration, 0, len(lat.d))
 	byType := map[event.Type][]time.Duration{}
 	for _, r := range results {
@@ -236,6 +236,7 @@ func run(nSessions, steps, modelMS, reconnectAfter int, modelInProcess bool) err
 		lost += r.lost
 		dup += r.dup
 		resumed += r.resumed
+		cut += r.cut
 		disordered += r.disordered
 		if r.err != nil {
 			failed++
@@ -271,7 +272,7 @@ func run(nSessions, steps, modelMS, reconnectAfter int, modelInProcess bool) err
 		fmt.Printf("  %-14s %6d events  p50 %9s  p99 %9s\n", t, len(ds), pct(ds, 0.5).Round(time.Microsecond), pct(ds, 0.99).Round(time.Microsecond))
 	}
 	fmt.Printf("peak RSS (VmHWM)    %s (server process; the model server runs in a child: %v)\n", procStatus("VmHWM"), !modelInProcess)
-	fmt.Printf("SSE resumes         %d (Last-Event-ID mid-turn)\n", resumed)
+	fmt.Printf("SSE resumes         %d (Last-Event-ID mid-turn, by the client), %d after the server cut a stream\n", resumed, cut)
 	fmt.Printf("lost events         %d\n", lost)
 	fmt.Printf("duplicate events    %d\n", dup)
 	fmt.Printf("out of order        %d\n", disordered)

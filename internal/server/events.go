@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/tandem-agent/tandem/internal/event"
@@ -47,7 +48,20 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	// kick cuts a write blocked on a client that stopped reading, when the
 	// hub drops it or shuts down; a write that blocks this long also ends.
 	kick := func() { _ = rc.SetWriteDeadline(time.Now()) }
-	backlog, c, state := st.hub.subscribe(after, s.opts.ClientBuffer, s.opts.ClientBufferBytes, kick)
+	var sent atomic.Int64 // the newest seq written, for keep-alives
+	var direct func(frame) bool
+	if r.ProtoMajor == 1 { // an HTTP/2 write waits for the connection's own goroutine: no gain
+		direct = func(f frame) bool {
+			_ = rc.SetWriteDeadline(time.Now().Add(directWriteTimeout))
+			if _, err := w.Write(f.data); err != nil || rc.Flush() != nil {
+				return false
+			}
+			sent.Store(f.seq)
+			s.written(st.id, f)
+			return true
+		}
+	}
+	backlog, c, state := st.hub.subscribe(after, s.opts.ClientBuffer, s.opts.ClientBufferBytes, kick, direct)
 	if state != resumeOK {
 		s.writeReload(w, st, after, state)
 		rc.Flush()
@@ -64,48 +78,70 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	if rc.Flush() != nil {
 		return
 	}
-	last := after
+	sent.Store(after)
 	if n := len(backlog); n > 0 {
-		last = backlog[n-1].seq
+		sent.Store(backlog[n-1].seq)
+	}
+	// drain writes what is queued until the queue is empty (which lets
+	// the hub write directly again); false: the stream ends.
+	var batch []frame
+	drain := func() bool {
+		for {
+			var ended bool
+			batch, ended = c.next(batch)
+			if len(batch) == 0 {
+				return !ended // ended: fell behind, session deleted or shutdown; the client resumes
+			}
+			deadline()
+			for _, f := range batch {
+				if s.writeFrame(w, f) != nil {
+					return false
+				}
+			}
+			if rc.Flush() != nil {
+				return false
+			}
+			sent.Store(batch[len(batch)-1].seq)
+			s.written(st.id, batch...)
+		}
+	}
+	if !drain() {
+		return
 	}
 	tick := time.NewTicker(s.opts.KeepAlive)
 	defer tick.Stop()
-	var batch []frame
 	for {
 		select {
 		case <-r.Context().Done():
 			return
 		case <-c.wake:
-			var ended bool
-			batch, ended = c.next(batch)
-			if len(batch) > 0 {
-				deadline()
-				for _, f := range batch {
-					if s.writeFrame(w, f) != nil {
-						return
-					}
-				}
-				last = batch[len(batch)-1].seq
-				if rc.Flush() != nil {
-					return
-				}
-				s.written(st.id, batch)
-			}
-			if ended { // fell behind, session deleted or shutdown: the client resumes
+			if !drain() {
 				return
 			}
 		case <-tick.C:
+			if !c.claim() { // an event is being written: no keep-alive needed
+				continue
+			}
 			deadline()
-			ka, _ := json.Marshal(event.Event{Type: event.KeepAlive, SessionID: st.id, Seq: last, Time: time.Now().UTC()})
-			if _, err := fmt.Fprintf(w, "data: %s\n\n", ka); err != nil {
+			ka, _ := json.Marshal(event.Event{Type: event.KeepAlive, SessionID: st.id, Seq: sent.Load(), Time: time.Now().UTC()})
+			if _, err := fmt.Fprintf(w, "data: %s\n\n", ka); err != nil || rc.Flush() != nil {
 				return
 			}
-			if rc.Flush() != nil {
+			if !drain() {
 				return
 			}
 		}
 	}
 }
+
+// directWriteTimeout bounds an event written from the emitting goroutine
+// (see client): the turn waits at most this long for a connection whose
+// buffers are full (a client megabytes behind), once; then the client is
+// dropped. It is long because the deadline runs on the wall clock: a
+// loaded machine may not run the writing thread for a while between
+// setting the deadline and writing, and a deadline missed that way would
+// cut a client that was keeping up.
+const directWriteTimeout = 500 * time.Millisecond
 
 func resumePoint(r *http.Request, st *sessState) (int64, *apiError) {
 	v := r.Header.Get("Last-Event-ID")
@@ -128,7 +164,7 @@ func (s *Server) writeFrame(w http.ResponseWriter, f frame) error {
 }
 
 // written reports live events just flushed to a client.
-func (s *Server) written(id string, batch []frame) {
+func (s *Server) written(id string, batch ...frame) {
 	if s.opts.OnEventWritten == nil {
 		return
 	}

@@ -90,26 +90,49 @@ type hub struct {
 // when it falls behind, when the session goes away and on shutdown; the
 // stream then writes what is queued and stops. kick cuts a write the
 // stream is blocked in (a client that stopped reading).
+//
+// direct, when set, writes one event to the connection from the emitting
+// goroutine itself. push uses it while nothing is queued and the stream's
+// goroutine is not writing, so an event reaches a client that keeps up
+// without waiting for that goroutine to be scheduled: on a busy machine
+// that wait was nearly all of an event's latency. It is bounded by a
+// short write deadline; a connection that cannot take the event in time
+// (megabytes unread) fails it, and the client is dropped and resumes.
 type client struct {
 	mu       sync.Mutex
 	queue    []frame
 	bytes    int64 // data bytes queued
 	ended    bool
+	writing  bool // the stream's goroutine is writing: push must queue
 	max      int
 	maxBytes int64
 	wake     chan struct{} // capacity 1: "the queue changed"
 	kick     func()
+	direct   func(frame) bool
 }
 
-func newClient(max, maxBytes int, kick func()) *client {
-	return &client{max: max, maxBytes: int64(maxBytes), wake: make(chan struct{}, 1), kick: kick}
+func newClient(max, maxBytes int, kick func(), direct func(frame) bool) *client {
+	// The stream's goroutine writes the backlog first.
+	return &client{max: max, maxBytes: int64(maxBytes), wake: make(chan struct{}, 1), kick: kick, direct: direct, writing: true}
 }
 
-// push queues f; false when that would put the client more than its
-// bounds behind.
+// push hands f to the client: written at once through direct when the
+// stream is idle, else queued. False when the write failed or queueing
+// would put the client more than its bounds behind: drop it.
 func (c *client) push(f frame) bool {
 	c.mu.Lock()
-	if c.ended || len(c.queue) >= c.max || c.bytes+int64(len(f.data)) > c.maxBytes {
+	if c.ended {
+		c.mu.Unlock()
+		return false
+	}
+	if c.direct != nil && !c.writing && len(c.queue) == 0 {
+		// c.mu is held through the (deadline-bounded) write, so the
+		// stream's goroutine cannot start writing meanwhile.
+		ok := c.direct(f)
+		c.mu.Unlock()
+		return ok
+	}
+	if len(c.queue) >= c.max || c.bytes+int64(len(f.data)) > c.maxBytes {
 		c.mu.Unlock()
 		return false
 	}
@@ -127,6 +150,18 @@ func (c *client) signal() {
 	}
 }
 
+// claim lets the stream's goroutine write something of its own (a
+// keep-alive) when it is idle; next releases it.
+func (c *client) claim() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.writing || len(c.queue) > 0 {
+		return false
+	}
+	c.writing = true
+	return true
+}
+
 // end makes the stream stop once it has written what is queued.
 func (c *client) end() {
 	c.mu.Lock()
@@ -137,11 +172,14 @@ func (c *client) end() {
 
 // next takes everything queued, handing back spare (the previous batch,
 // written) for the queue to reuse; ended says the stream stops after it.
+// The stream's goroutine writes while batches come; an empty one makes
+// it idle, and push may write directly again.
 func (c *client) next(spare []frame) (batch []frame, ended bool) {
 	clear(spare) // let written frames go
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	batch, c.queue, c.bytes = c.queue, spare[:0], 0
+	c.writing = len(batch) > 0
 	return batch, c.ended
 }
 
@@ -278,7 +316,7 @@ const (
 // (tool_output is display-only). The state says why not when events after
 // seq are no longer held, or seq is ahead of the stream: the client must
 // reload the session.
-func (h *hub) subscribe(after int64, buffer, maxBytes int, kick func()) (backlog []frame, c *client, st resumeState) {
+func (h *hub) subscribe(after int64, buffer, maxBytes int, kick func(), direct func(frame) bool) (backlog []frame, c *client, st resumeState) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	switch {
@@ -296,7 +334,7 @@ func (h *hub) subscribe(after int64, buffer, maxBytes int, kick func()) (backlog
 			backlog = append(backlog, *f)
 		}
 	}
-	c = newClient(buffer, maxBytes, kick)
+	c = newClient(buffer, maxBytes, kick, direct)
 	h.clients[c] = struct{}{}
 	return backlog, c, resumeOK
 }
