@@ -40,7 +40,7 @@ func runBigOutput(mb int) error {
 	if err := os.Mkdir(ws, 0o755); err != nil {
 		return err
 	}
-	srv, err := server.New(server.Options{Manager: stack.Manager, Permissions: stack.Broker, Token: token, DataDir: dir,
+	srv, err := server.New(server.Options{Manager: stack.Manager, Token: token, DataDir: dir,
 		DefaultModel: servertest.Model})
 	if err != nil {
 		return err

@@ -101,7 +101,7 @@ func run(nSessions, steps int) error {
 		return err
 	}
 	lat := &latencies{}
-	srv, err := server.New(server.Options{Manager: stack.Manager, Permissions: stack.Broker, Token: token, DataDir: dir,
+	srv, err := server.New(server.Options{Manager: stack.Manager, Token: token, DataDir: dir,
 		DefaultModel: servertest.Model, OnEventWritten: func(_ string, _ int64, created time.Time) { lat.add(created) }})
 	if err != nil {
 		return err

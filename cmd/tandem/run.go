@@ -23,6 +23,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/session"
 	"github.com/tandem-agent/tandem/internal/structured"
 	"github.com/tandem-agent/tandem/internal/termsafe"
+	"github.com/tandem-agent/tandem/internal/turn"
 )
 
 type runFlags struct {
@@ -105,10 +106,10 @@ func (f *runFlags) validate() error {
 			return fmt.Errorf("--permission-mode: %w", err)
 		}
 	}
-	switch f.runtime {
-	case "", "native", "claude-code", "auto":
-	default:
-		return fmt.Errorf("--runtime %q: use native, claude-code or auto", f.runtime)
+	if f.runtime != "" {
+		if _, err := turn.ParseRuntime(f.runtime); err != nil {
+			return fmt.Errorf("--runtime: %w", err)
+		}
 	}
 	for _, d := range f.addDirs {
 		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
@@ -198,7 +199,7 @@ func runTurnBody(cmd *cobra.Command, g *globalFlags, f *runFlags, args []string)
 		return err
 	}
 	defer live.Close()
-	a.WaitMCP(ctx, live, f.mcpWait)
+	app.WaitMCP(ctx, live, f.mcpWait)
 	res, err := live.Run(ctx, prompt, session.TurnOptions{MaxTurns: f.maxTurns, AppendSystemPrompt: f.appendSystem,
 		SystemPrompt: f.systemPrompt, DisallowedTools: f.disallowed,
 		FallbackModels: f.fallbackModels, JSONSchema: schema})

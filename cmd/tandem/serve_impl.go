@@ -9,9 +9,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tandem-agent/tandem/internal/app"
-	"github.com/tandem-agent/tandem/internal/config"
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/server"
+	"github.com/tandem-agent/tandem/internal/turn"
 )
 
 type serveFlags struct {
@@ -53,7 +53,7 @@ func serve(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	}
 	defer a.Close()
 	if f.runtime != "" {
-		if err := config.CheckRuntime(f.runtime); err != nil {
+		if _, err := turn.ParseRuntime(f.runtime); err != nil {
 			return fmt.Errorf("--runtime: %w", err)
 		}
 	}
@@ -88,7 +88,7 @@ func serve(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	srv, err := server.New(server.Options{
 		Manager: a.Manager, Store: a.Store, Token: token, DataDir: a.Paths.DataDir,
 		AllowedHosts: f.allowHost, AllowedOrigins: f.allowOrig,
-		Catalog: app.ServerCatalog{App: a}, Permissions: a, MCP: a, Trust: a, Checkpoints: a.Checkpoints, Extensions: a,
+		Catalog: app.ServerCatalog{App: a}, Trust: a, Checkpoints: a.Checkpoints, Extensions: a,
 		Logger: slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level})),
 		// Only flags here: what they leave out, each session's folder
 		// configuration decides (app.ResolveSettings).

@@ -1,58 +1,53 @@
 package server_test
 
 import (
-	"context"
-	"sync"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/tandem-agent/tandem/internal/scripted"
 	"github.com/tandem-agent/tandem/internal/server"
 	"github.com/tandem-agent/tandem/internal/server/servertest"
-	"github.com/tandem-agent/tandem/internal/session"
 )
 
-// liveSpy records the live session each MCP status request sees.
-type liveSpy struct {
-	mu    sync.Mutex
-	lives []*session.Live
+// opens counts the session's live openings: a SessionStart hook appends a
+// line to a file each time the session is equipped.
+func opens(t *testing.T, file string) int {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	return strings.Count(string(data), "\n")
 }
-
-func (s *liveSpy) MCPStatus(l *session.Live) (any, any) {
-	s.mu.Lock()
-	s.lives = append(s.lives, l)
-	s.mu.Unlock()
-	return []any{}, []any{}
-}
-func (s *liveSpy) MCPAction(*session.Live, string, string) error { return nil }
 
 func TestIdleSessionsAreClosedAndReopen(t *testing.T) {
-	spy := &liveSpy{}
-	e := newEnv(t, scripted.Script{}, func(o *server.Options, _ *servertest.Config) {
-		o.MCP, o.IdleTimeout = spy, 60*time.Millisecond
+	file := filepath.Join(t.TempDir(), "opens")
+	e := newEnv(t, scripted.Script{}, func(o *server.Options, c *servertest.Config) {
+		o.IdleTimeout = 60 * time.Millisecond
+		c.UserConfig = map[string]any{"permissions": map[string]any{"hooks": map[string]any{"SessionStart": []any{
+			map[string]any{"hooks": []any{map[string]any{"type": "command", "command": "echo open >> " + file}}}}}}}
 	})
 	id := e.newSession()
 	e.mustDo("GET", "/api/sessions/"+id+"/mcp", nil, 200, nil)
+	first := opens(t, file)
+	if first < 1 {
+		t.Fatalf("the session never opened (%d)", first)
+	}
 	time.Sleep(400 * time.Millisecond)
 	e.mustDo("GET", "/api/sessions/"+id+"/mcp", nil, 200, nil)
-	spy.mu.Lock()
-	first, second := spy.lives[0], spy.lives[1]
-	spy.mu.Unlock()
-	if first == second {
-		t.Fatal("the idle session was not closed")
-	}
-	if _, err := first.Run(context.Background(), "x", session.TurnOptions{}); err == nil {
-		t.Error("the evicted live session still runs turns")
+	second := opens(t, file)
+	if second != first+1 {
+		t.Fatalf("the idle session was not closed and reopened: %d openings, then %d", first, second)
 	}
 	// A session with an SSE client attached is not evicted.
 	_, stop := e.stream(id, "")
 	defer stop()
 	time.Sleep(400 * time.Millisecond)
 	e.mustDo("GET", "/api/sessions/"+id+"/mcp", nil, 200, nil)
-	spy.mu.Lock()
-	third := spy.lives[2]
-	spy.mu.Unlock()
-	if third != second {
-		t.Error("a session with an SSE client was evicted")
+	if third := opens(t, file); third != second {
+		t.Errorf("a session with an SSE client was evicted (%d openings, then %d)", second, third)
 	}
 }
