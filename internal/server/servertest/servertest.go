@@ -14,7 +14,6 @@ import (
 	"github.com/tandem-agent/tandem/internal/checkpoint"
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/scripted"
-	"github.com/tandem-agent/tandem/internal/server"
 	"github.com/tandem-agent/tandem/internal/session"
 	"github.com/tandem-agent/tandem/internal/store"
 )
@@ -104,13 +103,6 @@ func open(dir, url string, cfg Config) (*app.App, error) {
 		return nil, err
 	}
 	return a, nil
-}
-
-// Options are server options wired to the stack's application, as
-// `tandem serve` wires them.
-func (s *Stack) Options() server.Options {
-	return server.Options{Manager: s.Manager, Store: s.Store, DataDir: s.Dir, Catalog: app.ServerCatalog{App: s.App},
-		Trust: s.App, Checkpoints: s.Checkpoints, Extensions: s.App}
 }
 
 // Close stops the model server and closes the store.
