@@ -137,7 +137,7 @@ func startStack(cfg servertest.Config, opts server.Options, files map[string]str
 			return fail(err)
 		}
 	}
-	opts.Manager, opts.Permissions, opts.Token, opts.DataDir = b.stack.Manager, b.stack.Broker, token, dir
+	opts.Manager, opts.Token, opts.DataDir = b.stack.Manager, token, dir
 	opts.DefaultModel = servertest.Model
 	if b.srv, err = server.New(opts); err != nil {
 		return fail(err)

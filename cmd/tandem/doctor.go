@@ -115,7 +115,7 @@ func collectDoctor(cmd *cobra.Command, a *app.App, offline bool) *doctorReport {
 	default:
 		rep.settings, cfg = s, s.Config
 		rep.ConfigFiles, rep.DefaultModel, rep.FallbackModels = cfg.Sources, s.Model, s.FallbackModels
-		rep.Runtime, rep.Mode = s.Runtime, string(s.Mode)
+		rep.Runtime, rep.Mode = string(s.Runtime), string(s.Mode)
 		if s.Trusted {
 			rep.TrustedBy = s.TrustRoot
 		}

@@ -23,6 +23,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/session"
 	"github.com/tandem-agent/tandem/internal/structured"
 	"github.com/tandem-agent/tandem/internal/termsafe"
+	"github.com/tandem-agent/tandem/internal/turn"
 )
 
 type runFlags struct {
@@ -67,14 +68,14 @@ func addRunFlags(fl *pflag.FlagSet, f *runFlags) {
 	fl.StringVar(&f.outputFormat, "output-format", "text", "text, json or stream-json")
 	fl.StringVarP(&f.resume, "resume", "r", "", "resume the session with this id")
 	fl.BoolVarP(&f.cont, "continue", "c", false, "continue the latest session in this folder")
-	fl.StringVar(&f.mode, "permission-mode", "", "explore, normal, trust (or Claude Code's default, acceptEdits, plan, bypassPermissions, dontAsk)")
+	fl.StringVar(&f.mode, "permission-mode", "", permission.ModeList()+" (or Claude Code's default, plan, bypassPermissions)")
 	fl.IntVar(&f.maxTurns, "max-turns", 0, "stop after this many model steps (0: no limit)")
 	fl.StringVar(&f.appendSystem, "append-system-prompt", "", "text appended to the system prompt")
 	fl.StringVar(&f.systemPrompt, "system-prompt", "", "replace the system prompt")
 	fl.StringSliceVar(&f.allowed, "allowedTools", nil, "tools or rules to allow, e.g. \"Bash(git log:*)\" Read")
 	fl.StringSliceVar(&f.disallowed, "disallowedTools", nil, "tools or rules to deny, e.g. Bash \"Edit(/docs/**)\"")
 	fl.StringSliceVar(&f.addDirs, "add-dir", nil, "more folders the agent may work in")
-	fl.StringVar(&f.runtime, "runtime", "", "native, claude-code or auto")
+	fl.StringVar(&f.runtime, "runtime", "", turn.RuntimeList())
 	fl.BoolVar(&f.verbose, "verbose", false, "print every event to stderr (text output)")
 	fl.BoolVar(&f.trustProject, "trust-project", false, "trust the folder's project files for this run (as `tandem trust` does for good)")
 	fl.DurationVar(&f.mcpWait, "mcp-wait", app.DefaultMCPWait, "how long to wait for MCP servers to connect before the first model call")
@@ -105,10 +106,10 @@ func (f *runFlags) validate() error {
 			return fmt.Errorf("--permission-mode: %w", err)
 		}
 	}
-	switch f.runtime {
-	case "", "native", "claude-code", "auto":
-	default:
-		return fmt.Errorf("--runtime %q: use native, claude-code or auto", f.runtime)
+	if f.runtime != "" {
+		if _, err := turn.ParseRuntime(f.runtime); err != nil {
+			return fmt.Errorf("--runtime: %w", err)
+		}
 	}
 	for _, d := range f.addDirs {
 		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
@@ -198,7 +199,7 @@ func runTurnBody(cmd *cobra.Command, g *globalFlags, f *runFlags, args []string)
 		return err
 	}
 	defer live.Close()
-	a.WaitMCP(ctx, live, f.mcpWait)
+	app.WaitMCP(ctx, live, f.mcpWait)
 	res, err := live.Run(ctx, prompt, session.TurnOptions{MaxTurns: f.maxTurns, AppendSystemPrompt: f.appendSystem,
 		SystemPrompt: f.systemPrompt, DisallowedTools: f.disallowed,
 		FallbackModels: f.fallbackModels, JSONSchema: schema})

@@ -9,9 +9,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tandem-agent/tandem/internal/app"
-	"github.com/tandem-agent/tandem/internal/config"
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/server"
+	"github.com/tandem-agent/tandem/internal/turn"
 )
 
 type serveFlags struct {
@@ -38,8 +38,8 @@ func newServeCommand(g *globalFlags) *cobra.Command {
 	fl.StringSliceVar(&f.allowHost, "allow-host", nil, "extra Host names to accept (behind a proxy)")
 	fl.StringSliceVar(&f.allowOrig, "allow-origin", nil, "extra browser origins allowed to call the API (enables CORS for them)")
 	fl.StringVar(&f.model, "model", "", "default model for new sessions")
-	fl.StringVar(&f.runtime, "runtime", "", "default runtime for new sessions: native, claude-code or auto")
-	fl.StringVar(&f.mode, "permission-mode", "", "default permission mode for new sessions")
+	fl.StringVar(&f.runtime, "runtime", "", "default runtime for new sessions: "+turn.RuntimeList())
+	fl.StringVar(&f.mode, "permission-mode", "", "default permission mode for new sessions: "+permission.ModeList())
 	fl.BoolVar(&f.verbose, "verbose", false, "log requests and turns to stderr")
 	fl.BoolVar(&f.trustProject, "trust-project", false, "trust every session folder's project files (registering a workspace does not trust it; see `tandem trust`)")
 	fl.StringSliceVar(&f.workspaces, "workspace", nil, "register these folders as workspaces agents may run in (also possible from the UI)")
@@ -53,7 +53,7 @@ func serve(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	}
 	defer a.Close()
 	if f.runtime != "" {
-		if err := config.CheckRuntime(f.runtime); err != nil {
+		if _, err := turn.ParseRuntime(f.runtime); err != nil {
 			return fmt.Errorf("--runtime: %w", err)
 		}
 	}
@@ -88,7 +88,7 @@ func serve(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	srv, err := server.New(server.Options{
 		Manager: a.Manager, Store: a.Store, Token: token, DataDir: a.Paths.DataDir,
 		AllowedHosts: f.allowHost, AllowedOrigins: f.allowOrig,
-		Catalog: app.ServerCatalog{App: a}, Permissions: a, MCP: a, Trust: a, Checkpoints: a.Checkpoints, Extensions: a,
+		Catalog: app.ServerCatalog{App: a}, Trust: a, Checkpoints: a.Checkpoints, Extensions: a,
 		Logger: slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level})),
 		// Only flags here: what they leave out, each session's folder
 		// configuration decides (app.ResolveSettings).

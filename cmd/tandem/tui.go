@@ -195,14 +195,20 @@ func (b *tuiBackend) Run(ctx context.Context, prompt string) (event.Event, error
 	b.waited = true
 	b.mu.Unlock()
 	if wait {
-		b.a.WaitMCP(ctx, l, b.f.mcpWait)
+		app.WaitMCP(ctx, l, b.f.mcpWait)
 	}
 	return l.Run(ctx, prompt, session.TurnOptions{MaxTurns: b.f.maxTurns, AppendSystemPrompt: b.f.appendSystem,
 		SystemPrompt: b.f.systemPrompt, DisallowedTools: b.f.disallowed})
 }
 
 func (b *tuiBackend) Reply(requestID string, ans permission.Answer) error {
-	return b.a.Reply(requestID, ans)
+	eq, ok := b.current().Equipment().(interface {
+		Reply(string, permission.Answer) error
+	})
+	if !ok {
+		return fmt.Errorf("reply to %s: %w", requestID, permission.ErrUnknownRequest)
+	}
+	return eq.Reply(requestID, ans)
 }
 
 func (b *tuiBackend) SetMode(ctx context.Context, mode string) error {

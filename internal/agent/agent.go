@@ -14,6 +14,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/compact"
 	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/provider"
+	"github.com/tandem-agent/tandem/internal/turn"
 )
 
 // Model is a resolved model: the adapter to call and what we know of it.
@@ -129,8 +130,8 @@ func New(opts Options) (*Runtime, error) {
 	return &Runtime{opts: opts}, nil
 }
 
-// Name is "native".
-func (r *Runtime) Name() string { return "native" }
+// Name is turn.Native.
+func (r *Runtime) Name() string { return string(turn.Native) }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)

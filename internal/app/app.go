@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sync"
 
 	"github.com/tandem-agent/tandem/internal/checkpoint"
 	"github.com/tandem-agent/tandem/internal/config"
@@ -55,9 +54,6 @@ type App struct {
 	FlagRules []permission.Rule
 	opts      Options
 	models    *models
-
-	brokerMu sync.Mutex
-	brokers  map[string]*permission.Broker
 }
 
 // Open loads the user configuration and opens the store.

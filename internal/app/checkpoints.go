@@ -43,7 +43,7 @@ func checkpointConfig(cfg *config.Config) (checkpoint.Config, error) {
 // equipCheckpoints gives a live session its checkpoint recorder and
 // returns its tools wrapped so file changes are recorded; nil tracker when
 // checkpoints are off for the folder.
-func (w *wiring) equipCheckpoints(cfg *config.Config, l *session.Live, eq *equipped, ts []tool.Tool) ([]tool.Tool, error) {
+func (w *wiring) equipCheckpoints(cfg *config.Config, l *session.Live, eq *Equipment, ts []tool.Tool) ([]tool.Tool, error) {
 	c, err := checkpointConfig(cfg)
 	if err != nil || c.Disabled {
 		return ts, err
@@ -51,12 +51,12 @@ func (w *wiring) equipCheckpoints(cfg *config.Config, l *session.Live, eq *equip
 	rec := l.Snapshot()
 	notice := func(msg string) { l.Events.Emit(event.Event{Type: event.Status, Message: msg}) }
 	eq.tracker = w.app.Checkpoints.Tracker(rec.ID, rec.Cwd, c, notice)
-	eq.extras = append(eq.extras, eq.tracker.Close)
+	eq.addExtra(eq.tracker.Close)
 	return checkpoint.WrapTools(eq.tracker, ts), nil
 }
 
 // withCheckpoint makes a checkpoint before each turn of rt.
-func withCheckpoint(rt turn.Runtime, eq *equipped) turn.Runtime {
+func withCheckpoint(rt turn.Runtime, eq *Equipment) turn.Runtime {
 	if eq.tracker == nil {
 		return rt
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/config"
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/permission"
+	"github.com/tandem-agent/tandem/internal/server"
 	"github.com/tandem-agent/tandem/internal/session"
 	"github.com/tandem-agent/tandem/internal/skills"
 	"github.com/tandem-agent/tandem/internal/subagent"
@@ -41,15 +42,8 @@ type skillsSettings struct {
 
 // Extensions is what a folder offers: skills, commands and agents, with
 // the warnings and notices their files produced (for `tandem skills list`
-// and the HTTP API).
-type Extensions struct {
-	Skills   []*skills.Skill   `json:"skills"`
-	Commands []*skills.Command `json:"commands"`
-	Agents   []*subagent.Def   `json:"agents"`
-	Builtins []string          `json:"builtin_commands"`
-	Notices  []string          `json:"notices,omitempty"`
-	Warnings []skills.Warning  `json:"warnings,omitempty"`
-}
+// and the HTTP API, whose shape it is).
+type Extensions = server.ExtensionList
 
 // ExtensionsFor loads the skills, commands and agents for a working folder.
 func (a *App) ExtensionsFor(cwd string) (*Extensions, error) {
@@ -105,7 +99,7 @@ func (a *App) loadExtensions(cfg *config.Config, cwd string) (*skills.Catalog, *
 
 // equipExtensions loads skills, commands and agents and registers the Skill
 // and Agent tools. Bad files are reported as status notices and skipped.
-func (w *wiring) equipExtensions(l *session.Live, eq *equipped, sk *skills.Catalog, ag *subagent.Catalog, set skillsSettings) error {
+func (w *wiring) equipExtensions(l *session.Live, eq *Equipment, sk *skills.Catalog, ag *subagent.Catalog, set skillsSettings) error {
 	var st subagent.Settings
 	if len(eq.cfg.Subagents) > 0 {
 		if err := json.Unmarshal(eq.cfg.Subagents, &st); err != nil {
@@ -148,7 +142,7 @@ func (w *wiring) equipExtensions(l *session.Live, eq *equipped, sk *skills.Catal
 // hooks for the child's calls, but not the session's UserPromptSubmit and
 // Stop hooks: a child's prompt is not the user's, and its end is
 // SubagentStop.
-func (w *wiring) childRuntime(eq *equipped) (turn.Runtime, error) {
+func (w *wiring) childRuntime(eq *Equipment) (turn.Runtime, error) {
 	opts, err := w.nativeOptions(eq)
 	if err != nil {
 		return nil, err
@@ -198,12 +192,12 @@ func resolveAgentModel(field, parent, small string) string {
 	return f
 }
 
-// ExpandPrompt implements session.PromptExpander: `/name args` becomes the
+// ExpandPrompt implements session.Equipment: `/name args` becomes the
 // custom command's (or user-invocable skill's) text; its allowed-tools are
 // pre-approved for the turn.
-func (w *wiring) ExpandPrompt(l *session.Live, prompt string) session.Expansion {
-	eq := w.get(l)
-	if eq == nil || eq.ext == nil {
+func (eq *Equipment) ExpandPrompt(prompt string) session.Expansion {
+	l := eq.l
+	if eq.ext == nil {
 		return session.Expansion{Prompt: prompt}
 	}
 	cmd, text, ok := eq.ext.skills.Expand(prompt)
@@ -228,16 +222,11 @@ func (w *wiring) ExpandPrompt(l *session.Live, prompt string) session.Expansion 
 	return session.Expansion{Prompt: text, Model: model}
 }
 
-// SessionExtensions returns what a live session offers (nil when it is not
-// equipped here).
-func (a *App) SessionExtensions(l *session.Live) *Extensions {
-	w, ok := a.Manager.Wiring().(*wiring)
-	if !ok {
-		return nil
-	}
-	eq := w.get(l)
-	if eq == nil || eq.ext == nil {
-		return nil
+// Extensions returns what the live session offers: the skills, commands
+// and agents it loaded when it was equipped.
+func (eq *Equipment) Extensions() *Extensions {
+	if eq.ext == nil {
+		return &Extensions{}
 	}
 	return describe(eq.ext.skills, eq.ext.agents)
 }
@@ -247,7 +236,7 @@ func (a *App) SessionExtensions(l *session.Live) *Extensions {
 // project and the user): tandem's config-defined agents for initialize,
 // and a folder whose .claude/skills links the skills found elsewhere
 // (.agents/skills, tandem's folders), passed with --add-dir.
-func (w *wiring) claudeExtras(l *session.Live, eq *equipped) (addDirs []string, agents map[string]any, err error) {
+func (w *wiring) claudeExtras(l *session.Live, eq *Equipment) (addDirs []string, agents map[string]any, err error) {
 	if eq.ext == nil {
 		return nil, nil, nil
 	}
@@ -266,7 +255,7 @@ func (w *wiring) claudeExtras(l *session.Live, eq *equipped) (addDirs []string, 
 
 // skillBridge links the skills the CLI would not find itself under
 // .claude/skills of a per-session folder.
-func (w *wiring) skillBridge(l *session.Live, eq *equipped) ([]string, error) {
+func (w *wiring) skillBridge(l *session.Live, eq *Equipment) ([]string, error) {
 	rec := l.Snapshot()
 	home := w.app.home()
 	own := map[string]bool{filepath.Join(rec.Cwd, ".claude", "skills"): true}
@@ -295,19 +284,6 @@ func (w *wiring) skillBridge(l *session.Live, eq *equipped) ([]string, error) {
 			return nil, fmt.Errorf("prepare skill %s for claude-code: %w", s.Name, err)
 		}
 	}
-	w.mu.Lock()
-	eq.extras = append(eq.extras, func() { _ = os.RemoveAll(bridge) })
-	w.mu.Unlock()
+	eq.addExtra(func() { _ = os.RemoveAll(bridge) })
 	return []string{bridge}, nil
 }
-
-// SessionExtensionsJSON implements server.Extensions.
-func (a *App) SessionExtensionsJSON(l *session.Live) (any, error) {
-	if ext := a.SessionExtensions(l); ext != nil {
-		return ext, nil
-	}
-	return a.ExtensionsFor(l.Snapshot().Cwd)
-}
-
-// FolderExtensionsJSON implements server.Extensions.
-func (a *App) FolderExtensionsJSON(cwd string) (any, error) { return a.ExtensionsFor(cwd) }

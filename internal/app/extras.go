@@ -57,7 +57,7 @@ func (w *wiring) searcher(cfg *config.Config, l *session.Live) web.Searcher {
 
 // equipMCP starts the session's MCP servers in the background. A bad entry
 // is reported and skipped; the other servers still start.
-func (w *wiring) equipMCP(ctx context.Context, l *session.Live, eq *equipped) error {
+func (w *wiring) equipMCP(ctx context.Context, l *session.Live, eq *Equipment) error {
 	rec := l.Snapshot()
 	servers, settings, errs := mcp.LoadAll(mcp.ProjectPaths(w.app.Paths.UserFile(), rec.Cwd))
 	raw, only := l.RequestMCP()
@@ -88,7 +88,7 @@ func (w *wiring) equipMCP(ctx context.Context, l *session.Live, eq *equipped) er
 	})
 	m.Start(context.WithoutCancel(ctx))
 	eq.mcp = m
-	eq.extras = append(eq.extras, func() { _ = m.Close() })
+	eq.addExtra(func() { _ = m.Close() })
 	return nil
 }
 
@@ -97,14 +97,6 @@ func (w *wiring) equipMCP(ctx context.Context, l *session.Live, eq *equipped) er
 // or npx server can take many seconds to start on a busy machine, and the
 // wait ends as soon as every server has connected or failed.
 const DefaultMCPWait = 30 * time.Second
-
-// WaitMCP gives a session's MCP servers a moment to connect before the
-// first model call, so their tools are offered from the start.
-func (a *App) WaitMCP(ctx context.Context, l *session.Live, timeout time.Duration) {
-	if m := a.mcpOf(l); m != nil {
-		m.WaitReady(ctx, timeout)
-	}
-}
 
 // ClaudeCodeConfig decodes and validates the "claude_code" section,
 // naming its file in errors.
@@ -119,7 +111,7 @@ func ClaudeCodeConfig(c *config.Config) (claudecode.Config, error) {
 	return cc, nil
 }
 
-func (w *wiring) claudeCode(name string, l *session.Live, eq *equipped) (turn.Runtime, error) {
+func (w *wiring) claudeCode(name turn.RuntimeName, l *session.Live, eq *Equipment) (turn.Runtime, error) {
 	cc, err := ClaudeCodeConfig(eq.cfg)
 	if err != nil {
 		return nil, err
@@ -130,13 +122,13 @@ func (w *wiring) claudeCode(name string, l *session.Live, eq *equipped) (turn.Ru
 		provName = res.Provider
 	}
 	pc, perr := w.app.models.providerConfig(provName, eq.cfg)
-	if name == "auto" {
+	if name == turn.Auto {
 		kind := pc.Kind
 		if perr != nil {
 			kind = ""
 		}
 		sel, err := claudecode.AutoSelect(name, cc, kind)
-		if err != nil || sel.Runtime != claudecode.RuntimeClaudeCode {
+		if err != nil || sel.Runtime != turn.ClaudeCode {
 			return w.native(eq)
 		}
 	}
@@ -157,7 +149,7 @@ func (w *wiring) claudeCode(name string, l *session.Live, eq *equipped) (turn.Ru
 }
 
 // observer is the claude-code runtime's view of the checkpoint recorder.
-func observer(eq *equipped) claudecode.ToolObserver {
+func observer(eq *Equipment) claudecode.ToolObserver {
 	if eq.tracker == nil {
 		return nil
 	}

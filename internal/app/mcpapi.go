@@ -1,30 +1,33 @@
 package app
 
 import (
+	"context"
 	"fmt"
+	"time"
 
 	"github.com/tandem-agent/tandem/internal/mcp"
+	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/session"
 )
 
-// MCPStatus lists a live session's MCP servers and their prompts (for the
-// HTTP API). A session without servers gives empty lists.
-func (a *App) MCPStatus(l *session.Live) (any, any) {
-	m := a.mcpOf(l)
-	if m == nil {
+// MCPStatus lists the session's MCP servers and their prompts (for the
+// HTTP API and the Claude Code drop-in). A session without servers gives
+// empty lists.
+func (eq *Equipment) MCPStatus() ([]mcp.ServerStatus, []mcp.PromptInfo) {
+	if eq.mcp == nil {
 		return []mcp.ServerStatus{}, []mcp.PromptInfo{}
 	}
-	prompts := m.Prompts()
+	prompts := eq.mcp.Prompts()
 	if prompts == nil {
 		prompts = []mcp.PromptInfo{}
 	}
-	return m.Status(), prompts
+	return eq.mcp.Status(), prompts
 }
 
 // MCPAction enables, disables, approves or reconnects a server while the
 // session lives.
-func (a *App) MCPAction(l *session.Live, server, action string) error {
-	m := a.mcpOf(l)
+func (eq *Equipment) MCPAction(server, action string) error {
+	m := eq.mcp
 	if m == nil {
 		return fmt.Errorf("session has no MCP servers configured")
 	}
@@ -41,13 +44,42 @@ func (a *App) MCPAction(l *session.Live, server, action string) error {
 	return fmt.Errorf("unknown action %q", action)
 }
 
-func (a *App) mcpOf(l *session.Live) *mcp.Manager {
-	w, ok := a.Manager.Wiring().(*wiring)
-	if !ok {
-		return nil
+// WaitMCP gives the session's MCP servers a moment to connect before the
+// first model call, so their tools are offered from the start.
+func (eq *Equipment) WaitMCP(ctx context.Context, timeout time.Duration) {
+	if eq.mcp != nil {
+		eq.mcp.WaitReady(ctx, timeout)
 	}
-	if eq := w.get(l); eq != nil {
-		return eq.mcp
+}
+
+// Reply answers one of the session's pending permission questions
+// (permission.ErrUnknownRequest when it has no such question).
+func (eq *Equipment) Reply(requestID string, ans permission.Answer) error {
+	return eq.broker.Reply(requestID, ans)
+}
+
+// Pending lists the session's open permission questions.
+func (eq *Equipment) Pending() []permission.Question { return eq.broker.Pending() }
+
+// MCPControl is what the application's equipment offers for a live
+// session's MCP servers.
+type MCPControl interface {
+	MCPStatus() ([]mcp.ServerStatus, []mcp.PromptInfo)
+	MCPAction(server, action string) error
+	WaitMCP(ctx context.Context, timeout time.Duration)
+}
+
+// MCPOf is the live session's MCP control; ok is false for a session that
+// another wiring equipped.
+func MCPOf(l *session.Live) (m MCPControl, ok bool) {
+	m, ok = l.Equipment().(MCPControl)
+	return m, ok
+}
+
+// WaitMCP gives a session's MCP servers a moment to connect before the
+// first model call (see Equipment.WaitMCP).
+func WaitMCP(ctx context.Context, l *session.Live, timeout time.Duration) {
+	if m, ok := MCPOf(l); ok {
+		m.WaitMCP(ctx, timeout)
 	}
-	return nil
 }

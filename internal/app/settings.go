@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/session"
 	"github.com/tandem-agent/tandem/internal/store"
 	"github.com/tandem-agent/tandem/internal/trust"
+	"github.com/tandem-agent/tandem/internal/turn"
 )
 
 // SettingsRequest is what an entry point asks for a session: `tandem run`
@@ -38,7 +40,7 @@ type Settings struct {
 	// Model is the model spec in force ("" only when nothing names one and
 	// no key is set, for runtimes that may not need one).
 	Model    string
-	Runtime  string // native | claude-code | auto
+	Runtime  turn.RuntimeName
 	Mode     permission.Mode
 	MaxTurns int
 	// FallbackModels are the config's fallback_models.
@@ -92,12 +94,13 @@ func (a *App) ResolveSettings(ctx context.Context, req SettingsRequest) (*Settin
 	if _, err := compact.Parse(cfg.Compaction, cfg.SectionSource("compaction")); err != nil {
 		return nil, err
 	}
+	// The config's runtime was checked when it was read.
+	s.Runtime = cmp.Or(cfg.Runtime, turn.Native)
 	if req.Runtime != "" {
-		if err := config.CheckRuntime(req.Runtime); err != nil {
+		if s.Runtime, err = turn.ParseRuntime(req.Runtime); err != nil {
 			return nil, err
 		}
 	}
-	s.Runtime = firstNonEmpty(req.Runtime, cfg.Runtime, "native")
 	s.Model = firstNonEmpty(req.Model, a.DefaultModel(cfg))
 	s.MaxTurns = req.MaxTurns
 	s.FallbackModels = cfg.FallbackModels
@@ -119,7 +122,7 @@ func (a *App) ResolveSettings(ctx context.Context, req SettingsRequest) (*Settin
 // settings, without calling the provider. The claude-code runtime may have
 // its own login and model names; it reports problems itself.
 func (a *App) checkModel(s *Settings) error {
-	if s.Runtime == "claude-code" || s.Runtime == "auto" {
+	if s.Runtime == turn.ClaudeCode || s.Runtime == turn.Auto {
 		return nil
 	}
 	if s.Model == "" {
@@ -187,6 +190,6 @@ func (w *wiring) Resolve(ctx context.Context, rec store.Session, checkModel bool
 	if err != nil {
 		return session.Resolved{}, err
 	}
-	return session.Resolved{Model: s.Model, Runtime: s.Runtime, Mode: string(s.Mode), MaxTurns: s.MaxTurns,
+	return session.Resolved{Model: s.Model, Runtime: s.Runtime, Mode: s.Mode, MaxTurns: s.MaxTurns,
 		FallbackModels: s.FallbackModels, Settings: s}, nil
 }

@@ -3,13 +3,11 @@ package app
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"sync"
 
 	"github.com/tandem-agent/tandem/internal/agent"
 	"github.com/tandem-agent/tandem/internal/checkpoint"
-	"github.com/tandem-agent/tandem/internal/claudecode"
 	"github.com/tandem-agent/tandem/internal/compact"
 	"github.com/tandem-agent/tandem/internal/config"
 	"github.com/tandem-agent/tandem/internal/event"
@@ -22,8 +20,14 @@ import (
 	"github.com/tandem-agent/tandem/internal/turn"
 )
 
-// equipped is what Equip built for one live session.
-type equipped struct {
+// Equipment is what Equip built for one live session: its permission engine
+// and broker, hooks, MCP servers, checkpoint recorder, skills, commands and
+// sub-agent runner. The live session owns it (session.Live.Equipment) and
+// closes it; front ends reach the rest through its methods (MCPStatus,
+// MCPAction, WaitMCP, Extensions, Reply, Pending).
+type Equipment struct {
+	w        *wiring
+	l        *session.Live
 	cfg      *config.Config
 	settings *Settings
 	engine   *permission.Engine
@@ -39,24 +43,18 @@ type equipped struct {
 	tracker     *checkpoint.Tracker // nil: checkpoints off
 	ext         *extensions
 	checker     *skillChecker
+	// mu guards extras, which the claude-code runtime's first turn may add to.
+	mu sync.Mutex
 }
 
 // wiring implements session.Wiring for an App.
 type wiring struct {
-	app  *App
-	mu   sync.Mutex
-	live map[*session.Live]*equipped
-}
-
-func (w *wiring) get(l *session.Live) *equipped {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.live[l]
+	app *App
 }
 
 // Equip loads the session folder's configuration and builds its tools,
 // permission engine and hooks.
-func (w *wiring) Equip(ctx context.Context, l *session.Live) (func(), error) {
+func (w *wiring) Equip(ctx context.Context, l *session.Live) (session.Equipment, error) {
 	rec := l.Snapshot()
 	s, _ := l.Settings.(*Settings)
 	if s == nil { // opened without the Manager's resolver (tests)
@@ -66,7 +64,7 @@ func (w *wiring) Equip(ctx context.Context, l *session.Live) (func(), error) {
 		}
 	}
 	cfg, perm, claude, home := s.Config, s.perm, s.claude, s.home
-	eq := &equipped{cfg: cfg, settings: s}
+	eq := &Equipment{w: w, l: l, cfg: cfg, settings: s}
 	hookCfg := s.hooks
 	eq.hooks = hooks.NewRunner(hookCfg, rec.Cwd, w.secretPolicy(cfg).ScrubEnv(os.Environ()))
 	mode := s.Mode
@@ -106,8 +104,6 @@ func (w *wiring) Equip(ctx context.Context, l *session.Live) (func(), error) {
 	// Before the extensions: sub-agents' runtimes fire hooks through it.
 	eq.hookFire = newHookAdapter(eq.hooks, func() string { return string(eq.engine.Mode()) }, l.Events.Emit, w.app.opts.Getenv)
 	eq.checker = &skillChecker{Engine: eq.engine, catalog: sk, state: l.Env.State}
-	l.Checker = eq.checker
-	l.ModeSetter = eq.engine
 	ts, err := w.equipCheckpoints(cfg, l, eq, tools.Default(w.toolOptions(cfg, l)))
 	if err != nil {
 		return nil, err
@@ -120,13 +116,6 @@ func (w *wiring) Equip(ctx context.Context, l *session.Live) (func(), error) {
 		return nil, err
 	}
 
-	w.mu.Lock()
-	if w.live == nil {
-		w.live = map[*session.Live]*equipped{}
-	}
-	w.live[l] = eq
-	w.mu.Unlock()
-	w.app.registerBroker(rec.ID, eq.broker)
 	source := hooks.SourceStartup
 	if rec.LastSeq > 0 {
 		source = hooks.SourceResume
@@ -134,47 +123,65 @@ func (w *wiring) Equip(ctx context.Context, l *session.Live) (func(), error) {
 	if err := eq.hookFire.SessionStart(ctx, rec.ID, rec.Cwd, source, rec.Model); err != nil {
 		l.Events.Emit(event.Event{Type: event.Error, Error: "SessionStart hook: " + err.Error()})
 	}
-	if eq.hooks.Has(hooks.Notification) {
-		l.OnIdle = func() {
-			if err := eq.hookFire.Notification(context.Background(), rec.ID, rec.Cwd, hooks.NotifyIdlePrompt,
-				"Waiting for input", "tandem is waiting for your input"); err != nil {
-				l.Events.Emit(event.Event{Type: event.Error, Error: "Notification hook: " + err.Error()})
-			}
-		}
-	}
-	return func() {
-		if err := eq.hookFire.SessionEnd(context.Background(), rec.ID, rec.Cwd, "other"); err != nil {
-			l.Events.Emit(event.Event{Type: event.Error, Error: "SessionEnd hook: " + err.Error()})
-		}
-		w.app.unregisterBroker(rec.ID)
-		for i := len(eq.extras) - 1; i >= 0; i-- {
-			eq.extras[i]()
-		}
-		w.mu.Lock()
-		delete(w.live, l)
-		w.mu.Unlock()
-	}, nil
+	return eq, nil
 }
 
-// Runtime builds the runtime a turn runs under.
-func (w *wiring) Runtime(name string, l *session.Live) (turn.Runtime, error) {
-	eq := w.get(l)
-	if eq == nil {
-		return nil, fmt.Errorf("session %s is not equipped", l.Snapshot().ID)
+// Checker implements session.Equipment: the permission engine, with the
+// skills' grants under the claude-code runtime.
+func (eq *Equipment) Checker() permission.Checker { return eq.checker }
+
+// Idle implements session.Equipment: the Notification hook's idle_prompt.
+func (eq *Equipment) Idle() {
+	if !eq.hooks.Has(hooks.Notification) {
+		return
 	}
+	rec := eq.l.Snapshot()
+	if err := eq.hookFire.Notification(context.Background(), rec.ID, rec.Cwd, hooks.NotifyIdlePrompt,
+		"Waiting for input", "tandem is waiting for your input"); err != nil {
+		eq.l.Events.Emit(event.Event{Type: event.Error, Error: "Notification hook: " + err.Error()})
+	}
+}
+
+// Close implements session.Equipment: the SessionEnd hook, then MCP
+// servers, the checkpoint recorder and the skills folder made for the
+// claude-code runtime, last started first stopped.
+func (eq *Equipment) Close() {
+	rec := eq.l.Snapshot()
+	if err := eq.hookFire.SessionEnd(context.Background(), rec.ID, rec.Cwd, "other"); err != nil {
+		eq.l.Events.Emit(event.Event{Type: event.Error, Error: "SessionEnd hook: " + err.Error()})
+	}
+	eq.mu.Lock()
+	extras := eq.extras
+	eq.extras = nil
+	eq.mu.Unlock()
+	for i := len(extras) - 1; i >= 0; i-- {
+		extras[i]()
+	}
+}
+
+// addExtra adds something Close stops.
+func (eq *Equipment) addExtra(f func()) {
+	eq.mu.Lock()
+	eq.extras = append(eq.extras, f)
+	eq.mu.Unlock()
+}
+
+// Runtime implements session.Equipment.
+func (eq *Equipment) Runtime(name turn.RuntimeName) (turn.Runtime, error) {
+	w := eq.w
 	var rt turn.Runtime
 	var err error
 	switch name {
-	case "", "native":
+	case "", turn.Native:
 		eq.checker.cli.Store(false)
 		rt, err = w.native(eq)
-	case "claude-code", "auto":
-		rt, err = w.claudeCode(name, l, eq)
+	case turn.ClaudeCode, turn.Auto:
+		rt, err = w.claudeCode(name, eq.l, eq)
 		if err == nil {
-			eq.checker.cli.Store(rt.Name() == claudecode.RuntimeName)
+			eq.checker.cli.Store(rt.Name() == string(turn.ClaudeCode))
 		}
 	default:
-		return nil, fmt.Errorf("unknown runtime %q: use native, claude-code or auto", name)
+		_, err = turn.ParseRuntime(string(name))
 	}
 	if err != nil {
 		return nil, err
@@ -182,7 +189,7 @@ func (w *wiring) Runtime(name string, l *session.Live) (turn.Runtime, error) {
 	return withCheckpoint(rt, eq), nil
 }
 
-func (w *wiring) native(eq *equipped) (turn.Runtime, error) {
+func (w *wiring) native(eq *Equipment) (turn.Runtime, error) {
 	opts, err := w.nativeOptions(eq)
 	if err != nil {
 		return nil, err
@@ -190,7 +197,7 @@ func (w *wiring) native(eq *equipped) (turn.Runtime, error) {
 	return agent.New(opts)
 }
 
-func (w *wiring) nativeOptions(eq *equipped) (agent.Options, error) {
+func (w *wiring) nativeOptions(eq *Equipment) (agent.Options, error) {
 	pb := prompt.Builder{ConfigDir: w.app.Paths.ConfigDir, Home: w.app.opts.Getenv("HOME"), Warn: w.app.opts.Stderr}
 	cc, err := compact.Parse(eq.cfg.Compaction, eq.cfg.SectionSource("compaction"))
 	if err != nil {

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/tandem-agent/tandem/internal/turn"
 )
 
 // CLIInfo describes the claude executable Find settled on.
@@ -121,18 +123,11 @@ func checkVersion(info CLIInfo, out, minimum string) (CLIInfo, error) {
 	return info, nil
 }
 
-// Runtime names, as `--runtime` and the config spell them.
-const (
-	RuntimeNative     = "native"
-	RuntimeClaudeCode = "claude-code"
-	RuntimeAuto       = "auto"
-)
-
 // Selection is the outcome of AutoSelect.
 type Selection struct {
-	Runtime string  // RuntimeNative or RuntimeClaudeCode
-	Reason  string  // why, for `tandem doctor` and verbose logs
-	CLI     CLIInfo // what Find reported (empty when not needed)
+	Runtime turn.RuntimeName // turn.Native or turn.ClaudeCode
+	Reason  string           // why, for `tandem doctor` and verbose logs
+	CLI     CLIInfo          // what Find reported (empty when not needed)
 }
 
 // AutoSelect resolves a requested runtime ("native", "claude-code", "auto"
@@ -140,26 +135,27 @@ type Selection struct {
 // found and the provider speaks the Anthropic protocol (providerKind
 // "anthropic"), native otherwise. An explicit "claude-code" with no usable
 // CLI is an error naming the problem.
-func AutoSelect(requested string, cfg Config, providerKind string) (Selection, error) {
+func AutoSelect(requested turn.RuntimeName, cfg Config, providerKind string) (Selection, error) {
 	switch requested {
-	case RuntimeNative:
-		return Selection{Runtime: RuntimeNative, Reason: "requested"}, nil
-	case RuntimeClaudeCode:
+	case turn.Native:
+		return Selection{Runtime: turn.Native, Reason: "requested"}, nil
+	case turn.ClaudeCode:
 		info, err := Find(cfg)
 		if err != nil {
 			return Selection{CLI: info}, fmt.Errorf("runtime claude-code: %w", err)
 		}
-		return Selection{Runtime: RuntimeClaudeCode, Reason: "requested", CLI: info}, nil
-	case "", RuntimeAuto:
+		return Selection{Runtime: turn.ClaudeCode, Reason: "requested", CLI: info}, nil
+	case "", turn.Auto:
 	default:
-		return Selection{}, fmt.Errorf("unknown runtime %q: use native, claude-code or auto", requested)
+		_, err := turn.ParseRuntime(string(requested))
+		return Selection{}, err
 	}
 	if providerKind != "anthropic" {
-		return Selection{Runtime: RuntimeNative, Reason: fmt.Sprintf("provider protocol %q is not Anthropic-compatible", providerKind)}, nil
+		return Selection{Runtime: turn.Native, Reason: fmt.Sprintf("provider protocol %q is not Anthropic-compatible", providerKind)}, nil
 	}
 	info, err := Find(cfg)
 	if err != nil {
-		return Selection{Runtime: RuntimeNative, Reason: info.Problem, CLI: info}, nil
+		return Selection{Runtime: turn.Native, Reason: info.Problem, CLI: info}, nil
 	}
-	return Selection{Runtime: RuntimeClaudeCode, Reason: fmt.Sprintf("Claude Code %s found at %s", info.Version, info.Path), CLI: info}, nil
+	return Selection{Runtime: turn.ClaudeCode, Reason: fmt.Sprintf("Claude Code %s found at %s", info.Version, info.Path), CLI: info}, nil
 }

@@ -8,10 +8,11 @@ import (
 
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/message"
+	"github.com/tandem-agent/tandem/internal/turn"
 )
 
-// RuntimeName is what status events and Runtime.Name report.
-const RuntimeName = "claude-code"
+// runtimeName is what status events and Runtime.Name report.
+const runtimeName = string(turn.ClaudeCode)
 
 // Mapper turns the CLI's parsed stdout messages into tandem events and
 // stored messages. It has no I/O: feed it messages in order with Map, and
@@ -121,7 +122,7 @@ func (m *Mapper) mapSystem(msg Msg) []event.Event {
 		}
 		m.initSeen = true
 		return []event.Event{{
-			Type: event.Status, Cwd: msg.Cwd, Model: msg.Model, Runtime: RuntimeName,
+			Type: event.Status, Cwd: msg.Cwd, Model: msg.Model, Runtime: runtimeName,
 			Tools: msg.Tools, Mode: m.Mode,
 			Meta: map[string]any{"claude_session_id": msg.SessionID, "claude_code_version": msg.ClaudeCodeVersion},
 		}}

@@ -56,9 +56,9 @@ func New(cfg Config, opts Options) *Runtime {
 }
 
 // Name is "claude-code".
-func (r *Runtime) Name() string { return RuntimeName }
+func (r *Runtime) Name() string { return runtimeName }
 
-func (r *Runtime) logf(s string) { r.logger.Debug(s, "runtime", RuntimeName) }
+func (r *Runtime) logf(s string) { r.logger.Debug(s, "runtime", runtimeName) }
 
 func (r *Runtime) findCLI() (CLIInfo, error) {
 	r.mu.Lock()
@@ -113,7 +113,7 @@ func (r *Runtime) RunTurn(ctx context.Context, in turn.Input, d turn.Deps) (even
 		_ = d.Recorder.SetMeta(context.WithoutCancel(ctx), MetaResumeAt, "")
 	}
 	if out.missingSession {
-		emit(d, event.Event{Type: event.Status, Runtime: RuntimeName, Message: fmt.Sprintf(
+		emit(d, event.Event{Type: event.Status, Runtime: runtimeName, Message: fmt.Sprintf(
 			"the Claude Code conversation %s no longer exists; starting a fresh one (earlier context is not available to the model)", resume)})
 		if d.Recorder != nil {
 			_ = d.Recorder.SetMeta(ctx, MetaSessionID, "")

@@ -99,16 +99,17 @@ func TestAutoSelect(t *testing.T) {
 	good := Config{Path: fakeCLI(t, "2.1.332")}
 	missing := Config{Path: "/nonexistent/claude"}
 	cases := []struct {
-		req, kind string
-		cfg       Config
-		want      string
-		wantErr   bool
+		req     turn.RuntimeName
+		kind    string
+		cfg     Config
+		want    turn.RuntimeName
+		wantErr bool
 	}{
-		{"auto", "anthropic", good, RuntimeClaudeCode, false},
-		{"", "anthropic", missing, RuntimeNative, false},
-		{"auto", "openai", good, RuntimeNative, false},
-		{"native", "anthropic", good, RuntimeNative, false},
-		{"claude-code", "anthropic", good, RuntimeClaudeCode, false},
+		{"auto", "anthropic", good, turn.ClaudeCode, false},
+		{"", "anthropic", missing, turn.Native, false},
+		{"auto", "openai", good, turn.Native, false},
+		{"native", "anthropic", good, turn.Native, false},
+		{"claude-code", "anthropic", good, turn.ClaudeCode, false},
 		{"claude-code", "anthropic", missing, "", true},
 		{"bogus", "anthropic", good, "", true},
 	}

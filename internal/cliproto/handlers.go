@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/tandem-agent/tandem/internal/app"
 	"github.com/tandem-agent/tandem/internal/checkpoint"
-	"github.com/tandem-agent/tandem/internal/mcp"
 )
 
 // handleControl answers one control request from the SDK host.
@@ -153,8 +153,11 @@ func (d *driver) mcpStatus() []map[string]any {
 	if live == nil {
 		return out
 	}
-	st, _ := d.app.MCPStatus(live)
-	list, _ := st.([]mcp.ServerStatus)
+	m, ok := app.MCPOf(live)
+	if !ok {
+		return out
+	}
+	list, _ := m.MCPStatus()
 	for _, s := range list {
 		e := map[string]any{"name": s.Name, "status": mcpState(s), "scope": s.Scope}
 		if s.Error != "" {
@@ -180,7 +183,11 @@ func (d *driver) mcpAction(server, action string) error {
 	if live == nil {
 		return fmt.Errorf("no MCP servers are running yet: they start with the first user message")
 	}
-	return d.app.MCPAction(live, server, action)
+	m, ok := app.MCPOf(live)
+	if !ok {
+		return fmt.Errorf("this session has no MCP servers")
+	}
+	return m.MCPAction(server, action)
 }
 
 // contextUsage reports how full the context window was at the last model

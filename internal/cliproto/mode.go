@@ -33,18 +33,4 @@ func ParseMode(s string) (permission.Mode, error) {
 
 // modeName is the Claude Code name of an engine mode, as system/init and
 // set_permission_mode report it.
-func modeName(m permission.Mode) string {
-	switch m {
-	case permission.AskEdits, permission.Normal:
-		return "default"
-	case permission.AcceptEdits:
-		return "acceptEdits"
-	case permission.Explore:
-		return "plan"
-	case permission.Trust:
-		return "bypassPermissions"
-	case permission.DontAsk:
-		return "dontAsk"
-	}
-	return string(m)
-}
+func modeName(m permission.Mode) string { return permission.ClaudeName(m) }

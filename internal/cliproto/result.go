@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"time"
 
+	"github.com/tandem-agent/tandem/internal/app"
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/mcp"
 	"github.com/tandem-agent/tandem/internal/message"
@@ -25,11 +26,10 @@ func (d *driver) initLine(live *session.Live) map[string]any {
 		}
 	}
 	servers := []map[string]any{}
-	if st, _ := d.app.MCPStatus(live); st != nil {
-		if list, ok := st.([]mcp.ServerStatus); ok {
-			for _, s := range list {
-				servers = append(servers, map[string]any{"name": s.Name, "status": mcpState(s)})
-			}
+	if m, ok := app.MCPOf(live); ok {
+		list, _ := m.MCPStatus()
+		for _, s := range list {
+			servers = append(servers, map[string]any{"name": s.Name, "status": mcpState(s)})
 		}
 	}
 	commands := []string{}

@@ -79,7 +79,7 @@ func (d *driver) session(ctx context.Context) (*session.Live, error) {
 	d.mu.Lock()
 	d.live = live
 	d.mu.Unlock()
-	d.app.WaitMCP(ctx, live, app.DefaultMCPWait)
+	app.WaitMCP(ctx, live, app.DefaultMCPWait)
 	return live, nil
 }
 

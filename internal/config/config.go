@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/tandem-agent/tandem/internal/regular"
+	"github.com/tandem-agent/tandem/internal/turn"
 )
 
 // Config is the merged configuration. Sections owned by other packages stay
@@ -26,10 +27,10 @@ type Config struct {
 	SmallModel string `json:"small_model,omitempty"` // for summaries (WebFetch prompts, titles)
 	// FallbackModels ("provider/model") are tried in order when the model
 	// keeps failing after retries (overloaded, server errors, not found).
-	FallbackModels []string `json:"fallback_models,omitempty"`
-	Runtime        string   `json:"runtime,omitempty"` // native | claude-code | auto
-	Mode           string   `json:"permission_mode,omitempty"`
-	MaxTurns       int      `json:"max_turns,omitempty"`
+	FallbackModels []string         `json:"fallback_models,omitempty"`
+	Runtime        turn.RuntimeName `json:"runtime,omitempty"`
+	Mode           string           `json:"permission_mode,omitempty"`
+	MaxTurns       int              `json:"max_turns,omitempty"`
 	// ThinkingBudget > 0 turns on extended thinking with that many tokens
 	// (MAX_THINKING_TOKENS in the environment, as Claude Code reads it).
 	ThinkingBudget int64 `json:"thinking_budget,omitempty"`
@@ -265,15 +266,6 @@ func lineOf(data []byte, off int64) int {
 	return bytes.Count(data[:off], []byte("\n")) + 1
 }
 
-// CheckRuntime names the runtimes when rt is not one.
-func CheckRuntime(rt string) error {
-	switch rt {
-	case "native", "claude-code", "auto":
-		return nil
-	}
-	return fmt.Errorf("%q is not a runtime; use native, claude-code or auto", rt)
-}
-
 // CheckBaseURL accepts an absolute http:// or https:// URL with a host.
 func CheckBaseURL(v string) error {
 	u, err := url.Parse(v)
@@ -288,7 +280,7 @@ func (c *Config) validate(path string) error {
 		return &Error{File: path, Field: "hooks", Msg: `tandem reads hooks from "permissions": {"hooks": {...}}; move this object there (Claude Code's .claude/settings.json keeps "hooks" at the top level)`}
 	}
 	if c.Runtime != "" {
-		if err := CheckRuntime(c.Runtime); err != nil {
+		if _, err := turn.ParseRuntime(string(c.Runtime)); err != nil {
 			return &Error{File: path, Field: "runtime", Msg: err.Error()}
 		}
 	}
@@ -460,7 +452,7 @@ func (c *Config) ApplyEnv(getenv func(string) string) error {
 		c.Model = v
 	}
 	if v := getenv("TANDEM_RUNTIME"); v != "" {
-		c.Runtime = v
+		c.Runtime = turn.RuntimeName(v)
 	}
 	if v := getenv("TANDEM_PERMISSION_MODE"); v != "" {
 		c.Mode = v

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tandem-agent/tandem/internal/provider"
+	"github.com/tandem-agent/tandem/internal/turn"
 )
 
 func writeFile(t *testing.T, dir, name, body string) string {
@@ -180,5 +181,22 @@ func TestSchemaKindsAreProviderKinds(t *testing.T) {
 	}
 	if got, want := s.Properties.Providers.AdditionalProperties.Properties.Kind.Enum, provider.Kinds(); !reflect.DeepEqual(got, want) {
 		t.Errorf("schema kinds %v, provider.Kinds() %v", got, want)
+	}
+}
+
+// The schema's runtimes are the turn package's list.
+func TestSchemaRuntimesAreRuntimeNames(t *testing.T) {
+	var s struct {
+		Properties struct {
+			Runtime struct {
+				Enum []turn.RuntimeName `json:"enum"`
+			} `json:"runtime"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(schema, &s); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := s.Properties.Runtime.Enum, turn.RuntimeNames(); !reflect.DeepEqual(got, want) {
+		t.Errorf("schema runtimes %v, turn.RuntimeNames() %v", got, want)
 	}
 }

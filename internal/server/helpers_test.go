@@ -45,7 +45,8 @@ func newEnv(t *testing.T, script scripted.Script, opts ...envOpt) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o.Manager, o.Permissions, o.Checkpoints = stack.Manager, stack.Broker, stack.Checkpoints
+	// As `tandem serve` wires them.
+	o.Manager, o.Checkpoints, o.Extensions = stack.Manager, stack.Checkpoints, stack.App
 	srv, err := server.New(o)
 	if err != nil {
 		t.Fatal(err)

@@ -2,17 +2,11 @@ package server
 
 import (
 	"net/http"
-
-	"github.com/tandem-agent/tandem/internal/session"
 )
 
-// liveFor opens (or returns) the session's live state for endpoints that
-// need its MCP servers.
-func (s *Server) liveFor(w http.ResponseWriter, r *http.Request) (*session.Live, bool) {
-	if s.opts.MCP == nil {
-		writeError(w, errf(http.StatusNotImplemented, "not_implemented", "this server has no MCP support wired"))
-		return nil, false
-	}
+// mcpFor opens (or returns) the session's live state and gives its MCP
+// control, for the MCP endpoints.
+func (s *Server) mcpFor(w http.ResponseWriter, r *http.Request) (SessionMCP, bool) {
 	st, e := s.state(r.Context(), r.PathValue("id"))
 	if e != nil {
 		writeError(w, e)
@@ -25,17 +19,22 @@ func (s *Server) liveFor(w http.ResponseWriter, r *http.Request) (*session.Live,
 		writeError(w, openError(err, http.StatusInternalServerError, "open session "+st.id+": %v"))
 		return nil, false
 	}
-	return l, true
+	m, ok := l.Equipment().(SessionMCP)
+	if !ok {
+		writeError(w, errf(http.StatusNotImplemented, "not_implemented", "this server has no MCP support wired"))
+		return nil, false
+	}
+	return m, true
 }
 
 // mcpStatus answers GET /api/sessions/{id}/mcp: servers with their state
 // and the prompts they offer.
 func (s *Server) mcpStatus(w http.ResponseWriter, r *http.Request) {
-	l, ok := s.liveFor(w, r)
+	m, ok := s.mcpFor(w, r)
 	if !ok {
 		return
 	}
-	servers, prompts := s.opts.MCP.MCPStatus(l)
+	servers, prompts := m.MCPStatus()
 	writeJSON(w, http.StatusOK, map[string]any{"servers": servers, "prompts": prompts})
 }
 
@@ -54,14 +53,14 @@ func (s *Server) mcpAction(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errf(http.StatusBadRequest, "bad_action", "action %q: use enable, disable, approve or reconnect", body.Action))
 		return
 	}
-	l, ok := s.liveFor(w, r)
+	m, ok := s.mcpFor(w, r)
 	if !ok {
 		return
 	}
-	if err := s.opts.MCP.MCPAction(l, r.PathValue("server"), body.Action); err != nil {
+	if err := m.MCPAction(r.PathValue("server"), body.Action); err != nil {
 		writeError(w, errf(http.StatusBadRequest, "mcp_error", "%v", err))
 		return
 	}
-	servers, _ := s.opts.MCP.MCPStatus(l)
+	servers, _ := m.MCPStatus()
 	writeJSON(w, http.StatusOK, map[string]any{"servers": servers})
 }

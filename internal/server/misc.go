@@ -2,12 +2,14 @@ package server
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/tandem-agent/tandem/internal/permission"
+	"github.com/tandem-agent/tandem/internal/turn"
 )
 
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
@@ -69,12 +71,8 @@ func (s *Server) replyPermission(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errf(http.StatusBadRequest, "bad_decision", "decision %q is not one of allow_once, allow_always, deny", req.Decision))
 		return
 	}
-	if s.opts.Permissions == nil {
-		writeError(w, errf(http.StatusNotFound, "not_found", "this server has no permission requests"))
-		return
-	}
 	id := r.PathValue("request_id")
-	err := s.opts.Permissions.Reply(id, permission.Answer{Decision: req.Decision, Message: req.Message,
+	err := s.reply(id, permission.Answer{Decision: req.Decision, Message: req.Message,
 		Scope: permission.Scope(req.Scope), By: "http:" + r.RemoteAddr})
 	switch {
 	case err == nil:
@@ -157,5 +155,34 @@ func (s *Server) models(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"models": out, "default_model": def,
-		"runtimes": runtimes, "modes": []string{"explore", "normal", "acceptEdits", "trust", "dontAsk"}})
+		"runtimes": turn.RuntimeNames(), "modes": permission.Modes()})
+}
+
+// reply gives the answer to the live session asking the question: a
+// question is asked only while its turn runs, so its session is live here.
+func (s *Server) reply(requestID string, ans permission.Answer) error {
+	s.mu.Lock()
+	states := make([]*sessState, 0, len(s.sessions))
+	for _, st := range s.sessions {
+		states = append(states, st)
+	}
+	s.mu.Unlock()
+	var asked []SessionPermissions
+	for _, st := range states {
+		st.mu.Lock()
+		l := st.live
+		st.mu.Unlock()
+		if l == nil {
+			continue
+		}
+		if p, ok := l.Equipment().(SessionPermissions); ok {
+			asked = append(asked, p)
+		}
+	}
+	for _, p := range asked {
+		if err := p.Reply(requestID, ans); !errors.Is(err, permission.ErrUnknownRequest) {
+			return err
+		}
+	}
+	return fmt.Errorf("reply to %s: %w", requestID, permission.ErrUnknownRequest)
 }

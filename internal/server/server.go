@@ -7,13 +7,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/tandem-agent/tandem/internal/checkpoint"
 	"log/slog"
 	"net"
 	"net/http"
 	"sync"
 	"time"
 
+	"github.com/tandem-agent/tandem/internal/checkpoint"
+	"github.com/tandem-agent/tandem/internal/mcp"
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/session"
 	"github.com/tandem-agent/tandem/internal/store"
@@ -32,8 +33,11 @@ const SubtypeRewound = "rewound"
 // must reload the session's messages and resume from their last_seq.
 const SubtypeReloadRequired = "reload_required"
 
-// Permissions answers permission requests (a *permission.Broker).
-type Permissions interface {
+// SessionPermissions answers a live session's permission questions (the
+// application's equipment implements it; see session.Live.Equipment).
+type SessionPermissions interface {
+	// Reply fails with permission.ErrUnknownRequest for a question the
+	// session does not have.
 	Reply(requestID string, a permission.Answer) error
 }
 
@@ -58,13 +62,15 @@ type ModelInfo struct {
 	Default       bool     `json:"default,omitempty"`
 }
 
-// MCP is what the API needs of a session's MCP connection manager.
-type MCP interface {
+// SessionMCP is what the API needs of a live session's MCP servers (the
+// application's equipment implements it). A session whose equipment does
+// not gets 501 from the MCP endpoints.
+type SessionMCP interface {
 	// MCPStatus lists the session's servers (state, tools, errors) and the
 	// prompts they offer.
-	MCPStatus(l *session.Live) (servers any, prompts any)
+	MCPStatus() ([]mcp.ServerStatus, []mcp.PromptInfo)
 	// MCPAction enables, disables, approves or reconnects one server.
-	MCPAction(l *session.Live, server, action string) error
+	MCPAction(server, action string) error
 }
 
 // Catalog lists providers and models for the UI's pickers.
@@ -86,10 +92,6 @@ type Options struct {
 	// call the API from a browser; they also get CORS headers.
 	AllowedOrigins []string
 	Catalog        Catalog
-	Permissions    Permissions
-	// MCP reports and controls a session's MCP servers; nil: the
-	// endpoints answer 501.
-	MCP MCP
 	// Checkpoints lists and rewinds sessions' checkpoints and deletes their
 	// snapshots with them; nil: the endpoints answer 501.
 	Checkpoints *checkpoint.Service

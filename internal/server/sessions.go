@@ -15,17 +15,14 @@ import (
 	"github.com/tandem-agent/tandem/internal/store"
 	"github.com/tandem-agent/tandem/internal/structured"
 	"github.com/tandem-agent/tandem/internal/tool"
+	"github.com/tandem-agent/tandem/internal/turn"
 )
 
-var runtimes = []string{"native", "claude-code", "auto"}
-
 func checkRuntime(rt string) *apiError {
-	for _, r := range runtimes {
-		if rt == r {
-			return nil
-		}
+	if _, err := turn.ParseRuntime(rt); err != nil {
+		return errf(http.StatusBadRequest, "bad_runtime", "%v", err)
 	}
-	return errf(http.StatusBadRequest, "bad_runtime", "runtime %q is not one of native, claude-code, auto", rt)
+	return nil
 }
 
 func checkMode(m string) (string, *apiError) {

@@ -4,14 +4,32 @@ import (
 	"net/http"
 	"path/filepath"
 
-	"github.com/tandem-agent/tandem/internal/session"
+	"github.com/tandem-agent/tandem/internal/skills"
+	"github.com/tandem-agent/tandem/internal/subagent"
 )
 
-// Extensions lists the skills, custom commands and agents of a session or
-// a folder (internal/app implements it). nil: the endpoints answer 501.
+// ExtensionList is what a session or a folder offers: skills, commands and
+// agents, with the warnings and notices their files produced.
+type ExtensionList struct {
+	Skills   []*skills.Skill   `json:"skills"`
+	Commands []*skills.Command `json:"commands"`
+	Agents   []*subagent.Def   `json:"agents"`
+	Builtins []string          `json:"builtin_commands"`
+	Notices  []string          `json:"notices,omitempty"`
+	Warnings []skills.Warning  `json:"warnings,omitempty"`
+}
+
+// Extensions lists the skills, custom commands and agents of a folder
+// (internal/app implements it). nil: the skills endpoints answer 501.
 type Extensions interface {
-	SessionExtensionsJSON(l *session.Live) (any, error)
-	FolderExtensionsJSON(cwd string) (any, error)
+	ExtensionsFor(cwd string) (*ExtensionList, error)
+}
+
+// SessionExtensions is what a live session loaded when it was equipped
+// (the application's equipment implements it); a session whose equipment
+// does not is listed from its folder.
+type SessionExtensions interface {
+	Extensions() *ExtensionList
 }
 
 // sessionSkills answers GET /api/sessions/{id}/skills: what the session's
@@ -34,7 +52,11 @@ func (s *Server) sessionSkills(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errf(http.StatusInternalServerError, "open_failed", "open session %s: %v", st.id, err))
 		return
 	}
-	out, err := s.opts.Extensions.SessionExtensionsJSON(l)
+	if x, ok := l.Equipment().(SessionExtensions); ok {
+		writeJSON(w, http.StatusOK, x.Extensions())
+		return
+	}
+	out, err := s.opts.Extensions.ExtensionsFor(l.Snapshot().Cwd)
 	if err != nil {
 		writeError(w, errf(http.StatusInternalServerError, "skills_failed", "%v", err))
 		return
@@ -69,7 +91,7 @@ func (s *Server) folderSkills(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errf(http.StatusNotFound, "no_workspace", "no workspace %q: add it with POST /api/workspaces first", want))
 		return
 	}
-	out, err := s.opts.Extensions.FolderExtensionsJSON(path)
+	out, err := s.opts.Extensions.ExtensionsFor(path)
 	if err != nil {
 		writeError(w, errf(http.StatusBadRequest, "skills_failed", "%v", err))
 		return

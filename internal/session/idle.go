@@ -7,11 +7,11 @@ import "time"
 const defaultIdleAfter = 60 * time.Second
 
 // armIdle starts the idle timer after a turn; the next turn or Close
-// stops it.
+// stops it. When it fires, the equipment's Idle runs.
 func (l *Live) armIdle() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.OnIdle == nil || l.closed {
+	if l.closed {
 		return
 	}
 	after := l.IdleAfter
@@ -21,7 +21,7 @@ func (l *Live) armIdle() {
 	if l.idle != nil {
 		l.idle.Stop()
 	}
-	l.idle = time.AfterFunc(after, l.OnIdle)
+	l.idle = time.AfterFunc(after, l.eq.Idle)
 }
 
 func (l *Live) stopIdle() {

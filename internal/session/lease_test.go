@@ -31,13 +31,6 @@ func (b *blockingRuntime) RunTurn(ctx context.Context, in turn.Input, d turn.Dep
 	return d.Events.Publish(event.Event{Type: event.Result, Subtype: event.SubtypeSuccess}), nil
 }
 
-type blockingWiring struct {
-	fakeWiring
-	rt turn.Runtime
-}
-
-func (w *blockingWiring) Runtime(string, *Live) (turn.Runtime, error) { return w.rt, nil }
-
 // Two managers over one store stand for two processes: the second cannot
 // run a turn of a session the first is running, and when it runs one
 // later its events continue the first's numbering.
@@ -45,7 +38,7 @@ func TestLeaseOneRunnerPerSessionAcrossManagers(t *testing.T) {
 	m1, _, work := setup(t)
 	ctx := context.Background()
 	br := &blockingRuntime{started: make(chan struct{}), release: make(chan struct{})}
-	m1.wiring = &blockingWiring{rt: br}
+	m1.wiring = &fakeWiring{rt: br}
 	m2 := NewManager(m1.Store(), &fakeWiring{rt: &echoRuntime{}}, t.TempDir())
 	m2.SetLeaseOptions(LeaseOptions{Wait: 300 * time.Millisecond})
 
@@ -94,7 +87,7 @@ func TestLeaseLostStopsTheTurn(t *testing.T) {
 	m, _, work := setup(t)
 	ctx := context.Background()
 	br := &blockingRuntime{started: make(chan struct{}), release: make(chan struct{})}
-	m.wiring = &blockingWiring{rt: br}
+	m.wiring = &fakeWiring{rt: br}
 	m.SetLeaseOptions(LeaseOptions{TTL: time.Minute, Heartbeat: 20 * time.Millisecond})
 	var errs []string
 	var mu sync.Mutex

@@ -3,7 +3,9 @@ package session
 import (
 	"context"
 
+	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/store"
+	"github.com/tandem-agent/tandem/internal/turn"
 )
 
 // Resolver is implemented by a Wiring that decides a session's settings
@@ -20,7 +22,9 @@ type Resolver interface {
 
 // Resolved is what a Resolver decided.
 type Resolved struct {
-	Model, Runtime, Mode string
+	Model   string
+	Runtime turn.RuntimeName
+	Mode    permission.Mode
 	// MaxTurns applies to turns run without their own limit (0: none).
 	MaxTurns int
 	// FallbackModels apply to turns that name none.

@@ -25,17 +25,30 @@ import (
 // Wiring builds what a live session needs beyond its stored record. The
 // application (internal/app) provides it; tests provide small ones.
 type Wiring interface {
-	// Runtime returns the runtime named "native", "claude-code" or "auto".
-	Runtime(name string, s *Live) (turn.Runtime, error)
-	// Equip fills the live session's tools and checker and may start
-	// background work (MCP servers). The returned func releases it.
-	Equip(ctx context.Context, s *Live) (release func(), err error)
+	// Equip builds the session's equipment: it adds the session's tools to
+	// s.Tools and may start background work (MCP servers). The live
+	// session owns what it returns and closes it when it closes.
+	Equip(ctx context.Context, s *Live) (Equipment, error)
 }
 
-// PromptExpander is implemented by wirings that expand custom slash
-// commands (`/name args`) before a turn runs, under either runtime.
-type PromptExpander interface {
-	ExpandPrompt(l *Live, prompt string) Expansion
+// Equipment is what a Wiring built for one live session: its permission
+// checker, its runtimes, its commands and whatever runs in the background
+// (MCP servers, the checkpoint recorder, hooks). The application's
+// equipment offers more (MCP control, skills, permission answers); front
+// ends reach that through Live.Equipment and small interfaces of their own.
+type Equipment interface {
+	// Checker judges the session's tool calls; nil allows every call.
+	Checker() permission.Checker
+	// Runtime builds the runtime a turn runs under ("" is native).
+	Runtime(name turn.RuntimeName) (turn.Runtime, error)
+	// ExpandPrompt expands a custom slash command (`/name args`) before a
+	// turn runs, under either runtime; other prompts come back unchanged.
+	ExpandPrompt(prompt string) Expansion
+	// Idle runs once when IdleAfter passes after a turn without the next
+	// one starting (the idle notification).
+	Idle()
+	// Close stops what the equipment started. It runs once.
+	Close()
 }
 
 // Expansion is a prompt after command expansion.
@@ -107,34 +120,32 @@ type OpenRequest struct {
 
 // Live is a session open in this process.
 type Live struct {
-	Record  store.Session
-	Events  *event.Emitter
-	Env     *tool.Env
-	Tools   *tool.Registry
+	Record store.Session
+	Events *event.Emitter
+	Env    *tool.Env
+	Tools  *tool.Registry
+	// Checker judges the turns' tool calls: the equipment's checker, which
+	// a front end may wrap after Open (the Claude Code drop-in does).
 	Checker permission.Checker
-	// ModeSetter is the checker's mode switch, when it has one.
-	ModeSetter interface{ SetMode(permission.Mode) }
-	Roots      []string
+	Roots   []string
 	// Settings is what the Wiring's Resolver decided (nil without one).
 	Settings any
 	// MaxTurns is the configured limit for turns that set none.
 	MaxTurns int
 	// FallbackModels are the configured fallbacks for turns that name none.
 	FallbackModels []string
-	// OnIdle, set by the wiring, runs once when IdleAfter (0: 60 s) passes
-	// after a turn without the next one starting (the idle notification).
-	OnIdle    func()
+	// IdleAfter is how long after a turn the equipment's Idle runs (0: 60 s).
 	IdleAfter time.Duration
 	idle      *time.Timer
 
 	mgr        *Manager
+	eq         Equipment
 	requestMCP json.RawMessage
 	mcpOnly    bool
 	mcpProxy   func(ctx context.Context, server string, msg json.RawMessage) (json.RawMessage, error)
 	msgSinks   []func(message.Message)
 	turnMu     sync.Mutex // one turn at a time
 	mu         sync.Mutex
-	release    func()
 	closed     bool
 }
 
@@ -155,17 +166,22 @@ func (m *Manager) Open(ctx context.Context, req OpenRequest) (*Live, error) {
 	l.Events = event.NewEmitter(rec.ID, rec.LastSeq, req.Sinks...)
 	l.Env = tool.NewEnv(rec.ID, rec.Cwd, roots, m.data)
 	l.Env.Emit = l.Events.Emit
-	release, err := m.wiring.Equip(ctx, l)
+	eq, err := m.wiring.Equip(ctx, l)
 	if err != nil {
 		l.Env.State.Close()
 		return nil, fmt.Errorf("prepare session %s: %w", rec.ID, err)
 	}
-	l.release = release
-	if l.Checker == nil {
+	l.eq = eq
+	if l.Checker = eq.Checker(); l.Checker == nil {
 		l.Checker = permission.AllowAll{}
 	}
 	return l, nil
 }
+
+// Equipment returns what the wiring built for the session. Front ends find
+// what they need of it (MCP control, skills, answering permission
+// questions) through interfaces they declare.
+func (l *Live) Equipment() Equipment { return l.eq }
 
 // record finds or prepares the session's record, lets the wiring resolve
 // its settings, and only then stores it: bad configuration fails before a
@@ -209,14 +225,16 @@ func (m *Manager) record(ctx context.Context, req OpenRequest) (store.Session, R
 	if req.Mode != "" || req.ModeFromRequest {
 		rec.Mode = req.Mode // empty: the config default decides; the stored value is kept for the server
 	}
-	res := Resolved{Model: rec.Model, Runtime: rec.Runtime, Mode: rec.Mode}
+	res := Resolved{Model: rec.Model, Runtime: turn.RuntimeName(rec.Runtime), Mode: permission.Mode(rec.Mode)}
 	if r, ok := m.wiring.(Resolver); ok {
 		if res, err = r.Resolve(ctx, rec, isNew || req.Model != ""); err != nil {
 			return rec, res, err
 		}
 	}
+	// As stored.
+	runtime, mode := string(res.Runtime), string(res.Mode)
 	if isNew {
-		rec.Model, rec.Runtime, rec.Mode = res.Model, res.Runtime, res.Mode
+		rec.Model, rec.Runtime, rec.Mode = res.Model, runtime, mode
 		rec, err = m.store.CreateSession(ctx, rec)
 		return rec, res, err
 	}
@@ -227,11 +245,11 @@ func (m *Manager) record(ctx context.Context, req OpenRequest) (store.Session, R
 	if res.Model != stored.Model && (req.Model != "" || stored.Model == "") && res.Model != "" {
 		upd.Model = &res.Model
 	}
-	if res.Runtime != stored.Runtime && (req.Runtime != "" || stored.Runtime == "") && res.Runtime != "" {
-		upd.Runtime = &res.Runtime
+	if runtime != stored.Runtime && (req.Runtime != "" || stored.Runtime == "") && runtime != "" {
+		upd.Runtime = &runtime
 	}
-	if req.Mode != "" && res.Mode != stored.Mode {
-		upd.Mode = &res.Mode
+	if req.Mode != "" && mode != stored.Mode {
+		upd.Mode = &mode
 	}
 	rec = stored
 	if upd.Model != nil {
@@ -241,7 +259,7 @@ func (m *Manager) record(ctx context.Context, req OpenRequest) (store.Session, R
 		rec.Runtime = *upd.Runtime
 	}
 	if req.Mode != "" || req.ModeFromRequest {
-		rec.Mode = res.Mode
+		rec.Mode = mode
 	}
 	if upd != (store.SessionUpdate{}) {
 		if err := m.store.UpdateSession(ctx, rec.ID, upd); err != nil {
@@ -274,7 +292,7 @@ func (l *Live) Run(ctx context.Context, prompt string, opts TurnOptions) (event.
 	l.mu.Unlock()
 	l.stopIdle()
 	defer l.armIdle()
-	rt, err := l.mgr.wiring.Runtime(rec.Runtime, l)
+	rt, err := l.eq.Runtime(turn.RuntimeName(rec.Runtime))
 	if err != nil {
 		return event.Event{}, err
 	}
@@ -282,12 +300,10 @@ func (l *Live) Run(ctx context.Context, prompt string, opts TurnOptions) (event.
 	// during the turn (a skill's allowed-tools) end with it.
 	defer l.Env.State.EndTurn()
 	model := rec.Model
-	if x, ok := l.mgr.wiring.(PromptExpander); ok {
-		exp := x.ExpandPrompt(l, prompt)
-		prompt = exp.Prompt
-		if exp.Model != "" {
-			model = exp.Model
-		}
+	exp := l.eq.ExpandPrompt(prompt)
+	prompt = exp.Prompt
+	if exp.Model != "" {
+		model = exp.Model
 	}
 	l.Env.State.SetTurn(tool.Turn{Model: model, Mode: string(l.mode(rec.Mode)), AllowedTools: opts.AllowedTools, DisallowedTools: opts.DisallowedTools})
 	in := turn.Input{SessionID: rec.ID, Prompt: prompt, Cwd: rec.Cwd, Roots: l.Roots, Model: model,
@@ -389,8 +405,9 @@ func (l *Live) Update(ctx context.Context, model, runtime, mode string) error {
 		return fmt.Errorf("update session %s: %w", l.Record.ID, err)
 	}
 	if mode != "" && mode != prevMode {
-		if l.ModeSetter != nil {
-			l.ModeSetter.SetMode(permission.Mode(mode)) // the engine emits mode_changed
+		// The equipment's own checker: a front end's wrapper may hide it.
+		if ms, ok := l.eq.Checker().(interface{ SetMode(permission.Mode) }); ok {
+			ms.SetMode(permission.Mode(mode)) // the engine emits mode_changed
 		} else {
 			l.Events.Emit(event.Event{Type: event.ModeChanged, Mode: mode, PreviousMode: prevMode})
 		}
@@ -436,13 +453,10 @@ func (l *Live) Close() {
 		return
 	}
 	l.closed = true
-	rel := l.release
 	l.mu.Unlock()
 	l.stopIdle()
 	l.Env.State.Close()
-	if rel != nil {
-		rel()
-	}
+	l.eq.Close()
 	// Events emitted outside a turn (MCP status, mode changes) advance the
 	// seq too; keep it so a reopened session never reuses a number.
 	_ = l.SaveSeq(context.Background())
@@ -520,10 +534,6 @@ func absAll(dirs []string) ([]string, error) {
 	}
 	return out, nil
 }
-
-// Wiring returns the manager's wiring (the application reaches its own
-// per-session state through it).
-func (m *Manager) Wiring() Wiring { return m.wiring }
 
 // runGuarded runs a turn and turns a panic in the runtime into an error:
 // what the turn stored so far stays, and the process (a server with many

@@ -32,15 +32,29 @@ func (e *echoRuntime) RunTurn(ctx context.Context, in turn.Input, d turn.Deps) (
 }
 
 type fakeWiring struct {
-	rt     *echoRuntime
+	rt     turn.Runtime
 	closed int
-	mu     sync.Mutex
+	// idle receives the equipment's Idle calls, when set.
+	idle chan struct{}
+	mu   sync.Mutex
 }
 
-func (w *fakeWiring) Runtime(string, *Live) (turn.Runtime, error) { return w.rt, nil }
-func (w *fakeWiring) Equip(_ context.Context, l *Live) (func(), error) {
+func (w *fakeWiring) Equip(_ context.Context, l *Live) (Equipment, error) {
 	l.Events.Emit(event.Event{Type: event.Status, Message: "equipped"}) // like an MCP status
-	return func() { w.mu.Lock(); w.closed++; w.mu.Unlock() }, nil
+	return fakeEquipment{w}, nil
+}
+
+// fakeEquipment runs every turn on its wiring's runtime.
+type fakeEquipment struct{ w *fakeWiring }
+
+func (e fakeEquipment) Checker() permission.Checker                    { return nil }
+func (e fakeEquipment) Runtime(turn.RuntimeName) (turn.Runtime, error) { return e.w.rt, nil }
+func (e fakeEquipment) ExpandPrompt(prompt string) Expansion           { return Expansion{Prompt: prompt} }
+func (e fakeEquipment) Close()                                         { e.w.mu.Lock(); e.w.closed++; e.w.mu.Unlock() }
+func (e fakeEquipment) Idle() {
+	if e.w.idle != nil {
+		e.w.idle <- struct{}{}
+	}
 }
 
 func setup(t *testing.T) (*Manager, *fakeWiring, string) {
@@ -51,7 +65,7 @@ func setup(t *testing.T) (*Manager, *fakeWiring, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	w := &fakeWiring{rt: &echoRuntime{}}
+	w := &fakeWiring{rt: &echoRuntime{}, idle: make(chan struct{}, 4)}
 	work := filepath.Join(dir, "work")
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		t.Fatal(err)
@@ -75,7 +89,7 @@ func TestOpenRunResumeKeepsSeq(t *testing.T) {
 	if err != nil || res.Result != "echo hi" || res.Seq != 4 {
 		t.Fatalf("run: %+v %v", res, err)
 	}
-	if in := w.rt.inputs[0]; in.Mode != permission.Explore || in.MaxTurns != 3 || in.Model != "p/m" {
+	if in := w.rt.(*echoRuntime).inputs[0]; in.Mode != permission.Explore || in.MaxTurns != 3 || in.Model != "p/m" {
 		t.Errorf("turn input %+v", in)
 	}
 	if err := l.Update(ctx, "", "", "bogus"); err == nil {
@@ -141,13 +155,9 @@ func (panicRuntime) RunTurn(context.Context, turn.Input, turn.Deps) (event.Event
 	return event.Event{Result: fmt.Sprint(p.x)}, nil // nil dereference
 }
 
-type panicWiring struct{ fakeWiring }
-
-func (*panicWiring) Runtime(string, *Live) (turn.Runtime, error) { return panicRuntime{}, nil }
-
 func TestRuntimePanicIsAnError(t *testing.T) {
 	m, _, work := setup(t)
-	m.wiring = &panicWiring{}
+	m.wiring = &fakeWiring{rt: panicRuntime{}}
 	l, err := m.Open(context.Background(), OpenRequest{Cwd: work})
 	if err != nil {
 		t.Fatal(err)
@@ -158,16 +168,15 @@ func TestRuntimePanicIsAnError(t *testing.T) {
 	}
 }
 
-// OnIdle runs once after a turn when no next turn starts, and never after
-// Close.
+// The equipment's Idle runs once after a turn when no next turn starts,
+// and never after Close.
 func TestIdleAfterTurn(t *testing.T) {
-	m, _, work := setup(t)
+	m, w, work := setup(t)
 	l, err := m.Open(context.Background(), OpenRequest{Cwd: work})
 	if err != nil {
 		t.Fatal(err)
 	}
-	idle := make(chan struct{}, 4)
-	l.OnIdle = func() { idle <- struct{}{} }
+	idle := w.idle
 	l.IdleAfter = 20 * time.Millisecond
 	if _, err := l.Run(context.Background(), "hi", TurnOptions{}); err != nil {
 		t.Fatal(err)

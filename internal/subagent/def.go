@@ -159,21 +159,9 @@ func (d *Def) Config() ConfigDef {
 	// call of the CLI's sub-agents anyway, and a looser mode must not
 	// reach the CLI even by mistake.
 	if d.PermissionMode == permission.Explore || d.PermissionMode == permission.DontAsk {
-		c.PermissionMode = claudeMode(d.PermissionMode)
+		c.PermissionMode = permission.ClaudeName(d.PermissionMode)
 	}
 	return c
-}
-
-func claudeMode(m permission.Mode) string {
-	switch m {
-	case permission.Explore:
-		return "plan"
-	case permission.Trust:
-		return "bypassPermissions"
-	case permission.Normal:
-		return "default"
-	}
-	return string(m)
 }
 
 // Catalog is the agents a session offers.

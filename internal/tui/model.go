@@ -11,6 +11,7 @@ import (
 
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/message"
+	"github.com/tandem-agent/tandem/internal/permission"
 )
 
 // model is the whole UI state. It is a pointer: Bubble Tea hands it back
@@ -264,7 +265,7 @@ func (m *model) action(fn func(ctx context.Context) (string, error)) tea.Cmd {
 
 // modeCycle is the order shift+tab walks: from normal to explore (safer
 // first), then trust, then back to normal.
-var modeCycle = []string{"normal", "explore", "trust"}
+var modeCycle = []string{string(permission.Normal), string(permission.Explore), string(permission.Trust)}
 
 func nextMode(cur string) string {
 	for i, md := range modeCycle {

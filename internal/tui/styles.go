@@ -1,6 +1,10 @@
 package tui
 
-import "charm.land/lipgloss/v2"
+import (
+	"charm.land/lipgloss/v2"
+
+	"github.com/tandem-agent/tandem/internal/permission"
+)
 
 // theme holds the styles of one UI. Built when the UI opens (never at
 // package init), so `tandem --version` pays nothing for them.
@@ -31,7 +35,7 @@ func newTheme(plain bool) *theme {
 	} else {
 		t.selected = lipgloss.NewStyle().Reverse(true)
 	}
-	t.modeStyle = map[string]lipgloss.Style{"explore": c("12"), "normal": c("10"), "trust": c("9").Bold(true)}
+	t.modeStyle = map[string]lipgloss.Style{string(permission.Explore): c("12"), string(permission.Normal): c("10"), string(permission.Trust): c("9").Bold(true)}
 	t.code, t.italic, t.link = c("216"), lipgloss.NewStyle().Italic(true), c("12").Underline(true)
 	if plain {
 		t.link = lipgloss.NewStyle().Underline(true)
