@@ -127,6 +127,7 @@ func (w *wiring) equipExtensions(l *session.Live, eq *equipped, sk *skills.Catal
 		t := l.Env.State.Turn()
 		rec := l.Snapshot()
 		return subagent.Parent{SessionID: rec.ID, Cwd: rec.Cwd, Roots: l.Roots, DataDir: l.Env.DataDir,
+			Files: l.Env.Files, Terminal: l.Env.Terminal,
 			Model: firstNonEmpty(t.Model, rec.Model), Mode: eq.engine.Mode(), Checker: l.Checker, Tools: l.Tools,
 			AllowedTools: t.AllowedTools, DisallowedTools: t.DisallowedTools, Emit: l.Events.Emit}
 	}
