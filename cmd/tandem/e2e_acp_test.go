@@ -23,6 +23,18 @@ type acpLog struct {
 	} `json:"asks"`
 	Responses map[string]json.RawMessage `json:"responses"`
 	Errors    []string                   `json:"errors"`
+	Reads     []string                   `json:"reads"`
+	Writes    []struct {
+		Path, Content string
+	} `json:"writes"`
+	Terminal []struct {
+		Method     string
+		TerminalID string `json:"terminalId"`
+		Command    string
+		Args       []string
+		Cwd        string
+		Env        []struct{ Name, Value string }
+	} `json:"terminal"`
 }
 
 func (l acpLog) response(t *testing.T, name string) map[string]any {

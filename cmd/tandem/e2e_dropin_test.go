@@ -24,6 +24,8 @@ type sdkRun struct {
 	Hooks []struct {
 		Event, Tool string
 		Input       map[string]any
+		ToolUseID   string `json:"toolUseID"`
+		HasResponse bool   `json:"hasResponse"`
 	} `json:"hooks"`
 	Errors          []string `json:"errors"`
 	Stderr          string   `json:"stderr"`
@@ -98,7 +100,8 @@ func runAgentSDK(t *testing.T, x *e2e, exe, scenario string, env ...string) sdkR
 
 // The same SDK session against claude and tandem: canUseTool is asked
 // before the edit (default mode asks before edits) and before rm, the
-// deny holds, the PreToolUse hook callback fires for the edit, and the
+// deny holds, the PreToolUse and PostToolUse hook callbacks fire for the
+// edit (the PostToolUse context reaching the model), and the
 // query completes with Claude Code's result shape. A second query resumes
 // the session and the model sees the first prompt.
 func TestAgentSDKEditDenyHookResume(t *testing.T) {
@@ -141,8 +144,15 @@ func TestAgentSDKEditDenyHookResume(t *testing.T) {
 			if !strings.Contains(strings.Join(asked, ","), "Edit") || !strings.Contains(strings.Join(asked, ","), "Bash") {
 				t.Errorf("canUseTool asked for %v, want Edit and Bash", asked)
 			}
-			if len(r.Hooks) != 1 || r.Hooks[0].Event != "PreToolUse" || r.Hooks[0].Tool != "Edit" || r.Hooks[0].Input["new_string"] != "world" {
+			if len(r.Hooks) != 2 || r.Hooks[0].Event != "PreToolUse" || r.Hooks[0].Tool != "Edit" || r.Hooks[0].Input["new_string"] != "world" {
 				t.Errorf("hook callbacks = %+v", r.Hooks)
+			} else if post := r.Hooks[1]; post.Event != "PostToolUse" || post.Tool != "Edit" || post.ToolUseID != "edit1" || !post.HasResponse {
+				t.Errorf("PostToolUse callback = %+v", post)
+			}
+			// The PostToolUse hook's context reaches the model with the
+			// edit's result.
+			if reqs := x.srv.MainRequests(); len(reqs) < 3 || !strings.Contains(string(reqs[2].RawBody), "POST-EDIT-CONTEXT") {
+				t.Errorf("the PostToolUse hook's additionalContext is not in the request after the edit")
 			}
 			if d, _ := res["permission_denials"].([]any); len(d) != 1 {
 				t.Errorf("permission_denials = %v", res["permission_denials"])

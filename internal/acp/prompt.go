@@ -161,9 +161,21 @@ type toolCall struct {
 	name  string
 	input map[string]any
 	tail  []byte // the last outputTail bytes of streamed output
+	// terminal is the client terminal the call's command runs in; its
+	// content is that terminal, not text.
+	terminal string
 }
 
 func newTurnState() *turnState { return &turnState{calls: map[string]*toolCall{}} }
+
+// setTerminal records that a call runs in a client terminal.
+func (t *turnState) setTerminal(toolUseID, terminalID string) {
+	t.mu.Lock()
+	if c := t.calls[toolUseID]; c != nil {
+		c.terminal = terminalID
+	}
+	t.mu.Unlock()
+}
 
 func (t *turnState) setCancel(c context.CancelFunc) {
 	t.mu.Lock()

@@ -166,6 +166,7 @@ func (ag *Agent) open(ctx context.Context, a openArgs) (*liveSession, error) {
 		return nil, acpsdk.NewInvalidParams(map[string]any{"error": err.Error()})
 	}
 	s := &liveSession{live: live, turns: turns}
+	ag.useClient(s)
 	ag.mu.Lock()
 	ag.sessions[live.Snapshot().ID] = s
 	ag.mu.Unlock()

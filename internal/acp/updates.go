@@ -92,7 +92,7 @@ func (u *updater) toolStart(e event.Event) acpsdk.SessionUpdate {
 func (u *updater) toolOutput(e event.Event) (acpsdk.SessionUpdate, bool) {
 	u.turns.mu.Lock()
 	c := u.turns.calls[e.ToolUseID]
-	if c == nil {
+	if c == nil || c.terminal != "" {
 		u.turns.mu.Unlock()
 		return acpsdk.SessionUpdate{}, false
 	}
@@ -116,7 +116,11 @@ func (u *updater) toolResult(e event.Event) acpsdk.SessionUpdate {
 		status = acpsdk.ToolCallStatusFailed
 	}
 	var content []acpsdk.ToolCallContent
-	if c != nil && !e.IsError {
+	switch {
+	case c != nil && c.terminal != "":
+		// The client shows the command's output in its terminal.
+		content = []acpsdk.ToolCallContent{acpsdk.ToolTerminalRef(c.terminal)}
+	case c != nil && !e.IsError:
 		content = diffs(c.name, c.input)
 	}
 	if content == nil {

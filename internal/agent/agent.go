@@ -53,10 +53,10 @@ type HookRunner interface {
 	// UserPromptSubmit may block the prompt (returns a reason) or add context.
 	UserPromptSubmit(ctx context.Context, sessionID, cwd, prompt string) (block string, extra string, err error)
 	// PostToolUse may return feedback that is appended to the tool result.
-	PostToolUse(ctx context.Context, sessionID, cwd, toolName string, input []byte, result string) (feedback string, err error)
+	PostToolUse(ctx context.Context, sessionID, cwd, toolName, toolUseID string, input []byte, result string) (feedback string, err error)
 	// PostToolUseFailure runs instead of PostToolUse when the call failed;
 	// its feedback is appended to the error.
-	PostToolUseFailure(ctx context.Context, sessionID, cwd, toolName string, input []byte, errText string, interrupted bool) (feedback string, err error)
+	PostToolUseFailure(ctx context.Context, sessionID, cwd, toolName, toolUseID string, input []byte, errText string, interrupted bool) (feedback string, err error)
 	// Stop may ask the loop to continue with a reason given to the model.
 	// active is true when an earlier Stop hook of this turn already did
 	// (hooks check it to avoid looping); lastMessage is the model's text.

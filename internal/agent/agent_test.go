@@ -418,14 +418,14 @@ func (h *hookLog) add(s string) { h.mu.Lock(); h.calls = append(h.calls, s); h.m
 func (h *hookLog) UserPromptSubmit(context.Context, string, string, string) (string, string, error) {
 	return "", "", nil
 }
-func (h *hookLog) PostToolUse(_ context.Context, _, _, tool string, _ []byte, _ string) (string, error) {
+func (h *hookLog) PostToolUse(_ context.Context, _, _, tool, _ string, _ []byte, _ string) (string, error) {
 	h.add("post " + tool)
 	if tool == h.stopOn {
 		return "", &StopTurn{Reason: "budget reached"}
 	}
 	return "", nil
 }
-func (h *hookLog) PostToolUseFailure(_ context.Context, _, _, tool string, _ []byte, errText string, interrupted bool) (string, error) {
+func (h *hookLog) PostToolUseFailure(_ context.Context, _, _, tool, _ string, _ []byte, errText string, interrupted bool) (string, error) {
 	h.add("failure " + tool + " " + errText)
 	return "check the path", nil
 }

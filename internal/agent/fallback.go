@@ -75,11 +75,21 @@ func (r *Runtime) nextFallback(st *turnState, cause error) bool {
 			ev.HTTPStatus = pe.Status
 		}
 		st.d.Events.Emit(ev)
-		if st.in.Effort != "" {
-			model.Effort = st.in.Effort
-		}
 		st.model, st.spec = model, spec
+		st.applyTurnModel()
 		return true
 	}
 	return false
+}
+
+// applyTurnModel applies what the turn overrides of the model's
+// configuration: a skill's or sub-agent's effort, the host's thinking
+// budget.
+func (st *turnState) applyTurnModel() {
+	if st.in.Effort != "" {
+		st.model.Effort = st.in.Effort
+	}
+	if b := st.in.ThinkingBudget; b != nil {
+		st.model.ThinkingBudget = max(*b, 0)
+	}
 }

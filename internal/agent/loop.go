@@ -88,9 +88,7 @@ func (r *Runtime) RunTurn(ctx context.Context, in turn.Input, d turn.Deps) (even
 	if err := r.resolveModel(st); err != nil {
 		return r.finish(ctx, st, event.SubtypeError, err), nil
 	}
-	if in.Effort != "" {
-		st.model.Effort = in.Effort
-	}
+	st.applyTurnModel()
 	if err := st.compileSchema(); err != nil {
 		return r.finish(ctx, st, event.SubtypeError, err), nil
 	}

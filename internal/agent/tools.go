@@ -158,11 +158,11 @@ func (r *Runtime) postHook(ctx context.Context, st *turnState, use message.Block
 			hctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), interruptedHookBudget)
 			defer cancel()
 		}
-		fb, err = r.opts.Hooks.PostToolUseFailure(hctx, st.in.SessionID, st.in.Cwd, use.Name, input, res.Content, ctx.Err() != nil)
+		fb, err = r.opts.Hooks.PostToolUseFailure(hctx, st.in.SessionID, st.in.Cwd, use.Name, use.ID, input, res.Content, ctx.Err() != nil)
 	case ctx.Err() != nil:
 		return
 	default:
-		fb, err = r.opts.Hooks.PostToolUse(ctx, st.in.SessionID, st.in.Cwd, use.Name, input, res.Content)
+		fb, err = r.opts.Hooks.PostToolUse(ctx, st.in.SessionID, st.in.Cwd, use.Name, use.ID, input, res.Content)
 	}
 	var stop *StopTurn
 	switch {

@@ -121,6 +121,7 @@ func (w *wiring) equipExtensions(l *session.Live, eq *Equipment, sk *skills.Cata
 		t := l.Env.State.Turn()
 		rec := l.Snapshot()
 		return subagent.Parent{SessionID: rec.ID, Cwd: rec.Cwd, Roots: l.Roots, DataDir: l.Env.DataDir,
+			Files: l.Env.Files, Terminal: l.Env.Terminal,
 			Model: firstNonEmpty(t.Model, rec.Model), Mode: eq.engine.Mode(), Checker: l.Checker, Tools: l.Tools,
 			AllowedTools: t.AllowedTools, DisallowedTools: t.DisallowedTools, Emit: l.Events.Emit}
 	}
@@ -159,11 +160,11 @@ type childHooks struct{ h agent.HookRunner }
 func (c childHooks) UserPromptSubmit(context.Context, string, string, string) (string, string, error) {
 	return "", "", nil
 }
-func (c childHooks) PostToolUse(ctx context.Context, sessionID, cwd, toolName string, input []byte, result string) (string, error) {
-	return c.h.PostToolUse(ctx, sessionID, cwd, toolName, input, result)
+func (c childHooks) PostToolUse(ctx context.Context, sessionID, cwd, toolName, toolUseID string, input []byte, result string) (string, error) {
+	return c.h.PostToolUse(ctx, sessionID, cwd, toolName, toolUseID, input, result)
 }
-func (c childHooks) PostToolUseFailure(ctx context.Context, sessionID, cwd, toolName string, input []byte, errText string, interrupted bool) (string, error) {
-	return c.h.PostToolUseFailure(ctx, sessionID, cwd, toolName, input, errText, interrupted)
+func (c childHooks) PostToolUseFailure(ctx context.Context, sessionID, cwd, toolName, toolUseID string, input []byte, errText string, interrupted bool) (string, error) {
+	return c.h.PostToolUseFailure(ctx, sessionID, cwd, toolName, toolUseID, input, errText, interrupted)
 }
 func (c childHooks) Stop(context.Context, string, string, bool, string) (string, error) {
 	return "", nil

@@ -92,10 +92,10 @@ func (h hookAdapter) UserPromptSubmit(ctx context.Context, sessionID, cwd, promp
 	return "", joinText(h.pending.take(), out.AdditionalContext), err
 }
 
-func (h hookAdapter) PostToolUse(ctx context.Context, sessionID, cwd, toolName string, input []byte, result string) (string, error) {
+func (h hookAdapter) PostToolUse(ctx context.Context, sessionID, cwd, toolName, toolUseID string, input []byte, result string) (string, error) {
 	in := h.input(hooks.PostToolUse, sessionID, cwd)
 	resp, _ := json.Marshal(map[string]string{"output": result})
-	in.ToolName, in.ToolInput, in.ToolResponse = toolName, input, resp
+	in.ToolName, in.ToolUseID, in.ToolInput, in.ToolResponse = toolName, toolUseID, input, resp
 	out, err := h.run(ctx, in)
 	fb := out.AdditionalContext
 	if out.Decision == hooks.DecisionDeny {
@@ -114,9 +114,9 @@ func stopOr(out hooks.Outcome, err error) error {
 
 // PostToolUseFailure runs after a tool call failed; what it returns is
 // added to the error the model reads.
-func (h hookAdapter) PostToolUseFailure(ctx context.Context, sessionID, cwd, toolName string, input []byte, errText string, interrupted bool) (string, error) {
+func (h hookAdapter) PostToolUseFailure(ctx context.Context, sessionID, cwd, toolName, toolUseID string, input []byte, errText string, interrupted bool) (string, error) {
 	in := h.input(hooks.PostToolUseFailure, sessionID, cwd)
-	in.ToolName, in.ToolInput, in.Error, in.IsInterrupt = toolName, input, errText, interrupted
+	in.ToolName, in.ToolUseID, in.ToolInput, in.Error, in.IsInterrupt = toolName, toolUseID, input, errText, interrupted
 	out, err := h.run(ctx, in)
 	fb := out.AdditionalContext
 	if out.Decision == hooks.DecisionDeny {

@@ -65,7 +65,7 @@ func (w *wiring) Equip(ctx context.Context, l *session.Live) (session.Equipment,
 	}
 	cfg, perm, claude, home := s.Config, s.perm, s.claude, s.home
 	eq := &Equipment{w: w, l: l, cfg: cfg, settings: s}
-	hookCfg := s.hooks
+	hookCfg := hooks.Merge(s.hooks, l.RequestHooks())
 	eq.hooks = hooks.NewRunner(hookCfg, rec.Cwd, w.secretPolicy(cfg).ScrubEnv(os.Environ()))
 	mode := s.Mode
 	userRules, err := perm.user.ToRules(perm.userFile, home)

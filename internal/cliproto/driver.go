@@ -10,6 +10,7 @@ import (
 
 	"github.com/tandem-agent/tandem/internal/app"
 	"github.com/tandem-agent/tandem/internal/permission"
+	"github.com/tandem-agent/tandem/internal/permission/hooks"
 	"github.com/tandem-agent/tandem/internal/session"
 )
 
@@ -35,12 +36,13 @@ type driver struct {
 
 	mu          sync.Mutex
 	live        *session.Live
-	hooks       map[string][]sdkHook
-	sdkServers  []string // the host's in-process MCP servers (initialize)
-	systemInit  *string  // initialize's systemPrompt, over --system-prompt
+	hooks       hooks.Config // the host's hook callbacks (initialize)
+	sdkServers  []string     // the host's in-process MCP servers (initialize)
+	systemInit  *string      // initialize's systemPrompt, over --system-prompt
 	appendInit  string
 	mode        permission.Mode
 	model       string // the model asked for (flag, set_model)
+	thinking    *int64 // set_max_thinking_tokens; nil: the configured budget
 	cancelTurn  context.CancelFunc
 	interrupted bool
 	turn        *turnStats

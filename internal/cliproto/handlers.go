@@ -24,6 +24,7 @@ func (d *driver) handleControl(ctx context.Context, id string, raw json.RawMessa
 		SDKMCPServers      []string        `json:"sdkMcpServers"`
 		UserMessageID      string          `json:"user_message_id"`
 		DryRun             bool            `json:"dry_run"`
+		MaxThinkingTokens  *int64          `json:"max_thinking_tokens"`
 	}
 	if err := json.Unmarshal(raw, &req); err != nil {
 		d.ctl.fail(id, "malformed control request: "+err.Error(), "invalid_request")
@@ -46,8 +47,7 @@ func (d *driver) handleControl(ctx context.Context, id string, raw json.RawMessa
 	case "set_model":
 		d.setModel(ctx, id, req.Model)
 	case "set_max_thinking_tokens":
-		// The thinking budget is fixed when the session's model is resolved;
-		// --max-thinking-tokens sets it for the process.
+		d.setThinking(req.MaxThinkingTokens)
 		d.ctl.reply(id, nil)
 	case "mcp_status":
 		d.ctl.reply(id, map[string]any{"mcpServers": d.mcpStatus()})
@@ -76,7 +76,7 @@ func (d *driver) handleControl(ctx context.Context, id string, raw json.RawMessa
 // initialize registers the host's hooks and prompt settings and says what
 // tandem offers.
 func (d *driver) initialize(id string, hooks, system json.RawMessage, appendSys string, sdkServers []string) {
-	hs, err := parseHooks(hooks)
+	hs, err := d.parseHooks(hooks)
 	if err != nil {
 		d.ctl.fail(id, err.Error(), "invalid_request")
 		return
@@ -112,6 +112,21 @@ func (d *driver) initialize(id string, hooks, system json.RawMessage, appendSys 
 	}
 	d.ctl.reply(id, map[string]any{"commands": commands, "agents": []any{}, "output_style": "default",
 		"available_output_styles": []string{"default"}, "models": models, "account": map[string]any{}, "pid": os.Getpid()})
+}
+
+// minThinkingBudget is the smallest budget providers accept.
+const minThinkingBudget = 1024
+
+// setThinking sets the thinking budget of the turns that follow: null or
+// 0 turns thinking off, as in Claude Code.
+func (d *driver) setThinking(n *int64) {
+	var b int64
+	if n != nil && *n > 0 {
+		b = max(*n, minThinkingBudget)
+	}
+	d.mu.Lock()
+	d.thinking = &b
+	d.mu.Unlock()
 }
 
 func (d *driver) setModel(ctx context.Context, id string, model *string) {

@@ -1,169 +1,89 @@
 package cliproto
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
-	"time"
+	"sort"
 
 	"github.com/tandem-agent/tandem/internal/permission"
+	"github.com/tandem-agent/tandem/internal/permission/hooks"
 )
 
-// sdkHook is a hook the SDK host registered in initialize: tandem calls it
-// back with hook_callback when its event fires.
-type sdkHook struct {
-	matcher *regexp.Regexp // nil: every tool
-	ids     []string
-	timeout time.Duration
-}
+// sdkHookTimeout is how long a hook callback may take when the host gives
+// no timeout (Claude Code's default for callback hooks).
+const sdkHookTimeout = 60
 
-func parseHooks(raw json.RawMessage) (map[string][]sdkHook, error) {
+// parseHooks turns initialize's hooks ({Event: [{matcher, hookCallbackIds,
+// timeout}]}) into callback hooks for tandem's hooks runner, so the host's
+// hooks fire where and as tandem's own do. Events tandem never fires are
+// reported and left out.
+func (d *driver) parseHooks(raw json.RawMessage) (hooks.Config, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
 	}
-	var cfg map[string][]struct {
+	var reg map[string][]struct {
 		Matcher         string   `json:"matcher"`
 		HookCallbackIDs []string `json:"hookCallbackIds"`
 		Timeout         float64  `json:"timeout"`
 	}
-	if err := json.Unmarshal(raw, &cfg); err != nil {
+	if err := json.Unmarshal(raw, &reg); err != nil {
 		return nil, fmt.Errorf("initialize hooks: %w", err)
 	}
-	out := map[string][]sdkHook{}
-	for ev, ms := range cfg {
-		for _, m := range ms {
-			h := sdkHook{ids: m.HookCallbackIDs, timeout: 60 * time.Second}
-			if m.Timeout > 0 {
-				h.timeout = time.Duration(m.Timeout * float64(time.Second))
-			}
-			if m.Matcher != "" && m.Matcher != "*" {
-				re, err := regexp.Compile("^(?:" + m.Matcher + ")$")
-				if err != nil {
-					return nil, fmt.Errorf("initialize hooks.%s matcher %q: %w", ev, m.Matcher, err)
-				}
-				h.matcher = re
-			}
-			out[ev] = append(out[ev], h)
-		}
-	}
-	return out, nil
-}
-
-// hookOutput is the part of Claude Code's hook JSON tandem acts on.
-type hookOutput struct {
-	Continue           *bool  `json:"continue"`
-	StopReason         string `json:"stopReason"`
-	Decision           string `json:"decision"`
-	Reason             string `json:"reason"`
-	HookSpecificOutput struct {
-		PermissionDecision       string          `json:"permissionDecision"`
-		PermissionDecisionReason string          `json:"permissionDecisionReason"`
-		UpdatedInput             json.RawMessage `json:"updatedInput"`
-		AdditionalContext        string          `json:"additionalContext"`
-	} `json:"hookSpecificOutput"`
-}
-
-// callHooks calls back every SDK hook of event that matches tool, in
-// order, and returns their outputs.
-func (d *driver) callHooks(ctx context.Context, event, tool, toolUseID string, input map[string]any) []hookOutput {
-	d.mu.Lock()
-	hooks := d.hooks[event]
-	d.mu.Unlock()
-	var outs []hookOutput
-	for _, h := range hooks {
-		if h.matcher != nil && !h.matcher.MatchString(tool) {
+	cfg := hooks.Config{}
+	var unknown []string
+	for ev, ms := range reg {
+		if !hooks.Known(ev) {
+			unknown = append(unknown, ev)
 			continue
 		}
-		for _, id := range h.ids {
-			hctx, cancel := context.WithTimeout(ctx, h.timeout)
-			fields := map[string]any{"callback_id": id, "input": input}
-			if toolUseID != "" {
-				fields["tool_use_id"] = toolUseID
+		for _, m := range ms {
+			timeout := m.Timeout
+			if timeout <= 0 {
+				timeout = sdkHookTimeout
 			}
-			raw, err := d.ctl.request(hctx, "hook_callback", fields)
-			cancel()
-			if err != nil {
-				d.warn("hook callback %s for %s: %v", id, event, err)
-				continue
+			var hs []hooks.Handler
+			for _, id := range m.HookCallbackIDs {
+				hs = append(hs, hooks.Handler{Type: hooks.TypeCallback, ID: id, Timeout: timeout, Callback: d.hookCallback(id)})
 			}
-			var o hookOutput
-			if len(raw) > 0 {
-				if err := json.Unmarshal(raw, &o); err != nil {
-					d.warn("hook callback %s for %s answered %s: %v", id, event, raw, err)
-					continue
-				}
-			}
-			outs = append(outs, o)
+			cfg[ev] = append(cfg[ev], hooks.Matcher{Matcher: m.Matcher, Hooks: hs})
 		}
 	}
-	return outs
-}
-
-// hookChecker runs the SDK's PreToolUse hooks before tandem's permission
-// engine judges a call, with Claude Code's semantics: a hook may deny,
-// allow (skipping the ask), or rewrite the input.
-type hookChecker struct {
-	inner permission.Checker
-	d     *driver
-}
-
-func (h hookChecker) Mode() permission.Mode {
-	if m, ok := h.inner.(interface{ Mode() permission.Mode }); ok {
-		return m.Mode()
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("initialize %w", err)
 	}
-	return ""
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		d.warn("initialize registers hooks for %v, which tandem does not fire; they will not be called", unknown)
+	}
+	return cfg, nil
 }
 
-func (h hookChecker) Check(ctx context.Context, req permission.Request) (permission.Decision, error) {
-	var toolInput any = json.RawMessage(req.Input)
-	if len(req.Input) == 0 {
-		toolInput = map[string]any{}
-	}
-	outs := h.d.callHooks(ctx, "PreToolUse", req.Tool, req.ToolUseID, map[string]any{
-		"session_id": req.SessionID, "cwd": h.d.cwd(), "permission_mode": modeName(h.Mode()),
-		"hook_event_name": "PreToolUse", "tool_name": req.Tool, "tool_input": toolInput, "tool_use_id": req.ToolUseID})
-	var updated json.RawMessage
-	allow := false
-	for _, o := range outs {
-		if o.Continue != nil && !*o.Continue {
-			h.d.interrupt()
-			return permission.Decision{Behavior: permission.Deny, Rule: "sdk-hook", Message: cmp.Or(o.StopReason, "A PreToolUse hook stopped the turn.")}, nil
+// hookCallback calls the host's callback id with hook_callback and returns
+// its answer, Claude Code's hook JSON output.
+func (d *driver) hookCallback(id string) hooks.Callback {
+	return func(ctx context.Context, in hooks.Input) (json.RawMessage, error) {
+		raw, err := json.Marshal(in)
+		if err != nil {
+			return nil, err
 		}
-		switch cmp.Or(o.HookSpecificOutput.PermissionDecision, legacyDecision(o.Decision)) {
-		case "deny":
-			return permission.Decision{Behavior: permission.Deny, Rule: "sdk-hook",
-				Message: cmp.Or(o.HookSpecificOutput.PermissionDecisionReason, o.Reason, "A PreToolUse hook denied this call.")}, nil
-		case "allow":
-			allow = true
+		var input map[string]any
+		if err := json.Unmarshal(raw, &input); err != nil {
+			return nil, err
 		}
-		if len(o.HookSpecificOutput.UpdatedInput) > 0 {
-			updated = o.HookSpecificOutput.UpdatedInput
+		// The host reads Claude Code's names for the mode, and the SDKs'
+		// types make transcript_path a string (tandem keeps no transcript
+		// file: sessions live in its store).
+		if in.PermissionMode != "" {
+			input["permission_mode"] = modeName(permission.Mode(in.PermissionMode))
 		}
+		if _, ok := input["transcript_path"]; !ok {
+			input["transcript_path"] = ""
+		}
+		fields := map[string]any{"callback_id": id, "input": input}
+		if in.ToolUseID != "" {
+			fields["tool_use_id"] = in.ToolUseID
+		}
+		return d.ctl.request(ctx, "hook_callback", fields)
 	}
-	if len(updated) > 0 {
-		req.Input = updated
-	}
-	if allow {
-		// The host's own code decided, as a PreToolUse "allow" does in
-		// Claude Code: the call runs without asking.
-		return permission.Decision{Behavior: permission.Allow, Rule: "sdk-hook", UpdatedInput: updated}, nil
-	}
-	dec, err := h.inner.Check(ctx, req)
-	if err == nil && dec.Behavior == permission.Allow && len(dec.UpdatedInput) == 0 {
-		dec.UpdatedInput = updated
-	}
-	return dec, err
-}
-
-// legacyDecision maps the older top-level decision field.
-func legacyDecision(d string) string {
-	switch d {
-	case "approve":
-		return "allow"
-	case "block":
-		return "deny"
-	}
-	return ""
 }

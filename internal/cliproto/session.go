@@ -45,7 +45,7 @@ func (d *driver) session(ctx context.Context) (*session.Live, error) {
 		defer d.mu.Unlock()
 		return d.live, nil
 	}
-	model, mode := d.model, d.mode
+	model, mode, sdkHooks := d.model, d.mode, d.hooks
 	d.mu.Unlock()
 
 	wd, err := os.Getwd()
@@ -58,7 +58,7 @@ func (d *driver) session(ctx context.Context) (*session.Live, error) {
 	}
 	req := session.OpenRequest{Cwd: wd, AddDirs: d.f.AddDirs, Model: model, Mode: string(mode), ModeFromRequest: true,
 		MCPServers: servers, MCPOnly: d.f.StrictMCPConfig, MCPProxy: d.mcpMessage, NewID: d.f.SessionID,
-		Sinks: []event.Sink{event.SinkFunc(d.onEvent)}, MessageSinks: []func(message.Message){d.onMessage}}
+		Sinks: []event.Sink{event.SinkFunc(d.onEvent)}, MessageSinks: []func(message.Message){d.onMessage}, Hooks: sdkHooks}
 	switch {
 	case d.f.ForkSession && (d.f.Resume != "" || d.f.Continue):
 		id, err := d.fork(ctx, wd)
@@ -75,7 +75,6 @@ func (d *driver) session(ctx context.Context) (*session.Live, error) {
 	if err != nil {
 		return nil, err
 	}
-	live.Checker = hookChecker{inner: live.Checker, d: d}
 	d.mu.Lock()
 	d.live = live
 	d.mu.Unlock()

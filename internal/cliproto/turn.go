@@ -86,13 +86,14 @@ func (d *driver) runTurn(ctx context.Context, in userInput) int {
 	stats := &turnStats{start: now, stepStart: now}
 	d.mu.Lock()
 	d.cancelTurn, d.interrupted, d.turn, d.turnUUID = cancel, false, stats, in.uuid
-	system, appendSys := d.systemInit, d.appendInit
+	system, appendSys, thinking := d.systemInit, d.appendInit, d.thinking
 	d.mu.Unlock()
 	if system == nil {
 		system = d.f.SystemPrompt
 	}
 	opts := session.TurnOptions{MaxTurns: d.f.MaxTurns, AppendSystemPrompt: joinNonEmpty(d.f.AppendSystemPrompt, appendSys),
-		DisallowedTools: d.disallowedTools(live), Images: in.images, FallbackModels: d.f.FallbackModels}
+		DisallowedTools: d.disallowedTools(live), Images: in.images, FallbackModels: d.f.FallbackModels,
+		ThinkingBudget: thinking}
 	if d.f.JSONSchema != "" {
 		opts.JSONSchema = json.RawMessage(d.f.JSONSchema)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/permission"
+	"github.com/tandem-agent/tandem/internal/permission/hooks"
 	"github.com/tandem-agent/tandem/internal/store"
 	"github.com/tandem-agent/tandem/internal/tool"
 	"github.com/tandem-agent/tandem/internal/turn"
@@ -116,6 +117,10 @@ type OpenRequest struct {
 	// it is stored (a front end that prints whole messages, as Claude Code's
 	// stream-json does).
 	MessageSinks []func(message.Message)
+	// Hooks are hooks the caller brings (a Claude Agent SDK host's hook
+	// callbacks), run after the settings' hooks of each event, under the
+	// same rules.
+	Hooks hooks.Config
 }
 
 // Live is a session open in this process.
@@ -144,6 +149,7 @@ type Live struct {
 	mcpOnly    bool
 	mcpProxy   func(ctx context.Context, server string, msg json.RawMessage) (json.RawMessage, error)
 	msgSinks   []func(message.Message)
+	hooks      hooks.Config
 	turnMu     sync.Mutex // one turn at a time
 	mu         sync.Mutex
 	closed     bool
@@ -161,7 +167,7 @@ func (m *Manager) Open(ctx context.Context, req OpenRequest) (*Live, error) {
 	}
 	roots := append([]string{rec.Cwd}, extra...)
 	l := &Live{Record: rec, mgr: m, Roots: roots, Tools: tool.NewRegistry(), requestMCP: req.MCPServers,
-		mcpOnly: req.MCPOnly, mcpProxy: req.MCPProxy, msgSinks: req.MessageSinks, Settings: res.Settings, MaxTurns: res.MaxTurns,
+		mcpOnly: req.MCPOnly, mcpProxy: req.MCPProxy, msgSinks: req.MessageSinks, hooks: req.Hooks, Settings: res.Settings, MaxTurns: res.MaxTurns,
 		FallbackModels: res.FallbackModels}
 	l.Events = event.NewEmitter(rec.ID, rec.LastSeq, req.Sinks...)
 	l.Env = tool.NewEnv(rec.ID, rec.Cwd, roots, m.data)
@@ -309,7 +315,8 @@ func (l *Live) Run(ctx context.Context, prompt string, opts TurnOptions) (event.
 	in := turn.Input{SessionID: rec.ID, Prompt: prompt, Cwd: rec.Cwd, Roots: l.Roots, Model: model,
 		Mode: l.mode(rec.Mode), MaxTurns: cmpOr(opts.MaxTurns, l.MaxTurns), AppendSystemPrompt: opts.AppendSystemPrompt,
 		SystemPrompt: opts.SystemPrompt, AllowedTools: opts.AllowedTools, DisallowedTools: opts.DisallowedTools,
-		Images: opts.Images, FallbackModels: opts.FallbackModels, JSONSchema: opts.JSONSchema}
+		Images: opts.Images, FallbackModels: opts.FallbackModels, JSONSchema: opts.JSONSchema,
+		ThinkingBudget: opts.ThinkingBudget}
 	if len(in.FallbackModels) == 0 {
 		in.FallbackModels = l.FallbackModels
 	}
@@ -432,6 +439,9 @@ func (l *Live) mode(stored string) permission.Mode {
 // and whether they are the only ones (OpenRequest.MCPOnly).
 func (l *Live) RequestMCP() (servers json.RawMessage, only bool) { return l.requestMCP, l.mcpOnly }
 
+// RequestHooks returns the hooks the opener brought (OpenRequest.Hooks).
+func (l *Live) RequestHooks() hooks.Config { return l.hooks }
+
 // MCPProxy returns OpenRequest.MCPProxy.
 func (l *Live) MCPProxy() func(ctx context.Context, server string, msg json.RawMessage) (json.RawMessage, error) {
 	return l.mcpProxy
@@ -484,6 +494,8 @@ type TurnOptions struct {
 	FallbackModels []string
 	// JSONSchema makes the final answer conform to this JSON Schema.
 	JSONSchema json.RawMessage
+	// ThinkingBudget overrides the configured thinking budget (0: off).
+	ThinkingBudget *int64
 }
 
 func cmpOr(a, b int) int {

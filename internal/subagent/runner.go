@@ -56,8 +56,12 @@ type Parent struct {
 	Cwd       string
 	Roots     []string
 	DataDir   string
-	Model     string
-	Mode      permission.Mode
+	// Files and Terminal are the parent's backends (an editor's buffers
+	// and terminals): the child's tools use them too.
+	Files    tool.Files
+	Terminal tool.Terminal
+	Model    string
+	Mode     permission.Mode
 	// Checker is the parent's: same rules, hooks and asker.
 	Checker permission.Checker
 	// Tools are the parent's tools; the child gets a subset.
@@ -176,7 +180,7 @@ func (r *Runner) Run(ctx context.Context, p Parent, t Task) (Outcome, error) {
 	em.SetSessionID(childID)
 	child := r.childParent(p, t.Agent, childID, model, em)
 	env := tool.NewEnv(childID, p.Cwd, p.Roots, p.DataDir)
-	env.Emit = em.Emit
+	env.Emit, env.Files, env.Terminal = em.Emit, p.Files, p.Terminal
 	defer env.State.Close()
 	env.State.SetTurn(tool.Turn{Model: model, Mode: string(child.Mode), AllowedTools: p.AllowedTools, DisallowedTools: p.DisallowedTools})
 	defer env.State.EndTurn()

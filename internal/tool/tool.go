@@ -82,6 +82,10 @@ type Env struct {
 	Emit func(event.Event)
 	// State is per-session mutable state shared by tool calls.
 	State *State
+	// Files and Terminal are where file contents are read and written and
+	// where foreground commands run (see backend.go); nil: locally.
+	Files    Files
+	Terminal Terminal
 }
 
 // NewEnv returns an Env with a no-op Emit and fresh State.

@@ -37,6 +37,10 @@ type Input struct {
 	// Effort overrides the model's configured effort for this turn (a
 	// skill's or sub-agent's `effort`); empty keeps it.
 	Effort string
+	// ThinkingBudget overrides the model's configured thinking budget for
+	// this turn (Claude Code's set_max_thinking_tokens): 0 turns thinking
+	// off; nil keeps the configured one.
+	ThinkingBudget *int64
 	// JSONSchema, when set, is the JSON Schema the final answer must
 	// conform to (--json-schema); the result carries the parsed value.
 	JSONSchema json.RawMessage

@@ -74,6 +74,12 @@ func Events() []string {
 		Notification, Stop, SubagentStart, SubagentStop, PreCompact, PostCompact, SessionEnd}
 }
 
+// Known reports whether tandem fires event.
+func Known(event string) bool {
+	_, ok := spec(event)
+	return ok
+}
+
 func eventList() string { return strings.Join(Events(), ", ") }
 
 // Values of Input fields that matchers select on.

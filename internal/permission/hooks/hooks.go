@@ -6,6 +6,8 @@
 package hooks
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -13,11 +15,19 @@ import (
 )
 
 // Handler types that run; Claude Code's others (prompt, agent, mcp_tool)
-// are accepted in settings and skipped.
+// are accepted in settings and skipped. TypeCallback hooks never come from
+// settings: the program embedding tandem registers them (a Claude Agent
+// SDK host's hook callbacks).
 const (
-	TypeCommand = "command"
-	TypeHTTP    = "http"
+	TypeCommand  = "command"
+	TypeHTTP     = "http"
+	TypeCallback = "callback"
 )
+
+// Callback is a hook that lives in the program driving tandem: it gets the
+// event and answers with Claude Code's hook JSON output (empty: no
+// opinion), which is applied exactly as a command hook's stdout.
+type Callback func(ctx context.Context, in Input) (json.RawMessage, error)
 
 // Handler is one hook: a command run with `sh -c`, or a URL the input is
 // POSTed to.
@@ -32,23 +42,35 @@ type Handler struct {
 	AllowedEnvVars []string          `json:"allowedEnvVars,omitempty"`
 	// Timeout in seconds; 0 means DefaultTimeout.
 	Timeout float64 `json:"timeout,omitempty"`
+	// ID names a callback hook (the SDK's callback id) and Callback calls
+	// it; neither can come from a settings file.
+	ID       string   `json:"-"`
+	Callback Callback `json:"-"`
 }
 
 // runs reports whether tandem runs this handler.
-func (h Handler) runs() bool { return h.Type == TypeCommand || h.Type == TypeHTTP }
+func (h Handler) runs() bool {
+	return h.Type == TypeCommand || h.Type == TypeHTTP || (h.Type == TypeCallback && h.Callback != nil)
+}
 
 // key identifies identical hooks, which run once per event (as in Claude
 // Code: the same command or URL listed by two settings files).
 func (h Handler) key() string {
-	if h.Type == TypeHTTP {
+	switch h.Type {
+	case TypeHTTP:
 		return "http\x00" + h.URL
+	case TypeCallback:
+		return "callback\x00" + h.ID
 	}
 	return "command\x00" + h.Command
 }
 
 func (h Handler) String() string {
-	if h.Type == TypeHTTP {
+	switch h.Type {
+	case TypeHTTP:
 		return h.URL
+	case TypeCallback:
+		return "callback " + h.ID
 	}
 	return h.Command
 }

@@ -123,7 +123,7 @@ func combine(event string, hs []Handler, rs []result) Outcome {
 				c.apply(out)
 			} else if trimmed != "" && sp.plainContext && hs[i].Type == TypeCommand {
 				c.contexts = append(c.contexts, trimmed)
-			} else if trimmed != "" && hs[i].Type == TypeHTTP {
+			} else if trimmed != "" && trimmed != "null" && hs[i].Type != TypeCommand {
 				c.o.Errors = append(c.o.Errors, fmt.Sprintf("hook %q answered with a body that is not a JSON object", hs[i]))
 			}
 		}

@@ -92,9 +92,12 @@ func (r *Runner) Run(ctx context.Context, in Input) (Outcome, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if h.Type == TypeHTTP {
+			switch h.Type {
+			case TypeHTTP:
 				results[i] = r.post(ctx, h, body)
-			} else {
+			case TypeCallback:
+				results[i] = call(ctx, h, in)
+			default:
 				results[i] = r.runOne(ctx, h, body)
 			}
 		}()
@@ -134,6 +137,22 @@ func (h Handler) timeout() time.Duration {
 		return time.Duration(h.Timeout * float64(time.Second))
 	}
 	return DefaultTimeout
+}
+
+// call runs a callback hook within its timeout; its answer is read as a
+// command hook's stdout.
+func call(ctx context.Context, h Handler, in Input) result {
+	timeout := h.timeout()
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	out, err := h.Callback(ctx, in)
+	switch {
+	case ctx.Err() != nil && err != nil:
+		return result{err: fmt.Errorf("hook %s stopped after %s: %w", h, timeout, ctx.Err())}
+	case err != nil:
+		return result{err: fmt.Errorf("hook %s: %w", h, err)}
+	}
+	return result{stdout: string(out)}
 }
 
 func (r *Runner) runOne(ctx context.Context, h Handler, stdin []byte) result {

@@ -3,9 +3,11 @@ package hooks
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -104,5 +106,59 @@ func TestOtherEvents(t *testing.T) {
 	}
 	if err := (Config{PreToolUse: {{Matcher: "(", Hooks: nil}}}).Validate(); err == nil {
 		t.Errorf("bad matcher must fail validation")
+	}
+}
+
+// A callback hook is a hook like any other: its matcher selects it, one
+// registered twice runs once, its answer is read as JSON output, and a
+// failure, a slow answer or a body that is not JSON are non-blocking errors.
+func TestRunnerCallbackHooks(t *testing.T) {
+	calls := map[string]int{}
+	var mu sync.Mutex
+	cb := func(answer string, err error) Callback {
+		return func(ctx context.Context, in Input) (json.RawMessage, error) {
+			mu.Lock()
+			calls[in.HookEventName+" "+in.ToolName]++
+			mu.Unlock()
+			if answer == "slow" {
+				<-ctx.Done()
+				return nil, ctx.Err()
+			}
+			return json.RawMessage(answer), err
+		}
+	}
+	deny := Handler{Type: TypeCallback, ID: "h0", Callback: cb(`{"hookSpecificOutput":{"permissionDecision":"deny","permissionDecisionReason":"not here"},"systemMessage":"checked"}`, nil)}
+	cfg := Config{
+		PreToolUse:  {{Matcher: "Bash", Hooks: []Handler{deny}}, {Matcher: "Bash|Edit", Hooks: []Handler{deny}}},
+		PostToolUse: {{Hooks: []Handler{{Type: TypeCallback, ID: "h1", Callback: cb(`{"continue":false,"stopReason":"enough","hookSpecificOutput":{"additionalContext":"ctx"}}`, nil)}}}},
+		Stop: {{Hooks: []Handler{
+			{Type: TypeCallback, ID: "h2", Callback: cb("", errors.New("host gone"))},
+			{Type: TypeCallback, ID: "h3", Timeout: 0.2, Callback: cb("slow", nil)},
+			{Type: TypeCallback, ID: "h4", Callback: cb("not json", nil)},
+			{Type: TypeCallback, ID: "h5"}, // no function: skipped
+		}}},
+	}
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	r := NewRunner(cfg, t.TempDir(), []string{})
+	out, err := r.PreToolUse(t.Context(), Input{ToolName: "Bash"})
+	if err != nil || out.Decision != DecisionDeny || out.Reason != "not here" || out.SystemMessage != "checked" || calls["PreToolUse Bash"] != 1 {
+		t.Errorf("PreToolUse: %+v %v calls %v", out, err, calls)
+	}
+	if out, _ := r.PreToolUse(t.Context(), Input{ToolName: "Edit"}); out.Decision != DecisionDeny || calls["PreToolUse Edit"] != 1 {
+		t.Errorf("PreToolUse Edit: %+v", out)
+	}
+	if out, _ := r.PreToolUse(t.Context(), Input{ToolName: "Read"}); out.Decision != DecisionNone || calls["PreToolUse Read"] != 0 {
+		t.Errorf("PreToolUse Read: %+v", out)
+	}
+	out, _ = r.PostToolUse(t.Context(), Input{ToolName: "Read"})
+	if !out.Stop || out.StopReason != "enough" || out.AdditionalContext != "ctx" {
+		t.Errorf("PostToolUse: %+v", out)
+	}
+	start := time.Now()
+	out, _ = r.Stop(t.Context(), Input{})
+	if out.Decision != DecisionNone || len(out.Errors) != 3 || time.Since(start) > 5*time.Second {
+		t.Errorf("Stop: %+v after %v", out, time.Since(start))
 	}
 }

@@ -1,13 +1,14 @@
 package fs
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
-	"github.com/tandem-agent/tandem/internal/regular"
 	"github.com/tandem-agent/tandem/internal/tool"
 )
 
@@ -26,7 +27,7 @@ type change struct {
 // changeFile applies ops in order to the file at given, all or nothing, and
 // writes it. It holds the file's lock throughout so that parallel calls on
 // one file land one after another. A non-empty message is for the model.
-func changeFile(env *tool.Env, toolName, given string, ops []editOp) (change, string) {
+func changeFile(ctx context.Context, env *tool.Env, toolName, given string, ops []editOp) (change, string) {
 	abs, real, msg := resolveForTool(env, toolName, given)
 	if msg != "" {
 		return change{}, msg
@@ -41,7 +42,7 @@ func changeFile(env *tool.Env, toolName, given string, ops []editOp) (change, st
 			return ch, missingFileMessage(abs, env.WorkDir) + " To create a new file, use Write, or Edit with an empty old_string."
 		}
 		ch.created = true
-		return ch.apply(env, toolName, fileDoc{}, ops, 0o644)
+		return ch.apply(ctx, env, toolName, fileDoc{}, ops)
 	}
 	if err != nil {
 		return ch, fmt.Sprintf("Cannot access %s: %v", abs, err)
@@ -55,7 +56,7 @@ func changeFile(env *tool.Env, toolName, given string, ops []editOp) (change, st
 	if info.Size() > maxEditBytes {
 		return ch, fmt.Sprintf("%s is %s, too large for %s (limit %s). Change it with a command via the Bash tool (e.g. sed).", abs, humanSize(info.Size()), toolName, humanSize(maxEditBytes))
 	}
-	raw, err := regular.ReadFile(real)
+	raw, err := env.FileSystem().ReadFile(ctx, real)
 	if err != nil {
 		return ch, fmt.Sprintf("Cannot read %s: %v", abs, err)
 	}
@@ -65,10 +66,10 @@ func changeFile(env *tool.Env, toolName, given string, ops []editOp) (change, st
 	if msg := TrackerFrom(env).CheckFresh(real, info, raw); msg != "" {
 		return ch, msg
 	}
-	return ch.apply(env, toolName, decodeDoc(raw), ops, info.Mode().Perm())
+	return ch.apply(ctx, env, toolName, decodeDoc(raw), ops)
 }
 
-func (ch change) apply(env *tool.Env, toolName string, doc fileDoc, ops []editOp, perm os.FileMode) (change, string) {
+func (ch change) apply(ctx context.Context, env *tool.Env, toolName string, doc fileDoc, ops []editOp) (change, string) {
 	ch.before = doc.text
 	text, steps, msg := applyOps(doc.text, ops)
 	if msg != "" {
@@ -84,7 +85,7 @@ func (ch change) apply(env *tool.Env, toolName string, doc fileDoc, ops []editOp
 			return ch, fmt.Sprintf("Cannot create the folder for %s: %v", ch.abs, err)
 		}
 	}
-	msg = writeTracked(env, ch.real, doc.encode(text), perm)
+	msg = writeTracked(ctx, env, ch.real, doc.encode(text))
 	if msg != "" {
 		return ch, fmt.Sprintf("%s: cannot write %s: %s", toolName, ch.abs, msg)
 	}
@@ -92,19 +93,26 @@ func (ch change) apply(env *tool.Env, toolName string, doc fileDoc, ops []editOp
 }
 
 // writeTracked writes data in place (keeping the file's mode, owner and
-// hard links) and records the new state, so the next Edit needs no Read.
-func writeTracked(env *tool.Env, real string, data []byte, perm os.FileMode) string {
+// hard links), through the session's Files, and records the new state, so
+// the next Edit needs no Read.
+func writeTracked(ctx context.Context, env *tool.Env, real string, data []byte) string {
 	if msg := refuseHardLink(real); msg != "" {
 		return msg
 	}
-	if err := os.WriteFile(real, data, perm); err != nil {
+	if err := env.FileSystem().WriteFile(ctx, real, data); err != nil {
 		return err.Error()
 	}
 	info, err := os.Stat(real)
-	if err != nil {
+	switch {
+	case err == nil:
+		TrackerFrom(env).RecordContent(real, info, data)
+	case env.Files != nil:
+		// An editor may keep the new content in a buffer it has not saved:
+		// its hash alone says whether it changed by the next edit.
+		TrackerFrom(env).Record(real, FileState{Hash: hashBytes(data), ReadAt: time.Now()})
+	default:
 		return err.Error()
 	}
-	TrackerFrom(env).RecordContent(real, info, data)
 	return ""
 }
 

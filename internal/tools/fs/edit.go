@@ -45,7 +45,7 @@ type editInput struct {
 	ReplaceAll bool    `json:"replace_all"`
 }
 
-func (*Edit) Execute(_ context.Context, call tool.Call) (tool.Result, error) {
+func (*Edit) Execute(ctx context.Context, call tool.Call) (tool.Result, error) {
 	if call.Env == nil || call.Env.State == nil {
 		return tool.Result{}, errors.New("Edit: tool call without a session Env")
 	}
@@ -60,7 +60,7 @@ func (*Edit) Execute(_ context.Context, call tool.Call) (tool.Result, error) {
 	if msg != "" {
 		return tool.ErrorResult(msg), nil
 	}
-	ch, msg := changeFile(call.Env, "Edit", in.FilePath, []editOp{op})
+	ch, msg := changeFile(ctx, call.Env, "Edit", in.FilePath, []editOp{op})
 	if msg != "" {
 		return tool.ErrorResult(msg), nil
 	}

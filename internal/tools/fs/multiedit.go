@@ -60,7 +60,7 @@ type multiEditInput struct {
 	} `json:"edits"`
 }
 
-func (*MultiEdit) Execute(_ context.Context, call tool.Call) (tool.Result, error) {
+func (*MultiEdit) Execute(ctx context.Context, call tool.Call) (tool.Result, error) {
 	if call.Env == nil || call.Env.State == nil {
 		return tool.Result{}, errors.New("MultiEdit: tool call without a session Env")
 	}
@@ -88,7 +88,7 @@ func (*MultiEdit) Execute(_ context.Context, call tool.Call) (tool.Result, error
 		}
 		ops[i] = op
 	}
-	ch, msg := changeFile(call.Env, "MultiEdit", in.FilePath, ops)
+	ch, msg := changeFile(ctx, call.Env, "MultiEdit", in.FilePath, ops)
 	if msg != "" {
 		return tool.ErrorResult(msg), nil
 	}

@@ -113,7 +113,7 @@ func (r *Read) Execute(ctx context.Context, call tool.Call) (tool.Result, error)
 	if isBinary(head) {
 		return tool.ErrorResult(fmt.Sprintf("%s looks like a binary file (%s, %d bytes); Read only shows text, images and PDFs. Inspect it with the Bash tool instead (e.g. `file`, `xxd | head`).", req.abs, sniffKind(head), info.Size())), nil
 	}
-	return readText(call.Env, req, info)
+	return readText(ctx, call.Env, req, info)
 }
 
 func parseReadInput(env *tool.Env, raw json.RawMessage) (readRequest, string) {

@@ -3,6 +3,7 @@ package fs
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -37,7 +38,7 @@ func isBinary(head []byte) bool {
 	return total > 0 && bad*10 > total
 }
 
-func readText(env *tool.Env, req readRequest, info os.FileInfo) (tool.Result, error) {
+func readText(ctx context.Context, env *tool.Env, req readRequest, info os.FileInfo) (tool.Result, error) {
 	if !req.ranged && info.Size() > maxWholeRead {
 		return tool.ErrorResult(fmt.Sprintf("File %s is %s, too large to read at once (the limit without offset/limit is %s). Read it in parts with offset and limit (e.g. offset=1, limit=500), or use the Grep tool to find the part you need.",
 			req.abs, humanSize(info.Size()), humanSize(maxWholeRead))), nil
@@ -46,7 +47,9 @@ func readText(env *tool.Env, req readRequest, info os.FileInfo) (tool.Result, er
 	var src lineSource
 	totalLines := -1
 	if info.Size() <= maxInMemory {
-		content, err := regular.ReadFile(req.real)
+		// Through the session's Files: an editor's unsaved buffer is what
+		// the user sees, so it is what the model reads.
+		content, err := env.FileSystem().ReadFile(ctx, req.real)
 		if err != nil {
 			return tool.ErrorResult(fmt.Sprintf("Cannot read %s: %v", req.abs, err)), nil
 		}

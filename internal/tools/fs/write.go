@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/tandem-agent/tandem/internal/regular"
 	"github.com/tandem-agent/tandem/internal/tool"
 )
 
@@ -45,7 +44,7 @@ type writeInput struct {
 	Content  *string `json:"content"`
 }
 
-func (*Write) Execute(_ context.Context, call tool.Call) (tool.Result, error) {
+func (*Write) Execute(ctx context.Context, call tool.Call) (tool.Result, error) {
 	if call.Env == nil || call.Env.State == nil {
 		return tool.Result{}, errors.New("Write: tool call without a session Env")
 	}
@@ -70,12 +69,11 @@ func (*Write) Execute(_ context.Context, call tool.Call) (tool.Result, error) {
 	}
 	unlock := LocksFrom(call.Env).Lock(real)
 	defer unlock()
-	return writeLocked(call.Env, in.FilePath, abs, real, *in.Content), nil
+	return writeLocked(ctx, call.Env, in.FilePath, abs, real, *in.Content), nil
 }
 
-func writeLocked(env *tool.Env, given, abs, real, content string) tool.Result {
+func writeLocked(ctx context.Context, env *tool.Env, given, abs, real, content string) tool.Result {
 	where := abs + relNote(given, abs)
-	perm := os.FileMode(0o644)
 	before, created := "", true
 	info, err := os.Stat(real)
 	switch {
@@ -84,21 +82,21 @@ func writeLocked(env *tool.Env, given, abs, real, content string) tool.Result {
 	case err == nil && !info.Mode().IsRegular():
 		return tool.ErrorResult(fmt.Sprintf("%s is not a regular file (%s); Write only writes regular files.", abs, info.Mode().Type()))
 	case err == nil:
-		raw, err := regular.ReadFile(real)
+		raw, err := env.FileSystem().ReadFile(ctx, real)
 		if err != nil {
 			return tool.ErrorResult(fmt.Sprintf("Cannot read %s before overwriting it: %v", abs, err))
 		}
 		if msg := TrackerFrom(env).CheckFresh(real, info, raw); msg != "" {
 			return tool.ErrorResult(msg)
 		}
-		before, created, perm = string(raw), false, info.Mode().Perm()
+		before, created = string(raw), false
 	case !errors.Is(err, os.ErrNotExist):
 		return tool.ErrorResult(fmt.Sprintf("Cannot access %s: %v", abs, err))
 	}
 	if err := os.MkdirAll(filepath.Dir(real), 0o755); err != nil {
 		return tool.ErrorResult(fmt.Sprintf("Cannot create the folder for %s: %v", abs, err))
 	}
-	if msg := writeTracked(env, real, []byte(content), perm); msg != "" {
+	if msg := writeTracked(ctx, env, real, []byte(content)); msg != "" {
 		return tool.ErrorResult(fmt.Sprintf("Cannot write %s: %s", abs, msg))
 	}
 	lines := strings.Count(content, "\n")

@@ -104,6 +104,9 @@ func (b *Bash) Execute(ctx context.Context, call tool.Call) (tool.Result, error)
 	if in.RunInBackground {
 		return startBackground(call.Env, b.launcher(), in.Command, in.Description, dir)
 	}
+	if call.Env.Terminal != nil {
+		return runInTerminal(ctx, call, b.launcher(), in, dir, timeout, note), nil
+	}
 	return runForeground(ctx, call, b.launcher(), in, dir, timeout, note), nil
 }
 

@@ -3,16 +3,25 @@
 // it saw (updates, permission questions, responses, errors).
 //
 // env: ACP_SDK (path of the library's entry module), TANDEM_BIN, WORK,
-// SCENARIO ("edit-deny-cancel" or "load"), SESSION_ID (for "load"),
-// MCP_BIN (a stdio MCP server the client brings to session/new).
+// SCENARIO ("edit-deny-cancel", "load" or "client-fs-terminal"), SESSION_ID
+// (for "load"), MCP_BIN (a stdio MCP server the client brings to
+// session/new), BUFFER_PATH and BUFFER_TEXT (for "client-fs-terminal": an
+// unsaved editor buffer that differs from the file on disk).
 import { spawn } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
 import { Readable, Writable } from "node:stream";
 import { pathToFileURL } from "node:url";
 
 const acp = await import(pathToFileURL(process.env.ACP_SDK).href);
 const { client, methods, ndJsonStream } = acp;
 
-const log = { updates: [], asks: [], responses: {}, errors: [] };
+const log = { updates: [], asks: [], responses: {}, errors: [], reads: [], writes: [], terminal: [] };
+const clientSide = process.env.SCENARIO === "client-fs-terminal";
+// The editor's buffers: what it shows, saved or not.
+const buffers = new Map();
+if (process.env.BUFFER_PATH) buffers.set(process.env.BUFFER_PATH, process.env.BUFFER_TEXT);
+// The editor's terminals, each a real process group.
+const terminals = new Map();
 const child = spawn(process.env.TANDEM_BIN, ["acp"], { cwd: process.env.WORK, env: process.env, stdio: ["pipe", "pipe", "inherit"] });
 const stream = ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout));
 
@@ -32,6 +41,54 @@ const app = client({ name: "tandem-acp-test" })
     log.asks.push({ title: p.toolCall.title, options: p.options.map((o) => o.optionId) });
     const reject = /rm -rf/.test(p.toolCall.title ?? "");
     return { outcome: { outcome: "selected", optionId: reject ? "reject" : "allow_once" } };
+  })
+  .onRequest(methods.client.fs.readTextFile, async (c) => {
+    const p = c.params;
+    log.reads.push(p.path);
+    return { content: buffers.has(p.path) ? buffers.get(p.path) : readFileSync(p.path, "utf8") };
+  })
+  .onRequest(methods.client.fs.writeTextFile, async (c) => {
+    const p = c.params;
+    log.writes.push({ path: p.path, content: p.content });
+    buffers.set(p.path, p.content);
+    writeFileSync(p.path, p.content); // the editor saves the buffer
+    return {};
+  })
+  .onRequest(methods.client.terminal.create, async (c) => {
+    const p = c.params;
+    const env = { ...process.env };
+    for (const v of p.env ?? []) env[v.name] = v.value;
+    const proc = spawn(p.command, p.args ?? [], { cwd: p.cwd ?? undefined, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    const t = { proc, output: "", exit: null };
+    t.closed = new Promise((resolve) => proc.on("close", (code, signal) => { t.exit = { exitCode: code, signal }; resolve(t.exit); }));
+    proc.stdout.on("data", (d) => { t.output += d; });
+    proc.stderr.on("data", (d) => { t.output += d; });
+    const terminalId = "term-" + (terminals.size + 1);
+    terminals.set(terminalId, t);
+    log.terminal.push({ method: "create", terminalId, command: p.command, args: p.args, cwd: p.cwd, env: p.env ?? [] });
+    return { terminalId };
+  })
+  .onRequest(methods.client.terminal.output, async (c) => {
+    const t = terminals.get(c.params.terminalId);
+    log.terminal.push({ method: "output", terminalId: c.params.terminalId });
+    return { output: t.output, truncated: false, exitStatus: t.exit ?? undefined };
+  })
+  .onRequest(methods.client.terminal.waitForExit, async (c) => {
+    const t = terminals.get(c.params.terminalId);
+    log.terminal.push({ method: "wait_for_exit", terminalId: c.params.terminalId });
+    return await t.closed;
+  })
+  .onRequest(methods.client.terminal.kill, async (c) => {
+    const t = terminals.get(c.params.terminalId);
+    log.terminal.push({ method: "kill", terminalId: c.params.terminalId });
+    try { process.kill(-t.proc.pid, "SIGKILL"); } catch {}
+    return {};
+  })
+  .onRequest(methods.client.terminal.release, async (c) => {
+    const t = terminals.get(c.params.terminalId);
+    log.terminal.push({ method: "release", terminalId: c.params.terminalId });
+    if (!t.exit) { try { process.kill(-t.proc.pid, "SIGKILL"); } catch {} }
+    return {};
   });
 
 const timeout = setTimeout(() => { log.errors.push("timed out"); finish(1); }, 100000);
@@ -46,7 +103,7 @@ try {
   await app.connectWith(stream, async (ctx) => {
     const init = await ctx.request(methods.agent.initialize, {
       protocolVersion: acp.PROTOCOL_VERSION,
-      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+      clientCapabilities: { fs: { readTextFile: clientSide, writeTextFile: clientSide }, terminal: clientSide },
       clientInfo: { name: "tandem-acp-test", version: "1.0.0" },
     });
     log.responses.initialize = init;
@@ -63,6 +120,19 @@ try {
     const s = await ctx.request(methods.agent.session.new, { cwd, mcpServers });
     log.responses.new = s;
     const sessionId = s.sessionId;
+    if (clientSide) {
+      log.responses.edit = await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "use the editor" }] });
+      const running = new Promise((resolve) => { onToolRunning = resolve; });
+      const long = ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "wait a while" }] });
+      await running;
+      // The command is running in the terminal once it was created.
+      while (!log.terminal.some((e) => e.method === "create" && /sleep/.test(e.args?.join(" ") ?? ""))) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      await ctx.notify(methods.agent.session.cancel, { sessionId });
+      log.responses.cancel = await long;
+      return;
+    }
     log.responses.edit = await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "fix the greeting" }] });
     log.responses.deny = await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "clean the build folder" }] });
     const running = new Promise((resolve) => { onToolRunning = resolve; });

@@ -63,6 +63,14 @@ try {
                 return {};
               }],
             }],
+            PostToolUse: [{
+              matcher: "Edit",
+              hooks: [async (input, toolUseID) => {
+                out.hooks.push({ event: input.hook_event_name, tool: input.tool_name, input: input.tool_input, toolUseID,
+                  hasResponse: input.tool_response !== undefined });
+                return { hookSpecificOutput: { hookEventName: "PostToolUse", additionalContext: "POST-EDIT-CONTEXT" } };
+              }],
+            }],
           },
         },
       });
