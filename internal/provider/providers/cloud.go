@@ -95,3 +95,23 @@ func (a *vertexAdapter) Stream(ctx context.Context, req provider.Request, onDelt
 func isClaude(model string) bool {
 	return strings.HasPrefix(strings.ToLower(model), "claude")
 }
+
+// cloudProbeModel is the model `tandem doctor` asks for one token when the
+// session uses none of the provider's: the cheapest current one.
+func cloudProbeModel(kind string) string {
+	if kind == provider.KindBedrock {
+		return "us.anthropic.claude-haiku-4-5-20251001-v1:0"
+	}
+	return "gemini-2.5-flash"
+}
+
+// cloudEndpoint is where a cloud provider's calls go, for reports.
+func cloudEndpoint(cfg provider.Config) string {
+	if cfg.Kind == provider.KindVertex {
+		return vertex.NewTransport(vertex.Options{Location: cfg.Cloud.Region}).Endpoint()
+	}
+	if cfg.Cloud.Region == "" {
+		return "https://bedrock-runtime.REGION.amazonaws.com"
+	}
+	return "https://bedrock-runtime." + cfg.Cloud.Region + ".amazonaws.com"
+}
