@@ -11,13 +11,13 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
-	"github.com/aws/aws-sdk-go-v2/config"
 )
 
 // APIVersion is the Messages API version Bedrock takes in the body.
@@ -38,9 +38,11 @@ type Options struct {
 	Endpoint string
 	// Base carries the rewritten request; http.DefaultTransport when nil.
 	Base http.RoundTripper
-	// LoadConfig loads the AWS configuration; config.LoadDefaultConfig
-	// when nil (tests pass their own).
-	LoadConfig func(ctx context.Context, optFns ...func(*config.LoadOptions) error) (aws.Config, error)
+	// Credentials, when set, are used instead of the credential chain
+	// (tests, embedders with their own).
+	Credentials aws.CredentialsProvider
+	// Getenv reads the chain's environment; os.Getenv when nil.
+	Getenv func(string) string
 }
 
 // Transport adapts Messages API requests to Bedrock. Safe for concurrent use.
@@ -49,7 +51,7 @@ type Transport struct {
 	signer *v4.Signer
 
 	mu     sync.Mutex
-	loaded *aws.Config // nil until a load succeeded; failures are retried
+	loaded *awsSetup // nil until a load succeeded; failures are retried
 }
 
 // NewTransport returns a Transport for o. It loads nothing yet.
@@ -57,8 +59,8 @@ func NewTransport(o Options) *Transport {
 	if o.Base == nil {
 		o.Base = http.DefaultTransport
 	}
-	if o.LoadConfig == nil {
-		o.LoadConfig = config.LoadDefaultConfig
+	if o.Getenv == nil {
+		o.Getenv = os.Getenv
 	}
 	return &Transport{opt: o, signer: v4.NewSigner()}
 }
@@ -198,58 +200,62 @@ func rewriteBody(body []byte, h http.Header) (out []byte, model string, stream b
 // auth returns the region and, unless a bearer token is used, the
 // credentials, loading the AWS configuration on first use.
 func (t *Transport) auth(ctx context.Context) (string, aws.Credentials, *failure) {
-	if t.opt.BearerToken != "" && t.opt.Region != "" {
-		return t.opt.Region, aws.Credentials{}, nil
-	}
-	cfg, err := t.config(ctx)
-	if err != nil {
-		return "", aws.Credentials{}, &failure{status: http.StatusUnauthorized, typ: "authentication_error",
-			msg: "load the AWS configuration: " + err.Error()}
-	}
-	region := cmpOr(t.opt.Region, cfg.Region)
-	if region == "" {
-		return "", aws.Credentials{}, &failure{status: http.StatusBadRequest, typ: "invalid_request_error",
-			msg: "no AWS region: set \"region\" in the provider's config (or AWS_REGION)"}
-	}
 	if t.opt.BearerToken != "" {
+		// A Bedrock API key needs only the region, which may still come
+		// from the environment or the profile.
+		region := t.opt.Region
+		if region == "" {
+			s, _ := loadAWS(t.opt.Getenv, t.opt.Profile)
+			region = s.region
+		}
+		if region == "" {
+			return "", aws.Credentials{}, noRegion
+		}
 		return region, aws.Credentials{}, nil
 	}
-	if cfg.Credentials == nil {
-		return "", aws.Credentials{}, &failure{status: http.StatusUnauthorized, typ: "authentication_error", msg: noCredentials}
+	cfg, err := t.setup()
+	if err != nil {
+		return "", aws.Credentials{}, &failure{status: http.StatusUnauthorized, typ: "authentication_error",
+			msg: noCredentials + ": " + err.Error()}
 	}
-	creds, err := cfg.Credentials.Retrieve(ctx)
+	region := cmpOr(t.opt.Region, cfg.region)
+	if region == "" {
+		return "", aws.Credentials{}, noRegion
+	}
+	creds, err := cfg.creds.Retrieve(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
 			return "", aws.Credentials{}, &failure{err: ctx.Err()}
 		}
 		return "", aws.Credentials{}, &failure{status: http.StatusUnauthorized, typ: "authentication_error",
-			msg: noCredentials + ": " + err.Error()}
+			msg: "AWS credentials from " + cfg.source + ": " + err.Error()}
 	}
 	return region, creds, nil
 }
 
+var noRegion = &failure{status: http.StatusBadRequest, typ: "invalid_request_error",
+	msg: "no AWS region: set \"region\" in the provider's config (or AWS_REGION)"}
+
 const noCredentials = "no AWS credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE (run `aws sso login` for SSO profiles), " +
 	"or a Bedrock API key in AWS_BEARER_TOKEN_BEDROCK"
 
-func (t *Transport) config(ctx context.Context) (aws.Config, error) {
+func (t *Transport) setup() (awsSetup, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.loaded != nil {
 		return *t.loaded, nil
 	}
-	var opts []func(*config.LoadOptions) error
-	if t.opt.Region != "" {
-		opts = append(opts, config.WithRegion(t.opt.Region))
+	var s awsSetup
+	if t.opt.Credentials != nil {
+		s = awsSetup{creds: t.opt.Credentials, source: "the embedder", region: t.opt.Region}
+	} else {
+		var err error
+		if s, err = loadAWS(t.opt.Getenv, t.opt.Profile); err != nil {
+			return awsSetup{}, err
+		}
 	}
-	if t.opt.Profile != "" {
-		opts = append(opts, config.WithSharedConfigProfile(t.opt.Profile))
-	}
-	cfg, err := t.opt.LoadConfig(ctx, opts...)
-	if err != nil {
-		return aws.Config{}, err
-	}
-	t.loaded = &cfg
-	return cfg, nil
+	t.loaded = &s
+	return s, nil
 }
 
 func cmpOr(a, b string) string {

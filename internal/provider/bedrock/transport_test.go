@@ -7,7 +7,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -19,21 +18,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
-	"github.com/aws/aws-sdk-go-v2/config"
 )
 
 var testCreds = aws.Credentials{AccessKeyID: "AKIDTEST", SecretAccessKey: "secret", SessionToken: "session"}
 
-func staticConfig(region string) func(context.Context, ...func(*config.LoadOptions) error) (aws.Config, error) {
-	return func(ctx context.Context, fns ...func(*config.LoadOptions) error) (aws.Config, error) {
-		var o config.LoadOptions
-		for _, f := range fns {
-			_ = f(&o)
-		}
-		return aws.Config{Region: region, Credentials: aws.NewCredentialsCache(aws.CredentialsProviderFunc(
-			func(context.Context) (aws.Credentials, error) { return testCreds, nil }))}, nil
-	}
-}
+var staticCreds = aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) { return testCreds, nil })
 
 // frame encodes one Bedrock stream chunk carrying a Messages event.
 func frame(t *testing.T, enc *eventstream.Encoder, w io.Writer, event string) {
@@ -105,7 +94,7 @@ func TestSigV4StreamAndRewrite(t *testing.T) {
 		frame(t, enc, w, `{"type":"message_stop"}`)
 	}))
 	defer srv.Close()
-	tr := NewTransport(Options{Region: "us-west-2", Endpoint: srv.URL, LoadConfig: staticConfig("eu-west-1")})
+	tr := NewTransport(Options{Region: "us-west-2", Endpoint: srv.URL, Credentials: staticCreds})
 	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/v1/messages",
 		strings.NewReader(`{"model":"us.anthropic.claude-sonnet-4-5-20250929-v1:0","stream":true,"max_tokens":9}`))
 	req.Header.Set("Anthropic-Version", "2023-06-01")
@@ -150,10 +139,8 @@ func TestBearerTokenNeedsNoAWSConfig(t *testing.T) {
 		_, _ = io.WriteString(w, `{}`)
 	}))
 	defer srv.Close()
-	load := func(context.Context, ...func(*config.LoadOptions) error) (aws.Config, error) {
-		return aws.Config{}, errors.New("must not load")
-	}
-	tr := NewTransport(Options{Region: "us-east-1", BearerToken: "ABSK-test", Endpoint: srv.URL, LoadConfig: load})
+	getenv := func(k string) string { t.Errorf("the environment was read (%s)", k); return "" }
+	tr := NewTransport(Options{Region: "us-east-1", BearerToken: "ABSK-test", Endpoint: srv.URL, Getenv: getenv})
 	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/v1/messages", strings.NewReader(`{"model":"anthropic.claude-haiku-4-5-20251001-v1:0"}`))
 	req.Header.Set("X-Api-Key", "leak")
 	resp, err := tr.RoundTrip(req)
@@ -215,23 +202,21 @@ func TestErrorsTranslated(t *testing.T) {
 // Missing credentials or region are answered locally as the API would
 // (401 authentication_error, 400), not sent or retried.
 func TestMissingCredentialsAndRegion(t *testing.T) {
-	noCreds := func(context.Context, ...func(*config.LoadOptions) error) (aws.Config, error) {
-		return aws.Config{Region: "us-east-1"}, nil
-	}
-	noRegion := func(context.Context, ...func(*config.LoadOptions) error) (aws.Config, error) {
-		return aws.Config{Credentials: aws.AnonymousCredentials{}}, nil
-	}
+	empty := map[string]string{"HOME": t.TempDir(), "AWS_EC2_METADATA_DISABLED": "true"}
+	getenv := func(k string) string { return empty[k] }
 	for _, c := range []struct {
 		name   string
-		load   func(context.Context, ...func(*config.LoadOptions) error) (aws.Config, error)
+		opt    Options
 		status int
 		want   string
 	}{
-		{"no credentials", noCreds, 401, "AWS_BEARER_TOKEN_BEDROCK"},
-		{"no region", noRegion, 400, "AWS_REGION"},
+		{"no credentials", Options{Region: "us-east-1", Getenv: getenv}, 401, "AWS_BEARER_TOKEN_BEDROCK"},
+		{"no region", Options{Credentials: staticCreds, Getenv: getenv}, 400, "AWS_REGION"},
+		{"no region for a key", Options{BearerToken: "k", Getenv: getenv}, 400, "AWS_REGION"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			tr := NewTransport(Options{Endpoint: "http://127.0.0.1:1", LoadConfig: c.load})
+			c.opt.Endpoint = "http://127.0.0.1:1"
+			tr := NewTransport(c.opt)
 			req, _ := http.NewRequest(http.MethodPost, "http://127.0.0.1:1/v1/messages", strings.NewReader(`{"model":"m"}`))
 			resp, err := tr.RoundTrip(req)
 			if err != nil {
