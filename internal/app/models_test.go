@@ -128,3 +128,17 @@ func TestCloudProviderConfig(t *testing.T) {
 		t.Errorf("bad region from the environment: %v", err)
 	}
 }
+
+// A cloud provider in the user's file counts as set up for the model
+// pickers, though no key is in sight.
+func TestCloudProviderOffersItsModels(t *testing.T) {
+	a, _ := testApp(t, map[string]string{})
+	a.User = &config.Config{Providers: map[string]config.Provider{"vertex": {Project: "p"}}}
+	var ids []string
+	for _, c := range a.ModelChoices() {
+		ids = append(ids, c.ID)
+	}
+	if got := strings.Join(ids, " "); !strings.Contains(got, "vertex/claude-sonnet-4-5") || !strings.Contains(got, "vertex/gemini-2.5-pro") || strings.Contains(got, "bedrock/") {
+		t.Errorf("choices: %s", got)
+	}
+}
