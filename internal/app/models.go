@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -104,8 +105,12 @@ func (m *models) providerConfig(name string, c *config.Config) (provider.Config,
 			return pc, fmt.Errorf("provider %q: its api_key_env %s is not set in the environment", name, entry.APIKeyEnv)
 		}
 	}
+	pc.Cloud = provider.Cloud{Region: entry.Region, Project: entry.Project, CredentialsFile: m.expandHome(entry.CredentialsFile), Profile: entry.Profile}
 	if known {
 		m.applyEnv(&pc, preset)
+	}
+	if pc.Cloud.Region != "" && !config.CloudRegion(pc.Cloud.Region) {
+		return pc, fmt.Errorf("provider %q: region %q is not a region name (e.g. us-east-1, us-east5, global)", name, pc.Cloud.Region)
 	}
 	if pc.Kind == provider.KindOpenAI {
 		pc.ResponsesModels = m.cat.ResponsesModels(name)
@@ -125,10 +130,28 @@ func (m *models) applyEnv(pc *provider.Config, p catalog.Preset) {
 	if p.AuthTokenEnv != "" && pc.APIKey == "" {
 		pc.AuthToken = m.getenv(p.AuthTokenEnv)
 	}
+	// The config file's region and project win over the environment's,
+	// which are the cloud tools' general defaults.
+	if p.RegionEnv != "" && pc.Cloud.Region == "" {
+		pc.Cloud.Region = m.getenv(p.RegionEnv)
+	}
+	if p.ProjectEnv != "" && pc.Cloud.Project == "" {
+		pc.Cloud.Project = m.getenv(p.ProjectEnv)
+	}
+}
+
+// expandHome turns a leading "~/" into the home folder.
+func (m *models) expandHome(path string) string {
+	if rest, ok := strings.CutPrefix(path, "~/"); ok {
+		if home := m.getenv("HOME"); home != "" {
+			return filepath.Join(home, rest)
+		}
+	}
+	return path
 }
 
 func (m *models) adapter(pc provider.Config) (provider.Provider, error) {
-	key := fmt.Sprintf("%s|%s|%s|%s|%s|%v|%v|%v", pc.Name, pc.Kind, pc.BaseURL, pc.APIKey, pc.AuthToken, pc.Headers, pc.FirstByteTimeout, pc.IdleTimeout)
+	key := fmt.Sprintf("%s|%s|%s|%s|%s|%v|%v|%v|%+v", pc.Name, pc.Kind, pc.BaseURL, pc.APIKey, pc.AuthToken, pc.Headers, pc.FirstByteTimeout, pc.IdleTimeout, pc.Cloud)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if p, ok := m.cache[key]; ok {

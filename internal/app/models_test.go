@@ -90,3 +90,55 @@ func TestContextWindowFromCatalogAndConfig(t *testing.T) {
 		t.Errorf("per-provider override: %d", got.ContextWindow)
 	}
 }
+
+// The cloud providers need no key: their presets, the config's region,
+// project and key file, the environment's defaults under the file's, and a
+// resolvable model that builds without touching the network.
+func TestCloudProviderConfig(t *testing.T) {
+	cat, err := catalog.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"HOME": "/home/u", "GOOGLE_CLOUD_PROJECT": "env-project", "GOOGLE_CLOUD_LOCATION": "europe-west1",
+		"AWS_REGION": "eu-west-1", "AWS_BEARER_TOKEN_BEDROCK": "ABSK-x"}
+	m := newModels(cat, func(k string) string { return env[k] })
+	cfg := &config.Config{Providers: map[string]config.Provider{
+		"vertex": {Project: "file-project", CredentialsFile: "~/keys/sa.json"},
+	}}
+	pc, err := m.providerConfig("vertex", cfg)
+	if err != nil || pc.Kind != "vertex" || pc.Cloud.Project != "file-project" || pc.Cloud.Region != "europe-west1" || pc.Cloud.CredentialsFile != "/home/u/keys/sa.json" {
+		t.Errorf("vertex: %+v %v", pc, err)
+	}
+	pc, err = m.providerConfig("bedrock", nil)
+	if err != nil || pc.Kind != "bedrock" || pc.Cloud.Region != "eu-west-1" || pc.APIKey != "ABSK-x" {
+		t.Errorf("bedrock: %+v %v", pc, err)
+	}
+	for _, spec := range []string{"bedrock/claude-sonnet-4-5", "vertex/claude-sonnet-4-5", "vertex/gemini-2.5-flash"} {
+		model, err := m.resolver(cfg).Resolve(spec)
+		if err != nil {
+			t.Fatalf("%s: %v", spec, err)
+		}
+		if model.ContextWindow != 200000 && model.ContextWindow != 1048576 || model.Cost == nil {
+			t.Errorf("%s: %+v", spec, model)
+		}
+	}
+	env["AWS_REGION"] = "not a region"
+	delete(env, "AWS_BEARER_TOKEN_BEDROCK")
+	if _, err := m.providerConfig("bedrock", nil); err == nil || !strings.Contains(err.Error(), "not a region name") {
+		t.Errorf("bad region from the environment: %v", err)
+	}
+}
+
+// A cloud provider in the user's file counts as set up for the model
+// pickers, though no key is in sight.
+func TestCloudProviderOffersItsModels(t *testing.T) {
+	a, _ := testApp(t, map[string]string{})
+	a.User = &config.Config{Providers: map[string]config.Provider{"vertex": {Project: "p"}}}
+	var ids []string
+	for _, c := range a.ModelChoices() {
+		ids = append(ids, c.ID)
+	}
+	if got := strings.Join(ids, " "); !strings.Contains(got, "vertex/claude-sonnet-4-5") || !strings.Contains(got, "vertex/gemini-2.5-pro") || strings.Contains(got, "bedrock/") {
+		t.Errorf("choices: %s", got)
+	}
+}

@@ -22,6 +22,7 @@ const (
 	whyEndpoint = "could send your API key to another host"
 	whyHeaders  = "adds headers to requests that carry your API key"
 	whyKeyEnv   = "chooses which of your environment's keys is sent"
+	whyCreds    = "chooses which of your cloud credentials are used"
 	whyProvider = "adds a provider (and chooses where its requests go)"
 	whyGuard    = "turns off WebFetch's private-address guard"
 	whyAllow    = "approves tool calls without asking"
@@ -94,7 +95,8 @@ func tandemFindings(l config.Layer, known func(string) bool) []trust.Finding {
 	sort.Strings(names)
 	for _, n := range names {
 		p, key := l.Providers[n], "providers."+n
-		if p.Kind == "" && p.BaseURL == "" && p.APIKey == "" && p.APIKeyEnv == "" && len(p.Headers) == 0 {
+		if p.Kind == "" && p.BaseURL == "" && p.APIKey == "" && p.APIKeyEnv == "" && len(p.Headers) == 0 &&
+			p.CredentialsFile == "" && p.Profile == "" && p.Region == "" && p.Project == "" {
 			continue // only "disabled": a project may switch a provider off
 		}
 		if !known(n) {
@@ -115,6 +117,12 @@ func tandemFindings(l config.Layer, known func(string) bool) []trust.Finding {
 		}
 		if p.APIKey != "" {
 			add(key+".api_key", whyKeyEnv)
+		}
+		if p.CredentialsFile != "" {
+			add(key+".credentials_file", whyCreds)
+		}
+		if p.Profile != "" {
+			add(key+".profile", whyCreds)
 		}
 	}
 	if l.Tools.WebFetch.AllowPrivate {

@@ -18,8 +18,15 @@ func (w *wiring) secretPolicy(cfg *config.Config) secrets.Policy {
 			}
 		}
 	}
+	var files []string
 	for _, p := range cfg.Providers {
 		extra = append(extra, p.APIKeyEnv)
+		if f := p.CredentialsFile; f != "" {
+			if w.app.models != nil {
+				f = w.app.models.expandHome(f)
+			}
+			files = append(files, f)
+		}
 	}
 	extra = append(extra, cfg.Tools.WebSearch.APIKeyEnv)
 	for _, l := range cfg.Layers {
@@ -28,5 +35,5 @@ func (w *wiring) secretPolicy(cfg *config.Config) secrets.Policy {
 			pass = append(pass, l.Secrets.PassEnv...)
 		}
 	}
-	return secrets.New(extra, pass)
+	return secrets.New(extra, pass).WithFiles(files...)
 }

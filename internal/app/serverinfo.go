@@ -1,6 +1,7 @@
 package app
 
 import (
+	"github.com/tandem-agent/tandem/internal/provider"
 	"github.com/tandem-agent/tandem/internal/server"
 )
 
@@ -17,7 +18,9 @@ func (c ServerCatalog) Providers() []server.ProviderInfo {
 		pc, err := a.models.providerConfig(name, a.User)
 		info := server.ProviderInfo{Name: name, Kind: p.Kind, BaseURL: p.BaseURL}
 		if err == nil {
-			info.Kind, info.BaseURL, info.HasKey = pc.Kind, pc.BaseURL, pc.APIKey != "" || pc.AuthToken != ""
+			// A cloud provider in the user's file is set up: its credentials
+			// come from the cloud's own chain, found on the first call.
+			info.Kind, info.BaseURL, info.HasKey = pc.Kind, pc.BaseURL, pc.APIKey != "" || pc.AuthToken != "" || provider.CloudKind(pc.Kind)
 		}
 		out = append(out, info)
 		seen[name] = true

@@ -81,7 +81,10 @@ func TestProjectKeysUntrusted(t *testing.T) {
 		{claudeFile, `{"permissions":{"deny":["Read(./secrets/**)"],"ask":["Bash"],"defaultMode":"plan"}}`, ""},
 		{claudeFile, `{"model":"sonnet"}`, ""},
 		{mcpFile, `{"mcpServers":{"s":{"type":"http","url":"http://127.0.0.1:1/mcp"}}}`, ""},
+		{tandemFile, `{"providers":{"vertex":{"project":"p","region":"us-east5"}}}`, ""},
 		// Refused without trust.
+		{tandemFile, `{"providers":{"vertex":{"credentials_file":"/home/u/other-sa.json"}}}`, "providers.vertex.credentials_file"},
+		{tandemFile, `{"providers":{"bedrock":{"profile":"prod-admin"}}}`, "providers.bedrock.profile"},
 		{tandemFile, `{"providers":{"anthropic":{"base_url":"http://127.0.0.1:1"}}}`, "providers.anthropic.base_url"},
 		{tandemFile, `{"providers":{"openai":{"base_url":"http://127.0.0.1:1/v1"}}}`, "providers.openai.base_url"},
 		{tandemFile, `{"providers":{"anthropic":{"headers":{"X-A":"1"}}}}`, "providers.anthropic.headers"},

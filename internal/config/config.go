@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"net/url"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -88,6 +89,13 @@ type Provider struct {
 	// Provider.Timeouts.
 	FirstByteTimeout string `json:"first_byte_timeout,omitempty"`
 	IdleTimeout      string `json:"idle_timeout,omitempty"`
+	// Region, Project, CredentialsFile and Profile are the cloud kinds'
+	// (see provider.Cloud): Bedrock's AWS region and profile, Vertex's
+	// location, project and Google credentials file.
+	Region          string `json:"region,omitempty"`
+	Project         string `json:"project,omitempty"`
+	CredentialsFile string `json:"credentials_file,omitempty"`
+	Profile         string `json:"profile,omitempty"`
 }
 
 // ProviderModel overrides what the catalog says about one model.
@@ -322,6 +330,10 @@ func (c *Config) validate(path string) error {
 		if p.APIKey != "" && p.APIKeyEnv != "" {
 			return &Error{File: path, Field: field, Msg: "set api_key or api_key_env, not both"}
 		}
+		if err := checkCloud(p); err != nil {
+			sub, msg, _ := strings.Cut(err.Error(), ": ")
+			return &Error{File: path, Field: field + "." + sub, Msg: msg}
+		}
 		if p.ContextWindow < 0 {
 			return &Error{File: path, Field: field + ".context_window", Msg: "must be a number of tokens, e.g. 32768"}
 		}
@@ -425,6 +437,13 @@ func mergeProvider(a, b Provider) Provider {
 		a.Headers[k] = v
 	}
 	a.Disabled = b.Disabled
+	for _, f := range []struct{ dst, src *string }{
+		{&a.Region, &b.Region}, {&a.Project, &b.Project}, {&a.CredentialsFile, &b.CredentialsFile}, {&a.Profile, &b.Profile},
+	} {
+		if *f.src != "" {
+			*f.dst = *f.src
+		}
+	}
 	if b.ContextWindow > 0 {
 		a.ContextWindow = b.ContextWindow
 	}
@@ -475,4 +494,31 @@ func CheckModelSpec(spec string) error {
 		return fmt.Errorf("%q is not a model; write provider/model, e.g. anthropic/claude-haiku-4-5", spec)
 	}
 	return nil
+}
+
+// checkCloud validates the cloud kinds' settings. A region becomes part of
+// a host name (bedrock-runtime.REGION.amazonaws.com), so it may hold only
+// what region names hold. Errors read "field: message".
+func checkCloud(p Provider) error {
+	if p.Region != "" && !CloudRegion(p.Region) {
+		return fmt.Errorf("region: %q is not a region name; use one like us-east-1 (Bedrock) or us-east5, global (Vertex)", p.Region)
+	}
+	if f := p.CredentialsFile; f != "" && !filepath.IsAbs(f) && !strings.HasPrefix(f, "~/") {
+		return fmt.Errorf("credentials_file: %q is relative; give the key file's full path (or ~/...)", f)
+	}
+	return nil
+}
+
+// CloudRegion reports whether s can be a cloud region or location name:
+// lower-case letters, digits and dashes.
+func CloudRegion(s string) bool {
+	if s == "" || len(s) > 40 {
+		return false
+	}
+	for _, r := range s {
+		if (r < 'a' || r > 'z') && (r < '0' || r > '9') && r != '-' {
+			return false
+		}
+	}
+	return true
 }

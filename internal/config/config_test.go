@@ -69,6 +69,8 @@ func TestErrorsNameFileAndField(t *testing.T) {
 		{"{\"model\": \"a/b\"}\n\n}", ":3: unexpected text after the JSON object"},
 		{"{\"model\": \"a/b\"}\n{\"model\": \"c/d\"}", ":2: unexpected text after the JSON object"},
 		{`{"hooks":{"Stop":[]}}`, `field "hooks": tandem reads hooks from "permissions": {"hooks"`},
+		{`{"providers":{"bedrock":{"region":"evil.example.com/x"}}}`, `"providers.bedrock.region": "evil.example.com/x" is not a region name`},
+		{`{"providers":{"vertex":{"credentials_file":"sa.json"}}}`, `"providers.vertex.credentials_file": "sa.json" is relative`},
 	}
 	for _, tc := range cases {
 		p := writeFile(t, dir, "c.json", tc.body)
@@ -76,6 +78,21 @@ func TestErrorsNameFileAndField(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), p) {
 			t.Errorf("%s: got %v, want mention of %q and the file", tc.body, err, tc.want)
 		}
+	}
+}
+
+// The cloud settings merge field by field, project over user.
+func TestCloudSettingsMerge(t *testing.T) {
+	dir := t.TempDir()
+	user := writeFile(t, dir, "user.json", `{"providers":{"vertex":{"project":"p1","region":"us-east5","credentials_file":"~/sa.json"},"bedrock":{"profile":"work"}}}`)
+	proj := writeFile(t, dir, "proj/.tandem/config.json", `{"providers":{"vertex":{"region":"global"},"bedrock":{"region":"eu-west-1"}}}`)
+	c, err := Load(user, proj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, b := c.Providers["vertex"], c.Providers["bedrock"]
+	if v.Project != "p1" || v.Region != "global" || v.CredentialsFile != "~/sa.json" || b.Profile != "work" || b.Region != "eu-west-1" {
+		t.Errorf("vertex %+v bedrock %+v", v, b)
 	}
 }
 

@@ -14,11 +14,16 @@ const (
 	KindOpenAICompatible = "openai-compatible"
 	KindOpenAIResponses  = "openai-responses"
 	KindGemini           = "gemini"
+	// KindBedrock is Anthropic's models on Amazon Bedrock, KindVertex
+	// Gemini and Anthropic models on Google Cloud Vertex AI; their
+	// credentials come from the clouds' own chains (see Cloud).
+	KindBedrock = "bedrock"
+	KindVertex  = "vertex"
 )
 
 // Kinds lists every kind, in the order messages name them.
 func Kinds() []string {
-	return []string{KindAnthropic, KindOpenAI, KindOpenAICompatible, KindOpenAIResponses, KindGemini}
+	return []string{KindAnthropic, KindOpenAI, KindOpenAICompatible, KindOpenAIResponses, KindGemini, KindBedrock, KindVertex}
 }
 
 // ValidKind reports whether k is one of Kinds.
@@ -64,7 +69,32 @@ type Config struct {
 	// pings do not count as events. 0: the defaults; negative: off.
 	FirstByteTimeout time.Duration
 	IdleTimeout      time.Duration
+	// Cloud is what KindBedrock and KindVertex take beside the above.
+	Cloud Cloud
 }
+
+// Cloud holds the cloud kinds' settings. Credentials themselves come from
+// the clouds' own chains (AWS: environment, shared files, SSO, instance
+// roles; Google: application-default credentials or CredentialsFile),
+// read on the first call, never at start-up.
+type Cloud struct {
+	// Region is Bedrock's AWS region or Vertex's location (us-east5,
+	// global, ...). Bedrock falls back to the AWS configuration's region,
+	// Vertex to "global".
+	Region string
+	// Project is the Vertex Google Cloud project; empty: the credentials'.
+	Project string
+	// CredentialsFile is a Google credentials JSON file for Vertex (a
+	// service-account key, ...); empty: application-default credentials.
+	CredentialsFile string
+	// Profile is the AWS shared-config profile for Bedrock; empty:
+	// AWS_PROFILE or the default profile.
+	Profile string
+}
+
+// CloudKind reports whether k authenticates with a cloud's credential
+// chain rather than an API key.
+func CloudKind(k string) bool { return k == KindBedrock || k == KindVertex }
 
 // keylessHosts are local servers that accept calls without a key.
 var keylessHosts = []string{"localhost", "127.0.0.1", "[::1]", "0.0.0.0", "host.docker.internal"}
@@ -76,7 +106,7 @@ var keylessNames = map[string]bool{
 
 // NeedsKey reports whether calls to cfg will be refused without credentials.
 func (cfg Config) NeedsKey() bool {
-	if cfg.APIKey != "" || cfg.AuthToken != "" {
+	if cfg.APIKey != "" || cfg.AuthToken != "" || CloudKind(cfg.Kind) {
 		return false
 	}
 	if keylessNames[strings.ToLower(cfg.Name)] {

@@ -17,6 +17,16 @@
 //	                                reasoning_content
 //	GET  .../models[/id]            model list usable by either SDK
 //	GET|HEAD /                      200 "ok" (reachability probes)
+//	POST .../publishers/anthropic/models/M:streamRawPredict (or :rawPredict)
+//	                                Anthropic Messages as Vertex AI serves
+//	                                them: the model from the path
+//	POST .../model/M/invoke-with-response-stream (or /invoke)
+//	                                Anthropic Messages as Amazon Bedrock
+//	                                serves them: model and streaming from the
+//	                                path, the stream in AWS event-stream
+//	                                frames (base64 "chunk" events, errors as
+//	                                exception frames), error answers as
+//	                                {"message"} with X-Amzn-ErrorType
 //
 // Auth headers (x-api-key, Authorization: Bearer) are accepted and ignored
 // unless a key is required (Script.RequireKey / WithRequireKey); then a

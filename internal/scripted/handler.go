@@ -18,7 +18,10 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		Time: time.Now(), Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery,
 		Header: r.Header.Clone(), API: APIOther, Step: -1,
 	}
+	cloudModel, cloudStream, bedrock, cloud := cloudRoute(path)
 	switch {
+	case r.Method == http.MethodPost && cloud:
+		req.API = APIAnthropic
 	case r.Method == http.MethodPost && strings.HasSuffix(path, "/messages/count_tokens"):
 		req.API = APICountTokens
 	case r.Method == http.MethodPost && strings.HasSuffix(path, "/messages"):
@@ -61,6 +64,17 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			writeError(w, proto, http.StatusBadRequest, nil, err.Error())
 			return
 		}
+		if cloud {
+			// The clouds carry the model (and Bedrock the streaming) in
+			// the path; put them where the rest of the server looks.
+			body["model"] = cloudModel
+			if bedrock {
+				body["stream"] = cloudStream
+			}
+		}
+	}
+	if bedrock {
+		w = newEventStreamWriter(w)
 	}
 	if !s.authorized(r) {
 		req.Status = http.StatusUnauthorized

@@ -40,6 +40,7 @@ const Placeholder = "[REDACTED]"
 type Policy struct {
 	secret map[string]bool
 	pass   map[string]bool
+	files  []string // credential files named in the config (Vertex's credentials_file)
 }
 
 // New returns the policy for the well-known credentials plus extra names
@@ -65,8 +66,18 @@ func Default() Policy { return New(nil, nil) }
 
 func (p Policy) orDefault() Policy {
 	if p.secret == nil {
-		return Default()
+		d := Default()
+		d.files = p.files
+		return d
 	}
+	return p
+}
+
+// WithFiles returns p that also redacts the secrets inside these
+// credential files (a configured service-account key), as it does the file
+// GOOGLE_APPLICATION_CREDENTIALS names.
+func (p Policy) WithFiles(paths ...string) Policy {
+	p.files = append(append([]string(nil), p.files...), paths...)
 	return p
 }
 
@@ -127,6 +138,11 @@ func (p Policy) Redactor(env []string) *Redactor {
 			for _, fv := range fileSecrets(v) {
 				add(fv)
 			}
+		}
+	}
+	for _, f := range p.files {
+		for _, fv := range fileSecrets(f) {
+			add(fv)
 		}
 	}
 	// Longest first, so a value containing another is replaced whole.

@@ -60,4 +60,10 @@ func TestRedactCredentialFileContents(t *testing.T) {
 	if got := r.Redact("key line: " + line); strings.Contains(got, line) {
 		t.Errorf("decoded key line not redacted: %s", got)
 	}
+	// A key file named in the config (Vertex's credentials_file) is read
+	// the same way, with no variable naming it.
+	r = New(nil, nil).WithFiles(path).Redactor(nil)
+	if got := r.Redact(raw); strings.Contains(got, line) || strings.Contains(got, "abcdef0123456789") {
+		t.Errorf("configured credentials file not redacted: %s", got)
+	}
 }

@@ -46,6 +46,11 @@ type ModelInfo struct {
 	// speaks more than one: "responses" for OpenAI models served only
 	// through the Responses API (Codex, the -pro models).
 	API string `json:"api,omitempty"`
+	// SameAs names the provider whose model this is when a cloud serves
+	// it (Bedrock and Vertex serve Anthropic's and Google's): limits,
+	// prices and capabilities are that provider's entry's (filled in on
+	// load, written once), and a bare model id resolves to that provider.
+	SameAs string `json:"same_as,omitempty"`
 }
 
 // ResponsesModels lists the ids (and aliases) of provider's models that
@@ -75,8 +80,13 @@ type Preset struct {
 	AuthTokenEnv string `json:"auth_token_env,omitempty"`
 	// BaseURLEnv names a variable that overrides BaseURL.
 	BaseURLEnv string `json:"base_url_env,omitempty"`
-	// NeedsKey is false for local servers.
+	// NeedsKey is false for local servers and for clouds whose
+	// credentials come from their own chains (Bedrock, Vertex).
 	NeedsKey bool `json:"needs_key"`
+	// RegionEnv and ProjectEnv name variables for the cloud kinds' region
+	// (Bedrock's AWS region, Vertex's location) and Google Cloud project.
+	RegionEnv  string `json:"region_env,omitempty"`
+	ProjectEnv string `json:"project_env,omitempty"`
 }
 
 // Catalog is read-only after Load.
@@ -116,6 +126,9 @@ func parse(data []byte) (*Catalog, error) {
 		c.presets[p.Name] = p
 		c.order = append(c.order, p.Name)
 	}
+	if err := c.fillSameAs(); err != nil {
+		return nil, err
+	}
 	seen := map[string]bool{}
 	for _, m := range f.Models {
 		for _, id := range append([]string{m.ID}, m.Aliases...) {
@@ -127,6 +140,33 @@ func parse(data []byte) (*Catalog, error) {
 		}
 	}
 	return c, nil
+}
+
+// fillSameAs copies a hosted model's limits, prices and capabilities from
+// its first-party entry.
+func (c *Catalog) fillSameAs() error {
+	for i := range c.models {
+		m := &c.models[i]
+		if m.SameAs == "" {
+			continue
+		}
+		var src *ModelInfo
+		for j := range c.models {
+			if o := &c.models[j]; o.Provider == m.SameAs && o.ID == m.ID && o.SameAs == "" {
+				src = o
+			}
+		}
+		if src == nil {
+			return fmt.Errorf("model catalog: %s/%s is the same as %s/%s, which is not listed", m.Provider, m.ID, m.SameAs, m.ID)
+		}
+		hosted := *src
+		hosted.Provider, hosted.APIID, hosted.Aliases, hosted.SameAs = m.Provider, m.APIID, m.Aliases, m.SameAs
+		if m.Name != "" {
+			hosted.Name = m.Name
+		}
+		*m = hosted
+	}
+	return nil
 }
 
 // Models returns a copy of all known models.
@@ -190,9 +230,26 @@ type match struct {
 	sendID string
 }
 
+// byID finds the models named id. When the model's own provider lists it,
+// the clouds' copies (SameAs) are left out, so "claude-sonnet-4-5" is
+// Anthropic's and a proxy serving it is priced as Anthropic's.
+func (c *Catalog) byID(id string) []match {
+	all := c.byIDAll(id)
+	var first []match
+	for _, m := range all {
+		if m.info.SameAs == "" {
+			first = append(first, m)
+		}
+	}
+	if len(first) > 0 {
+		return first
+	}
+	return all
+}
+
 // find looks a model up under one provider by id or alias.
 func (c *Catalog) find(provider, id string) (*ModelInfo, string) {
-	for _, m := range c.byID(id) {
+	for _, m := range c.byIDAll(id) {
 		if m.info.Provider == provider {
 			return m.info, m.sendID
 		}
@@ -200,7 +257,7 @@ func (c *Catalog) find(provider, id string) (*ModelInfo, string) {
 	return nil, ""
 }
 
-func (c *Catalog) byID(id string) []match {
+func (c *Catalog) byIDAll(id string) []match {
 	var out []match
 	for i := range c.models {
 		m := &c.models[i]

@@ -40,6 +40,10 @@ func New(cfg provider.Config) (provider.Provider, error) {
 		return responses.New(cfg)
 	case provider.KindGemini:
 		return gemini.New(cfg)
+	case provider.KindBedrock:
+		return newBedrock(cfg)
+	case provider.KindVertex:
+		return newVertex(cfg)
 	}
 	chat, err := openai.New(cfg)
 	if err != nil || cfg.Kind != provider.KindOpenAI || len(cfg.ResponsesModels) == 0 {

@@ -49,6 +49,16 @@ type Probe struct {
 // model may be empty; when given, its availability is reported.
 func ProbeProvider(ctx context.Context, cfg provider.Config, model string) Probe {
 	p := Probe{Provider: cfg.Name, Kind: cfg.Kind, BaseURL: baseURL(cfg), Method: "models", Model: model}
+	if provider.CloudKind(cfg.Kind) {
+		// The clouds list models on other hosts and APIs (Bedrock's control
+		// plane, Vertex's model garden) than the calls use; one token
+		// through the real call path checks credentials, region and model.
+		if model == "" {
+			model = cloudProbeModel(cfg.Kind)
+		}
+		p.Model = model
+		return probeCall(ctx, cfg, model, p)
+	}
 	start := time.Now()
 	ids, status, err := listModels(ctx, cfg)
 	p.LatencyMS = time.Since(start).Milliseconds()
@@ -109,8 +119,11 @@ func baseURL(cfg provider.Config) string {
 	if cfg.BaseURL != "" {
 		return strings.TrimRight(cfg.BaseURL, "/")
 	}
-	if cfg.Kind == provider.KindAnthropic {
+	switch cfg.Kind {
+	case provider.KindAnthropic:
 		return defaultAnthropicURL
+	case provider.KindBedrock, provider.KindVertex:
+		return cloudEndpoint(cfg)
 	}
 	return defaultOpenAIURL
 }

@@ -295,25 +295,39 @@ type ReplayOpts struct {
 	Transform func(string) (string, string)
 	Drop      []string
 	Skip      map[int]bool
+	// Model is the model to ask for when the recorded body names none (the
+	// clouds carry it in the URL).
+	Model string
+	// Configure adjusts the provider config before it is built (cloud
+	// settings, credentials).
+	Configure func(*provider.Config)
 }
 
 func Replay(t *testing.T, newProvider func(provider.Config) (provider.Provider, error), rel string, kind, name string, o ReplayOpts) ReplayRun {
 	t.Helper()
 	c := LoadCassette(t, rel)
 	rs := NewReplayServer(t, c, o.Transform)
+	messages := kind == provider.KindAnthropic || provider.CloudKind(kind)
 	base := rs.URL
-	if kind != provider.KindAnthropic {
+	if !messages {
 		base += "/v1"
 	}
-	p, err := newProvider(provider.Config{Name: name, Kind: kind, BaseURL: base, APIKey: "test-key"})
+	cfg := provider.Config{Name: name, Kind: kind, BaseURL: base, APIKey: "test-key"}
+	if o.Configure != nil {
+		o.Configure(&cfg)
+	}
+	p, err := newProvider(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	parse := parseOpenAIRequest
-	if kind == provider.KindAnthropic {
+	if messages {
 		parse = parseAnthropicRequest
 	}
 	first := parse(t, c.Interactions[0].Request.Body)
+	if first.Model == "" {
+		first.Model = o.Model
+	}
 	req := provider.Request{
 		Model: first.Model, System: first.System, Tools: first.Tools,
 		MaxTokens: first.MaxTokens, ThinkingBudget: first.Thinking, Effort: first.Effort,
