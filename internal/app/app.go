@@ -12,6 +12,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/checkpoint"
 	"github.com/tandem-agent/tandem/internal/config"
 	"github.com/tandem-agent/tandem/internal/permission"
+	"github.com/tandem-agent/tandem/internal/provider"
 	"github.com/tandem-agent/tandem/internal/provider/catalog"
 	"github.com/tandem-agent/tandem/internal/session"
 	"github.com/tandem-agent/tandem/internal/store"
@@ -36,6 +37,10 @@ type Options struct {
 	// (--trust-project or TANDEM_TRUST_PROJECT=1, for scripted use), as
 	// `tandem trust` would, without recording anything.
 	TrustProject bool
+	// Providers are model providers given in code (an embedding program's
+	// own), by name: "NAME/model" specs reach them. They win over the
+	// catalog's presets and the config's entries of the same name.
+	Providers map[string]provider.Provider
 }
 
 // App is one configured tandem.
@@ -92,6 +97,7 @@ func Open(opts Options) (*App, error) {
 	}
 	a := &App{Paths: paths, User: user, Store: st, Catalog: cat, Trust: trust.NewStore(paths.DataDir), opts: opts}
 	a.models = newModels(cat, opts.Getenv)
+	a.models.custom = opts.Providers
 	a.Manager = session.NewManager(st, &wiring{app: a}, paths.DataDir)
 	a.Checkpoints = newCheckpoints(st, paths.DataDir)
 	return a, nil

@@ -21,6 +21,9 @@ type models struct {
 	getenv func(string) string
 	mu     sync.Mutex
 	cache  map[string]provider.Provider
+	// custom are providers given in code (Options.Providers), by name;
+	// they win over presets and config entries of the same name.
+	custom map[string]provider.Provider
 }
 
 func newModels(cat *catalog.Catalog, getenv func(string) string) *models {
@@ -40,11 +43,7 @@ func (m *models) resolver(c *config.Config) agent.Resolver {
 		if err != nil {
 			return agent.Model{}, err
 		}
-		pcfg, err := m.providerConfig(res.Provider, c)
-		if err != nil {
-			return agent.Model{}, err
-		}
-		p, err := m.adapter(pcfg)
+		p, err := m.providerFor(res.Provider, c)
 		if err != nil {
 			return agent.Model{}, err
 		}
@@ -64,6 +63,19 @@ func (m *models) resolver(c *config.Config) agent.Resolver {
 		}
 		return model, nil
 	})
+}
+
+// providerFor returns the adapter for a provider name: one given in code,
+// else one built from the layered settings.
+func (m *models) providerFor(name string, c *config.Config) (provider.Provider, error) {
+	if p, ok := m.custom[name]; ok {
+		return p, nil
+	}
+	pcfg, err := m.providerConfig(name, c)
+	if err != nil {
+		return nil, err
+	}
+	return m.adapter(pcfg)
 }
 
 // providerConfig layers, weakest first: the catalog's preset, the config

@@ -35,8 +35,11 @@ func (a *App) RevokeFolder(dir string) (string, error) { return a.Trust.Remove(d
 func (a *App) TrustedFolders() ([]string, error) { return a.Trust.List() }
 
 // knownProvider reports providers that exist without a project file: the
-// catalog's presets and the user's own entries.
+// catalog's presets, the user's own entries and those given in code.
 func (a *App) knownProvider(name string) bool {
+	if _, ok := a.opts.Providers[name]; ok {
+		return true
+	}
 	if _, ok := a.User.Providers[name]; ok {
 		return true
 	}

@@ -1,0 +1,343 @@
+package tandem_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/tandem-agent/tandem"
+	"github.com/tandem-agent/tandem/internal/scripted"
+)
+
+func TestRunStreamsEventsInOrder(t *testing.T) {
+	st := newStack(t, scripted.TextStep("Hello from the model."))
+	eng := st.open(tandem.Options{})
+	var all, turn recorder
+	s, err := eng.NewSession(testCtx(t), tandem.SessionOptions{Dir: st.Work, OnEvent: all.add})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	res, err := s.Run(testCtx(t), "say hello", &tandem.RunOptions{OnEvent: turn.add})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.IsError || res.Subtype != tandem.SubtypeSuccess || res.Text != "Hello from the model." || res.SessionID != s.ID() {
+		t.Fatalf("result: %+v", res)
+	}
+	if res.Usage.OutputTokens == 0 || res.NumTurns != 1 {
+		t.Errorf("result usage/turns: %+v", res)
+	}
+	evs := turn.all()
+	if len(evs) == 0 || evs[0].Type != tandem.EventStatus || evs[len(evs)-1].Type != tandem.EventDone {
+		t.Fatalf("turn events do not start with status and end with done: %v", types(evs))
+	}
+	var text strings.Builder
+	for i, e := range evs {
+		if e.SessionID != s.ID() {
+			t.Errorf("event %d has session %q, want %q", i, e.SessionID, s.ID())
+		}
+		if i > 0 && e.Seq != evs[i-1].Seq+1 {
+			t.Errorf("event %d has seq %d after %d", i, e.Seq, evs[i-1].Seq)
+		}
+		if e.Type == tandem.EventText {
+			text.WriteString(e.Text)
+		}
+	}
+	if text.String() != "Hello from the model." {
+		t.Errorf("text deltas add up to %q", text.String())
+	}
+	if got := turn.ofType(tandem.EventResult); len(got) != 1 || got[0].Result != res.Text {
+		t.Errorf("result events: %+v", got)
+	}
+	// The session's callback saw the turn too (and possibly events from
+	// opening, before it).
+	if sa := all.all(); len(sa) < len(evs) || sa[len(sa)-1].Seq != evs[len(evs)-1].Seq {
+		t.Errorf("session callback saw %d events, the turn's %d", len(sa), len(evs))
+	}
+	if dir := s.Dir(); dir != st.Work {
+		t.Errorf("Dir() = %q, want %q", dir, st.Work)
+	}
+}
+
+func types(evs []tandem.Event) []tandem.EventType {
+	out := make([]tandem.EventType, len(evs))
+	for i, e := range evs {
+		out[i] = e.Type
+	}
+	return out
+}
+
+// deploySteps call the custom tool deploy (not read-only, so it asks in
+// normal mode), then answer.
+func deploySteps(calls int) []scripted.Step {
+	var steps []scripted.Step
+	for i := 0; i < calls; i++ {
+		steps = append(steps, scripted.ToolStep(scripted.CallID(fmt.Sprintf("d%d", i+1), "deploy", map[string]any{"target": "staging"})))
+	}
+	return append(steps, scripted.TextStep("done"))
+}
+
+// deployTool counts its runs.
+func deployTool(runs *atomic.Int32) tandem.Tool {
+	return tandem.Tool{Name: "deploy", Description: "Deploy the build.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"target":{"type":"string"}},"required":["target"]}`),
+		Run: func(ctx context.Context, call tandem.ToolCall) (tandem.ToolResult, error) {
+			runs.Add(1)
+			return tandem.ToolResult{Content: "deployed"}, nil
+		}}
+}
+
+func TestPermissionAnsweredInCode(t *testing.T) {
+	t.Run("allow once", func(t *testing.T) {
+		st := newStack(t, deploySteps(1)...)
+		var asked, runs atomic.Int32
+		eng := st.open(tandem.Options{PermissionMode: tandem.ModeNormal, Tools: []tandem.Tool{deployTool(&runs)},
+			Permission: func(ctx context.Context, req tandem.PermissionRequest) tandem.PermissionDecision {
+				asked.Add(1)
+				if req.ToolName != "deploy" || req.ToolUseID != "d1" || req.ID == "" || !strings.Contains(string(req.Input), "staging") {
+					t.Errorf("request: %+v", req)
+				}
+				return tandem.PermissionDecision{Behavior: tandem.AllowOnce}
+			}})
+		var rec recorder
+		s, err := eng.NewSession(testCtx(t), tandem.SessionOptions{Dir: st.Work, OnEvent: rec.add})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		res, err := s.Run(testCtx(t), "deploy it", nil)
+		if err != nil || res.IsError {
+			t.Fatalf("run: %+v, %v", res, err)
+		}
+		if asked.Load() != 1 || runs.Load() != 1 {
+			t.Errorf("asked %d times and ran %d, want 1 and 1", asked.Load(), runs.Load())
+		}
+		reqs, replies := rec.ofType(tandem.EventPermissionRequest), rec.ofType(tandem.EventPermissionReply)
+		if len(reqs) != 1 || len(replies) != 1 || replies[0].Decision != "allow_once" || replies[0].RequestID != reqs[0].RequestID {
+			t.Errorf("permission events: %+v / %+v", reqs, replies)
+		}
+	})
+	t.Run("allow always asks once", func(t *testing.T) {
+		st := newStack(t, deploySteps(2)...)
+		var asked, runs atomic.Int32
+		eng := st.open(tandem.Options{PermissionMode: tandem.ModeNormal, Tools: []tandem.Tool{deployTool(&runs)},
+			Permission: func(ctx context.Context, req tandem.PermissionRequest) tandem.PermissionDecision {
+				asked.Add(1)
+				if !req.AlwaysOffered() {
+					t.Errorf("allow always is not offered: %+v", req)
+				}
+				return tandem.PermissionDecision{Behavior: tandem.AllowAlways}
+			}})
+		s, err := eng.NewSession(testCtx(t), tandem.SessionOptions{Dir: st.Work})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		if res, err := s.Run(testCtx(t), "deploy twice", nil); err != nil || res.IsError {
+			t.Fatalf("run: %+v, %v", res, err)
+		}
+		if asked.Load() != 1 || runs.Load() != 2 {
+			t.Errorf("asked %d times and ran %d, want 1 and 2", asked.Load(), runs.Load())
+		}
+	})
+	t.Run("deny with a message", func(t *testing.T) {
+		st := newStack(t, deploySteps(1)...)
+		var runs atomic.Int32
+		eng := st.open(tandem.Options{PermissionMode: tandem.ModeNormal, Tools: []tandem.Tool{deployTool(&runs)}})
+		s, err := eng.NewSession(testCtx(t), tandem.SessionOptions{Dir: st.Work,
+			Permission: func(ctx context.Context, req tandem.PermissionRequest) tandem.PermissionDecision {
+				return tandem.PermissionDecision{Behavior: tandem.Deny, Message: "no deploys on Fridays"}
+			}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		res, err := s.Run(testCtx(t), "deploy it", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if runs.Load() != 0 {
+			t.Error("deploy ran despite the denial")
+		}
+		if len(res.PermissionDenials) != 1 || res.PermissionDenials[0].ToolName != "deploy" {
+			t.Errorf("denials: %+v", res.PermissionDenials)
+		}
+		if !st.requestHas(1, "no deploys on Fridays") {
+			t.Error("the denial's message did not reach the model")
+		}
+	})
+	t.Run("an invalid decision denies", func(t *testing.T) {
+		st := newStack(t, deploySteps(1)...)
+		var runs atomic.Int32
+		eng := st.open(tandem.Options{PermissionMode: tandem.ModeNormal, Tools: []tandem.Tool{deployTool(&runs)},
+			Permission: func(ctx context.Context, req tandem.PermissionRequest) tandem.PermissionDecision {
+				return tandem.PermissionDecision{Behavior: "maybe"}
+			}})
+		s, err := eng.NewSession(testCtx(t), tandem.SessionOptions{Dir: st.Work})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		if _, err := s.Run(testCtx(t), "deploy it", nil); err != nil {
+			t.Fatal(err)
+		}
+		if runs.Load() != 0 {
+			t.Error("deploy ran on an invalid decision")
+		}
+		if !st.requestHas(1, "invalid decision") {
+			t.Error("the model was not told the decision was invalid")
+		}
+	})
+	t.Run("no callback denies with an explanation", func(t *testing.T) {
+		st := newStack(t, deploySteps(1)...)
+		var runs atomic.Int32
+		eng := st.open(tandem.Options{PermissionMode: tandem.ModeNormal, Tools: []tandem.Tool{deployTool(&runs)}})
+		s, err := eng.NewSession(testCtx(t), tandem.SessionOptions{Dir: st.Work})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		if _, err := s.Run(testCtx(t), "deploy it", nil); err != nil {
+			t.Fatal(err)
+		}
+		if runs.Load() != 0 {
+			t.Error("deploy ran with nobody to ask")
+		}
+		if !st.requestHas(1, "answers no permission questions") {
+			t.Error("the model was not told why")
+		}
+	})
+	t.Run("a rule allows without asking", func(t *testing.T) {
+		st := newStack(t, deploySteps(1)...)
+		var runs atomic.Int32
+		eng := st.open(tandem.Options{PermissionMode: tandem.ModeNormal, Tools: []tandem.Tool{deployTool(&runs)}, AllowedTools: []string{"deploy"},
+			Permission: func(ctx context.Context, req tandem.PermissionRequest) tandem.PermissionDecision {
+				t.Errorf("asked despite the allow rule: %+v", req)
+				return tandem.PermissionDecision{Behavior: tandem.Deny}
+			}})
+		s, err := eng.NewSession(testCtx(t), tandem.SessionOptions{Dir: st.Work})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		if _, err := s.Run(testCtx(t), "deploy it", nil); err != nil {
+			t.Fatal(err)
+		}
+		if runs.Load() != 1 {
+			t.Errorf("deploy ran %d times, want 1", runs.Load())
+		}
+	})
+}
+
+type lookupIn struct {
+	Key string `json:"key" jsonschema:"the key to look up"`
+}
+
+func TestCustomToolCalledByModel(t *testing.T) {
+	st := newStack(t,
+		scripted.ToolStep(scripted.CallID("l1", "lookup", map[string]any{"key": "colour"})),
+		scripted.TextStep("The colour is teal."))
+	var got atomic.Value
+	lookup, err := tandem.NewTool("lookup", "Look a key up in the program's table.",
+		func(ctx context.Context, call tandem.ToolCall, in lookupIn) (tandem.ToolResult, error) {
+			got.Store(call)
+			if in.Key != "colour" {
+				return tandem.ToolResult{}, errors.New("unknown key " + in.Key)
+			}
+			return tandem.ToolResult{Content: "colour = teal"}, nil
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lookup.ReadOnly = true
+	eng := st.open(tandem.Options{Tools: []tandem.Tool{lookup}})
+	var rec recorder
+	s, err := eng.NewSession(testCtx(t), tandem.SessionOptions{Dir: st.Work, OnEvent: rec.add})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	res, err := s.Run(testCtx(t), "what colour?", nil)
+	if err != nil || res.Text != "The colour is teal." {
+		t.Fatalf("run: %+v, %v", res, err)
+	}
+	call, _ := got.Load().(tandem.ToolCall)
+	if call.ID != "l1" || call.SessionID != s.ID() || call.WorkDir != st.Work {
+		t.Errorf("call: %+v", call)
+	}
+	if !st.requestHas(0, `"lookup"`) || !st.requestHas(0, "the key to look up") {
+		t.Error("the first request did not offer lookup with its derived schema")
+	}
+	if !st.requestHas(1, "colour = teal") {
+		t.Error("the tool's result did not reach the model")
+	}
+	if rs := rec.ofType(tandem.EventToolResult); len(rs) != 1 || rs[0].Output != "colour = teal" || rs[0].IsError {
+		t.Errorf("tool_result events: %+v", rs)
+	}
+	if len(rec.ofType(tandem.EventPermissionRequest)) != 0 {
+		t.Error("a read-only custom tool asked for permission")
+	}
+}
+
+func TestCustomToolErrorGoesToModel(t *testing.T) {
+	st := newStack(t,
+		scripted.ToolStep(scripted.CallID("l1", "lookup", map[string]any{"key": 7})),
+		scripted.TextStep("ok"))
+	lookup, err := tandem.NewTool("lookup", "Look a key up.",
+		func(ctx context.Context, call tandem.ToolCall, in lookupIn) (tandem.ToolResult, error) {
+			t.Error("Run was called with input that does not decode")
+			return tandem.ToolResult{}, nil
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lookup.ReadOnly = true
+	eng := st.open(tandem.Options{Tools: []tandem.Tool{lookup}})
+	s, err := eng.NewSession(testCtx(t), tandem.SessionOptions{Dir: st.Work})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Run(testCtx(t), "go", nil); err != nil {
+		t.Fatal(err)
+	}
+	if !st.requestHas(1, `field \"key\" must be a string`) {
+		t.Errorf("the decoding error did not reach the model: %s", st.srv.MainRequests()[1].RawBody)
+	}
+}
+
+func TestBadOptionsAreRefused(t *testing.T) {
+	st := newStack(t)
+	run := func(ctx context.Context, c tandem.ToolCall) (tandem.ToolResult, error) {
+		return tandem.ToolResult{}, nil
+	}
+	for name, opts := range map[string]tandem.Options{
+		"bad tool name":   {Tools: []tandem.Tool{{Name: "has space", Run: run}}},
+		"no Run":          {Tools: []tandem.Tool{{Name: "x"}}},
+		"same name twice": {Tools: []tandem.Tool{{Name: "x", Run: run}, {Name: "x", Run: run}}},
+		"bad schema":      {Tools: []tandem.Tool{{Name: "x", Run: run, InputSchema: json.RawMessage(`[1]`)}}},
+		"bad mode":        {PermissionMode: "yolo"},
+		"MCP without cmd": {MCPServers: []tandem.MCPServer{{Name: "x"}}},
+		"bad rule":        {AllowedTools: []string{"Bash("}},
+	} {
+		opts.Home = st.Home
+		opts.Getenv = func(k string) string { return st.env[k] }
+		if eng, err := tandem.Open(context.Background(), opts); err == nil {
+			eng.Close()
+			t.Errorf("%s: Open succeeded", name)
+		}
+	}
+	eng := st.open(tandem.Options{})
+	if _, err := eng.NewSession(testCtx(t), tandem.SessionOptions{Dir: st.Work, Tools: []tandem.Tool{{Name: "Read", Run: run}}}); err == nil ||
+		!strings.Contains(err.Error(), "built-in") {
+		t.Errorf("a custom tool named Read: %v", err)
+	}
+	if _, err := eng.ResumeSession(testCtx(t), "no-such-session", tandem.SessionOptions{}); err == nil {
+		t.Error("resuming an unknown session succeeded")
+	}
+}

@@ -1,0 +1,197 @@
+package tandem
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/tandem-agent/tandem/internal/app"
+	"github.com/tandem-agent/tandem/internal/permission"
+	"github.com/tandem-agent/tandem/internal/provider"
+)
+
+// Options configure an Engine. The zero value is the tandem a user runs:
+// their config files, their data folder, API keys from the environment.
+type Options struct {
+	// Home is a tandem home folder: config.json, the session database and
+	// tandem's other data live in it. "" means what the CLI uses
+	// (TANDEM_HOME, else ~/.config/tandem and ~/.local/share/tandem).
+	Home string
+	// Getenv reads the environment (API keys, base URLs, TANDEM_*); nil
+	// means os.Getenv. A program that wants to keep the process
+	// environment out passes its own.
+	Getenv func(string) string
+	// Providers are model providers given in code, by name: a session
+	// whose model is "NAME/model-id" calls Providers[NAME]. They win over
+	// the built-in providers and config entries of the same name.
+	Providers map[string]Provider
+	// Model is the model for sessions that name none ("provider/model",
+	// e.g. anthropic/claude-sonnet-4-5). "": the config's, else one
+	// chosen from the API keys in the environment.
+	Model string
+	// PermissionMode is the mode for sessions that name none ("": the
+	// config's, else ModeNormal).
+	PermissionMode PermissionMode
+	// Permission answers the questions of every session that has no
+	// SessionOptions.Permission. nil: a call that needs approval is
+	// denied, with a message telling the model why.
+	Permission PermissionFunc
+	// AllowedTools and DisallowedTools are permission rules in Claude
+	// Code's syntax ("Bash(git log:*)", "Edit", "mcp__github"), as
+	// `tandem run --allowedTools` takes them: allowed calls run without
+	// asking, disallowed ones are refused and not offered.
+	AllowedTools, DisallowedTools []string
+	// Tools are custom tools offered in every session, beside the
+	// built-in ones.
+	Tools []Tool
+	// MCPServers are MCP servers every session starts.
+	MCPServers []MCPServer
+	// MCPWait is how long opening a session waits for its MCP servers to
+	// connect, so their tools are offered from the first turn (0: 5 s;
+	// negative: do not wait).
+	MCPWait time.Duration
+	// TrustProjects treats every folder as trusted (`tandem trust`): its
+	// project files may set what could send keys elsewhere or run
+	// commands (provider URLs, hooks, allow rules). Without it such a
+	// folder fails to open with an error naming the file and key.
+	TrustProjects bool
+	// Stderr receives warnings (an MCP server that failed to start, a
+	// skipped project setting). nil: discarded.
+	Stderr io.Writer
+}
+
+// Engine is an open tandem: its store, configuration and providers. It is
+// safe for concurrent use; each session runs one turn at a time.
+type Engine struct {
+	app  *app.App
+	opts Options
+	mcp  []MCPServer
+
+	mu       sync.Mutex
+	sessions map[string]*Session // open sessions, for permission questions
+	closed   bool
+}
+
+// Open opens an engine: it reads the user's configuration and opens the
+// session store (creating Home's files on first use).
+func Open(ctx context.Context, opts Options) (*Engine, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for _, t := range opts.Tools {
+		if err := t.check(); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkToolNames(opts.Tools, nil); err != nil {
+		return nil, err
+	}
+	if opts.PermissionMode != "" {
+		if _, err := permission.ParseMode(string(opts.PermissionMode)); err != nil {
+			return nil, fmt.Errorf("Options.PermissionMode: %w", err)
+		}
+	}
+	if _, err := mcpJSON(opts.MCPServers); err != nil {
+		return nil, err
+	}
+	provs := map[string]provider.Provider{}
+	for name, p := range opts.Providers {
+		if name == "" || p == nil {
+			return nil, errors.New("Options.Providers: every provider needs a name and a non-nil value")
+		}
+		provs[name] = customProvider{name: name, p: p}
+	}
+	e := &Engine{opts: opts, sessions: map[string]*Session{}}
+	a, err := app.Open(app.Options{Home: opts.Home, Getenv: opts.Getenv, Asker: permission.AskerFunc(e.ask),
+		Stderr: opts.Stderr, TrustProject: opts.TrustProjects, Providers: provs, Version: "api"})
+	if err != nil {
+		return nil, fmt.Errorf("open tandem: %w", err)
+	}
+	allow, err := permission.ParseToolFlags(opts.AllowedTools, permission.ActionAllow)
+	if err != nil {
+		a.Close()
+		return nil, fmt.Errorf("Options.AllowedTools: %w", err)
+	}
+	deny, err := permission.ParseToolFlags(opts.DisallowedTools, permission.ActionDeny)
+	if err != nil {
+		a.Close()
+		return nil, fmt.Errorf("Options.DisallowedTools: %w", err)
+	}
+	a.FlagRules = append(allow, deny...)
+	e.app = a
+	return e, nil
+}
+
+// Close closes the sessions still open and the store.
+func (e *Engine) Close() error {
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return nil
+	}
+	e.closed = true
+	open := make([]*Session, 0, len(e.sessions))
+	for _, s := range e.sessions {
+		open = append(open, s)
+	}
+	e.mu.Unlock()
+	for _, s := range open {
+		s.Close()
+	}
+	return e.app.Close()
+}
+
+// ask routes a permission question to its session's callback, else the
+// engine's.
+func (e *Engine) ask(ctx context.Context, q permission.Question) (permission.Answer, error) {
+	e.mu.Lock()
+	s := e.sessions[q.SessionID]
+	e.mu.Unlock()
+	f := e.opts.Permission
+	if s != nil && s.permission != nil {
+		f = s.permission
+	}
+	if f == nil {
+		return permission.Answer{Decision: permission.DenyCall, By: "api",
+			Message: q.Summary + " needs approval, and the program running tandem answers no permission questions: " +
+				"it can allow the call with a rule (AllowedTools), a permission mode, or a Permission callback"}, nil
+	}
+	return asker(f).Ask(ctx, q)
+}
+
+func (e *Engine) register(s *Session) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return errors.New("the engine is closed")
+	}
+	e.sessions[s.id] = s
+	return nil
+}
+
+func (e *Engine) unregister(s *Session) {
+	e.mu.Lock()
+	if e.sessions[s.id] == s {
+		delete(e.sessions, s.id)
+	}
+	e.mu.Unlock()
+}
+
+// checkToolNames refuses two custom tools of one name, and a custom tool
+// named like one the session already has (has may be nil).
+func checkToolNames(ts []Tool, has func(string) bool) error {
+	seen := map[string]bool{}
+	for _, t := range ts {
+		if seen[t.Name] {
+			return fmt.Errorf("two custom tools are named %s: give each its own name", t.Name)
+		}
+		seen[t.Name] = true
+		if has != nil && has(t.Name) {
+			return fmt.Errorf("custom tool %s: a built-in tool has that name; choose another", t.Name)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,262 @@
+package tandem
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/tandem-agent/tandem/internal/app"
+	"github.com/tandem-agent/tandem/internal/event"
+	"github.com/tandem-agent/tandem/internal/permission"
+	"github.com/tandem-agent/tandem/internal/session"
+	"github.com/tandem-agent/tandem/internal/store"
+	"github.com/tandem-agent/tandem/internal/structured"
+)
+
+// SessionOptions configure a session as it is opened. Empty fields take
+// the Engine's Options, then the configuration.
+type SessionOptions struct {
+	// Dir is a new session's working folder ("" : the current folder).
+	// Its project files (.tandem/config.json, CLAUDE.md, .mcp.json, ...)
+	// apply as they do for the CLI. Ignored when resuming.
+	Dir string
+	// AddDirs are more folders the agent may work in.
+	AddDirs []string
+	// Model overrides the engine's ("provider/model").
+	Model string
+	// PermissionMode overrides the engine's.
+	PermissionMode PermissionMode
+	// Runtime is "native" (tandem's own loop), "claude-code" (the Claude
+	// Code CLI as the agent) or "auto"; "": the config's, else native.
+	Runtime string
+	// Title names a new session ("" : the first prompt's first line).
+	Title string
+	// OnEvent receives every event of the session, from opening on (MCP
+	// servers connecting, then each turn's), in order. It runs on the
+	// session's goroutines while they wait: keep it quick, and do not call
+	// the session from it.
+	OnEvent func(Event)
+	// Permission answers this session's questions instead of the
+	// engine's callback.
+	Permission PermissionFunc
+	// Tools are offered beside the engine's custom tools.
+	Tools []Tool
+	// MCPServers start beside the engine's (one of the same name replaces
+	// the engine's).
+	MCPServers []MCPServer
+}
+
+// Session is a stored tandem session open in this program. Its turns run
+// one at a time; across processes (the CLI, the server) the session's
+// lease keeps it so.
+type Session struct {
+	engine     *Engine
+	live       *session.Live
+	id         string
+	permission PermissionFunc
+	sink       *eventSink
+	closeOnce  sync.Once
+	// runMu keeps a turn's OnEvent with its turn when Run is called
+	// concurrently.
+	runMu sync.Mutex
+}
+
+// NewSession starts a new session in opts.Dir. Nothing is stored when the
+// folder's settings are bad (an untrusted project file, an unknown model).
+func (e *Engine) NewSession(ctx context.Context, opts SessionOptions) (*Session, error) {
+	return e.open(ctx, session.OpenRequest{Cwd: opts.Dir}, opts)
+}
+
+// ResumeSession opens a stored session by id (or a unique prefix of one):
+// its next turn continues the conversation. Sessions started by the CLI,
+// the server or the terminal UI resume here, and the other way round.
+func (e *Engine) ResumeSession(ctx context.Context, id string, opts SessionOptions) (*Session, error) {
+	if id == "" {
+		return nil, errors.New("ResumeSession: no session id")
+	}
+	return e.open(ctx, session.OpenRequest{ID: id}, opts)
+}
+
+// ContinueSession resumes the latest session in dir ("" : the current
+// folder), as `tandem run --continue` does.
+func (e *Engine) ContinueSession(ctx context.Context, dir string, opts SessionOptions) (*Session, error) {
+	return e.open(ctx, session.OpenRequest{Continue: true, Cwd: dir}, opts)
+}
+
+func (e *Engine) open(ctx context.Context, req session.OpenRequest, opts SessionOptions) (*Session, error) {
+	for _, t := range opts.Tools {
+		if err := t.check(); err != nil {
+			return nil, err
+		}
+	}
+	tools := append(append([]Tool(nil), e.opts.Tools...), opts.Tools...)
+	if err := checkToolNames(tools, nil); err != nil {
+		return nil, err
+	}
+	mode := cmp.Or(opts.PermissionMode, e.opts.PermissionMode)
+	if mode != "" {
+		if _, err := permission.ParseMode(string(mode)); err != nil {
+			return nil, fmt.Errorf("PermissionMode: %w", err)
+		}
+	}
+	mcpRaw, err := mcpJSON(e.opts.MCPServers, opts.MCPServers)
+	if err != nil {
+		return nil, err
+	}
+	sink := &eventSink{session: opts.OnEvent}
+	req.AddDirs, req.Title = opts.AddDirs, opts.Title
+	req.Model = cmp.Or(opts.Model, e.opts.Model)
+	req.Runtime = opts.Runtime
+	req.Mode, req.ModeFromRequest = string(mode), true
+	req.MCPServers = mcpRaw
+	req.Sinks = []event.Sink{sink}
+	live, err := e.app.Manager.Open(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkToolNames(tools, func(name string) bool { _, ok := live.Tools.Get(name); return ok }); err != nil {
+		live.Close()
+		return nil, err
+	}
+	for _, t := range tools {
+		live.Tools.Add(customTool{t: t})
+	}
+	s := &Session{engine: e, live: live, id: live.Snapshot().ID, permission: opts.Permission, sink: sink}
+	if err := e.register(s); err != nil {
+		live.Close()
+		return nil, err
+	}
+	if wait := cmp.Or(e.opts.MCPWait, 5*time.Second); wait > 0 { // config files may name servers too
+		app.WaitMCP(ctx, live, wait)
+	}
+	return s, nil
+}
+
+// ID is the session's id (for ResumeSession, `tandem run --resume`).
+func (s *Session) ID() string { return s.id }
+
+// Dir is the session's working folder.
+func (s *Session) Dir() string { return s.live.Snapshot().Cwd }
+
+// RunOptions tune one turn.
+type RunOptions struct {
+	// OnEvent receives this turn's events, after SessionOptions.OnEvent.
+	OnEvent func(Event)
+	// MaxTurns stops the turn after this many model steps (0: the
+	// config's, else no limit); the result's subtype is error_max_turns.
+	MaxTurns int
+	// AppendSystemPrompt is added to the system prompt; SystemPrompt
+	// replaces it.
+	AppendSystemPrompt, SystemPrompt string
+	// JSONSchema makes the final answer a JSON value conforming to this
+	// schema (one repair attempt); Result.StructuredOutput holds it.
+	JSONSchema json.RawMessage
+}
+
+// ErrBusy is matched (errors.Is) by the error of a turn that could not
+// start because another process is running the session.
+var ErrBusy = store.ErrBusy
+
+// Result is how a turn ended: the result event, in short.
+type Result struct {
+	SessionID string
+	// Subtype is SubtypeSuccess, or says how the turn failed
+	// (SubtypeMaxTurns, SubtypeInterrupted, SubtypeProviderError, ...).
+	Subtype string
+	// Text is the final answer.
+	Text    string
+	IsError bool
+	// Error says what went wrong when IsError.
+	Error             string
+	Usage             Usage
+	CostUSD           *float64 // nil: unknown (a model without prices)
+	Duration          time.Duration
+	NumTurns          int // model steps
+	PermissionDenials []Denial
+	StructuredOutput  json.RawMessage
+}
+
+// Run runs one turn: the prompt, the model's steps and tool calls, until
+// the model answers. The turn is stored as it goes; cancelling ctx
+// interrupts it (what finished stays stored; the result's subtype is
+// interrupted). A turn that ran returns its Result even when it failed
+// (IsError and Subtype say how); the error is for a turn that could not
+// run: a closed session, bad options, a session another process is
+// running (errors.Is ErrBusy). A prompt "/name args" runs a custom command
+// or skill, as in the CLI. opts may be nil.
+func (s *Session) Run(ctx context.Context, prompt string, opts *RunOptions) (*Result, error) {
+	if opts == nil {
+		opts = &RunOptions{}
+	}
+	if len(opts.JSONSchema) > 0 {
+		if _, err := structured.Compile(opts.JSONSchema); err != nil {
+			return nil, fmt.Errorf("RunOptions.JSONSchema: %w", err)
+		}
+	}
+	s.runMu.Lock()
+	defer s.runMu.Unlock()
+	s.sink.setTurn(opts.OnEvent)
+	defer s.sink.setTurn(nil)
+	res, err := s.live.Run(ctx, prompt, session.TurnOptions{MaxTurns: opts.MaxTurns, AppendSystemPrompt: opts.AppendSystemPrompt,
+		SystemPrompt: opts.SystemPrompt, DisallowedTools: s.engine.opts.DisallowedTools, JSONSchema: opts.JSONSchema})
+	if err != nil {
+		return nil, fmt.Errorf("run turn of session %s: %w", s.id, err)
+	}
+	return publicResult(res), nil
+}
+
+// Close ends the session in this program: its background jobs and MCP
+// servers stop. The stored session stays, to resume later.
+func (s *Session) Close() {
+	s.closeOnce.Do(func() {
+		s.engine.unregister(s)
+		s.live.Close()
+	})
+}
+
+func publicResult(e event.Event) *Result {
+	r := &Result{SessionID: e.SessionID, Subtype: e.Subtype, Text: e.Result, IsError: e.IsError, Error: e.Error,
+		CostUSD: e.CostUSD, Duration: time.Duration(e.DurationMS) * time.Millisecond, NumTurns: e.NumTurns,
+		StructuredOutput: e.StructuredOutput}
+	if e.Usage != nil {
+		r.Usage = Usage(*e.Usage)
+	}
+	for _, d := range e.PermissionDenials {
+		r.PermissionDenials = append(r.PermissionDenials, Denial(d))
+	}
+	return r
+}
+
+// eventSink hands events to the session's callback and the running
+// turn's.
+type eventSink struct {
+	session func(Event)
+	mu      sync.Mutex
+	turn    func(Event)
+}
+
+func (k *eventSink) setTurn(f func(Event)) {
+	k.mu.Lock()
+	k.turn = f
+	k.mu.Unlock()
+}
+
+func (k *eventSink) Emit(e event.Event) {
+	k.mu.Lock()
+	turn := k.turn
+	k.mu.Unlock()
+	if k.session == nil && turn == nil {
+		return
+	}
+	pe := publicEvent(e)
+	if k.session != nil {
+		k.session(pe)
+	}
+	if turn != nil {
+		turn(pe)
+	}
+}
