@@ -341,3 +341,36 @@ func TestBadOptionsAreRefused(t *testing.T) {
 		t.Error("resuming an unknown session succeeded")
 	}
 }
+
+func TestSetPermissionModeAndModel(t *testing.T) {
+	st := newStack(t, deploySteps(1)...)
+	var runs atomic.Int32
+	eng := st.open(tandem.Options{PermissionMode: tandem.ModeNormal, Tools: []tandem.Tool{deployTool(&runs)}})
+	var rec recorder
+	s, err := eng.NewSession(testCtx(t), tandem.SessionOptions{Dir: st.Work, OnEvent: rec.add})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.SetPermissionMode(testCtx(t), tandem.ModeTrust); err != nil {
+		t.Fatal(err)
+	}
+	if mc := rec.ofType(tandem.EventModeChanged); len(mc) != 1 || mc[0].Mode != "trust" || mc[0].PreviousMode != "normal" {
+		t.Errorf("mode_changed events: %+v", mc)
+	}
+	if _, err := s.Run(testCtx(t), "deploy it", nil); err != nil {
+		t.Fatal(err)
+	}
+	if runs.Load() != 1 {
+		t.Errorf("deploy ran %d times in trust mode, want 1 without asking", runs.Load())
+	}
+	if err := s.SetPermissionMode(testCtx(t), "sideways"); err == nil {
+		t.Error("an unknown mode was accepted")
+	}
+	if err := s.SetModel(testCtx(t), "nosuchprovider/x"); err == nil {
+		t.Error("a model of an unknown provider was accepted")
+	}
+	if err := s.SetModel(testCtx(t), "anthropic/claude-opus-4-1"); err != nil {
+		t.Error(err)
+	}
+}

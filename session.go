@@ -260,3 +260,24 @@ func (k *eventSink) Emit(e event.Event) {
 		turn(pe)
 	}
 }
+
+// SetModel switches the model ("provider/model") for the turns that
+// follow; the session stores it.
+func (s *Session) SetModel(ctx context.Context, model string) error {
+	if model == "" {
+		return errors.New("SetModel: no model")
+	}
+	if err := s.engine.app.CheckModel(model, s.Dir()); err != nil {
+		return fmt.Errorf("model %s: %w", model, err)
+	}
+	return s.live.Update(ctx, model, "", "")
+}
+
+// SetPermissionMode switches the permission mode, from the next tool call
+// on (a mode_changed event says so).
+func (s *Session) SetPermissionMode(ctx context.Context, mode PermissionMode) error {
+	if _, err := permission.ParseMode(string(mode)); err != nil {
+		return fmt.Errorf("SetPermissionMode: %w", err)
+	}
+	return s.live.Update(ctx, "", "", string(mode))
+}
