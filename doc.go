@@ -22,8 +22,8 @@
 //
 // # Stability
 //
-// tandem is before 1.0. Until then this package may change in these ways,
-// each noted in the changelog: fields may be added to the option, event
+// tandem is before 1.0. Until then this package may change in these ways:
+// fields may be added to the option, event
 // and result structs (use field names in composite literals); new event
 // types and result subtypes may appear (ignore the ones you do not know);
 // ModelRequest, Message and Block may grow as providers' features are

@@ -107,3 +107,38 @@ func TestCustomProviderErrorEndsTheTurn(t *testing.T) {
 		t.Error("a nil provider was accepted")
 	}
 }
+
+func TestFallbackModelAnswersWhenTheModelIsMissing(t *testing.T) {
+	st := newStack(t)
+	eng := st.open(tandem.Options{Model: "gone/m", Providers: map[string]tandem.Provider{
+		"gone": failingProvider{&tandem.ProviderError{Status: 404, Message: "no such model"}},
+		"good": &twoStepProvider{},
+	}})
+	var rec recorder
+	s, err := eng.NewSession(testCtx(t), tandem.SessionOptions{Dir: st.Work, OnEvent: rec.add})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	res, err := s.Run(testCtx(t), "hi", &tandem.RunOptions{FallbackModels: []string{"good/m"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// twoStepProvider calls clock, which this session lacks: the error
+	// result comes back and it answers with it.
+	if res.IsError || !strings.HasPrefix(res.Text, "The tool said:") {
+		t.Fatalf("result: %+v", res)
+	}
+	moved := false
+	for _, e := range rec.ofType(tandem.EventRetry) {
+		if e.Model == "good/m" {
+			moved = true
+		}
+	}
+	if !moved {
+		t.Errorf("no retry event names the fallback model: %+v", rec.ofType(tandem.EventRetry))
+	}
+	if _, err := s.Run(testCtx(t), "hi", &tandem.RunOptions{FallbackModels: []string{"nosuchprovider/m"}}); err == nil {
+		t.Error("a bad fallback model was accepted")
+	}
+}

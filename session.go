@@ -155,6 +155,10 @@ type RunOptions struct {
 	// JSONSchema makes the final answer a JSON value conforming to this
 	// schema (one repair attempt); Result.StructuredOutput holds it.
 	JSONSchema json.RawMessage
+	// FallbackModels are tried in order when the model stays overloaded
+	// or failing after retries (a retry event names the one that
+	// answered); nil: the config's fallback_models.
+	FallbackModels []string
 }
 
 // ErrBusy is matched (errors.Is) by the error of a turn that could not
@@ -192,6 +196,11 @@ func (s *Session) Run(ctx context.Context, prompt string, opts *RunOptions) (*Re
 	if opts == nil {
 		opts = &RunOptions{}
 	}
+	for _, m := range opts.FallbackModels {
+		if err := s.engine.app.CheckModel(m, s.Dir()); err != nil {
+			return nil, fmt.Errorf("RunOptions.FallbackModels: %s: %w", m, err)
+		}
+	}
 	if len(opts.JSONSchema) > 0 {
 		if _, err := structured.Compile(opts.JSONSchema); err != nil {
 			return nil, fmt.Errorf("RunOptions.JSONSchema: %w", err)
@@ -202,7 +211,7 @@ func (s *Session) Run(ctx context.Context, prompt string, opts *RunOptions) (*Re
 	s.sink.setTurn(opts.OnEvent)
 	defer s.sink.setTurn(nil)
 	res, err := s.live.Run(ctx, prompt, session.TurnOptions{MaxTurns: opts.MaxTurns, AppendSystemPrompt: opts.AppendSystemPrompt,
-		SystemPrompt: opts.SystemPrompt, DisallowedTools: s.engine.opts.DisallowedTools, JSONSchema: opts.JSONSchema})
+		SystemPrompt: opts.SystemPrompt, DisallowedTools: s.engine.opts.DisallowedTools, JSONSchema: opts.JSONSchema, FallbackModels: opts.FallbackModels})
 	if err != nil {
 		return nil, fmt.Errorf("run turn of session %s: %w", s.id, err)
 	}
