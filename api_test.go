@@ -374,3 +374,51 @@ func TestSetPermissionModeAndModel(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// A sub-agent's question reaches the callback of the session it runs
+// under, though it asks under its own child session id.
+func TestSubagentPermissionReachesTheSessionsCallback(t *testing.T) {
+	srv := scripted.New(scripted.Script{
+		Steps: []scripted.Step{
+			scripted.ToolStep(scripted.CallID("a1", "Agent", map[string]any{"description": "deploy", "prompt": "CHILD-TASK: deploy it", "subagent_type": "general-purpose"})),
+			scripted.TextStep("The sub-agent is done."),
+		},
+		Threads: []scripted.Thread{{Match: "CHILD-TASK", Steps: []scripted.Step{
+			scripted.ToolStep(scripted.CallID("d1", "deploy", map[string]any{"target": "staging"})),
+			scripted.TextStep("deployed"),
+		}}},
+	})
+	url, err := srv.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	st := newStack(t)
+	st.env["ANTHROPIC_BASE_URL"] = url
+	var runs atomic.Int32
+	eng := st.open(tandem.Options{PermissionMode: tandem.ModeNormal, Tools: []tandem.Tool{deployTool(&runs)}})
+	var asked atomic.Value
+	s, err := eng.NewSession(testCtx(t), tandem.SessionOptions{Dir: st.Work,
+		Permission: func(ctx context.Context, req tandem.PermissionRequest) tandem.PermissionDecision {
+			asked.Store(req)
+			return tandem.PermissionDecision{Behavior: tandem.AllowOnce}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	res, err := s.Run(testCtx(t), "delegate the deploy", nil)
+	if err != nil || res.IsError {
+		t.Fatalf("run: %+v, %v", res, err)
+	}
+	req, ok := asked.Load().(tandem.PermissionRequest)
+	if !ok || req.ToolName != "deploy" {
+		t.Fatalf("the session's callback was not asked: %+v", req)
+	}
+	if req.SessionID == s.ID() || req.SessionID == "" {
+		t.Errorf("the question came under %q, not the child's id: the test no longer tests routing", req.SessionID)
+	}
+	if runs.Load() != 1 {
+		t.Errorf("deploy ran %d times, want 1", runs.Load())
+	}
+}

@@ -145,13 +145,11 @@ func (e *Engine) Close() error {
 }
 
 // ask routes a permission question to its session's callback, else the
-// engine's.
+// engine's. A sub-agent asks under its own (child) session id: the
+// question belongs to the open session it descends from.
 func (e *Engine) ask(ctx context.Context, q permission.Question) (permission.Answer, error) {
-	e.mu.Lock()
-	s := e.sessions[q.SessionID]
-	e.mu.Unlock()
 	f := e.opts.Permission
-	if s != nil && s.permission != nil {
+	if s := e.owner(ctx, q.SessionID); s != nil && s.permission != nil {
 		f = s.permission
 	}
 	if f == nil {
@@ -160,6 +158,24 @@ func (e *Engine) ask(ctx context.Context, q permission.Question) (permission.Ans
 				"it can allow the call with a rule (AllowedTools), a permission mode, or a Permission callback"}, nil
 	}
 	return asker(f).Ask(ctx, q)
+}
+
+// owner is the open session id is, or descends from (nil: none).
+func (e *Engine) owner(ctx context.Context, id string) *Session {
+	for depth := 0; id != "" && depth < 16; depth++ {
+		e.mu.Lock()
+		s := e.sessions[id]
+		e.mu.Unlock()
+		if s != nil {
+			return s
+		}
+		rec, err := e.app.Store.GetSession(context.WithoutCancel(ctx), id)
+		if err != nil {
+			return nil
+		}
+		id = rec.ParentID
+	}
+	return nil
 }
 
 func (e *Engine) register(s *Session) error {

@@ -16,9 +16,10 @@ import (
 // calls Stream once per model step with the whole conversation; retries,
 // tool calls, permissions and storage stay tandem's.
 type Provider interface {
-	// Stream makes one model call. It may call emit, from its own
-	// goroutine, with pieces of the answer as they arrive (for live
-	// display); the returned response is what counts. Return a
+	// Stream makes one model call. It may call emit with pieces of the
+	// answer as they arrive (for live display), from the goroutine that
+	// called Stream and before it returns; the returned response is what
+	// counts. Return a
 	// *ProviderError to say whether a failure is worth retrying; any
 	// other error ends the turn with subtype error_provider.
 	Stream(ctx context.Context, req ModelRequest, emit func(ModelDelta)) (*ModelResponse, error)
