@@ -50,7 +50,8 @@ type Options struct {
 	// MCPServers are MCP servers every session starts.
 	MCPServers []MCPServer
 	// MCPWait is how long opening a session waits for its MCP servers to
-	// connect, so their tools are offered from the first turn (0: 5 s;
+	// connect, so their tools are offered from the first turn (0: 30 s, as
+	// the CLI; the wait ends once every server connected or failed;
 	// negative: do not wait).
 	MCPWait time.Duration
 	// TrustProjects treats every folder as trusted (`tandem trust`): its

@@ -130,7 +130,7 @@ func (e *Engine) open(ctx context.Context, req session.OpenRequest, opts Session
 		live.Close()
 		return nil, err
 	}
-	if wait := cmp.Or(e.opts.MCPWait, 5*time.Second); wait > 0 { // config files may name servers too
+	if wait := cmp.Or(e.opts.MCPWait, app.DefaultMCPWait); wait > 0 { // config files may name servers too
 		app.WaitMCP(ctx, live, wait)
 	}
 	return s, nil
