@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/tandem-agent/tandem/internal/event"
+	"github.com/tandem-agent/tandem/internal/permission"
+	"github.com/tandem-agent/tandem/internal/turn"
 )
 
 // fill sets every field of v (a pointer) to a non-zero value.
@@ -122,6 +124,25 @@ func TestPublicEventTypesMatchTheContract(t *testing.T) {
 	} {
 		if s.pub != s.in {
 			t.Errorf("subtype %q is %q inside", s.pub, s.in)
+		}
+	}
+}
+
+// The public names of runtimes and modes are ones the core accepts.
+func TestPublicRuntimesAndModesAreAccepted(t *testing.T) {
+	var public, core []string
+	for _, r := range []Runtime{RuntimeNative, RuntimeClaudeCode, RuntimeAuto} {
+		public = append(public, string(r))
+	}
+	for _, r := range turn.RuntimeNames() {
+		core = append(core, string(r))
+	}
+	if !slices.Equal(public, core) {
+		t.Errorf("public runtimes %v, the core's %v", public, core)
+	}
+	for _, m := range []PermissionMode{ModeExplore, ModeNormal, ModeTrust} {
+		if got, err := permission.ParseMode(string(m)); err != nil || string(got) != string(m) {
+			t.Errorf("mode %s parses as %q, %v", m, got, err)
 		}
 	}
 }

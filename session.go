@@ -30,9 +30,9 @@ type SessionOptions struct {
 	Model string
 	// PermissionMode overrides the engine's.
 	PermissionMode PermissionMode
-	// Runtime is "native" (tandem's own loop), "claude-code" (the Claude
-	// Code CLI as the agent) or "auto"; "": the config's, else native.
-	Runtime string
+	// Runtime is the agent behind the session; "": the config's, else
+	// RuntimeNative.
+	Runtime Runtime
 	// Title names a new session ("" : the first prompt's first line).
 	Title string
 	// OnEvent receives every event of the session, from opening on (MCP
@@ -49,6 +49,22 @@ type SessionOptions struct {
 	// the engine's).
 	MCPServers []MCPServer
 }
+
+// Runtime names the agent behind a session's turns.
+type Runtime string
+
+const (
+	// RuntimeNative is tandem's own loop, with its tools, custom tools and
+	// any provider.
+	RuntimeNative Runtime = "native"
+	// RuntimeClaudeCode drives the Claude Code CLI as a subprocess behind
+	// the same events, permissions and storage (custom tools and
+	// providers are not offered to it).
+	RuntimeClaudeCode Runtime = "claude-code"
+	// RuntimeAuto uses the Claude Code CLI when it is installed and the
+	// model's provider speaks Anthropic's protocol, else the native loop.
+	RuntimeAuto Runtime = "auto"
+)
 
 // Session is a stored tandem session open in this program. Its turns run
 // one at a time; across processes (the CLI, the server) the session's
@@ -110,7 +126,7 @@ func (e *Engine) open(ctx context.Context, req session.OpenRequest, opts Session
 	sink := &eventSink{session: opts.OnEvent}
 	req.AddDirs, req.Title = opts.AddDirs, opts.Title
 	req.Model = cmp.Or(opts.Model, e.opts.Model)
-	req.Runtime = opts.Runtime
+	req.Runtime = string(opts.Runtime)
 	req.Mode, req.ModeFromRequest = string(mode), true
 	req.MCPServers = mcpRaw
 	req.Sinks = []event.Sink{sink}
