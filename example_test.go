@@ -214,3 +214,35 @@ func ExampleMCPServer() {
 	}
 	defer eng.Close()
 }
+
+// Stream ranges over a turn's events instead of taking a callback.
+func ExampleSession_Stream() {
+	home, work, getenv, cleanup := exampleHome()
+	defer cleanup()
+	ctx := context.Background()
+	eng, err := tandem.Open(ctx, tandem.Options{Home: home, Getenv: getenv, Model: "demo/model-1",
+		Providers: map[string]tandem.Provider{"demo": demoProvider{}}})
+	if err != nil {
+		panic(err)
+	}
+	defer eng.Close()
+	s, err := eng.NewSession(ctx, tandem.SessionOptions{Dir: work})
+	if err != nil {
+		panic(err)
+	}
+	defer s.Close()
+	for e, err := range s.Stream(ctx, "hello", nil) {
+		if err != nil {
+			panic(err)
+		}
+		switch e.Type {
+		case tandem.EventText:
+			fmt.Println("text:", e.Text)
+		case tandem.EventResult:
+			fmt.Println("result:", e.Subtype)
+		}
+	}
+	// Output:
+	// text: I have seen 1 messages.
+	// result: success
+}
