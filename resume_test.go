@@ -64,3 +64,36 @@ func TestResumeSeesTheEarlierTurn(t *testing.T) {
 		t.Errorf("ContinueSession opened %s, want %s", c.ID(), id)
 	}
 }
+
+func TestSessionsListsStoredSessions(t *testing.T) {
+	st := newStack(t, scripted.TextStep("one"), scripted.TextStep("two"))
+	eng := st.open(tandem.Options{})
+	var ids []string
+	for _, title := range []string{"first", "second"} {
+		s, err := eng.NewSession(testCtx(t), tandem.SessionOptions{Dir: st.Work, Title: title})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Run(testCtx(t), "hi", nil); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, s.ID())
+		s.Close()
+	}
+	got, err := eng.Sessions(testCtx(t), tandem.ListOptions{Dir: st.Work})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].ID != ids[1] || got[1].ID != ids[0] || got[0].Title != "second" {
+		t.Fatalf("sessions: %+v", got)
+	}
+	if got[0].Dir != st.Work || got[0].Model != "anthropic/claude-sonnet-4-5" || got[0].MessageCount != 2 || got[0].Usage.OutputTokens == 0 {
+		t.Errorf("first listed: %+v", got[0])
+	}
+	if one, err := eng.Sessions(testCtx(t), tandem.ListOptions{Limit: 1}); err != nil || len(one) != 1 {
+		t.Errorf("limit 1: %d, %v", len(one), err)
+	}
+	if other, err := eng.Sessions(testCtx(t), tandem.ListOptions{Dir: t.TempDir()}); err != nil || len(other) != 0 {
+		t.Errorf("another folder: %+v, %v", other, err)
+	}
+}
