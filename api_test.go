@@ -422,3 +422,31 @@ func TestSubagentPermissionReachesTheSessionsCallback(t *testing.T) {
 		t.Errorf("deploy ran %d times, want 1", runs.Load())
 	}
 }
+
+func TestCustomToolsNeedTheNativeRuntime(t *testing.T) {
+	st := newStack(t)
+	var runs atomic.Int32
+	eng := st.open(tandem.Options{Tools: []tandem.Tool{deployTool(&runs)}})
+	_, err := eng.NewSession(testCtx(t), tandem.SessionOptions{Dir: st.Work, Runtime: tandem.RuntimeClaudeCode})
+	if err == nil || !strings.Contains(err.Error(), "RuntimeNative") {
+		t.Fatalf("custom tools on the claude-code runtime: %v", err)
+	}
+	if got, err := eng.Sessions(testCtx(t), tandem.ListOptions{}); err != nil || len(got) != 0 {
+		t.Errorf("the refused session was stored: %+v, %v", got, err)
+	}
+	// A session stored with the claude-code runtime is refused on resume.
+	plain := st.open(tandem.Options{})
+	cc, err := plain.NewSession(testCtx(t), tandem.SessionOptions{Dir: st.Work, Runtime: tandem.RuntimeClaudeCode})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc.Close()
+	if _, err := eng.ResumeSession(testCtx(t), cc.ID(), tandem.SessionOptions{}); err == nil || !strings.Contains(err.Error(), "RuntimeNative") {
+		t.Errorf("resuming a claude-code session with custom tools: %v", err)
+	}
+	s, err := eng.ResumeSession(testCtx(t), cc.ID(), tandem.SessionOptions{Runtime: tandem.RuntimeNative})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+}

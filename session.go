@@ -123,6 +123,9 @@ func (e *Engine) open(ctx context.Context, req session.OpenRequest, opts Session
 	if err != nil {
 		return nil, err
 	}
+	if len(tools) > 0 && opts.Runtime == RuntimeClaudeCode {
+		return nil, noCustomTools(tools)
+	}
 	sink := &eventSink{session: opts.OnEvent}
 	req.AddDirs, req.Title = opts.AddDirs, opts.Title
 	req.Model = cmp.Or(opts.Model, e.opts.Model)
@@ -133,6 +136,10 @@ func (e *Engine) open(ctx context.Context, req session.OpenRequest, opts Session
 	live, err := e.app.Manager.Open(ctx, req)
 	if err != nil {
 		return nil, err
+	}
+	if rt := live.Snapshot().Runtime; len(tools) > 0 && rt == string(RuntimeClaudeCode) { // the config's or the stored choice
+		live.Close()
+		return nil, fmt.Errorf("session %s: %w", live.Snapshot().ID, noCustomTools(tools))
 	}
 	if err := checkToolNames(tools, func(name string) bool { _, ok := live.Tools.Get(name); return ok }); err != nil {
 		live.Close()
@@ -150,6 +157,10 @@ func (e *Engine) open(ctx context.Context, req session.OpenRequest, opts Session
 		app.WaitMCP(ctx, live, wait)
 	}
 	return s, nil
+}
+
+func noCustomTools(tools []Tool) error {
+	return fmt.Errorf("the claude-code runtime cannot offer custom tools (%s): open the session with Runtime: RuntimeNative, or without Tools", tools[0].Name)
 }
 
 // ID is the session's id (for ResumeSession, `tandem run --resume`).

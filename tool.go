@@ -16,8 +16,9 @@ import (
 // (Read, Edit, Bash, ...): a Go function with a JSON Schema for its input.
 // Calls go through the permission engine like any other: a tool that is
 // not ReadOnly asks in ModeNormal, runs in ModeTrust and is refused in
-// ModeExplore. Custom tools run under the native runtime; the claude-code
-// runtime offers the Claude Code CLI's own tools.
+// ModeExplore. Custom tools run under the native runtime: a session on the
+// claude-code runtime (the Claude Code CLI's own tools) with custom tools
+// is refused.
 type Tool struct {
 	// Name is what the model calls (letters, digits, '_' and '-', at most
 	// 64). It may not be a built-in tool's name.
