@@ -104,6 +104,34 @@ func (e *Engine) ContinueSession(ctx context.Context, dir string, opts SessionOp
 }
 
 func (e *Engine) open(ctx context.Context, req session.OpenRequest, opts SessionOptions) (*Session, error) {
+	tools, err := e.prepare(&req, opts)
+	if err != nil {
+		return nil, err
+	}
+	sink := &eventSink{session: opts.OnEvent}
+	req.Sinks = []event.Sink{sink}
+	live, err := e.app.Manager.Open(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if err := addTools(live, tools); err != nil {
+		live.Close()
+		return nil, fmt.Errorf("session %s: %w", live.Snapshot().ID, err)
+	}
+	s := &Session{engine: e, live: live, id: live.Snapshot().ID, permission: opts.Permission, sink: sink}
+	if err := e.register(s); err != nil {
+		live.Close()
+		return nil, err
+	}
+	if wait := cmp.Or(e.opts.MCPWait, app.DefaultMCPWait); wait > 0 { // config files may name servers too
+		app.WaitMCP(ctx, live, wait)
+	}
+	return s, nil
+}
+
+// prepare checks the session options and lays them, over the engine's,
+// into req; it returns the custom tools the session gets.
+func (e *Engine) prepare(req *session.OpenRequest, opts SessionOptions) ([]Tool, error) {
 	for _, t := range opts.Tools {
 		if err := t.check(); err != nil {
 			return nil, err
@@ -112,6 +140,9 @@ func (e *Engine) open(ctx context.Context, req session.OpenRequest, opts Session
 	tools := append(append([]Tool(nil), e.opts.Tools...), opts.Tools...)
 	if err := checkToolNames(tools, nil); err != nil {
 		return nil, err
+	}
+	if len(tools) > 0 && opts.Runtime == RuntimeClaudeCode {
+		return nil, noCustomTools(tools)
 	}
 	mode := cmp.Or(opts.PermissionMode, e.opts.PermissionMode)
 	if mode != "" {
@@ -123,40 +154,31 @@ func (e *Engine) open(ctx context.Context, req session.OpenRequest, opts Session
 	if err != nil {
 		return nil, err
 	}
-	if len(tools) > 0 && opts.Runtime == RuntimeClaudeCode {
-		return nil, noCustomTools(tools)
-	}
-	sink := &eventSink{session: opts.OnEvent}
 	req.AddDirs, req.Title = opts.AddDirs, opts.Title
 	req.Model = cmp.Or(opts.Model, e.opts.Model)
 	req.Runtime = string(opts.Runtime)
 	req.Mode, req.ModeFromRequest = string(mode), true
 	req.MCPServers = mcpRaw
-	req.Sinks = []event.Sink{sink}
-	live, err := e.app.Manager.Open(ctx, req)
-	if err != nil {
-		return nil, err
+	return tools, nil
+}
+
+// addTools registers the custom tools in an opened session, refusing a
+// runtime that cannot offer them (the config's or the stored choice) and
+// names the session already has.
+func addTools(live *session.Live, tools []Tool) error {
+	if len(tools) == 0 {
+		return nil
 	}
-	if rt := live.Snapshot().Runtime; len(tools) > 0 && rt == string(RuntimeClaudeCode) { // the config's or the stored choice
-		live.Close()
-		return nil, fmt.Errorf("session %s: %w", live.Snapshot().ID, noCustomTools(tools))
+	if live.Snapshot().Runtime == string(RuntimeClaudeCode) {
+		return noCustomTools(tools)
 	}
 	if err := checkToolNames(tools, func(name string) bool { _, ok := live.Tools.Get(name); return ok }); err != nil {
-		live.Close()
-		return nil, err
+		return err
 	}
 	for _, t := range tools {
 		live.Tools.Add(customTool{t: t})
 	}
-	s := &Session{engine: e, live: live, id: live.Snapshot().ID, permission: opts.Permission, sink: sink}
-	if err := e.register(s); err != nil {
-		live.Close()
-		return nil, err
-	}
-	if wait := cmp.Or(e.opts.MCPWait, app.DefaultMCPWait); wait > 0 { // config files may name servers too
-		app.WaitMCP(ctx, live, wait)
-	}
-	return s, nil
+	return nil
 }
 
 func noCustomTools(tools []Tool) error {
