@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -449,4 +451,33 @@ func TestCustomToolsNeedTheNativeRuntime(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
+}
+
+func TestConfigFileGivenByTheProgram(t *testing.T) {
+	st := newStack(t, deploySteps(1)...)
+	cfg := filepath.Join(t.TempDir(), "program.json")
+	if err := os.WriteFile(cfg, []byte(`{"model": "anthropic/claude-sonnet-4-5", "permissions": {"allow": ["deploy"]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var runs atomic.Int32
+	eng := st.open(tandem.Options{ConfigFile: cfg, PermissionMode: tandem.ModeNormal, Tools: []tandem.Tool{deployTool(&runs)}})
+	s, err := eng.NewSession(testCtx(t), tandem.SessionOptions{Dir: st.Work})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Run(testCtx(t), "deploy it", nil); err != nil {
+		t.Fatal(err)
+	}
+	if runs.Load() != 1 {
+		t.Errorf("deploy ran %d times, want 1: the config file's allow rule did not apply", runs.Load())
+	}
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"modle": "x"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = tandem.Open(context.Background(), tandem.Options{Home: st.Home, ConfigFile: bad, Getenv: func(k string) string { return st.env[k] }})
+	if err == nil || !strings.Contains(err.Error(), bad) || !strings.Contains(err.Error(), "modle") {
+		t.Errorf("a bad config file: %v", err)
+	}
 }

@@ -20,6 +20,12 @@ type Options struct {
 	// tandem's other data live in it. "" means what the CLI uses
 	// (TANDEM_HOME, else ~/.config/tandem and ~/.local/share/tandem).
 	Home string
+	// ConfigFile is the user config file (tandem's config.json format,
+	// `tandem config schema`) in place of Home's config.json: a program
+	// can bring its own settings (providers, permissions, MCP servers,
+	// hooks) and still keep its sessions in Home. Project files still
+	// apply over it.
+	ConfigFile string
 	// Getenv reads the environment (API keys, base URLs, TANDEM_*); nil
 	// means os.Getenv. A program that wants to keep the process
 	// environment out passes its own.
@@ -106,7 +112,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		provs[name] = customProvider{name: name, p: p}
 	}
 	e := &Engine{opts: opts, sessions: map[string]*Session{}}
-	a, err := app.Open(app.Options{Home: opts.Home, Getenv: opts.Getenv, Asker: permission.AskerFunc(e.ask),
+	a, err := app.Open(app.Options{Home: opts.Home, ConfigFile: opts.ConfigFile, Getenv: opts.Getenv, Asker: permission.AskerFunc(e.ask),
 		Stderr: opts.Stderr, TrustProject: opts.TrustProjects, Providers: provs, Version: "api"})
 	if err != nil {
 		return nil, fmt.Errorf("open tandem: %w", err)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/tandem-agent/tandem/internal/checkpoint"
 	"github.com/tandem-agent/tandem/internal/config"
@@ -41,6 +42,9 @@ type Options struct {
 	// own), by name: "NAME/model" specs reach them. They win over the
 	// catalog's presets and the config's entries of the same name.
 	Providers map[string]provider.Provider
+	// ConfigFile is the user config file in place of the home's
+	// config.json ("" : that one).
+	ConfigFile string
 }
 
 // App is one configured tandem.
@@ -79,6 +83,11 @@ func Open(opts Options) (*App, error) {
 	paths, err := config.ResolvePaths(opts.Home, opts.Getenv)
 	if err != nil {
 		return nil, err
+	}
+	if opts.ConfigFile != "" {
+		if paths.File, err = filepath.Abs(opts.ConfigFile); err != nil {
+			return nil, fmt.Errorf("config file %q: %w", opts.ConfigFile, err)
+		}
 	}
 	user, err := config.Load(paths.UserFile(), "")
 	if err != nil {

@@ -15,6 +15,9 @@ import (
 type Paths struct {
 	ConfigDir string // user config: config.json, global AGENTS.md
 	DataDir   string // database, spill files, tokens
+	// File, when set, is the user config file in place of
+	// ConfigDir/config.json (a program embedding tandem with its own).
+	File string
 }
 
 // ResolvePaths applies, strongest first: an explicit home (--home flag),
@@ -51,7 +54,12 @@ func ResolvePaths(home string, getenv func(string) string) (Paths, error) {
 }
 
 // UserFile is the user's config file.
-func (p Paths) UserFile() string { return filepath.Join(p.ConfigDir, "config.json") }
+func (p Paths) UserFile() string {
+	if p.File != "" {
+		return p.File
+	}
+	return filepath.Join(p.ConfigDir, "config.json")
+}
 
 // DBFile is the session database.
 func (p Paths) DBFile() string { return filepath.Join(p.DataDir, "tandem.db") }
