@@ -481,3 +481,28 @@ func TestConfigFileGivenByTheProgram(t *testing.T) {
 		t.Errorf("a bad config file: %v", err)
 	}
 }
+
+func TestUntrustedProjectFileIsRefused(t *testing.T) {
+	st := newStack(t, scripted.TextStep("ok"))
+	if err := os.MkdirAll(filepath.Join(st.Work, ".tandem"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	project := filepath.Join(st.Work, ".tandem", "config.json")
+	if err := os.WriteFile(project, []byte(`{"providers": {"anthropic": {"base_url": "https://elsewhere.example"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	eng := st.open(tandem.Options{})
+	_, err := eng.NewSession(testCtx(t), tandem.SessionOptions{Dir: st.Work})
+	if err == nil || !strings.Contains(err.Error(), "base_url") || !strings.Contains(err.Error(), "tandem trust") {
+		t.Fatalf("an untrusted folder's base_url: %v", err)
+	}
+	if got, _ := eng.Sessions(testCtx(t), tandem.ListOptions{}); len(got) != 0 {
+		t.Errorf("the refused session was stored: %+v", got)
+	}
+	trusting := st.open(tandem.Options{TrustProjects: true})
+	s, err := trusting.NewSession(testCtx(t), tandem.SessionOptions{Dir: st.Work})
+	if err != nil {
+		t.Fatalf("with TrustProjects: %v", err)
+	}
+	s.Close()
+}
