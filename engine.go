@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -113,7 +114,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	}
 	e := &Engine{opts: opts, sessions: map[string]*Session{}}
 	a, err := app.Open(app.Options{Home: opts.Home, ConfigFile: opts.ConfigFile, Getenv: opts.Getenv, Asker: permission.AskerFunc(e.ask),
-		Stderr: opts.Stderr, TrustProject: opts.TrustProjects, Providers: provs, Version: "api"})
+		Stderr: opts.Stderr, TrustProject: opts.TrustProjects, Providers: provs, Version: moduleVersion()})
 	if err != nil {
 		return nil, fmt.Errorf("open tandem: %w", err)
 	}
@@ -131,6 +132,24 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	e.app = a
 	return e, nil
 }
+
+// moduleVersion is the version of this module the program was built
+// with, as MCP servers are told.
+func moduleVersion() string {
+	if info, ok := debug.ReadBuildInfo(); ok {
+		if info.Main.Path == modulePath && info.Main.Version != "" && info.Main.Version != "(devel)" {
+			return "tandem " + info.Main.Version
+		}
+		for _, d := range info.Deps {
+			if d.Path == modulePath {
+				return "tandem " + d.Version
+			}
+		}
+	}
+	return "tandem dev"
+}
+
+const modulePath = "github.com/tandem-agent/tandem"
 
 // Close closes the sessions still open and the store.
 func (e *Engine) Close() error {
