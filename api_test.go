@@ -214,6 +214,27 @@ func TestPermissionAnsweredInCode(t *testing.T) {
 			t.Error("the model was not told why")
 		}
 	})
+	t.Run("dontAsk denies without asking", func(t *testing.T) {
+		st := newStack(t, deploySteps(1)...)
+		var runs atomic.Int32
+		eng := st.open(tandem.Options{PermissionMode: tandem.ModeDontAsk, Tools: []tandem.Tool{deployTool(&runs)},
+			Permission: func(ctx context.Context, req tandem.PermissionRequest) tandem.PermissionDecision {
+				t.Errorf("asked in dontAsk mode: %+v", req)
+				return tandem.PermissionDecision{Behavior: tandem.AllowOnce}
+			}})
+		s, err := eng.NewSession(testCtx(t), tandem.SessionOptions{Dir: st.Work})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		res, err := s.Run(testCtx(t), "deploy it", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if runs.Load() != 0 || len(res.PermissionDenials) != 1 {
+			t.Errorf("deploy ran %d times, denials %+v", runs.Load(), res.PermissionDenials)
+		}
+	})
 	t.Run("a rule allows without asking", func(t *testing.T) {
 		st := newStack(t, deploySteps(1)...)
 		var runs atomic.Int32

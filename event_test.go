@@ -128,7 +128,7 @@ func TestPublicEventTypesMatchTheContract(t *testing.T) {
 	}
 }
 
-// The public names of runtimes and modes are ones the core accepts.
+// The public runtimes and modes are the core's lists, in their order.
 func TestPublicRuntimesAndModesAreAccepted(t *testing.T) {
 	var public, core []string
 	for _, r := range []Runtime{RuntimeNative, RuntimeClaudeCode, RuntimeAuto} {
@@ -140,9 +140,14 @@ func TestPublicRuntimesAndModesAreAccepted(t *testing.T) {
 	if !slices.Equal(public, core) {
 		t.Errorf("public runtimes %v, the core's %v", public, core)
 	}
-	for _, m := range []PermissionMode{ModeExplore, ModeNormal, ModeTrust} {
-		if got, err := permission.ParseMode(string(m)); err != nil || string(got) != string(m) {
-			t.Errorf("mode %s parses as %q, %v", m, got, err)
-		}
+	var modes, coreModes []string
+	for _, m := range []PermissionMode{ModeExplore, ModeNormal, ModeAcceptEdits, ModeTrust, ModeDontAsk} {
+		modes = append(modes, string(m))
+	}
+	for _, m := range permission.Modes() {
+		coreModes = append(coreModes, string(m))
+	}
+	if !slices.Equal(modes, coreModes) {
+		t.Errorf("public modes %v, the core's %v", modes, coreModes)
 	}
 }

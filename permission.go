@@ -15,11 +15,19 @@ const (
 	// ModeExplore (Claude Code's "plan") reads and searches; anything that
 	// changes files or runs commands is refused.
 	ModeExplore PermissionMode = "explore"
-	// ModeNormal (Claude Code's "default") runs reads and safe commands and
-	// asks for the rest.
+	// ModeNormal (Claude Code's "default") runs reads, edits inside the
+	// session's folders and safe commands, and asks for the rest.
 	ModeNormal PermissionMode = "normal"
-	// ModeTrust ("bypassPermissions") runs everything the rules do not deny.
+	// ModeAcceptEdits is ModeNormal where shell commands that only create,
+	// copy or move files inside the folders (mkdir, touch, cp, mv, tee,
+	// redirections) run too.
+	ModeAcceptEdits PermissionMode = "acceptEdits"
+	// ModeTrust ("bypassPermissions") runs everything inside the folders
+	// that the rules do not deny; protected paths still ask.
 	ModeTrust PermissionMode = "trust"
+	// ModeDontAsk is ModeNormal where every question becomes a denial, so
+	// the Permission callback is never called.
+	ModeDontAsk PermissionMode = "dontAsk"
 )
 
 // PermissionRequest is a tool call waiting for a decision.
