@@ -96,6 +96,8 @@ type Provider struct {
 	Project         string `json:"project,omitempty"`
 	CredentialsFile string `json:"credentials_file,omitempty"`
 	Profile         string `json:"profile,omitempty"`
+	// Transport is one of provider.Transports, for kind anthropic only.
+	Transport string `json:"transport,omitempty"`
 }
 
 // ProviderModel overrides what the catalog says about one model.
@@ -322,6 +324,12 @@ func (c *Config) validate(path string) error {
 		if p.Kind != "" && !provider.ValidKind(p.Kind) {
 			return &Error{File: path, Field: field + ".kind", Msg: fmt.Sprintf("%q is not a provider kind; use one of %s", p.Kind, strings.Join(provider.Kinds(), ", "))}
 		}
+		if !provider.ValidTransport(p.Transport) {
+			return &Error{File: path, Field: field + ".transport", Msg: fmt.Sprintf("%q is not a transport; use %s", p.Transport, provider.TransportList())}
+		}
+		if p.Transport == provider.TransportClaudeCodeCompat && p.Kind != "" && p.Kind != provider.KindAnthropic {
+			return &Error{File: path, Field: field + ".transport", Msg: fmt.Sprintf("claude-code-compat is a request shape of the Anthropic Messages API; set \"kind\": \"anthropic\" (this provider is kind %s)", p.Kind)}
+		}
 		if p.BaseURL != "" {
 			if err := CheckBaseURL(p.BaseURL); err != nil {
 				return &Error{File: path, Field: field + ".base_url", Msg: err.Error()}
@@ -458,6 +466,9 @@ func mergeProvider(a, b Provider) Provider {
 	}
 	if b.IdleTimeout != "" {
 		a.IdleTimeout = b.IdleTimeout
+	}
+	if b.Transport != "" {
+		a.Transport = b.Transport
 	}
 	return a
 }

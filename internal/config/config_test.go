@@ -64,6 +64,8 @@ func TestErrorsNameFileAndField(t *testing.T) {
 		{`{"providers":{"x":{"base_url":"ftp://h"}}}`, `providers.x.base_url`},
 		{`{"providers":{"x":{"api_key":"a","api_key_env":"B"}}}`, `set api_key or api_key_env`},
 		{`{"tools":{"web_search":{"backend":"bing"}}}`, `tools.web_search.backend`},
+		{`{"providers":{"x":{"kind":"anthropic","transport":"claude-code"}}}`, `"claude-code" is not a transport; use standard or claude-code-compat`},
+		{`{"providers":{"x":{"kind":"openai","transport":"claude-code-compat"}}}`, `set "kind": "anthropic"`},
 		{`{"providers":{"x":{"base_url":"http//h"}}}`, `providers.x.base_url`},
 		{`{"providers":{"x":{"base_url":"https://"}}}`, `providers.x.base_url`},
 		{"{\"model\": \"a/b\"}\n\n}", ":3: unexpected text after the JSON object"},
@@ -188,6 +190,9 @@ func TestSchemaKindsAreProviderKinds(t *testing.T) {
 						Kind struct {
 							Enum []string `json:"enum"`
 						} `json:"kind"`
+						Transport struct {
+							Enum []string `json:"enum"`
+						} `json:"transport"`
 					} `json:"properties"`
 				} `json:"additionalProperties"`
 			} `json:"providers"`
@@ -198,6 +203,9 @@ func TestSchemaKindsAreProviderKinds(t *testing.T) {
 	}
 	if got, want := s.Properties.Providers.AdditionalProperties.Properties.Kind.Enum, provider.Kinds(); !reflect.DeepEqual(got, want) {
 		t.Errorf("schema kinds %v, provider.Kinds() %v", got, want)
+	}
+	if got, want := s.Properties.Providers.AdditionalProperties.Properties.Transport.Enum, provider.Transports(); !reflect.DeepEqual(got, want) {
+		t.Errorf("schema transports %v, provider.Transports() %v", got, want)
 	}
 }
 

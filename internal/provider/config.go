@@ -71,6 +71,13 @@ type Config struct {
 	IdleTimeout      time.Duration
 	// Cloud is what KindBedrock and KindVertex take beside the above.
 	Cloud Cloud
+	// Transport is one of Transports; only the anthropic kind reads it.
+	Transport string
+	// InstallID is a random id kept in tandem's data folder (never derived
+	// from a secret). The claude-code-compat transport derives the
+	// device_id of metadata.user_id from it, stable per install as Claude
+	// Code's is.
+	InstallID string
 }
 
 // Cloud holds the cloud kinds' settings. Credentials themselves come from
@@ -95,6 +102,9 @@ type Cloud struct {
 // CloudKind reports whether k authenticates with a cloud's credential
 // chain rather than an API key.
 func CloudKind(k string) bool { return k == KindBedrock || k == KindVertex }
+
+// ClaudeCodeCompat reports whether cfg sends Claude Code's request shape.
+func (cfg Config) ClaudeCodeCompat() bool { return cfg.Transport == TransportClaudeCodeCompat }
 
 // keylessHosts are local servers that accept calls without a key.
 var keylessHosts = []string{"localhost", "127.0.0.1", "[::1]", "0.0.0.0", "host.docker.internal"}

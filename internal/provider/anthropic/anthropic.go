@@ -6,6 +6,7 @@ package anthropic
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
@@ -21,6 +22,8 @@ type anthropicAdapter struct {
 	messages anthropic.MessageService
 	tools    provider.ToolCache[[]byte]
 	history  historyCache
+	// compat is set for the claude-code-compat transport.
+	compat *compatShape
 }
 
 // New builds the adapter for cfg (kind anthropic). It makes no network call.
@@ -38,6 +41,7 @@ func newAnthropicAdapter(cfg provider.Config) *anthropicAdapter {
 		cfg:      cfg,
 		messages: anthropic.NewMessageService(anthropicClientOptions(cfg)...),
 		history:  newHistoryCache(),
+		compat:   newCompatShape(cfg),
 	}
 }
 
@@ -95,6 +99,9 @@ func (a *anthropicAdapter) Stream(ctx context.Context, req provider.Request, onD
 	for k, v := range req.Headers {
 		reqOpts = append(reqOpts, option.WithHeader(k, v))
 	}
+	if a.compat != nil {
+		reqOpts = append(reqOpts, a.compat.requestOptions(headerValue(req.Headers, "anthropic-beta"))...)
+	}
 	stream := a.messages.NewStreaming(provider.Streaming(ctx), params, reqOpts...)
 	defer stream.Close()
 	acc := newAnthropicAccumulator(a.cfg.Name, onDelta)
@@ -113,4 +120,14 @@ func (a *anthropicAdapter) Stream(ctx context.Context, req provider.Request, onD
 		return nil, provider.MapError(ctx, a.cfg.Name, provider.ErrIncompleteStream, classify)
 	}
 	return acc.response(req.Model), nil
+}
+
+// headerValue is h's value for name, in any case.
+func headerValue(h map[string]string, name string) string {
+	for k, v := range h {
+		if strings.EqualFold(k, name) {
+			return v
+		}
+	}
+	return ""
 }

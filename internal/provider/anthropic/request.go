@@ -38,6 +38,9 @@ func (a *anthropicAdapter) params(req provider.Request) (anthropic.MessageNewPar
 			OfAuto: &anthropic.ToolChoiceAutoParam{DisableParallelToolUse: param.NewOpt(false)},
 		}
 	}
+	if a.compat != nil {
+		a.compat.shape(&p, req.Messages)
+	}
 	setThinking(&p, req)
 	if req.Effort != "" {
 		// Effort alone, as output_config.effort: it does not switch thinking
