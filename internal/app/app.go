@@ -107,6 +107,7 @@ func Open(opts Options) (*App, error) {
 	a := &App{Paths: paths, User: user, Store: st, Catalog: cat, Trust: trust.NewStore(paths.DataDir), opts: opts}
 	a.models = newModels(cat, opts.Getenv)
 	a.models.custom = opts.Providers
+	a.models.install = &installID{dir: paths.DataDir}
 	a.Manager = session.NewManager(st, &wiring{app: a}, paths.DataDir)
 	a.Checkpoints = newCheckpoints(st, paths.DataDir)
 	return a, nil

@@ -24,6 +24,9 @@ type models struct {
 	// custom are providers given in code (Options.Providers), by name;
 	// they win over presets and config entries of the same name.
 	custom map[string]provider.Provider
+	// install gives the claude-code-compat transport its install id; nil
+	// in tests that build models alone (a random id per adapter then).
+	install *installID
 }
 
 func newModels(cat *catalog.Catalog, getenv func(string) string) *models {
@@ -42,6 +45,20 @@ func (m *models) resolver(c *config.Config) agent.Resolver {
 		res, err := m.cat.Resolve(spec)
 		if err != nil {
 			return agent.Model{}, err
+		}
+		if _, given := m.custom[res.Provider]; !given {
+			// Providers given in code serve what their owner says.
+			pcfg, err := m.providerConfig(res.Provider, c)
+			if err != nil {
+				return agent.Model{}, err
+			}
+			var entry config.Provider
+			if c != nil {
+				entry = c.Providers[res.Provider]
+			}
+			if err := m.checkServes(res, pcfg, entry); err != nil {
+				return agent.Model{}, err
+			}
 		}
 		p, err := m.providerFor(res.Provider, c)
 		if err != nil {
@@ -104,6 +121,14 @@ func (m *models) providerConfig(name string, c *config.Config) (provider.Config,
 		pc.BaseURL = entry.BaseURL
 	}
 	pc.Headers = entry.Headers
+	pc.Transport = entry.Transport
+	if pc.ClaudeCodeCompat() && m.install != nil {
+		id, err := m.install.get()
+		if err != nil {
+			return pc, fmt.Errorf("provider %q: %w", name, err)
+		}
+		pc.InstallID = id
+	}
 	var err error
 	if pc.FirstByteTimeout, pc.IdleTimeout, err = entry.Timeouts(); err != nil {
 		return pc, fmt.Errorf("provider %q: %w", name, err) // validated on load; kept for callers that skip it
@@ -163,7 +188,7 @@ func (m *models) expandHome(path string) string {
 }
 
 func (m *models) adapter(pc provider.Config) (provider.Provider, error) {
-	key := fmt.Sprintf("%s|%s|%s|%s|%s|%v|%v|%v|%+v", pc.Name, pc.Kind, pc.BaseURL, pc.APIKey, pc.AuthToken, pc.Headers, pc.FirstByteTimeout, pc.IdleTimeout, pc.Cloud)
+	key := fmt.Sprintf("%s|%s|%s|%s|%s|%v|%v|%v|%+v|%s", pc.Name, pc.Kind, pc.BaseURL, pc.APIKey, pc.AuthToken, pc.Headers, pc.FirstByteTimeout, pc.IdleTimeout, pc.Cloud, pc.Transport)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if p, ok := m.cache[key]; ok {

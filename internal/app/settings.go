@@ -102,6 +102,7 @@ func (a *App) ResolveSettings(ctx context.Context, req SettingsRequest) (*Settin
 		}
 	}
 	s.Model = firstNonEmpty(req.Model, a.DefaultModel(cfg))
+	a.routeCompat(s, req.Runtime == "" && cfg.Runtime == "")
 	s.MaxTurns = req.MaxTurns
 	s.FallbackModels = cfg.FallbackModels
 	if s.MaxTurns == 0 {
@@ -114,6 +115,9 @@ func (a *App) ResolveSettings(ctx context.Context, req SettingsRequest) (*Settin
 		if err := a.checkModel(s); err != nil {
 			return nil, err
 		}
+		if err := a.checkClaudeCodeCLI(s); err != nil {
+			return nil, err
+		}
 	}
 	return s, nil
 }
@@ -122,7 +126,10 @@ func (a *App) ResolveSettings(ctx context.Context, req SettingsRequest) (*Settin
 // settings, without calling the provider. The claude-code runtime may have
 // its own login and model names; it reports problems itself.
 func (a *App) checkModel(s *Settings) error {
-	if s.Runtime == turn.ClaudeCode || s.Runtime == turn.Auto {
+	if s.Runtime == turn.ClaudeCode {
+		return a.checkClaudeCodeProvider(s)
+	}
+	if s.Runtime == turn.Auto {
 		return nil
 	}
 	if s.Model == "" {

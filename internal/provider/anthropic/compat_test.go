@@ -21,10 +21,12 @@ type recordedCLI struct {
 	Query   string            `json:"query"`
 	Headers map[string]string `json:"headers"`
 	Body    struct {
-		Metadata      struct{ UserID string `json:"user_id"` } `json:"metadata"`
-		System        []map[string]any                         `json:"system"`
-		Stream        bool                                     `json:"stream"`
-		FirstUserText string                                   `json:"first_user_text"`
+		Metadata struct {
+			UserID string `json:"user_id"`
+		} `json:"metadata"`
+		System        []map[string]any `json:"system"`
+		Stream        bool             `json:"stream"`
+		FirstUserText string           `json:"first_user_text"`
 	} `json:"body"`
 }
 
@@ -58,8 +60,8 @@ func compatRequest(t *testing.T, installID, prompt string) scripted.Request {
 	}
 	req := provider.Request{Model: "claude-sonnet-4-5", System: []string{"tandem's own instructions"},
 		Messages: []message.Message{{Role: message.User, Content: []message.Block{{Type: message.Text, Text: prompt}}}},
-		Tools: []provider.ToolSpec{{Name: "Read", Description: "read", InputSchema: json.RawMessage(`{"type":"object"}`)}},
-		Headers: map[string]string{"anthropic-beta": "web-search-2025-03-05"}}
+		Tools:    []provider.ToolSpec{{Name: "Read", Description: "read", InputSchema: json.RawMessage(`{"type":"object"}`)}},
+		Headers:  map[string]string{"anthropic-beta": "web-search-2025-03-05"}}
 	if _, err := p.Stream(context.Background(), req, nil); err != nil {
 		t.Fatal(err)
 	}
