@@ -122,6 +122,10 @@ func (m *models) providerConfig(name string, c *config.Config) (provider.Config,
 	}
 	pc.Headers = entry.Headers
 	pc.Transport = entry.Transport
+	if pc.ClaudeCodeCompat() && pc.Kind != provider.KindAnthropic {
+		// A preset's kind (vertex, ...) the config file could not see.
+		return pc, fmt.Errorf("provider %q: \"transport\": \"claude-code-compat\" needs kind anthropic, and this provider is kind %s", name, pc.Kind)
+	}
 	if pc.ClaudeCodeCompat() && m.install != nil {
 		id, err := m.install.get()
 		if err != nil {
