@@ -122,6 +122,14 @@ func (w *wiring) claudeCode(name turn.RuntimeName, l *session.Live, eq *Equipmen
 		provName = res.Provider
 	}
 	pc, perr := w.app.models.providerConfig(provName, eq.cfg)
+	if name == turn.ClaudeCode {
+		// A session may be stored with claude-code before the CLI is
+		// installed (or resumed natively); its turns are refused here,
+		// before any request, naming both fixes.
+		if err := w.app.checkClaudeCodeCLI(&Settings{Config: eq.cfg, Model: spec, Runtime: name}); err != nil {
+			return nil, err
+		}
+	}
 	if name == turn.Auto {
 		kind := pc.Kind
 		if perr != nil {

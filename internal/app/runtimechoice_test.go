@@ -54,13 +54,17 @@ func TestCompatProviderGetsInstallID(t *testing.T) {
 	}
 }
 
-// Forcing claude-code without a usable CLI fails before the session is
-// stored, naming both fixes.
+// A turn forced onto claude-code without a usable CLI is refused before
+// any request (the wiring calls checkClaudeCodeCLI), naming both fixes.
 func TestForcedClaudeCodeWithoutCLINamesBothFixes(t *testing.T) {
 	a, work := testApp(t, map[string]string{"PATH": t.TempDir()})
 	writeTestFile(t, filepath.Join(a.Paths.ConfigDir, "config.json"),
 		`{"claude_code":{"path":"`+filepath.Join(t.TempDir(), "no-claude")+`"},"providers":{"proxy":{"kind":"anthropic","base_url":"http://127.0.0.1:1","api_key":"k"}}}`)
-	_, err := a.ResolveSettings(context.Background(), SettingsRequest{Cwd: work, Model: "proxy/claude-sonnet-4-5", Runtime: "claude-code", CheckModel: true})
+	s, err := a.ResolveSettings(context.Background(), SettingsRequest{Cwd: work, Model: "proxy/claude-sonnet-4-5", Runtime: "claude-code", CheckModel: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = a.checkClaudeCodeCLI(s)
 	if err == nil {
 		t.Fatal("no error")
 	}

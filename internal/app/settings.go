@@ -115,9 +115,6 @@ func (a *App) ResolveSettings(ctx context.Context, req SettingsRequest) (*Settin
 		if err := a.checkModel(s); err != nil {
 			return nil, err
 		}
-		if err := a.checkClaudeCodeCLI(s); err != nil {
-			return nil, err
-		}
 	}
 	return s, nil
 }
