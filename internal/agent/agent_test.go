@@ -374,10 +374,11 @@ func TestSystemPromptReplaceAndAppend(t *testing.T) {
 type panicTool struct{ echoTool }
 
 func (*panicTool) Name() string { return "Boom" }
-func (*panicTool) Execute(context.Context, tool.Call) (tool.Result, error) {
-	var m map[string]int
-	m["x"] = 1 // a nil-map write: a real panic
-	return tool.Result{}, nil
+func (*panicTool) Execute(_ context.Context, call tool.Call) (tool.Result, error) {
+	// A runtime error, as a real bug raises, not a panic(value): the index
+	// (the input's length) is past the end of the empty slice.
+	var seen []byte
+	return tool.Result{Content: string(seen[len(call.Input)])}, nil
 }
 
 func TestToolPanicBecomesErrorResult(t *testing.T) {
