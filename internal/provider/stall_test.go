@@ -52,9 +52,9 @@ func (f *fakeStream) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // watchRead sends one streaming request through the watch transport with
 // the default timeouts and reads the body to its end, feeding it from
-// feed; it returns the read's error and how long (on the bubble's clock)
-// the call took.
-func watchRead(t *testing.T, headers bool, feed func(w io.Writer)) (error, time.Duration) {
+// feed; it returns how long (on the bubble's clock) the call took and the
+// read's error.
+func watchRead(t *testing.T, headers bool, feed func(w io.Writer)) (time.Duration, error) {
 	t.Helper()
 	base := &fakeStream{headers: headers}
 	tr := &watchTransport{base: base, firstByte: DefaultFirstByteTimeout, idle: DefaultIdleTimeout}
@@ -64,7 +64,7 @@ func watchRead(t *testing.T, headers bool, feed func(w io.Writer)) (error, time.
 	start := time.Now()
 	resp, err := tr.RoundTrip(req)
 	if err != nil {
-		return err, time.Since(start)
+		return time.Since(start), err
 	}
 	fed := make(chan struct{})
 	go func() {
@@ -76,7 +76,7 @@ func watchRead(t *testing.T, headers bool, feed func(w io.Writer)) (error, time.
 	took := time.Since(start)
 	resp.Body.Close()
 	<-fed // a feeder must stop once its writes fail: the bubble ends with no goroutine left
-	return err, took
+	return took, err
 }
 
 // On synctest's clock the real timeouts (60 s to the first event, 90 s
@@ -88,7 +88,7 @@ func TestWatchTimeoutsOnFakeClock(t *testing.T) {
 	ping := ": keep-alive\n\n"
 	t.Run("paced inside the idle timeout", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			err, took := watchRead(t, true, func(w io.Writer) {
+			took, err := watchRead(t, true, func(w io.Writer) {
 				// The first event just inside the first-byte timeout,
 				// then each just inside the idle one.
 				time.Sleep(DefaultFirstByteTimeout - time.Second)
@@ -108,7 +108,7 @@ func TestWatchTimeoutsOnFakeClock(t *testing.T) {
 	})
 	t.Run("pings after progress", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			err, took := watchRead(t, true, func(w io.Writer) {
+			took, err := watchRead(t, true, func(w io.Writer) {
 				io.WriteString(w, delta)
 				for range 100 {
 					time.Sleep(10 * time.Second)
@@ -128,7 +128,7 @@ func TestWatchTimeoutsOnFakeClock(t *testing.T) {
 	})
 	t.Run("no headers", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			err, took := watchRead(t, false, nil)
+			took, err := watchRead(t, false, nil)
 			var se *StallError
 			if !errors.As(err, &se) || se.Phase != "first byte" || took != DefaultFirstByteTimeout {
 				t.Fatalf("no answer: %v after %v, want a first-byte stall after %v", err, took, DefaultFirstByteTimeout)
