@@ -120,8 +120,6 @@ func under(p, dir string) bool { return p == dir || strings.HasPrefix(p, dir+"/"
 
 func internalPkg(p string) bool { return under(p, module+"/internal") }
 
-func everything(string) bool { return true }
-
 // A rule: no package matching from may reach a package matching bad.
 type rule struct {
 	name string

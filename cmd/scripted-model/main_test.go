@@ -49,7 +49,7 @@ func TestRunPrintsURLAndServesUntilCancelled(t *testing.T) {
 		if err != nil {
 			t.Errorf("run: %v", err)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(15 * time.Second):
 		t.Fatal("run did not stop after cancel")
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/tandem-agent/tandem/internal/event"
@@ -294,19 +295,25 @@ func TestInterruptDuringStreamKeepsPartial(t *testing.T) {
 	}
 }
 
+// In a synctest bubble the clock moves only when every goroutine waits, so
+// the turn must end at the interrupt (50 ms), not when the tools would
+// have finished (5 s), however loaded the machine is.
 func TestInterruptDuringToolsPairsResults(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	h := newHarness(t, toolStep([2]string{"Echo", `{"a":1}`}, [2]string{"Echo", `{"a":2}`}))
-	h.echo.slow = 120 * time.Second
-	go func() { time.Sleep(50 * time.Millisecond); cancel() }()
-	start := time.Now()
-	res := h.run(t, ctx, turn.Input{})
-	if time.Since(start) > 30*time.Second || res.Subtype != event.SubtypeInterrupted {
-		t.Fatalf("interrupt not prompt: %v %+v", time.Since(start), res)
-	}
-	if len(h.rec.Messages()) != 3 || len(h.rec.Messages()[2].Content) != 2 {
-		t.Fatalf("tool results not stored in pairs: %+v", h.rec.Messages())
-	}
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		h := newHarness(t, toolStep([2]string{"Echo", `{"a":1}`}, [2]string{"Echo", `{"a":2}`}))
+		h.echo.slow = 5 * time.Second
+		go func() { time.Sleep(50 * time.Millisecond); cancel() }()
+		start := time.Now()
+		res := h.run(t, ctx, turn.Input{})
+		if took := time.Since(start); took != 50*time.Millisecond || res.Subtype != event.SubtypeInterrupted {
+			t.Fatalf("interrupt not prompt: the turn took %v, want 50ms (%+v)", took, res)
+		}
+		if len(h.rec.Messages()) != 3 || len(h.rec.Messages()[2].Content) != 2 {
+			t.Fatalf("tool results not stored in pairs: %+v", h.rec.Messages())
+		}
+	})
 }
 
 func TestRepairHistory(t *testing.T) {
@@ -374,10 +381,11 @@ func TestSystemPromptReplaceAndAppend(t *testing.T) {
 type panicTool struct{ echoTool }
 
 func (*panicTool) Name() string { return "Boom" }
-func (*panicTool) Execute(context.Context, tool.Call) (tool.Result, error) {
-	var m map[string]int
-	m["x"] = 1 // a nil-map write: a real panic
-	return tool.Result{}, nil
+func (*panicTool) Execute(_ context.Context, call tool.Call) (tool.Result, error) {
+	// A runtime error, as a real bug raises, not a panic(value): the index
+	// (the input's length) is past the end of the empty slice.
+	var seen []byte
+	return tool.Result{Content: string(seen[len(call.Input)])}, nil
 }
 
 func TestToolPanicBecomesErrorResult(t *testing.T) {

@@ -176,16 +176,6 @@ func (d *driver) sessionID() string {
 	return d.live.Snapshot().ID
 }
 
-func (d *driver) cwd() string {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.live == nil {
-		wd, _ := os.Getwd()
-		return wd
-	}
-	return d.live.Snapshot().Cwd
-}
-
 // modelID is the session's model without its provider, as Claude Code
 // names models.
 func (d *driver) modelID() string {

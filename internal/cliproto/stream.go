@@ -17,10 +17,9 @@ type partials struct {
 	sessionID func() string
 	model     func() string
 
-	open    bool   // a message has started
-	block   string // type of the open content block ("" when none)
-	index   int    // index of the open (or next) block
-	started bool   // the open block has had its start event
+	open  bool   // a message has started
+	block string // type of the open content block ("" when none)
+	index int    // index of the open (or next) block
 }
 
 func (p *partials) emit(ev map[string]any) {

@@ -280,7 +280,7 @@ func lineOf(data []byte, off int64) int {
 func CheckBaseURL(v string) error {
 	u, err := url.Parse(v)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("%q is not a base URL: write it as http://host[:port][/path] or https://...", v)
+		return fmt.Errorf("%q is not a base URL: write it as http://host[:port][/path] or https://host[:port][/path]", v)
 	}
 	return nil
 }

@@ -141,7 +141,7 @@ func LoadClaudeSettings(workDir, homeDir string) (ClaudeLayers, error) {
 		cfg := Config{Allow: s.Permissions.Allow, Ask: s.Permissions.Ask, Deny: s.Permissions.Deny}
 		rules, err := cfg.ToRules(f.path, f.base)
 		if err != nil {
-			return out, fmt.Errorf("Claude Code settings %s: %w", f.path, err)
+			return out, fmt.Errorf("rules in Claude Code settings %s: %w", f.path, err)
 		}
 		if f.user {
 			out.UserRules = append(out.UserRules, rules...)

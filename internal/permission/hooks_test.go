@@ -96,11 +96,12 @@ func TestPermissionRequestAndNotificationHooks(t *testing.T) {
 		t.Fatalf("want an ask, got %s", got)
 	}
 	var data []byte
-	for range 100 {
+	// The notification hook runs in the background: give a loaded machine
+	// plenty of time to start it.
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		if data, _ = os.ReadFile(marker); len(data) > 0 {
 			break
 		}
-		time.Sleep(50 * time.Millisecond)
 	}
 	if !strings.Contains(string(data), `"notification_type":"permission_prompt"`) || !strings.Contains(string(data), "make deploy") {
 		t.Errorf("notification input: %q", data)

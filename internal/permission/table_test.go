@@ -61,14 +61,15 @@ func tableEngine(t *testing.T, mode Mode, work, home string) (*Engine, *recordin
 	return e, a
 }
 
-func TestShellCommandTable(t *testing.T) {
-	work := t.TempDir()
-	home := t.TempDir()
+// shellCase is one Bash command and its verdicts under tableEngine's rules
+// in explore, normal and trust mode.
+type shellCase struct{ cmd, want string }
+
+// shellCommandTable is every Bash command the engine is tested on;
+// FuzzShellValidator starts from it.
+func shellCommandTable() []shellCase {
 	chain60 := strings.Repeat("true && ", 60)
-	cases := []struct {
-		cmd  string
-		want string // explore, normal, trust
-	}{
+	return []shellCase{
 		// Provably read-only.
 		{"ls -la", "AAA"}, {"pwd", "AAA"}, {"cat README.md", "AAA"}, {"cat file | grep foo", "AAA"},
 		{"git status", "AAA"}, {"git log --oneline -n 5", "AAA"}, {"git diff HEAD~1", "AAA"},
@@ -171,6 +172,12 @@ func TestShellCommandTable(t *testing.T) {
 		// Unparseable commands ask.
 		{"echo \"abc", "DQQ"}, {"ls &&", "DQQ"},
 	}
+}
+
+func TestShellCommandTable(t *testing.T) {
+	work := t.TempDir()
+	home := t.TempDir()
+	cases := shellCommandTable()
 	if len(cases) < 150 {
 		t.Fatalf("table has %d commands, want at least 150", len(cases))
 	}

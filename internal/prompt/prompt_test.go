@@ -130,7 +130,7 @@ func TestInstructionsStayInsideTheRepository(t *testing.T) {
 	var got string
 	select {
 	case got = <-done:
-	case <-time.After(5 * time.Second):
+	case <-time.After(15 * time.Second):
 		t.Fatal("reading instructions blocked on a FIFO")
 	}
 	if strings.Contains(got, "PRIVATE-KEY") {

@@ -175,6 +175,7 @@ func http2Transport(err error) bool {
 	var (
 		streamErr http2.StreamError
 		connErr   http2.ConnectionError
+		//lint:ignore SA1019 x/net's HTTP/2 transport (under fantasy) still returns it, and nothing replaces it to match
 		goAwayErr http2.GoAwayError
 	)
 	if errors.As(err, &streamErr) || errors.As(err, &connErr) || errors.As(err, &goAwayErr) {

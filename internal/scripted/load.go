@@ -154,8 +154,8 @@ func (s *Script) Validate() error {
 	return nil
 }
 
-func (st *Step) validate() error {
-	for j, tc := range st.ToolCalls {
+func (s *Step) validate() error {
+	for j, tc := range s.ToolCalls {
 		if tc.Name == "" {
 			return fmt.Errorf("tool_calls[%d].name: required (the tool to call, e.g. \"Read\")", j)
 		}
@@ -166,17 +166,17 @@ func (st *Step) validate() error {
 			}
 		}
 	}
-	if st.Usage != nil {
-		u := st.Usage
+	if s.Usage != nil {
+		u := s.Usage
 		if u.InputTokens < 0 || u.OutputTokens < 0 || u.CacheReadInputTokens < 0 || u.CacheCreationInputTokens < 0 {
 			return errors.New("usage: token counts must be >= 0")
 		}
 	}
-	if f := st.Fault; f != nil {
+	if f := s.Fault; f != nil {
 		if f.Status == 0 && !f.MidStreamError && f.DropAfterBytes == nil && f.FirstByteDelayMS == 0 && f.DelayBetweenChunksMS == 0 && f.Stall == "" {
 			return errors.New("fault: sets nothing; use status, mid_stream_error, drop_after_bytes, first_byte_delay_ms, delay_between_chunks_ms or stall")
 		}
-		if err := st.Fault.validate(); err != nil {
+		if err := s.Fault.validate(); err != nil {
 			return fmt.Errorf("fault.%w", err)
 		}
 	}

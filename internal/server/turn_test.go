@@ -119,12 +119,11 @@ func TestTurnWithSeveralClients(t *testing.T) {
 // waitIdle polls the session until no turn runs.
 func waitIdle(t *testing.T, e *env, id string, out *sessionResp) {
 	t.Helper()
-	for i := 0; i < 300; i++ {
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		e.mustDo("GET", "/api/sessions/"+id, nil, 200, out)
 		if out.Status == "idle" {
 			return
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
 	t.Fatal("session still running")
 }

@@ -188,7 +188,12 @@ func (p *sedParser) substitute() string {
 	}
 	delim := p.s[p.i]
 	p.i++
-	if !p.delimited(delim) || !p.delimited(delim) {
+	// The regexp and then the replacement each run to the next unescaped
+	// delimiter: two steps, each consuming its part.
+	if !p.delimited(delim) {
+		return "has an unterminated s command"
+	}
+	if !p.delimited(delim) {
 		return "has an unterminated s command"
 	}
 	for !p.eof() {

@@ -85,7 +85,7 @@ func TestCredentialChain(t *testing.T) {
 	t.Run("container credentials", func(t *testing.T) {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.Header.Get("Authorization") != "tok" {
-				http.Error(w, "no", 403)
+				http.Error(w, "no", http.StatusForbidden)
 				return
 			}
 			w.Header().Set("Content-Type", "application/json")

@@ -39,7 +39,7 @@ func watchProvider(t *testing.T, kind string, f scripted.Fault) provider.Provide
 	return p
 }
 
-func watchStream(t *testing.T, p provider.Provider) (*provider.Response, error, time.Duration) {
+func watchStream(t *testing.T, p provider.Provider) (*provider.Response, time.Duration, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -49,7 +49,7 @@ func watchStream(t *testing.T, p provider.Provider) (*provider.Response, error, 
 	if ctx.Err() != nil {
 		t.Fatalf("the stream hung until the test's own deadline")
 	}
-	return res, err, time.Since(start)
+	return res, time.Since(start), err
 }
 
 func TestStreamTimeouts(t *testing.T) {
@@ -69,7 +69,7 @@ func TestStreamTimeouts(t *testing.T) {
 	for _, kind := range []string{provider.KindAnthropic, provider.KindOpenAI, provider.KindOpenAICompatible} {
 		for _, c := range cases {
 			t.Run(kind+"/"+c.name, func(t *testing.T) {
-				_, err, took := watchStream(t, watchProvider(t, kind, c.fault))
+				_, took, err := watchStream(t, watchProvider(t, kind, c.fault))
 				var pe *provider.Error
 				if !errors.As(err, &pe) || !pe.Retryable {
 					t.Fatalf("got %v (%T), want a retryable *Error", err, err)
@@ -91,7 +91,7 @@ func TestStreamPacedWithinIdleTimeoutCompletes(t *testing.T) {
 	for _, kind := range []string{provider.KindAnthropic, provider.KindOpenAI, provider.KindOpenAICompatible} {
 		t.Run(kind, func(t *testing.T) {
 			p := watchProvider(t, kind, scripted.Fault{DelayBetweenChunksMS: 100})
-			res, err, _ := watchStream(t, p)
+			res, _, err := watchStream(t, p)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -122,7 +122,7 @@ func TestStreamNonSSEAnswer(t *testing.T) {
 	for _, kind := range []string{provider.KindAnthropic, provider.KindOpenAI, provider.KindOpenAICompatible} {
 		for _, c := range cases {
 			t.Run(kind+"/"+c.name, func(t *testing.T) {
-				_, err, _ := watchStream(t, watchProvider(t, kind, c.fault))
+				_, _, err := watchStream(t, watchProvider(t, kind, c.fault))
 				var pe *provider.Error
 				if !errors.As(err, &pe) {
 					t.Fatalf("got %v (%T)", err, err)

@@ -5,16 +5,21 @@ import (
 	"testing"
 )
 
-func TestApplyEditTable(t *testing.T) {
-	cases := []struct {
-		name     string
-		content  string
-		old, new string
-		all      bool
-		want     string // whole resulting text
-		matcher  string // expected matcher when want is set
-		errHas   string // substring of the error when the edit must fail
-	}{
+// editCase is one edit and its expected outcome.
+type editCase struct {
+	name     string
+	content  string
+	old, new string
+	all      bool
+	want     string // whole resulting text
+	matcher  string // expected matcher when want is set
+	errHas   string // substring of the error when the edit must fail
+}
+
+// editCases are the matcher cascade's cases; FuzzEditMatcher starts from
+// them.
+func editCases() []editCase {
+	return []editCase{
 		// exact
 		{name: "exact single", content: "old content here", old: "old content", new: "new content", want: "new content here", matcher: "exact"},
 		{name: "exact mid-line substring", content: "    return x\n", old: "return x", new: "return y", want: "    return y\n", matcher: "exact"},
@@ -74,9 +79,13 @@ func TestApplyEditTable(t *testing.T) {
 		{name: "weak brace anchors refused", content: "{\n  one();\n  two();\n}\n", old: "{\n  uno();\n  dos();\n}", new: "{}", errHas: "not found"},
 		{name: "tolerant ambiguity", content: "  foo()\n  bar()\nx\n    foo()\n    bar()\n", old: "foo()\n bar()", new: "baz()", errHas: "found 2 similar places (starting at lines 1, 4)"},
 		{name: "greedy return twice", content: "func a() {\n  }\n  return mainLayout\n}\nfunc b() {\n  }\n  return mainLayout\n}\n", old: "  }\n  return mainLayout", new: "}", errHas: "Found 2 matches"},
+		{name: "invalid UTF-8 in old_string", content: "Hello", old: "o \xe4", new: "0", errHas: "not found"},
 		{name: "escape guard counts unescaped", content: "a\nb\nc\nd\n", old: "a\\nb\\nc\\nd", new: "x", want: "x\n", matcher: "escape-normalized"},
 	}
-	for _, tc := range cases {
+}
+
+func TestApplyEditTable(t *testing.T) {
+	for _, tc := range editCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			got, msg := applyEdit(tc.content, editOp{Old: tc.old, New: tc.new, ReplaceAll: tc.all})
 			if tc.errHas != "" || (tc.want == "" && tc.matcher == "") {

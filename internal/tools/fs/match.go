@@ -205,7 +205,11 @@ func findWhitespaceNormalized(q *query) []candidate {
 			for k, w := range words {
 				quoted[k] = regexp.QuoteMeta(w)
 			}
-			re = regexp.MustCompile(strings.Join(quoted, `\s+`))
+			var err error
+			if re, err = regexp.Compile(strings.Join(quoted, `\s+`)); err != nil {
+				// Invalid UTF-8 makes no pattern; whole lines were compared above.
+				return out
+			}
 		}
 		for _, loc := range re.FindAllStringIndex(line, -1) {
 			s := q.ix.starts[i]

@@ -25,7 +25,7 @@ func PlanEdit(path, content, old, new string, replaceAll bool) (newContent, diff
 func PlanEdits(path, content string, edits []Replacement) (newContent, diff string, err error) {
 	ops := make([]editOp, len(edits))
 	for i, e := range edits {
-		ops[i] = editOp{Old: e.Old, New: e.New, ReplaceAll: e.ReplaceAll}
+		ops[i] = editOp(e)
 	}
 	doc := decodeDoc([]byte(content))
 	after, _, msg := applyOps(doc.text, ops)

@@ -215,7 +215,7 @@ func alive(pid int) bool { return syscall.Kill(pid, 0) == nil }
 
 func waitGone(t *testing.T, pid int) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(15 * time.Second)
 	for alive(pid) {
 		if time.Now().After(deadline) {
 			t.Fatalf("process %d still alive", pid)
@@ -232,7 +232,7 @@ func grandchildCmd(pidFile string) string {
 
 func readPid(t *testing.T, path string) int {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(15 * time.Second)
 	for {
 		b, err := os.ReadFile(path)
 		if err == nil && strings.TrimSpace(string(b)) != "" {

@@ -34,7 +34,7 @@ func TestWebSearchBrave(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		gotQ, gotKey = r.URL.Query().Get("q"), r.Header.Get("X-Subscription-Token")
 		if gotKey != "k1" {
-			http.Error(w, `{"error":"bad key"}`, 401)
+			http.Error(w, `{"error":"bad key"}`, http.StatusUnauthorized)
 			return
 		}
 		json.NewEncoder(w).Encode(map[string]any{"web": map[string]any{"results": []map[string]string{
@@ -69,7 +69,7 @@ func TestWebSearchTavily(t *testing.T) {
 	var got map[string]any
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") != "Bearer tk" || r.Method != http.MethodPost {
-			http.Error(w, "unauthorized", 401)
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
 			return
 		}
 		json.NewDecoder(r.Body).Decode(&got)
