@@ -76,7 +76,6 @@ type Options struct {
 type Engine struct {
 	app  *app.App
 	opts Options
-	mcp  []MCPServer
 
 	mu       sync.Mutex
 	sessions map[string]*Session // open sessions, for permission questions

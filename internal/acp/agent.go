@@ -91,7 +91,6 @@ func (ag *Agent) lookup(id acpsdk.SessionId) (*liveSession, error) {
 	return s, nil
 }
 
-//lint:ignore U1000 the editor file system and terminal support (on its way) reads the client capabilities
 func (ag *Agent) clientCaps() acpsdk.ClientCapabilities {
 	ag.mu.Lock()
 	defer ag.mu.Unlock()
