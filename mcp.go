@@ -37,25 +37,10 @@ type MCPServer struct {
 	EnabledTools, DisabledTools []string
 }
 
-// mcpEntry is MCPServer in .mcp.json's form, which the session's MCP
-// manager reads.
-type mcpEntry struct {
-	Type          string            `json:"type,omitempty"`
-	Command       string            `json:"command,omitempty"`
-	Args          []string          `json:"args,omitempty"`
-	Env           map[string]string `json:"env,omitempty"`
-	Cwd           string            `json:"cwd,omitempty"`
-	URL           string            `json:"url,omitempty"`
-	Headers       map[string]string `json:"headers,omitempty"`
-	Timeout       string            `json:"timeout,omitempty"`
-	EnabledTools  []string          `json:"enabled_tools,omitempty"`
-	DisabledTools []string          `json:"disabled_tools,omitempty"`
-}
-
 // mcpJSON encodes servers as an "mcpServers" object; a later entry of the
 // same name replaces an earlier one (a session's over the engine's).
 func mcpJSON(lists ...[]MCPServer) (json.RawMessage, error) {
-	all := map[string]mcpEntry{}
+	all := map[string]mcp.ServerConfig{}
 	for _, list := range lists {
 		for _, s := range list {
 			if s.Name == "" {
@@ -64,12 +49,8 @@ func mcpJSON(lists ...[]MCPServer) (json.RawMessage, error) {
 			if s.Command == "" && s.URL == "" {
 				return nil, fmt.Errorf("MCP server %s: set Command (a stdio server) or URL (an HTTP server)", s.Name)
 			}
-			e := mcpEntry{Type: s.Type, Command: s.Command, Args: s.Args, Env: s.Env, Cwd: s.Dir, URL: s.URL,
-				Headers: s.Headers, EnabledTools: s.EnabledTools, DisabledTools: s.DisabledTools}
-			if s.Timeout > 0 {
-				e.Timeout = s.Timeout.String()
-			}
-			all[s.Name] = e
+			all[s.Name] = mcp.ServerConfig{Type: s.Type, Command: s.Command, Args: s.Args, Env: s.Env, Cwd: s.Dir, URL: s.URL,
+				Headers: s.Headers, Timeout: mcp.Duration(s.Timeout), EnabledTools: s.EnabledTools, DisabledTools: s.DisabledTools}
 		}
 	}
 	if len(all) == 0 {

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"io"
 	"net/http"
 )
 
@@ -85,4 +86,14 @@ func HTTPClient(cfg Config) *http.Client {
 	firstByte, idle := streamTimeouts(cfg)
 	c.Transport = &authTransport{base: &watchTransport{base: base, firstByte: firstByte, idle: idle}, cfg: cfg}
 	return &c
+}
+
+// ReadRequestBody reads and closes req's body (nil when it has none), for
+// the cloud transports that rewrite a call before sending it on.
+func ReadRequestBody(req *http.Request) ([]byte, error) {
+	if req.Body == nil {
+		return nil, nil
+	}
+	defer req.Body.Close()
+	return io.ReadAll(req.Body)
 }

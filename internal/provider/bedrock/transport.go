@@ -18,6 +18,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+
+	"github.com/tandem-agent/tandem/internal/provider"
 )
 
 // APIVersion is the Messages API version Bedrock takes in the body.
@@ -68,9 +70,9 @@ func NewTransport(o Options) *Transport {
 // RoundTrip rewrites a Messages call; other requests (none today) go out
 // unchanged but authenticated.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	body, err := readBody(req)
+	body, err := provider.ReadRequestBody(req)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("bedrock: read request body: %w", err)
 	}
 	region, creds, failure := t.auth(req.Context())
 	if failure != nil {
@@ -121,18 +123,6 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	return translateResponse(resp), nil
-}
-
-func readBody(req *http.Request) ([]byte, error) {
-	if req.Body == nil {
-		return nil, nil
-	}
-	defer req.Body.Close()
-	b, err := io.ReadAll(req.Body)
-	if err != nil {
-		return nil, fmt.Errorf("bedrock: read request body: %w", err)
-	}
-	return b, nil
 }
 
 // target points out at the Bedrock runtime endpoint. The adapter's base URL

@@ -15,6 +15,8 @@ import (
 
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/google"
+
+	"github.com/tandem-agent/tandem/internal/provider"
 )
 
 // AnthropicVersion is the Messages API version Vertex takes in the body.
@@ -106,9 +108,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, fmt.Errorf("vertex: get an access token: %w", err)
 	}
 	out := req.Clone(req.Context())
-	body, err := readBody(req)
+	body, err := provider.ReadRequestBody(req)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("vertex: read request body: %w", err)
 	}
 	models := t.Endpoint() + "/v1/projects/" + url.PathEscape(project) + "/locations/" + url.PathEscape(t.opt.Location) + "/publishers/"
 	if anthropic {
@@ -156,18 +158,6 @@ func setURL(out *http.Request, raw, query string) error {
 	u.RawQuery = query
 	out.URL, out.Host = u, u.Host
 	return nil
-}
-
-func readBody(req *http.Request) ([]byte, error) {
-	if req.Body == nil {
-		return nil, nil
-	}
-	defer req.Body.Close()
-	b, err := io.ReadAll(req.Body)
-	if err != nil {
-		return nil, fmt.Errorf("vertex: read request body: %w", err)
-	}
-	return b, nil
 }
 
 // rewriteAnthropic takes the model out of the body (Vertex has it in the
