@@ -32,6 +32,13 @@ func geminiBody(name string, req provider.Request) map[string]any {
 		}
 		gen["thinkingConfig"] = tc
 	}
+	if len(req.OutputSchema) > 0 && len(req.Tools) == 0 {
+		// --json-schema natively, as JSON Schema itself (not the OpenAPI
+		// subset tools use). Only on calls without tools: Gemini 2.5
+		// refuses a JSON response type beside function declarations.
+		gen["responseMimeType"] = "application/json"
+		gen["responseJsonSchema"] = req.OutputSchema
+	}
 	if len(gen) > 0 {
 		body["generationConfig"] = gen
 	}

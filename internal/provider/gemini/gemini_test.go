@@ -129,3 +129,47 @@ func TestGeminiErrors(t *testing.T) {
 		t.Errorf("blocked prompt: %v", err)
 	}
 }
+
+// --json-schema on Gemini: a call without tools is the recorded
+// object-generation request (responseJsonSchema, responseMimeType); one
+// with tools leaves the schema to the prompt, as Gemini 2.5 refuses a
+// JSON response type beside function declarations.
+func TestGeminiOutputSchema(t *testing.T) {
+	for _, model := range []string{"gemini-2.5-flash", "gemini-2.5-pro", "gemini-3-pro-preview"} {
+		t.Run(model, func(t *testing.T) {
+			c := providertest.LoadCassette(t, "TestGoogleObjectGeneration/"+model+"/simple_object_streaming.yaml")
+			var recorded struct {
+				Gen struct {
+					Schema json.RawMessage `json:"responseJsonSchema"`
+				} `json:"generationConfig"`
+			}
+			if err := json.Unmarshal([]byte(c.Interactions[0].Request.Body), &recorded); err != nil || len(recorded.Gen.Schema) == 0 {
+				t.Fatalf("recording: %v", err)
+			}
+			rs := providertest.NewReplayServer(t, c, nil)
+			p := geminiFor(t, rs)
+			req := provider.Request{Model: model, MaxTokens: 4000, OutputSchema: recorded.Gen.Schema,
+				Messages: []message.Message{{Role: message.User, Content: []message.Block{message.TextBlock("Generate information about a person named Alice who is 30 years old and lives in Paris.")}}}}
+			r, err := p.Stream(context.Background(), req, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			providertest.AssertSameJSON(t, model, rs.Body(0), []byte(c.Interactions[0].Request.Body), "thinkingConfig")
+			var person struct {
+				Name string `json:"name"`
+			}
+			if err := json.Unmarshal([]byte(providertest.TextOf(r)), &person); err != nil || person.Name != "Alice" {
+				t.Errorf("answer %q: %v", providertest.TextOf(r), err)
+			}
+		})
+	}
+	withTools := geminiBody("gemini", provider.Request{Model: "gemini-2.5-flash", OutputSchema: json.RawMessage(`{"type":"object"}`),
+		Tools: []provider.ToolSpec{{Name: "Read", InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`)}}})
+	gen, _ := withTools["generationConfig"].(map[string]any)
+	if _, ok := gen["responseJsonSchema"]; ok {
+		t.Errorf("schema sent natively beside tools: %v", gen)
+	}
+	if _, ok := gen["responseMimeType"]; ok {
+		t.Errorf("JSON response type sent beside tools: %v", gen)
+	}
+}
