@@ -43,10 +43,17 @@ type Request struct {
 	// Adapters that have none ignore them.
 	ServerTools []json.RawMessage
 	// OutputSchema is a JSON Schema the final text answer must conform to
-	// (--json-schema). Adapters whose API constrains output natively send
-	// it (the Responses API's text.format); the others ignore it, and the
-	// loop validates the answer either way.
+	// (--json-schema). The loop validates the answer either way; adapters
+	// whose API constrains output natively also send it: the Responses
+	// API's text.format always, Chat Completions' response_format for
+	// kind openai, Gemini's responseSchema on calls without tools, and the
+	// others only when NativeOutput says the model accepts it.
 	OutputSchema json.RawMessage
+	// NativeOutput: the model accepts the provider's native structured
+	// output field (the catalog's or config's "structured_output"); an
+	// adapter that cannot tell on its own sends OutputSchema natively only
+	// then, since many servers reject the field outright.
+	NativeOutput bool
 }
 
 // Source is a web page a provider-side search returned; Cited holds the

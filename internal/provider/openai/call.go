@@ -38,7 +38,25 @@ func (b promptBuilder) call(req provider.Request, tools []fantasy.Tool) (fantasy
 			}
 		}
 	}
+	if b.nativeOutput(req) {
+		f, err := newOutputFormat(req.OutputSchema)
+		if err != nil {
+			return fantasy.Call{}, err
+		}
+		if c.ProviderOptions == nil {
+			c.ProviderOptions = fantasy.ProviderOptions{}
+		}
+		c.ProviderOptions[outputFormatKey] = f
+	}
 	return c, nil
+}
+
+// nativeOutput reports whether req's schema goes out as response_format:
+// always for OpenAI itself, and for an OpenAI-compatible server only when
+// its model is known to take it (many local servers reject the field).
+// response_format leaves tool calls free, so tools need no special case.
+func (b promptBuilder) nativeOutput(req provider.Request) bool {
+	return len(req.OutputSchema) > 0 && (b.kind == provider.KindOpenAI || req.NativeOutput)
 }
 
 // functionTools converts tool specs for fantasy. Adapters keep the result in

@@ -44,7 +44,8 @@ func newFantasyAdapter(cfg provider.Config) (*fantasyAdapter, error) {
 	var err error
 	switch cfg.Kind {
 	case provider.KindOpenAI:
-		opts := []fantasyopenai.Option{fantasyopenai.WithHTTPClient(client), fantasyopenai.WithName(cfg.Name)}
+		opts := []fantasyopenai.Option{fantasyopenai.WithHTTPClient(client), fantasyopenai.WithName(cfg.Name),
+			fantasyopenai.WithLanguageModelOptions(fantasyopenai.WithLanguageModelPrepareCallFunc(withOutputFormat(fantasyopenai.DefaultPrepareCallFunc)))}
 		if cfg.BaseURL != "" {
 			opts = append(opts, fantasyopenai.WithBaseURL(cfg.BaseURL))
 		}
@@ -58,7 +59,8 @@ func newFantasyAdapter(cfg provider.Config) (*fantasyAdapter, error) {
 	case provider.KindOpenAICompatible:
 		// The fantasy name stays openaicompat.Name: its option lookup is
 		// keyed by it.
-		opts := []openaicompat.Option{openaicompat.WithHTTPClient(client), openaicompat.WithBaseURL(cfg.BaseURL)}
+		opts := []openaicompat.Option{openaicompat.WithHTTPClient(client), openaicompat.WithBaseURL(cfg.BaseURL),
+			openaicompat.WithLanguageModelOptions(fantasyopenai.WithLanguageModelPrepareCallFunc(withOutputFormat(openaicompat.PrepareCallFunc)))}
 		if cfg.APIKey != "" {
 			opts = append(opts, openaicompat.WithAPIKey(cfg.APIKey))
 		}

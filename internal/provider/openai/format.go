@@ -1,0 +1,130 @@
+package openai
+
+import (
+	"encoding/json"
+	"errors"
+
+	"charm.land/fantasy"
+	fantasyopenai "charm.land/fantasy/providers/openai"
+	openaisdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/packages/param"
+	"github.com/openai/openai-go/v3/shared"
+)
+
+// outputFormatKey is the fantasy.Call.ProviderOptions key that carries a
+// --json-schema to prepareWithFormat: fantasy's Stream has no
+// response_format of its own (only its object calls do), and its prepare
+// hook is the one place that sees both the call and the SDK params.
+const outputFormatKey = "tandem-output-format"
+
+// outputFormat is the schema sent as response_format.
+type outputFormat struct {
+	schema map[string]any
+	strict bool
+}
+
+func (*outputFormat) Options() {}
+
+func (f *outputFormat) MarshalJSON() ([]byte, error) { return json.Marshal(f.schema) }
+
+func (*outputFormat) UnmarshalJSON([]byte) error {
+	return errors.New("output format options are built in code, never decoded")
+}
+
+// newOutputFormat decodes the schema; strict mode only when the schema
+// already obeys its rules, as a strict request with any other schema is
+// refused outright.
+func newOutputFormat(raw json.RawMessage) (*outputFormat, error) {
+	var schema map[string]any
+	if err := json.Unmarshal(raw, &schema); err != nil {
+		return nil, errors.New("--json-schema: response_format needs a JSON object schema")
+	}
+	return &outputFormat{schema: schema, strict: strictSchema(schema)}, nil
+}
+
+// withOutputFormat wraps a prepare hook (fantasy's or openaicompat's) so
+// a call carrying an outputFormat gets response_format json_schema.
+func withOutputFormat(next fantasyopenai.LanguageModelPrepareCallFunc) fantasyopenai.LanguageModelPrepareCallFunc {
+	return func(m fantasy.LanguageModel, params *openaisdk.ChatCompletionNewParams, call fantasy.Call) ([]fantasy.CallWarning, error) {
+		warnings, err := next(m, params, call)
+		if err != nil {
+			return warnings, err
+		}
+		if f, ok := call.ProviderOptions[outputFormatKey].(*outputFormat); ok {
+			params.ResponseFormat = openaisdk.ChatCompletionNewParamsResponseFormatUnion{
+				OfJSONSchema: &shared.ResponseFormatJSONSchemaParam{
+					JSONSchema: shared.ResponseFormatJSONSchemaJSONSchemaParam{
+						Name: "output", Schema: f.schema, Strict: param.NewOpt(f.strict),
+					},
+				},
+			}
+		}
+		return warnings, nil
+	}
+}
+
+// strictKeywords are the keywords OpenAI's strict mode accepts.
+var strictKeywords = map[string]bool{
+	"type": true, "properties": true, "required": true, "additionalProperties": true,
+	"items": true, "enum": true, "const": true, "description": true, "title": true,
+	"anyOf": true, "$defs": true, "definitions": true, "$ref": true, "$schema": true, "$id": true,
+	"pattern": true, "format": true, "multipleOf": true, "minimum": true, "maximum": true,
+	"exclusiveMinimum": true, "exclusiveMaximum": true, "minItems": true, "maxItems": true,
+}
+
+// strictSchema reports whether s satisfies strict mode: every object
+// closed (additionalProperties false) with all its properties required,
+// and only keywords strict mode knows.
+func strictSchema(s map[string]any) bool {
+	for k := range s {
+		if !strictKeywords[k] {
+			return false
+		}
+	}
+	if props, ok := s["properties"].(map[string]any); ok || s["type"] == "object" {
+		if s["additionalProperties"] != false {
+			return false
+		}
+		required := map[string]bool{}
+		list, _ := s["required"].([]any)
+		for _, r := range list {
+			if name, ok := r.(string); ok {
+				required[name] = true
+			}
+		}
+		for name, p := range props {
+			sub, ok := p.(map[string]any)
+			if !required[name] || !ok || !strictSchema(sub) {
+				return false
+			}
+		}
+	}
+	if items, ok := s["items"]; ok {
+		sub, ok := items.(map[string]any)
+		if !ok || !strictSchema(sub) {
+			return false
+		}
+	}
+	for _, key := range []string{"$defs", "definitions"} {
+		defs, _ := s[key].(map[string]any)
+		for _, d := range defs {
+			sub, ok := d.(map[string]any)
+			if !ok || !strictSchema(sub) {
+				return false
+			}
+		}
+	}
+	if list, ok := s["anyOf"]; ok {
+		alts, ok := list.([]any)
+		if !ok {
+			return false
+		}
+		for _, a := range alts {
+			sub, ok := a.(map[string]any)
+			if !ok || !strictSchema(sub) {
+				return false
+			}
+		}
+	}
+	return true
+}

@@ -1,0 +1,53 @@
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/tandem-agent/tandem/internal/message"
+	"github.com/tandem-agent/tandem/internal/provider"
+	"github.com/tandem-agent/tandem/internal/provider/providertest"
+)
+
+const personPrompt = "Generate information about a person named Alice who is 30 years old and lives in Paris."
+
+// --json-schema on Chat Completions: the request is the recorded
+// object-generation request (response_format json_schema, strict, the
+// schema) but for the schema's name and description, which tandem does
+// not have; the recorded answer comes back as the text.
+func TestOpenAIOutputSchemaRecorded(t *testing.T) {
+	for _, model := range []string{"openai-gpt-4o", "openai-gpt-4o-mini"} {
+		t.Run(model, func(t *testing.T) {
+			c := providertest.LoadCassette(t, "TestOpenAIObjectGeneration/"+model+"/simple_object_streaming.yaml")
+			var recorded struct {
+				Model          string `json:"model"`
+				ResponseFormat struct {
+					JSONSchema map[string]json.RawMessage `json:"json_schema"`
+				} `json:"response_format"`
+			}
+			if err := json.Unmarshal([]byte(c.Interactions[0].Request.Body), &recorded); err != nil {
+				t.Fatal(err)
+			}
+			rs := providertest.NewReplayServer(t, c, nil)
+			p, err := New(provider.Config{Name: "openai", Kind: provider.KindOpenAI, BaseURL: rs.URL + "/v1", APIKey: "k"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := provider.Request{Model: recorded.Model, MaxTokens: 4000, OutputSchema: recorded.ResponseFormat.JSONSchema["schema"],
+				Messages: []message.Message{{Role: message.User, Content: []message.Block{message.TextBlock(personPrompt)}}}}
+			resp, err := p.Stream(context.Background(), req, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			providertest.AssertSameJSON(t, model, rs.Body(0), []byte(c.Interactions[0].Request.Body), "name", "description")
+			var person struct {
+				Name string `json:"name"`
+				Age  int    `json:"age"`
+			}
+			if err := json.Unmarshal([]byte(providertest.TextOf(resp)), &person); err != nil || person.Name != "Alice" || person.Age != 30 {
+				t.Errorf("answer %q: %v", providertest.TextOf(resp), err)
+			}
+		})
+	}
+}
