@@ -33,6 +33,10 @@ type Model struct {
 	// config); 0 means unknown, which turns off threshold compaction but
 	// not overflow recovery.
 	ContextWindow int64
+	// NativeOutput: the model accepts its protocol's native
+	// structured-output field, sent beside the schema-in-prompt for
+	// --json-schema (provider.Request.NativeOutput).
+	NativeOutput bool
 }
 
 // Resolver turns a "provider/model" spec into a Model. The loop resolves at

@@ -94,6 +94,7 @@ func (r *Runtime) buildRequest(st *turnState, msgs []message.Message) provider.R
 	}
 	return provider.Request{
 		OutputSchema:   outSchema,
+		NativeOutput:   outSchema != nil && st.model.NativeOutput,
 		Model:          st.model.ID,
 		System:         system,
 		Messages:       msgs,

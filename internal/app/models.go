@@ -69,10 +69,16 @@ func (m *models) resolver(c *config.Config) agent.Resolver {
 		if info != nil {
 			model.MaxOutput = info.MaxOutputTokens
 			model.ContextWindow = info.ContextWindow
+			// The clouds' Claude (same_as) is not assumed to take the
+			// first-party API's structured-output field.
+			model.NativeOutput = info.StructuredOutput && info.SameAs == ""
 		}
 		if c != nil {
 			if w := c.Providers[res.Provider].ContextWindowFor(res.Model); w > 0 {
 				model.ContextWindow = w
+			}
+			if on, set := c.Providers[res.Provider].StructuredOutputFor(res.Model); set {
+				model.NativeOutput = on
 			}
 		}
 		if c != nil && (info == nil || info.SupportsThinking) {

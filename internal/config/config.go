@@ -103,6 +103,20 @@ type Provider struct {
 // ProviderModel overrides what the catalog says about one model.
 type ProviderModel struct {
 	ContextWindow int64 `json:"context_window,omitempty"`
+	// StructuredOutput says whether the model accepts the protocol's
+	// native structured-output field (response_format for an
+	// OpenAI-compatible server, output_config.format for Anthropic);
+	// unset keeps the catalog's answer (off for models it does not list).
+	StructuredOutput *bool `json:"structured_output,omitempty"`
+}
+
+// StructuredOutputFor is the configured structured-output capability of
+// model id, and whether the config sets one.
+func (p Provider) StructuredOutputFor(id string) (on, set bool) {
+	if m, ok := p.Models[id]; ok && m.StructuredOutput != nil {
+		return *m.StructuredOutput, true
+	}
+	return false, false
 }
 
 // ContextWindowFor is the configured window for model id, 0 if none.

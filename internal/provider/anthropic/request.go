@@ -45,9 +45,35 @@ func (a *anthropicAdapter) params(req provider.Request) (anthropic.MessageNewPar
 	if req.Effort != "" {
 		// Effort alone, as output_config.effort: it does not switch thinking
 		// to adaptive, which older models reject.
-		p.OutputConfig = anthropic.OutputConfigParam{Effort: anthropic.OutputConfigEffort(req.Effort)}
+		p.OutputConfig.Effort = anthropic.OutputConfigEffort(req.Effort)
+	}
+	if err := a.setOutputFormat(&p, req); err != nil {
+		return p, err
 	}
 	return p, nil
+}
+
+// setOutputFormat sends the --json-schema as output_config.format for
+// models that take it (req.NativeOutput). It constrains the text answer
+// and leaves tool calls free, so it goes on every call of the turn. The
+// SDK's transform closes objects and moves keywords the API refuses into
+// descriptions; tandem still validates against the schema as given. The
+// claude-code-compat transport keeps Claude Code's request shape, which
+// has no output_config.format.
+func (a *anthropicAdapter) setOutputFormat(p *anthropic.MessageNewParams, req provider.Request) error {
+	if !req.NativeOutput || len(req.OutputSchema) == 0 || a.compat != nil {
+		return nil
+	}
+	var schema map[string]any
+	if err := json.Unmarshal(req.OutputSchema, &schema); err != nil {
+		return fmt.Errorf("--json-schema: output_config.format needs a JSON object schema: %w", err)
+	}
+	// The transform answers nil for a schema it cannot read; the answer is
+	// then asked for through the prompt alone.
+	if sent, ok := anthropic.BetaJSONSchemaOutputFormat(schema).Schema.(map[string]any); ok && sent != nil {
+		p.OutputConfig.Format = anthropic.JSONOutputFormatParam{Schema: sent}
+	}
+	return nil
 }
 
 // setThinking turns on extended thinking. Models that only take adaptive

@@ -42,6 +42,11 @@ type ModelInfo struct {
 	SupportsImages bool   `json:"images"`
 	// SupportsThinking: extended thinking / reasoning is available.
 	SupportsThinking bool `json:"thinking"`
+	// StructuredOutput: the first-party API constrains the answer to a
+	// JSON Schema natively (Anthropic's output_config.format). Off by
+	// default: many servers reject the field. Kinds whose every model
+	// takes it (openai, gemini) do not need it set.
+	StructuredOutput bool `json:"structured_output,omitempty"`
 	// API names the provider's protocol the model needs when its kind
 	// speaks more than one: "responses" for OpenAI models served only
 	// through the Responses API (Codex, the -pro models).
