@@ -51,3 +51,24 @@ func TestOpenAIOutputSchemaRecorded(t *testing.T) {
 		})
 	}
 }
+
+// Strict mode only for schemas that already obey its rules: a strict
+// request with any other schema is refused by the API.
+func TestStrictSchema(t *testing.T) {
+	for _, c := range []struct {
+		schema string
+		strict bool
+	}{
+		{`{"type":"object","properties":{"a":{"type":"string"}},"required":["a"],"additionalProperties":false}`, true},
+		{`{"type":"object","properties":{"a":{"type":"array","items":{"type":"object","properties":{"b":{"type":"integer"}},"required":["b"],"additionalProperties":false}}},"required":["a"],"additionalProperties":false}`, true},
+		{`{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}`, false},                                                    // open object
+		{`{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"string"}},"required":["a"],"additionalProperties":false}`, false}, // b optional
+		{`{"type":"object","properties":{"a":{"type":"object","properties":{}}},"required":["a"],"additionalProperties":false}`, false},       // nested open
+		{`{"type":"object","properties":{"a":{"type":"string","minLength":1}},"required":["a"],"additionalProperties":false}`, false},         // unknown keyword
+	} {
+		f, err := newOutputFormat(json.RawMessage(c.schema))
+		if err != nil || f.strict != c.strict {
+			t.Errorf("%s: strict %v, want %v (%v)", c.schema, f != nil && f.strict, c.strict, err)
+		}
+	}
+}
