@@ -46,7 +46,7 @@ type Request struct {
 	// (--json-schema). The loop validates the answer either way; adapters
 	// whose API constrains output natively also send it: the Responses
 	// API's text.format always, Chat Completions' response_format for
-	// kind openai, Gemini's responseSchema on calls without tools, and the
+	// kind openai, Gemini's responseJsonSchema on calls without tools, and the
 	// others only when NativeOutput says the model accepts it.
 	OutputSchema json.RawMessage
 	// NativeOutput: the model accepts the provider's native structured
