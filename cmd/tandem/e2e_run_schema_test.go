@@ -33,6 +33,18 @@ func TestE2ERunJSONSchema(t *testing.T) {
 	if d.Code != 0 || !strings.Contains(d.Stdout, `"structured_output":{"done":true,"items":["a","b"]}`) {
 		t.Errorf("drop-in: exit %d\n%s\n%s", d.Code, d.Stdout, d.Stderr)
 	}
+	// Claude Sonnet 4.5's catalog entry takes output_config.format: the
+	// schema goes natively too, on the repair as well.
+	dreqs := x.srv.MainRequests()
+	if len(dreqs) != 2 {
+		t.Errorf("drop-in: %d requests, want answer and repair", len(dreqs))
+	}
+	for i, r := range dreqs {
+		oc, _ := r.Body["output_config"].(map[string]any)
+		if f, _ := oc["format"].(map[string]any); f["type"] != "json_schema" || f["schema"] == nil {
+			t.Errorf("drop-in request %d: no output_config.format: %s", i, r.RawBody)
+		}
+	}
 
 	bad := x.RunStream("list", "--json-schema", `{"minimum":"x"}`)
 	if bad.Code == 0 || !strings.Contains(bad.Stderr, "--json-schema") {
