@@ -68,6 +68,9 @@ func (a *anthropicAdapter) setOutputFormat(p *anthropic.MessageNewParams, req pr
 	if err := json.Unmarshal(req.OutputSchema, &schema); err != nil {
 		return fmt.Errorf("--json-schema: output_config.format needs a JSON object schema: %w", err)
 	}
+	if schema["type"] != "object" {
+		return nil // output_config.format takes object schemas only: the prompt asks
+	}
 	// The transform answers nil for a schema it cannot read; the answer is
 	// then asked for through the prompt alone.
 	if sent, ok := anthropic.BetaJSONSchemaOutputFormat(schema).Schema.(map[string]any); ok && sent != nil {

@@ -43,10 +43,12 @@ func (b promptBuilder) call(req provider.Request, tools []fantasy.Tool) (fantasy
 		if err != nil {
 			return fantasy.Call{}, err
 		}
-		if c.ProviderOptions == nil {
+		if f != nil && c.ProviderOptions == nil {
 			c.ProviderOptions = fantasy.ProviderOptions{}
 		}
-		c.ProviderOptions[outputFormatKey] = f
+		if f != nil {
+			c.ProviderOptions[outputFormatKey] = f
+		}
 	}
 	return c, nil
 }

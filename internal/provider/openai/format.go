@@ -33,11 +33,15 @@ func (*outputFormat) UnmarshalJSON([]byte) error {
 
 // newOutputFormat decodes the schema; strict mode only when the schema
 // already obeys its rules, as a strict request with any other schema is
-// refused outright.
+// refused outright. A schema whose root is not an object, which
+// response_format does not take, is left to the prompt (nil).
 func newOutputFormat(raw json.RawMessage) (*outputFormat, error) {
 	var schema map[string]any
 	if err := json.Unmarshal(raw, &schema); err != nil {
 		return nil, errors.New("--json-schema: response_format needs a JSON object schema")
+	}
+	if schema["type"] != "object" {
+		return nil, nil
 	}
 	return &outputFormat{schema: schema, strict: strictSchema(schema)}, nil
 }

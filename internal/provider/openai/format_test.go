@@ -67,8 +67,19 @@ func TestStrictSchema(t *testing.T) {
 		{`{"type":"object","properties":{"a":{"type":"string","minLength":1}},"required":["a"],"additionalProperties":false}`, false},         // unknown keyword
 	} {
 		f, err := newOutputFormat(json.RawMessage(c.schema))
+		if f == nil {
+			t.Fatalf("%s: not sent natively (%v)", c.schema, err)
+		}
 		if err != nil || f.strict != c.strict {
 			t.Errorf("%s: strict %v, want %v (%v)", c.schema, f != nil && f.strict, c.strict, err)
 		}
+	}
+}
+
+// A schema whose root is not an object stays in the prompt only.
+func TestNonObjectSchemaNotSentNatively(t *testing.T) {
+	f, err := newOutputFormat(json.RawMessage(`{"type":"array","items":{"type":"string"}}`))
+	if f != nil || err != nil {
+		t.Errorf("format %+v, err %v", f, err)
 	}
 }
