@@ -46,8 +46,8 @@ func (m *models) resolver(c *config.Config) agent.Resolver {
 		if err != nil {
 			return agent.Model{}, err
 		}
-		if _, given := m.custom[res.Provider]; !given {
-			// Providers given in code serve what their owner says.
+		p, given := m.custom[res.Provider] // given in code: serves what its owner says
+		if !given {
 			pcfg, err := m.providerConfig(res.Provider, c)
 			if err != nil {
 				return agent.Model{}, err
@@ -59,10 +59,9 @@ func (m *models) resolver(c *config.Config) agent.Resolver {
 			if err := m.checkServes(res, pcfg, entry); err != nil {
 				return agent.Model{}, err
 			}
-		}
-		p, err := m.providerFor(res.Provider, c)
-		if err != nil {
-			return agent.Model{}, err
+			if p, err = m.adapter(pcfg); err != nil {
+				return agent.Model{}, err
+			}
 		}
 		info := res.Info
 		model := agent.Model{Provider: p, ID: res.Model, Cost: func(u message.Usage) *float64 { return catalog.Cost(info, u) }}
@@ -86,19 +85,6 @@ func (m *models) resolver(c *config.Config) agent.Resolver {
 		}
 		return model, nil
 	})
-}
-
-// providerFor returns the adapter for a provider name: one given in code,
-// else one built from the layered settings.
-func (m *models) providerFor(name string, c *config.Config) (provider.Provider, error) {
-	if p, ok := m.custom[name]; ok {
-		return p, nil
-	}
-	pcfg, err := m.providerConfig(name, c)
-	if err != nil {
-		return nil, err
-	}
-	return m.adapter(pcfg)
 }
 
 // providerConfig layers, weakest first: the catalog's preset, the config
