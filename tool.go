@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -76,11 +77,11 @@ func NewTool[In any](name, description string, run func(ctx context.Context, cal
 		}}, nil
 }
 
-var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+var toolNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`) })
 
 // check reports what is wrong with a tool definition.
 func (t Tool) check() error {
-	if !toolNameRE.MatchString(t.Name) {
+	if !toolNameRE().MatchString(t.Name) {
 		return fmt.Errorf("tool name %q: use 1 to 64 letters, digits, '_' or '-'", t.Name)
 	}
 	if t.Run == nil {

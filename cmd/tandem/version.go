@@ -1,11 +1,17 @@
 package main
 
-import "runtime/debug"
+import (
+	"runtime/debug"
+	"sync"
+)
 
 // buildVersion may be set with -ldflags "-X main.buildVersion=v1.2.3".
 var buildVersion = ""
 
-func version() string {
+// version is computed once: reading the build info parses the whole module
+// list embedded in the binary, and every command asks for it while the
+// command tree is built, before even --version can print.
+var version = sync.OnceValue(func() string {
 	if buildVersion != "" {
 		return "tandem " + buildVersion
 	}
@@ -13,4 +19,4 @@ func version() string {
 		return "tandem " + info.Main.Version
 	}
 	return "tandem dev"
-}
+})

@@ -5,10 +5,11 @@ import (
 	"os"
 	"regexp"
 	"sort"
+	"sync"
 )
 
 // varRef matches ${VAR} and ${VAR:-default} as Claude Code expands them.
-var varRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}`)
+var varRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}`) })
 
 // LookupFunc finds an environment variable (os.LookupEnv in production).
 type LookupFunc func(string) (string, bool)
@@ -16,8 +17,8 @@ type LookupFunc func(string) (string, bool)
 // ExpandString replaces ${VAR} and ${VAR:-default} in s. Unset variables
 // without a default are returned in missing, and expand to "".
 func ExpandString(s string, lookup LookupFunc) (out string, missing []string) {
-	out = varRef.ReplaceAllStringFunc(s, func(m string) string {
-		sub := varRef.FindStringSubmatch(m)
+	out = varRef().ReplaceAllStringFunc(s, func(m string) string {
+		sub := varRef().FindStringSubmatch(m)
 		if v, ok := lookup(sub[1]); ok && v != "" {
 			return v
 		}
@@ -111,7 +112,7 @@ func (c ServerConfig) RefFields() []string {
 	}
 	var out []string
 	for k, v := range fields {
-		if varRef.MatchString(v) {
+		if varRef().MatchString(v) {
 			out = append(out, k)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/tandem-agent/tandem/internal/permission/shell"
 )
@@ -249,7 +250,7 @@ func flagMatch(pattern string, argv []string) bool {
 	return true
 }
 
-var shortCluster = regexp.MustCompile(`^-[A-Za-z]+$`)
+var shortCluster = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^-[A-Za-z]+$`) })
 
 func splitFlags(args []string) (map[string]bool, []string) {
 	flags := map[string]bool{}
@@ -261,7 +262,7 @@ func splitFlags(args []string) (map[string]bool, []string) {
 			return flags, ops
 		case longAliases[a] != "":
 			flags[longAliases[a]] = true
-		case shortCluster.MatchString(a):
+		case shortCluster().MatchString(a):
 			for _, ch := range a[1:] {
 				flags[string(ch)] = true
 			}

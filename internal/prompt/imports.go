@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // CLAUDE.md files may import other files with `@path` (Claude Code's
@@ -20,8 +21,8 @@ const (
 	maxImports     = 20
 )
 
-var importRef = regexp.MustCompile("(?:^|\\s)@([^\\s`]+)")
-var codeSpan = regexp.MustCompile("`[^`]*`")
+var importRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("(?:^|\\s)@([^\\s`]+)") })
+var codeSpan = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("`[^`]*`") })
 
 // importsOf lists the paths a file's text imports, resolved against the
 // importing file's folder.
@@ -36,7 +37,7 @@ func (b Builder) importsOf(text, file string) []string {
 		if fenced {
 			continue
 		}
-		for _, m := range importRef.FindAllStringSubmatch(codeSpan.ReplaceAllString(line, ""), -1) {
+		for _, m := range importRef().FindAllStringSubmatch(codeSpan().ReplaceAllString(line, ""), -1) {
 			p := strings.TrimRight(m[1], ".,;:)")
 			switch {
 			case p == "~" || strings.HasPrefix(p, "~/"):

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/tandem-agent/tandem/internal/permission"
 )
@@ -54,7 +55,7 @@ type Skill struct {
 	Body          string `json:"-"`
 }
 
-var namePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_:.-]*$`)
+var namePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9_:.-]*$`) })
 
 // ParseSkill reads dir/SKILL.md. A file that cannot be used at all returns
 // an error (the caller turns it into a warning); field problems come back
@@ -75,7 +76,7 @@ func ParseSkill(dir string, scope Scope) (*Skill, []Warning, error) {
 	switch {
 	case s.Name == "":
 		s.Name = strings.ToLower(base)
-	case !namePattern.MatchString(s.Name):
+	case !namePattern().MatchString(s.Name):
 		fm.warn("name", "%q is not a skill name (lowercase letters, digits and hyphens); using the folder name %q", s.Name, strings.ToLower(base))
 		s.Name = strings.ToLower(base)
 	}

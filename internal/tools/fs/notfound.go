@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -12,7 +13,7 @@ import (
 // search considers; enough to place a block, cheap on big files.
 const notFoundContextLines = 30
 
-var readPrefix = regexp.MustCompile(`^\s*\d+\t`)
+var readPrefix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*\d+\t`) })
 
 // notFoundMessage explains a failed match and shows the part of the file
 // most like old_string, so the model's next call can copy the real text.
@@ -37,7 +38,7 @@ func notFoundMessage(ix *textIndex, old string) string {
 
 func looksLikeReadOutput(lines []string) bool {
 	for _, l := range lines {
-		if !readPrefix.MatchString(l) {
+		if !readPrefix().MatchString(l) {
 			return false
 		}
 	}

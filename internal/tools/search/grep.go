@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tandem-agent/tandem/internal/regular"
@@ -233,7 +234,7 @@ func parseGrep(env *tool.Env, raw json.RawMessage) (query, error) {
 		q.before, q.after = 0, 0
 	}
 	q.fileType = strings.TrimSpace(in.Type)
-	if q.fileType != "" && !validType.MatchString(q.fileType) {
+	if q.fileType != "" && !validType().MatchString(q.fileType) {
 		return query{}, fmt.Errorf("invalid input for Grep: type %q is not a file type name (e.g. \"go\", \"py\", \"js\")", q.fileType)
 	}
 	if q.globs, err = splitGlobs(in.Glob); err != nil {
@@ -254,7 +255,7 @@ func parseGrep(env *tool.Env, raw json.RawMessage) (query, error) {
 	return q, nil
 }
 
-var validType = regexp.MustCompile(`^[A-Za-z0-9_+-]+$`)
+var validType = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_+-]+$`) })
 
 // pick returns the specific value when given, else the shared context.
 func pick(specific, shared int) int {
