@@ -106,8 +106,11 @@ func run(ctx context.Context, c config) error {
 type results struct {
 	steps                           int
 	session, startup, base, version []sample
-	rg                              string
-	prompt                          promptSize
+	// installedSession and installedVersion are the same runs of the
+	// installed copy (see installCopy).
+	installedSession, installedVersion []sample
+	rg                                 string
+	prompt                             promptSize
 }
 
 func measureAll(ctx context.Context, c config, tmp, work, home string) (*results, error) {
@@ -135,6 +138,10 @@ func measureAll(ctx context.Context, c config, tmp, work, home string) (*results
 	if err != nil {
 		return nil, fmt.Errorf("bash is needed for the session's Bash steps: %w", err)
 	}
+	installed, err := installCopy(c.tandem, filepath.Join(tmp, "tandem-installed"))
+	if err != nil {
+		return nil, err
+	}
 	r := &results{steps: c.steps, rg: rg}
 	fmt.Fprintln(os.Stderr, "warm-up run...")
 	if _, err := runSession(ctx, c.tandem, work, home, sessSrv.url, c.steps+1); err != nil {
@@ -150,6 +157,10 @@ func measureAll(ctx context.Context, c config, tmp, work, home string) (*results
 			return nil, err
 		}
 		r.session = append(r.session, s)
+		if s, err = runSession(ctx, installed, work, home, sessSrv.url, c.steps+1); err != nil {
+			return nil, err
+		}
+		r.installedSession = append(r.installedSession, s)
 		if s, err = runSession(ctx, c.tandem, work, home, startSrv.url, 1); err != nil {
 			return nil, err
 		}
@@ -165,6 +176,10 @@ func measureAll(ctx context.Context, c config, tmp, work, home string) (*results
 			return nil, err
 		}
 		r.version = append(r.version, s)
+		if s, err = timeVersion(installed); err != nil {
+			return nil, err
+		}
+		r.installedVersion = append(r.installedVersion, s)
 	}
 	return r, nil
 }

@@ -56,6 +56,8 @@ func (r *results) print(w io.Writer) {
 	uw, ur := walls(r.startup), rsss(r.startup)
 	bw, bc := walls(r.base), cpus(r.base)
 	vw, vr := walls(r.version), rsss(r.version)
+	iw, ir := walls(r.installedSession), rsss(r.installedSession)
+	ivw, ivr := walls(r.installedVersion), rsss(r.installedVersion)
 
 	fmt.Fprintf(w, "tandem session benchmark: %d steps x (Read, Grep, Bash) + final answer, %d runs\n", r.steps, len(r.session))
 	if r.rg == "" {
@@ -68,12 +70,16 @@ func (r *results) print(w io.Writer) {
 	row("session wall", sw, "ms")
 	row("session CPU user+sys (w/ tools)", sc, "ms")
 	row("session peak RSS", sr, "MiB")
+	row("  read from disk: session wall", iw, "ms")
+	row("  read from disk: session peak RSS", ir, "MiB")
 	row("baseline wall (tools alone)", bw, "ms")
 	row("baseline CPU (tool processes)", bc, "ms")
 	row("startup run wall (1 text step)", uw, "ms")
 	row("startup run peak RSS", ur, "MiB")
 	row("tandem --version wall", vw, "ms")
 	row("tandem --version peak RSS", vr, "MiB")
+	row("  read from disk: --version wall", ivw, "ms")
+	row("  read from disk: --version RSS", ivr, "MiB")
 
 	// Pair each session run with the baseline taken right after it, so
 	// load from other processes on the machine cancels out as far as it can.
@@ -92,8 +98,12 @@ func (r *results) print(w io.Writer) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "targets:")
 	fmt.Fprintf(w, "  own overhead per step <= %v: %.2f ms  %s\n", targetOverheadPerStep, overMed, verdict(overMed <= ms(targetOverheadPerStep)))
-	fmt.Fprintf(w, "  peak RSS <= 40 MiB:            %.1f MiB  %s\n", sr.max, verdict(sr.max <= float64(targetPeakRSS)/(1<<20)))
-	fmt.Fprintf(w, "  --version < %v:              %.1f ms  %s\n", targetVersion, vw.median, verdict(vw.median < ms(targetVersion)))
+	rssOK := func(s stat) string { return verdict(s.max <= float64(targetPeakRSS)/(1<<20)) }
+	versionOK := func(s stat) string { return verdict(s.median < ms(targetVersion)) }
+	fmt.Fprintf(w, "  peak RSS <= 40 MiB:            %.1f MiB  %s (as linked), %.1f MiB  %s (read from disk)\n",
+		sr.max, rssOK(sr), ir.max, rssOK(ir))
+	fmt.Fprintf(w, "  --version < %v:              %.1f ms  %s (as linked), %.1f ms  %s (read from disk)\n",
+		targetVersion, vw.median, versionOK(vw), ivw.median, versionOK(ivw))
 	fmt.Fprintln(w)
 	r.prompt.print(w)
 	fmt.Fprintln(w)
