@@ -204,3 +204,44 @@ func TestE2EClaudeCodeCommandsDoNotSeeCredentials(t *testing.T) {
 		}
 	}
 }
+
+// The server token in tandem's data folder is a credential: in explore
+// mode neither Read nor a read-only shell command gets it to the model,
+// even when the data folder is inside the workspace.
+func TestE2EServerTokenIsNotReadableInExplore(t *testing.T) {
+	const token = "e2e-server-token-0123456789abcdef"
+	x := newE2EFor(t, func(work string) scripted.Script {
+		tok := filepath.Join(work, "data", "server-token")
+		return scripted.Script{Steps: []scripted.Step{
+			scripted.ToolStep(
+				scripted.CallID("cat1", "Bash", map[string]any{"command": "cat data/server-token"}),
+				scripted.CallID("read1", "Read", map[string]any{"file_path": tok}),
+				scripted.CallID("grep1", "Grep", map[string]any{"pattern": "e2e", "path": "data", "output_mode": "content"}),
+			),
+			scripted.TextStep("done"),
+		}}
+	})
+	home := filepath.Join(x.Work, "data") // config and data in one folder
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, "server-token"), []byte(token+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := x.RunStream("read the token", "--home", home, "--permission-mode", "explore")
+	mustSucceed(t, r)
+	res := toolResults(r)
+	for _, id := range []string{"cat1", "read1"} {
+		if !res[id].IsError {
+			t.Errorf("%s was not refused: %+v", id, res[id])
+		}
+	}
+	// Grep may search the folder (it is the workspace), but the token's
+	// value is redacted wherever it turns up, checkpoint copies included.
+	if out := res["grep1"].Output; !strings.Contains(out, "server-token") || !strings.Contains(out, "[REDACTED]") {
+		t.Errorf("grep did not find the file, or did not redact it: %q", out)
+	}
+	if strings.Contains(r.Stdout, token) {
+		t.Errorf("the token reached the stream:\n%s", r.Stdout)
+	}
+}

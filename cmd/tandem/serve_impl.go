@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -65,7 +64,7 @@ func serve(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	token := firstNonEmpty(f.token, os.Getenv("TANDEM_TOKEN"))
 	created := false
 	if token == "" {
-		if token, created, err = server.LoadOrCreateToken(a.Paths.DataDir); err != nil {
+		if token, created, err = server.LoadOrCreateToken(a.Paths.TokenFile()); err != nil {
 			return err
 		}
 	}
@@ -101,7 +100,7 @@ func serve(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	fmt.Fprintf(w, "tandem serve: http://%s/\n", f.addr)
 	if created {
 		fmt.Fprintf(w, "tandem serve: new access token (shown once; stored in %s):\n  %s\n  open http://%s/login#token=%s\n",
-			filepath.Join(a.Paths.DataDir, server.TokenFile), token, f.addr, token)
+			a.Paths.TokenFile(), token, f.addr, token)
 	}
 	ctx, stop := interruptContext(cmd.Context())
 	defer stop()

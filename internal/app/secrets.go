@@ -35,5 +35,5 @@ func (w *wiring) secretPolicy(cfg *config.Config) secrets.Policy {
 			pass = append(pass, l.Secrets.PassEnv...)
 		}
 	}
-	return secrets.New(extra, pass).WithFiles(files...)
+	return secrets.New(extra, pass).WithFiles(files...).WithTokenFiles(w.app.Paths.TokenFile())
 }

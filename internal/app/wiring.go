@@ -99,7 +99,7 @@ func (w *wiring) Equip(ctx context.Context, l *session.Live) (session.Equipment,
 		Mode: mode, Roots: l.Roots, WorkDir: rec.Cwd, HomeDir: home,
 		UserRules: userRules, ProjectRules: projectRules, FlagRules: w.app.FlagRules,
 		Asker: engineAsker, Emit: l.Events.Emit, GrantStore: grants, Hooks: eq.hooks,
-		ProtectedPaths: hookCfg.ScriptPaths(rec.Cwd), ReadRoots: sk.Dirs(),
+		ProtectedPaths: hookCfg.ScriptPaths(rec.Cwd), ReadRoots: sk.Dirs(), SecretFiles: w.app.Paths.SecretFiles(),
 	})
 	// Before the extensions: sub-agents' runtimes fire hooks through it.
 	eq.hookFire = newHookAdapter(eq.hooks, func() string { return string(eq.engine.Mode()) }, l.Events.Emit, w.app.opts.Getenv)

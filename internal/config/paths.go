@@ -64,5 +64,12 @@ func (p Paths) UserFile() string {
 // DBFile is the session database.
 func (p Paths) DBFile() string { return filepath.Join(p.DataDir, "tandem.db") }
 
+// TokenFile holds the bearer token of `tandem serve`.
+func (p Paths) TokenFile() string { return filepath.Join(p.DataDir, "server-token") }
+
+// SecretFiles are the files of tandem's own that grant access to it: tools
+// may read them only with the user's say-so, like credential files.
+func (p Paths) SecretFiles() []string { return []string{p.TokenFile()} }
+
 // ProjectFile is the project config file for a working folder.
 func ProjectFile(cwd string) string { return filepath.Join(cwd, ".tandem", "config.json") }

@@ -36,6 +36,10 @@ type EngineOptions struct {
 	// ProtectedPaths are extra files whose writes always ask (hook scripts;
 	// see hooks.Config.ScriptPaths).
 	ProtectedPaths []string
+	// SecretFiles are tandem's own files that grant access to it (the
+	// server token): reading one asks in every mode but trust, as a
+	// credential file does, and explore mode cannot read it unasked.
+	SecretFiles []string
 	// ReadRoots are folders outside the workspace that may be read (never
 	// written) without asking: the skills' folders.
 	ReadRoots []string

@@ -15,7 +15,7 @@ import (
 // the whole command; every other part must be allowed by a rule or be
 // provably read-only, or the command asks (explore: is denied).
 func (e *Engine) judgeBash(mode Mode, command, cwd string) verdict {
-	an, err := shell.Analyze(command, cwd, e.opts.HomeDir)
+	an, err := shell.AnalyzeIn(command, shell.Env{Cwd: cwd, Home: e.opts.HomeDir, Secrets: e.opts.SecretFiles})
 	cmds := an.Commands
 	if err != nil {
 		// Not understood: rules still see every plausible piece.

@@ -67,7 +67,7 @@ func (e *Engine) judgePath(mode Mode, tool, p string, write bool) verdict {
 		return verdict{action: ActionAsk, reason: "this permission mode asks before every edit",
 			suggest: []Rule{{Permission: perm, Pattern: "/" + filepath.ToSlash(resolved), Action: ActionAllow}}}
 	}
-	if !write && mode != Trust && shell.IsSensitivePath(resolved, e.opts.HomeDir) {
+	if !write && mode != Trust && (shell.IsSensitivePath(resolved, e.opts.HomeDir) || shell.IsSecretFile(resolved, e.opts.SecretFiles)) {
 		return verdict{action: ActionAsk, reason: resolved + " looks like a credential file",
 			suggest: []Rule{{Permission: perm, Pattern: "/" + filepath.ToSlash(resolved), Action: ActionAllow}}}
 	}

@@ -41,6 +41,7 @@ type Policy struct {
 	secret map[string]bool
 	pass   map[string]bool
 	files  []string // credential files named in the config (Vertex's credentials_file)
+	tokens []string // files whose whole content is one secret (tandem's server token)
 }
 
 // New returns the policy for the well-known credentials plus extra names
@@ -67,7 +68,7 @@ func Default() Policy { return New(nil, nil) }
 func (p Policy) orDefault() Policy {
 	if p.secret == nil {
 		d := Default()
-		d.files = p.files
+		d.files, d.tokens = p.files, p.tokens
 		return d
 	}
 	return p
@@ -78,6 +79,14 @@ func (p Policy) orDefault() Policy {
 // GOOGLE_APPLICATION_CREDENTIALS names.
 func (p Policy) WithFiles(paths ...string) Policy {
 	p.files = append(append([]string(nil), p.files...), paths...)
+	return p
+}
+
+// WithTokenFiles returns p that also redacts the content of these files,
+// each one secret as a whole: tandem's own server token, which a tool
+// could otherwise print by searching the data folder.
+func (p Policy) WithTokenFiles(paths ...string) Policy {
+	p.tokens = append(append([]string(nil), p.tokens...), paths...)
 	return p
 }
 
@@ -143,6 +152,11 @@ func (p Policy) Redactor(env []string) *Redactor {
 	for _, f := range p.files {
 		for _, fv := range fileSecrets(f) {
 			add(fv)
+		}
+	}
+	for _, f := range p.tokens {
+		if data, _, err := regular.ReadCapped(f, 4096); err == nil {
+			add(string(data))
 		}
 	}
 	// Longest first, so a value containing another is replaced whole.

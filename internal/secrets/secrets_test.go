@@ -3,6 +3,7 @@ package secrets
 import (
 	"bytes"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -65,5 +66,20 @@ func TestRedactCredentialFileContents(t *testing.T) {
 	r = New(nil, nil).WithFiles(path).Redactor(nil)
 	if got := r.Redact(raw); strings.Contains(got, line) || strings.Contains(got, "abcdef0123456789") {
 		t.Errorf("configured credentials file not redacted: %s", got)
+	}
+}
+
+// A token file's whole content is the secret; a missing file is no error.
+func TestTokenFilesAreRedacted(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "server-token")
+	const tok = "Zm9vYmFyLXNlcnZlci10b2tlbi0wMTIzNDU2Nzg5"
+	if err := os.WriteFile(path, []byte(tok+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []Policy{New(nil, nil).WithTokenFiles(path, filepath.Join(dir, "missing")), Policy{}.WithTokenFiles(path)} {
+		if got := p.Redactor(nil).Redact("server-token:1:" + tok); strings.Contains(got, tok) || !strings.Contains(got, Placeholder) {
+			t.Errorf("token not redacted: %q", got)
+		}
 	}
 }

@@ -36,21 +36,21 @@ func TestPanicBecomesJSON500(t *testing.T) {
 }
 
 func TestLoadOrCreateToken(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "data")
-	tok, created, err := server.LoadOrCreateToken(dir)
+	path := filepath.Join(t.TempDir(), "data", "server-token")
+	tok, created, err := server.LoadOrCreateToken(path)
 	if err != nil || !created || len(tok) < 40 {
 		t.Fatalf("create: %q %v %v", tok, created, err)
 	}
-	fi, err := os.Stat(filepath.Join(dir, server.TokenFile))
+	fi, err := os.Stat(path)
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("token file mode: %v %v", fi.Mode(), err)
 	}
-	again, created, err := server.LoadOrCreateToken(dir)
+	again, created, err := server.LoadOrCreateToken(path)
 	if err != nil || created || again != tok {
 		t.Fatalf("reload: %q %v %v", again, created, err)
 	}
-	os.WriteFile(filepath.Join(dir, server.TokenFile), []byte("short\n"), 0o600)
-	if _, _, err := server.LoadOrCreateToken(dir); err == nil {
+	os.WriteFile(path, []byte("short\n"), 0o600)
+	if _, _, err := server.LoadOrCreateToken(path); err == nil {
 		t.Fatal("short token accepted")
 	}
 	if _, err := server.New(server.Options{Token: "short"}); err == nil {

@@ -11,17 +11,14 @@ import (
 	"strings"
 )
 
-// TokenFile is the name of the bearer token file in the data folder.
-const TokenFile = "server-token"
-
 // minTokenLen keeps a hand-set token from being trivially guessable.
 const minTokenLen = 16
 
-// LoadOrCreateToken returns the token stored in dataDir/server-token,
-// creating the file (mode 0600) with 32 random bytes when it is missing.
-// created reports a new token, which the caller prints once.
-func LoadOrCreateToken(dataDir string) (token string, created bool, err error) {
-	path := filepath.Join(dataDir, TokenFile)
+// LoadOrCreateToken returns the token stored in the file at path (the data
+// folder's server-token, config.Paths.TokenFile), creating it (mode 0600)
+// with 32 random bytes when it is missing. created reports a new token,
+// which the caller prints once.
+func LoadOrCreateToken(path string) (token string, created bool, err error) {
 	data, err := os.ReadFile(path)
 	if err == nil {
 		tok := strings.TrimSpace(string(data))
@@ -42,13 +39,13 @@ func LoadOrCreateToken(dataDir string) (token string, created bool, err error) {
 	if err != nil {
 		return "", false, err
 	}
-	if err := os.MkdirAll(dataDir, 0o700); err != nil {
-		return "", false, fmt.Errorf("create data folder %s: %w", dataDir, err)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return "", false, fmt.Errorf("create data folder %s: %w", filepath.Dir(path), err)
 	}
 	// O_EXCL: two servers starting at once must not each write their own.
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if errors.Is(err, fs.ErrExist) {
-		return LoadOrCreateToken(dataDir)
+		return LoadOrCreateToken(path)
 	}
 	if err != nil {
 		return "", false, fmt.Errorf("create token file %s: %w", path, err)

@@ -113,10 +113,24 @@ func (a Analysis) Reasons() []string {
 // over-long command returns an error: the caller must treat the command as
 // not provably safe.
 func Analyze(command, cwd, home string) (Analysis, error) {
+	return AnalyzeIn(command, Env{Cwd: cwd, Home: home})
+}
+
+// Env is where a command is judged.
+type Env struct {
+	// Cwd resolves relative paths; Home expands `~`.
+	Cwd, Home string
+	// Secrets are files beyond the credential patterns that a command
+	// reading them makes sensitive: tandem's own (config.Paths.SecretFiles).
+	Secrets []string
+}
+
+// AnalyzeIn is Analyze with the whole environment.
+func AnalyzeIn(command string, env Env) (Analysis, error) {
 	if len(command) > MaxCommandBytes {
 		return Analysis{}, fmt.Errorf("command is %d bytes, over the %d-byte limit the validator reads", len(command), MaxCommandBytes)
 	}
-	a := &analyzer{cwd: cwd, home: home}
+	a := &analyzer{cwd: env.Cwd, home: env.Home, secrets: env.Secrets}
 	if err := a.script(command, "", 0); err != nil {
 		return Analysis{}, err
 	}
@@ -126,6 +140,7 @@ func Analyze(command, cwd, home string) (Analysis, error) {
 
 type analyzer struct {
 	cwd, home string
+	secrets   []string
 	cmds      []Command
 	// repeating are the [start, end) offsets of top-level loops and
 	// function bodies: a cd there may run any number of times.

@@ -103,7 +103,7 @@ func (w *walker) checkSensitive(c *Command) {
 			if cand == "" {
 				continue
 			}
-			if IsSensitivePath(w.abs(cand), w.a.home) || globMayMatchSensitive(cand) {
+			if w.a.sensitive(w.abs(cand)) || globMayMatchSensitive(cand) {
 				c.Sensitive = true
 				c.reason("reads sensitive path " + arg)
 				return

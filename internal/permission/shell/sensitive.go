@@ -48,6 +48,34 @@ func IsSensitivePath(p, home string) bool {
 	return sensitiveBase(path.Base(p))
 }
 
+// sensitive is IsSensitivePath plus the analyzer's own secret files.
+func (a *analyzer) sensitive(p string) bool {
+	return IsSensitivePath(p, a.home) || IsSecretFile(p, a.secrets)
+}
+
+// IsSecretFile reports whether p is one of secrets, comparing cleaned
+// absolute paths with symbolic links resolved where they exist, so another
+// spelling of the same file is caught too.
+func IsSecretFile(p string, secrets []string) bool {
+	if len(secrets) == 0 || p == "" {
+		return false
+	}
+	canon := func(s string) string {
+		s = filepath.Clean(s)
+		if real, err := filepath.EvalSymlinks(s); err == nil {
+			return real
+		}
+		return s
+	}
+	p = canon(p)
+	for _, s := range secrets {
+		if s != "" && canon(s) == p {
+			return true
+		}
+	}
+	return false
+}
+
 func sensitiveBase(base string) bool {
 	lower := strings.ToLower(base)
 	switch {

@@ -150,7 +150,7 @@ func (w *walker) redirects(c *Command, rs []*syntax.Redirect) {
 			if !lit {
 				c.ReadOnly = false
 				c.reason("the input file is not a literal")
-			} else if IsSensitivePath(w.abs(target), w.a.home) {
+			} else if w.a.sensitive(w.abs(target)) {
 				c.Sensitive = true
 				c.reason("reads sensitive file " + target)
 			}
