@@ -108,7 +108,7 @@ type accumulator struct {
 	reasons   bool // read reasoning fields (OpenAI-compatible servers)
 	onDelta   func(provider.Delta)
 	blocks    []message.Block
-	text      []*strings.Builder // by block; nil for tool calls
+	text      []*strings.Builder // each block's text (unused for tool calls)
 	openText  int                // block of the current text, -1 when none
 	openThink int                // block of the current reasoning, -1 when none
 	calls     map[int64]*toolCall
