@@ -95,7 +95,7 @@ func Transient(err error) bool {
 }
 
 // BodyMessage reads error.message (Anthropic, OpenAI) or message from a
-// response body. fantasy stores the body either bare or as a full HTTP dump.
+// response body, given bare or as a full HTTP dump (headers first).
 func BodyMessage(body []byte) string {
 	if _, after, ok := bytes.Cut(body, []byte("\r\n\r\n")); ok {
 		body = after

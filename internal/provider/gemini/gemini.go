@@ -57,7 +57,8 @@ func (a *geminiAdapter) Stream(ctx context.Context, req provider.Request, onDelt
 		return nil, &provider.Error{Provider: a.cfg.Name, Message: "build request: " + err.Error(), Cause: err}
 	}
 	url := a.base + "/models/" + req.Model + ":streamGenerateContent?alt=sse"
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	// provider.Streaming puts the call under the stream timeouts (stall.go).
+	hreq, err := http.NewRequestWithContext(provider.Streaming(ctx), http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		return nil, &provider.Error{Provider: a.cfg.Name, Message: "build request: " + err.Error(), Cause: err}
 	}

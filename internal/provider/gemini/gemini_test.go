@@ -3,8 +3,11 @@ package gemini
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/provider"
@@ -171,5 +174,28 @@ func TestGeminiOutputSchema(t *testing.T) {
 	}
 	if _, ok := gen["responseMimeType"]; ok {
 		t.Errorf("JSON response type sent beside tools: %v", gen)
+	}
+}
+
+// A Gemini stream that stalls fails on the stream timeouts like every
+// other adapter's, instead of hanging until the caller gives up.
+func TestGeminiStreamWatched(t *testing.T) {
+	url := providertest.Serve(t, func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(200)
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	})
+	p, _ := New(provider.Config{Name: "gemini", Kind: provider.KindGemini, BaseURL: url, APIKey: "gk",
+		FirstByteTimeout: 300 * time.Millisecond, IdleTimeout: 300 * time.Millisecond})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	_, err := p.Stream(ctx, providertest.SimpleRequest("gemini-2.5-flash"), nil)
+	if ctx.Err() != nil {
+		t.Fatal("hung until the test's deadline")
+	}
+	if pe, ok := provider.AsError(err); !ok || !pe.Retryable || !strings.Contains(err.Error(), "no response within 300ms") {
+		t.Errorf("got %v, want a retryable stall", err)
 	}
 }

@@ -3,34 +3,30 @@ package openai
 import (
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
-
-	"charm.land/fantasy"
 
 	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/provider"
 )
 
-// promptBuilder turns tandem's conversation into a fantasy prompt for one
-// OpenAI-protocol adapter (Anthropic has its own in package anthropic).
-// name is the adapter's provider name: thinking blocks are only sent back to
-// the provider that produced them, because reasoning_content is meaningless
-// elsewhere.
+// promptBuilder turns tandem's conversation into Chat Completions messages
+// for one adapter. name is the adapter's provider name: thinking blocks are
+// only sent back to the provider that produced them, because
+// reasoning_content is meaningless elsewhere.
 type promptBuilder struct {
 	name string
 	kind string
 }
 
-// prompt converts System and Messages.
-func (b promptBuilder) prompt(system []string, msgs []message.Message) (fantasy.Prompt, error) {
-	out := make(fantasy.Prompt, 0, len(msgs)+1)
-	if sys := systemMessage(system); sys != nil {
-		out = append(out, *sys)
+// messages converts System and Messages.
+func (b promptBuilder) messages(system []string, msgs []message.Message) ([]chatMessage, error) {
+	out := make([]chatMessage, 0, len(msgs)+1)
+	if sys, ok := systemMessage(system); ok {
+		out = append(out, sys)
 	}
 	for i, m := range msgs {
-		var conv []fantasy.Message
+		var conv []chatMessage
 		var err error
 		switch m.Role {
 		case message.User:
@@ -48,75 +44,84 @@ func (b promptBuilder) prompt(system []string, msgs []message.Message) (fantasy.
 	return out, nil
 }
 
-func systemMessage(system []string) *fantasy.Message {
-	var parts []fantasy.MessagePart
+// systemMessage joins the non-blank system texts into one message.
+func systemMessage(system []string) (chatMessage, bool) {
+	var parts []string
 	for _, s := range system {
 		if strings.TrimSpace(s) != "" {
-			parts = append(parts, fantasy.TextPart{Text: s})
+			parts = append(parts, s)
 		}
 	}
 	if len(parts) == 0 {
-		return nil
+		return chatMessage{}, false
 	}
-	return &fantasy.Message{Role: fantasy.MessageRoleSystem, Content: parts}
+	return chatMessage{Role: "system", Content: strings.Join(parts, "\n")}, true
 }
 
-// user splits a user message into a tool message (the tool results, which
-// OpenAI wants right after the assistant's tool calls) and a plain user
-// message with the rest.
-func (b promptBuilder) user(m message.Message) ([]fantasy.Message, error) {
-	var results, parts []fantasy.MessagePart
+// user splits a user message into tool messages (the tool results, which
+// must directly follow the assistant's tool calls) and a plain user message
+// with the rest. Tool messages carry only text, so the images of results
+// follow in the user message, before its own content.
+func (b promptBuilder) user(m message.Message) ([]chatMessage, error) {
+	var out []chatMessage
+	var resultImages, parts []contentPart
 	for _, blk := range m.Content {
 		switch blk.Type {
 		case message.Text:
 			if blk.Text != "" {
-				parts = append(parts, fantasy.TextPart{Text: blk.Text})
+				parts = append(parts, contentPart{Type: "text", Text: blk.Text})
 			}
 		case message.Image:
-			fp, err := imagePart(blk)
+			p, err := imagePart(blk)
 			if err != nil {
 				return nil, err
 			}
-			parts = append(parts, fp)
+			parts = append(parts, p)
 		case message.ToolResult:
-			res, extra, err := toolResult(blk)
+			res, images, err := toolResult(blk)
 			if err != nil {
 				return nil, err
 			}
-			results = append(results, res)
-			parts = append(parts, extra...)
+			out = append(out, res)
+			resultImages = append(resultImages, images...)
 		default:
 			// thinking or tool_use in a user message cannot be sent; skip.
 		}
 	}
-	var out []fantasy.Message
-	if len(results) > 0 {
-		out = append(out, fantasy.Message{Role: fantasy.MessageRoleTool, Content: results})
-	}
-	if len(parts) > 0 {
-		out = append(out, fantasy.Message{Role: fantasy.MessageRoleUser, Content: parts})
+	parts = append(resultImages, parts...)
+	switch {
+	case len(parts) == 1 && parts[0].Type == "text":
+		out = append(out, chatMessage{Role: "user", Content: parts[0].Text})
+	case len(parts) > 0:
+		out = append(out, chatMessage{Role: "user", Content: parts})
 	}
 	return out, nil
 }
 
-func imagePart(blk message.Block) (fantasy.FilePart, error) {
+// imagePart is an image as a data URL. The data is decoded and encoded
+// again, so that what is sent is canonical base64 whatever was stored.
+func imagePart(blk message.Block) (contentPart, error) {
 	data, err := base64.StdEncoding.DecodeString(blk.ImageData)
 	if err != nil {
-		return fantasy.FilePart{}, fmt.Errorf("image block: data is not base64: %w", err)
+		return contentPart{}, fmt.Errorf("image block: data is not base64: %w", err)
 	}
-	mt := blk.MediaType
-	if mt == "" {
-		mt = "image/png"
-	}
-	return fantasy.FilePart{Data: data, MediaType: mt}, nil
+	return contentPart{Type: "image_url", ImageURL: &imageURL{URL: "data:" + mediaType(blk) + ";base64," + base64.StdEncoding.EncodeToString(data)}}, nil
 }
 
-// toolResult converts a tool_result block. fantasy carries one medium per
-// result, so the first image goes inside the result (with the text beside
-// it) and any further images follow as parts of the user message.
-func toolResult(blk message.Block) (fantasy.ToolResultPart, []fantasy.MessagePart, error) {
+func mediaType(blk message.Block) string {
+	if blk.MediaType == "" {
+		return "image/png"
+	}
+	return blk.MediaType
+}
+
+// toolResult converts a tool_result block to a tool message, and its
+// images to parts for the user message that follows. A result of images
+// alone says so, since the tool message cannot be empty.
+func toolResult(blk message.Block) (chatMessage, []contentPart, error) {
 	var texts []string
-	var images []message.Block
+	var images []contentPart
+	firstType := ""
 	for _, c := range blk.Content {
 		switch c.Type {
 		case message.Text:
@@ -124,98 +129,74 @@ func toolResult(blk message.Block) (fantasy.ToolResultPart, []fantasy.MessagePar
 				texts = append(texts, c.Text)
 			}
 		case message.Image:
-			images = append(images, c)
+			p, err := imagePart(c)
+			if err != nil {
+				return chatMessage{}, nil, fmt.Errorf("tool result %s: %w", blk.ToolUseID, err)
+			}
+			if len(images) == 0 {
+				firstType = mediaType(c)
+			}
+			images = append(images, p)
 		}
 	}
 	text := strings.Join(texts, "\n")
-	part := fantasy.ToolResultPart{ToolCallID: blk.ToolUseID}
 	switch {
+	case text != "":
 	case len(images) > 0:
-		part.Output = fantasy.ToolResultOutputContentMedia{
-			Data: images[0].ImageData, MediaType: images[0].MediaType, Text: text,
-		}
+		text = fmt.Sprintf("The tool returned %s content; see the following user message.", firstType)
 	case blk.IsError:
-		if text == "" {
-			text = "error"
-		}
-		part.Output = fantasy.ToolResultOutputContentError{Error: errors.New(text)}
+		text = "error"
 	default:
-		if text == "" {
-			// Some servers reject empty tool messages.
-			text = "(no output)"
-		}
-		part.Output = fantasy.ToolResultOutputContentText{Text: text}
+		// Some servers reject empty tool messages.
+		text = "(no output)"
 	}
-	var extra []fantasy.MessagePart
-	for _, img := range images[min(1, len(images)):] {
-		fp, err := imagePart(img)
-		if err != nil {
-			return part, nil, fmt.Errorf("tool result %s: %w", blk.ToolUseID, err)
-		}
-		extra = append(extra, fp)
-	}
-	return part, extra, nil
+	return chatMessage{Role: "tool", Content: text, ToolCallID: blk.ToolUseID}, images, nil
 }
 
-func (b promptBuilder) assistant(m message.Message) []fantasy.Message {
-	var parts []fantasy.MessagePart
+// assistant converts an assistant message: its texts joined into one
+// content string (Chat Completions has one per message), its tool calls,
+// and for OpenAI-compatible servers its own reasoning. A message with
+// neither text nor tool calls is dropped, as the API refuses it.
+func (b promptBuilder) assistant(m message.Message) []chatMessage {
+	out := chatMessage{Role: "assistant"}
+	var texts []string
 	for _, blk := range m.Content {
 		switch blk.Type {
 		case message.Text:
 			if blk.Text != "" {
-				parts = appendText(parts, blk.Text)
+				texts = append(texts, blk.Text)
 			}
 		case message.Thinking, message.RedactedThinking:
-			if p, ok := b.reasoning(blk); ok {
-				parts = append(parts, p)
+			if r, ok := b.reasoning(blk); ok {
+				out.ReasoningContent = &r // the last one wins, as only one fits
 			}
 		case message.ToolUse:
 			input := string(blk.Input)
 			if strings.TrimSpace(input) == "" || !json.Valid(blk.Input) {
 				input = "{}"
 			}
-			parts = append(parts, fantasy.ToolCallPart{
-				ToolCallID: blk.ID, ToolName: blk.Name, Input: input,
-			})
+			out.ToolCalls = append(out.ToolCalls, chatToolCall{ID: blk.ID, Type: "function", Function: functionCall{Name: blk.Name, Arguments: input}})
 		}
 	}
-	if len(parts) == 0 {
+	if len(texts) > 0 {
+		out.Content = strings.Join(texts, "\n\n")
+	}
+	if len(texts) == 0 && len(out.ToolCalls) == 0 {
 		return nil
 	}
-	return []fantasy.Message{{Role: fantasy.MessageRoleAssistant, Content: parts}}
+	return []chatMessage{out}
 }
 
-// appendText joins text to an earlier text part, because fantasy's Chat
-// Completions encoder keeps only the last text part of an assistant message.
-func appendText(parts []fantasy.MessagePart, text string) []fantasy.MessagePart {
-	for i, p := range parts {
-		if tp, ok := p.(fantasy.TextPart); ok {
-			tp.Text += "\n\n" + text
-			parts[i] = tp
-			return parts
-		}
-	}
-	return append(parts, fantasy.TextPart{Text: text})
-}
-
-// reasoning converts a thinking block, or reports false when it must not be
-// sent: it came from another provider, or this protocol cannot carry it.
-// Foreign thinking is dropped rather than sent as text: replaying another
-// model's private reasoning as visible text would change what the
+// reasoning is a thinking block's text to send back, or false when it must
+// not be sent: it came from another provider, or this protocol cannot carry
+// it. Foreign thinking is dropped rather than sent as text: replaying
+// another model's private reasoning as visible text would change what the
 // conversation says.
-func (b promptBuilder) reasoning(blk message.Block) (fantasy.MessagePart, bool) {
-	if blk.Provider != b.name {
-		return nil, false
+func (b promptBuilder) reasoning(blk message.Block) (string, bool) {
+	if blk.Provider != b.name || b.kind != provider.KindOpenAICompatible || blk.Type == message.RedactedThinking {
+		return "", false
 	}
-	switch b.kind {
-	case provider.KindOpenAICompatible:
-		// Sent back as reasoning_content; some servers (Kimi, DeepSeek
-		// thinking mode) require it on assistant tool-call messages.
-		if blk.Type == message.RedactedThinking {
-			return nil, false
-		}
-		return fantasy.ReasoningPart{Text: blk.Text}, true
-	default:
-		return nil, false
-	}
+	// Sent back as reasoning_content; some servers (Kimi, DeepSeek
+	// thinking mode) require it on assistant tool-call messages.
+	return blk.Text, true
 }

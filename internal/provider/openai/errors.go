@@ -1,73 +1,53 @@
 package openai
 
 import (
-	"errors"
+	"cmp"
+	"encoding/json"
+	"io"
 	"net/http"
-	"strings"
+	"strconv"
 	"time"
 
-	"charm.land/fantasy"
-	oai "github.com/openai/openai-go/v3"
-
 	"github.com/tandem-agent/tandem/internal/provider"
-	"github.com/tandem-agent/tandem/internal/provider/responses"
 )
 
-// classify is the adapter's provider.Classifier: the OpenAI SDK's API
-// errors fantasy wraps, then fantasy's own.
-func classify(out *provider.Error, err error) bool {
-	var oe *oai.Error
-	if errors.As(err, &oe) {
-		var found string
-		var pe *fantasy.ProviderError
-		if errors.As(err, &pe) {
-			found = fantasyBodyMessage(pe)
-		}
-		responses.ClassifyAPIError(out, oe, found)
-		return true
-	}
-	var pe *fantasy.ProviderError
-	if !errors.As(err, &pe) {
-		return false
-	}
-	out.Status = pe.StatusCode
-	if out.Status >= 200 && out.Status < 300 {
-		// An error event inside a stream whose headers said 200: the
-		// HTTP status says nothing about the failure.
-		out.Status = 0
-	}
-	out.Message = providerMessage(pe)
-	out.Auth = pe.AuthError || pe.StatusCode == http.StatusUnauthorized || pe.StatusCode == http.StatusForbidden
-	out.Retryable = !out.Auth && (pe.IsRetryable() || provider.Transient(pe.Cause))
-	out.RetryAfter = provider.RetryAfter(pe.ResponseHeaders, time.Now())
-	return true
+// httpError classifies an error answer. The message is the server's own,
+// whatever shape its body has: OpenAI's {"error": {"message"}}, LM
+// Studio's {"error": "..."}, vLLM's {"object": "error", "message"}; it is
+// what tells a context overflow apart.
+func httpError(name string, resp *http.Response) *provider.Error {
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	out := &provider.Error{Provider: name, Status: resp.StatusCode,
+		Message: provider.Shorten(cmp.Or(provider.BodyMessage(body), http.StatusText(resp.StatusCode)))}
+	out.Auth = resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden
+	out.Retryable = !out.Auth && provider.RetryableStatus(resp.StatusCode)
+	out.RetryAfter = provider.RetryAfter(provider.HeaderMap(resp.Header), time.Now())
+	return out
 }
 
-// providerMessage extracts the provider's own error message from a fantasy
-// error, falling back to fantasy's summary.
-func providerMessage(pe *fantasy.ProviderError) string {
-	if msg := fantasyBodyMessage(pe); msg != "" {
-		return provider.Shorten(msg)
-	}
-	msg := pe.Message
-	if msg == "" {
-		msg = pe.Title
-	}
-	if msg == "" && pe.StatusCode != 0 {
-		msg = http.StatusText(pe.StatusCode)
-	}
-	return provider.Shorten(msg)
+// transientTypes are error types (or codes) of an error event inside a
+// stream that name a passing condition on the server's side: the stream
+// answered 200, so no HTTP status says whether to retry.
+var transientTypes = map[string]bool{
+	"server_error": true, "internal_error": true, "overloaded_error": true, "api_error": true, "rate_limit_error": true,
 }
 
-// fantasyBodyMessage is the provider's message from the response body
-// fantasy kept, or from the JSON its SDK message ends with
-// (`POST "url": 429 Too Many Requests {json}`); "" when neither has one.
-func fantasyBodyMessage(pe *fantasy.ProviderError) string {
-	if msg := provider.BodyMessage(pe.ResponseBody); msg != "" {
-		return msg
+// streamError is the error event data carried inside a 200 stream; raw is
+// its "error" field.
+func streamError(name string, data, raw json.RawMessage) *provider.Error {
+	var e struct {
+		Type string          `json:"type"`
+		Code json.RawMessage `json:"code"`
 	}
-	if i := strings.IndexByte(pe.Message, '{'); i >= 0 {
-		return provider.BodyMessage([]byte(pe.Message[i:]))
+	_ = json.Unmarshal(raw, &e)
+	code := ""
+	if json.Unmarshal(e.Code, &code) != nil {
+		code = string(e.Code) // a number (429, 503), or nothing
 	}
-	return ""
+	retry := transientTypes[cmp.Or(e.Type, code)]
+	if n, err := strconv.Atoi(code); err == nil {
+		retry = retry || provider.RetryableStatus(n)
+	}
+	msg := cmp.Or(provider.BodyMessage(data), "received error while streaming: "+string(raw))
+	return &provider.Error{Provider: name, Message: provider.Shorten(msg), Retryable: retry}
 }

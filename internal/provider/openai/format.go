@@ -3,32 +3,12 @@ package openai
 import (
 	"encoding/json"
 	"errors"
-
-	"charm.land/fantasy"
-	fantasyopenai "charm.land/fantasy/providers/openai"
-	openaisdk "github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/packages/param"
-	"github.com/openai/openai-go/v3/shared"
 )
 
-// outputFormatKey is the fantasy.Call.ProviderOptions key that carries a
-// --json-schema to prepareWithFormat: fantasy's Stream has no
-// response_format of its own (only its object calls do), and its prepare
-// hook is the one place that sees both the call and the SDK params.
-const outputFormatKey = "tandem-output-format"
-
-// outputFormat is the schema sent as response_format.
+// outputFormat is a --json-schema sent as response_format json_schema.
 type outputFormat struct {
 	schema map[string]any
 	strict bool
-}
-
-func (*outputFormat) Options() {}
-
-func (f *outputFormat) MarshalJSON() ([]byte, error) { return json.Marshal(f.schema) }
-
-func (*outputFormat) UnmarshalJSON([]byte) error {
-	return errors.New("output format options are built in code, never decoded")
 }
 
 // newOutputFormat decodes the schema; strict mode only when the schema
@@ -44,27 +24,6 @@ func newOutputFormat(raw json.RawMessage) (*outputFormat, error) {
 		return nil, nil
 	}
 	return &outputFormat{schema: schema, strict: strictSchema(schema)}, nil
-}
-
-// withOutputFormat wraps a prepare hook (fantasy's or openaicompat's) so
-// a call carrying an outputFormat gets response_format json_schema.
-func withOutputFormat(next fantasyopenai.LanguageModelPrepareCallFunc) fantasyopenai.LanguageModelPrepareCallFunc {
-	return func(m fantasy.LanguageModel, params *openaisdk.ChatCompletionNewParams, call fantasy.Call) ([]fantasy.CallWarning, error) {
-		warnings, err := next(m, params, call)
-		if err != nil {
-			return warnings, err
-		}
-		if f, ok := call.ProviderOptions[outputFormatKey].(*outputFormat); ok {
-			params.ResponseFormat = openaisdk.ChatCompletionNewParamsResponseFormatUnion{
-				OfJSONSchema: &shared.ResponseFormatJSONSchemaParam{
-					JSONSchema: shared.ResponseFormatJSONSchemaJSONSchemaParam{
-						Name: "output", Schema: f.schema, Strict: param.NewOpt(f.strict),
-					},
-				},
-			}
-		}
-		return warnings, nil
-	}
 }
 
 // strictKeywords are the keywords OpenAI's strict mode accepts.

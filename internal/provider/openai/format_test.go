@@ -10,45 +10,49 @@ import (
 	"github.com/tandem-agent/tandem/internal/provider/providertest"
 )
 
-const personPrompt = "Generate information about a person named Alice who is 30 years old and lives in Paris."
-
 // --json-schema on Chat Completions: the request is the recorded
 // object-generation request (response_format json_schema, strict, the
-// schema) but for the schema's name and description, which tandem does
-// not have; the recorded answer comes back as the text.
+// schema; max_completion_tokens for the reasoning models) but for the
+// schema's name and description, which tandem does not have; the recorded
+// answer comes back as the text.
 func TestOpenAIOutputSchemaRecorded(t *testing.T) {
-	for _, model := range []string{"openai-gpt-4o", "openai-gpt-4o-mini"} {
-		t.Run(model, func(t *testing.T) {
-			c := providertest.LoadCassette(t, "TestOpenAIObjectGeneration/"+model+"/simple_object_streaming.yaml")
-			var recorded struct {
-				Model          string `json:"model"`
-				ResponseFormat struct {
-					JSONSchema map[string]json.RawMessage `json:"json_schema"`
-				} `json:"response_format"`
-			}
-			if err := json.Unmarshal([]byte(c.Interactions[0].Request.Body), &recorded); err != nil {
-				t.Fatal(err)
-			}
-			rs := providertest.NewReplayServer(t, c, nil)
-			p, err := New(provider.Config{Name: "openai", Kind: provider.KindOpenAI, BaseURL: rs.URL + "/v1", APIKey: "k"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			req := provider.Request{Model: recorded.Model, MaxTokens: 4000, OutputSchema: recorded.ResponseFormat.JSONSchema["schema"],
-				Messages: []message.Message{{Role: message.User, Content: []message.Block{message.TextBlock(personPrompt)}}}}
-			resp, err := p.Stream(context.Background(), req, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			providertest.AssertSameJSON(t, model, rs.Body(0), []byte(c.Interactions[0].Request.Body), "name", "description")
-			var person struct {
-				Name string `json:"name"`
-				Age  int    `json:"age"`
-			}
-			if err := json.Unmarshal([]byte(providertest.TextOf(resp)), &person); err != nil || person.Name != "Alice" || person.Age != 30 {
-				t.Errorf("answer %q: %v", providertest.TextOf(resp), err)
-			}
-		})
+	for _, model := range []string{"openai-gpt-4o", "openai-gpt-4o-mini", "openai-gpt-5", "openai-o4-mini"} {
+		for _, name := range []string{"simple_object_streaming", "complex_object_streaming"} {
+			t.Run(model+"/"+name, func(t *testing.T) {
+				c := providertest.LoadCassette(t, "TestOpenAIObjectGeneration/"+model+"/"+name+".yaml")
+				var recorded struct {
+					Model    string `json:"model"`
+					Messages []struct {
+						Content string `json:"content"`
+					} `json:"messages"`
+					ResponseFormat struct {
+						JSONSchema map[string]json.RawMessage `json:"json_schema"`
+					} `json:"response_format"`
+				}
+				if err := json.Unmarshal([]byte(c.Interactions[0].Request.Body), &recorded); err != nil || len(recorded.Messages) != 1 {
+					t.Fatalf("recorded request: %v", err)
+				}
+				rs := providertest.NewReplayServer(t, c, nil)
+				p, err := New(provider.Config{Name: "openai", Kind: provider.KindOpenAI, BaseURL: rs.URL + "/v1", APIKey: "k"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				req := provider.Request{Model: recorded.Model, MaxTokens: 4000, OutputSchema: recorded.ResponseFormat.JSONSchema["schema"],
+					Messages: []message.Message{{Role: message.User, Content: []message.Block{message.TextBlock(recorded.Messages[0].Content)}}}}
+				resp, err := p.Stream(context.Background(), req, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				providertest.AssertSameJSON(t, model, rs.Body(0), []byte(c.Interactions[0].Request.Body), "name", "description")
+				var answer map[string]any
+				if err := json.Unmarshal([]byte(providertest.TextOf(resp)), &answer); err != nil || len(answer) == 0 {
+					t.Errorf("answer %q: %v", providertest.TextOf(resp), err)
+				}
+				if name == "simple_object_streaming" && (answer["name"] != "Alice" || answer["age"] != float64(30)) {
+					t.Errorf("answer %v", answer)
+				}
+			})
+		}
 	}
 }
 

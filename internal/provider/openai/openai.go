@@ -1,138 +1,109 @@
 // Package openai is the adapter for OpenAI Chat Completions and
-// OpenAI-compatible servers (kinds openai and openai-compatible), over
-// charm.land/fantasy's OpenAI providers.
+// OpenAI-compatible servers (kinds openai and openai-compatible), its own
+// small client over plain HTTP.
 package openai
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
-	"sync"
-
-	"charm.land/fantasy"
-	fantasyopenai "charm.land/fantasy/providers/openai"
-	"charm.land/fantasy/providers/openaicompat"
+	"net/http"
+	"strings"
 
 	"github.com/tandem-agent/tandem/internal/provider"
 )
 
-// fantasyAdapter implements Provider on top of a fantasy provider, for the
-// OpenAI protocols. Only fantasy's LanguageModel.Stream is used; the agent
-// loop, retries and tool execution are tandem's own.
-type fantasyAdapter struct {
+// defaultBase is OpenAI's API, for kind openai without a base URL.
+const defaultBase = "https://api.openai.com/v1"
+
+// chatAdapter speaks Chat Completions over plain HTTP. An SDK (fantasy over
+// openai-go) costs every start of tandem its package initialisation, for a
+// user who may never call this API; the wire format is small and stable,
+// so tandem keeps its own, as it does for Gemini.
+type chatAdapter struct {
 	cfg     provider.Config
+	client  *http.Client
+	url     string
 	builder promptBuilder
-	fp      fantasy.Provider
-	tools   provider.ToolCache[[]fantasy.Tool]
-
-	mu     sync.Mutex
-	models map[string]fantasy.LanguageModel
+	tools   provider.ToolCache[[]chatTool]
 }
 
-// New builds the adapter for cfg (kind openai or openai-compatible): Chat
-// Completions over fantasy. It makes no network call.
+// New builds the adapter for cfg (kind openai or openai-compatible). It
+// makes no network call.
 func New(cfg provider.Config) (provider.Provider, error) {
-	a, err := newFantasyAdapter(cfg)
-	if err != nil {
-		return nil, err
+	base := strings.TrimRight(cfg.BaseURL, "/")
+	if base == "" {
+		if cfg.Kind != provider.KindOpenAI {
+			return nil, fmt.Errorf("provider %s: kind %q needs a base URL", cfg.Name, cfg.Kind)
+		}
+		base = defaultBase
 	}
-	return a, nil
-}
-
-func newFantasyAdapter(cfg provider.Config) (*fantasyAdapter, error) {
-	client := provider.HTTPClient(cfg)
-	var fp fantasy.Provider
-	var err error
-	switch cfg.Kind {
-	case provider.KindOpenAI:
-		opts := []fantasyopenai.Option{fantasyopenai.WithHTTPClient(client), fantasyopenai.WithName(cfg.Name),
-			fantasyopenai.WithLanguageModelOptions(fantasyopenai.WithLanguageModelPrepareCallFunc(withOutputFormat(fantasyopenai.DefaultPrepareCallFunc)))}
-		if cfg.BaseURL != "" {
-			opts = append(opts, fantasyopenai.WithBaseURL(cfg.BaseURL))
-		}
-		if cfg.APIKey != "" {
-			opts = append(opts, fantasyopenai.WithAPIKey(cfg.APIKey))
-		}
-		if len(cfg.Headers) > 0 {
-			opts = append(opts, fantasyopenai.WithHeaders(cfg.Headers))
-		}
-		fp, err = fantasyopenai.New(opts...)
-	case provider.KindOpenAICompatible:
-		// The fantasy name stays openaicompat.Name: its option lookup is
-		// keyed by it.
-		opts := []openaicompat.Option{openaicompat.WithHTTPClient(client), openaicompat.WithBaseURL(cfg.BaseURL),
-			openaicompat.WithLanguageModelOptions(fantasyopenai.WithLanguageModelPrepareCallFunc(withOutputFormat(openaicompat.PrepareCallFunc)))}
-		if cfg.APIKey != "" {
-			opts = append(opts, openaicompat.WithAPIKey(cfg.APIKey))
-		}
-		if len(cfg.Headers) > 0 {
-			opts = append(opts, openaicompat.WithHeaders(cfg.Headers))
-		}
-		fp, err = openaicompat.New(opts...)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("provider %s: %w", cfg.Name, err)
-	}
-	return &fantasyAdapter{
+	return &chatAdapter{
 		cfg:     cfg,
+		client:  provider.HTTPClient(cfg), // sets Authorization from cfg.APIKey
+		url:     base + "/chat/completions",
 		builder: promptBuilder{name: cfg.Name, kind: cfg.Kind},
-		fp:      fp,
-		models:  map[string]fantasy.LanguageModel{},
 	}, nil
 }
 
-func (a *fantasyAdapter) Name() string { return a.cfg.Name }
-
-func (a *fantasyAdapter) model(ctx context.Context, id string) (fantasy.LanguageModel, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if lm, ok := a.models[id]; ok {
-		return lm, nil
-	}
-	lm, err := a.fp.LanguageModel(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	a.models[id] = lm
-	return lm, nil
-}
+func (a *chatAdapter) Name() string { return a.cfg.Name }
 
 // Stream makes one call and returns the complete response. Failures come
-// back as *Error, except cancellation, which comes back as ctx.Err().
-func (a *fantasyAdapter) Stream(ctx context.Context, req provider.Request, onDelta func(provider.Delta)) (*provider.Response, error) {
+// back as *Error, except cancellation, which comes back as a wrap of
+// ctx.Err().
+func (a *chatAdapter) Stream(ctx context.Context, req provider.Request, onDelta func(provider.Delta)) (*provider.Response, error) {
 	if req.Model == "" {
 		return nil, &provider.Error{Provider: a.cfg.Name, Message: "no model given"}
 	}
-	var tools []fantasy.Tool
-	if len(req.Tools) > 0 {
-		var err error
-		if tools, err = a.tools.Get(req.Tools, functionTools); err != nil {
-			return nil, &provider.Error{Provider: a.cfg.Name, Message: "build request: " + err.Error(), Cause: err}
-		}
-	}
-	call, err := a.builder.call(req, tools)
+	body, err := a.requestBody(req)
 	if err != nil {
 		return nil, &provider.Error{Provider: a.cfg.Name, Message: "build request: " + err.Error(), Cause: err}
 	}
-	lm, err := a.model(ctx, req.Model)
+	hreq, err := http.NewRequestWithContext(provider.Streaming(ctx), http.MethodPost, a.url, bytes.NewReader(body))
 	if err != nil {
-		return nil, provider.MapError(ctx, a.cfg.Name, err, classify)
+		return nil, &provider.Error{Provider: a.cfg.Name, Message: "build request: " + err.Error(), Cause: err}
 	}
-	stream, err := lm.Stream(provider.Streaming(ctx), call)
+	hreq.Header.Set("Content-Type", "application/json")
+	hreq.Header.Set("Accept", "text/event-stream")
+	for k, v := range a.cfg.Headers {
+		hreq.Header.Set(k, v)
+	}
+	for k, v := range req.Headers {
+		hreq.Header.Set(k, v)
+	}
+	resp, err := a.client.Do(hreq)
 	if err != nil {
-		return nil, provider.MapError(ctx, a.cfg.Name, err, classify)
+		return nil, provider.MapError(ctx, a.cfg.Name, err, nil)
 	}
-	acc := newAccumulator(a.cfg.Name, onDelta)
-	for part := range stream {
-		if part.Type == fantasy.StreamPartTypeError {
-			return nil, provider.MapError(ctx, a.cfg.Name, part.Error, classify)
-		}
-		acc.add(part)
+	defer resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return nil, httpError(a.cfg.Name, resp)
+	}
+	acc := newAccumulator(a.cfg.Name, a.cfg.Kind, onDelta)
+	if err := readEvents(resp.Body, acc.add); err != nil {
+		return nil, provider.MapError(ctx, a.cfg.Name, err, nil)
 	}
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("%s: %w", a.cfg.Name, ctx.Err())
 	}
-	if !acc.finished {
-		return nil, provider.MapError(ctx, a.cfg.Name, fantasy.NewIncompleteStreamError(), classify)
+	if !acc.complete() {
+		return nil, provider.MapError(ctx, a.cfg.Name, provider.ErrIncompleteStream, nil)
 	}
 	return acc.response(req.Model), nil
+}
+
+func (a *chatAdapter) requestBody(req provider.Request) ([]byte, error) {
+	var tools []chatTool
+	if len(req.Tools) > 0 {
+		var err error
+		if tools, err = a.tools.Get(req.Tools, functionTools); err != nil {
+			return nil, err
+		}
+	}
+	c, err := a.builder.body(req, tools)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(c)
 }

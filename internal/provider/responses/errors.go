@@ -9,31 +9,28 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/responses"
 
 	"github.com/tandem-agent/tandem/internal/provider"
 )
 
 // classify is the adapter's provider.Classifier: the SDK's API errors.
 func classify(out *provider.Error, err error) bool {
-	var oe *openai.Error
+	var oe *responses.Error
 	if !errors.As(err, &oe) {
 		return false
 	}
-	ClassifyAPIError(out, oe, "")
+	classifyAPIError(out, oe)
 	return true
 }
 
-// ClassifyAPIError fills out from the OpenAI SDK's API error (the Responses
-// adapter's HTTP failures, and the Chat Completions adapter's under
-// fantasy's error). found is the server's message the caller found
-// elsewhere in the chain (fantasy's copy of the body), or "".
-func ClassifyAPIError(out *provider.Error, oe *openai.Error, found string) {
+// classifyAPIError fills out from the SDK's API error (an HTTP failure).
+// The responses package's Error is the SDK's own API error type, so the
+// SDK's root package (whose initialisation every start of tandem would
+// pay) stays unlinked.
+func classifyAPIError(out *provider.Error, oe *responses.Error) {
 	out.Status = oe.StatusCode
-	body := found
-	if body == "" {
-		body = responseBodyMessage(oe)
-	}
+	body := responseBodyMessage(oe)
 	out.Message = provider.Shorten(cmp.Or(oe.Message, provider.BodyMessage([]byte(oe.RawJSON())), jsonString(oe.RawJSON()),
 		body, http.StatusText(oe.StatusCode)))
 	out.Auth = out.Status == http.StatusUnauthorized || out.Status == http.StatusForbidden
@@ -56,7 +53,7 @@ func jsonString(raw string) string {
 // responseBodyMessage reads the message from the whole error body, for
 // OpenAI-compatible servers whose errors have no "error" object (vLLM's
 // {"object": "error", "message": ...}); the SDK only decodes "error".
-func responseBodyMessage(oe *openai.Error) string {
+func responseBodyMessage(oe *responses.Error) string {
 	if oe.Response == nil || oe.Response.Body == nil {
 		return ""
 	}
