@@ -207,7 +207,8 @@ func TestE2EClaudeCodeCommandsDoNotSeeCredentials(t *testing.T) {
 
 // The server token in tandem's data folder is a credential: in explore
 // mode neither Read nor a read-only shell command gets it to the model,
-// even when the data folder is inside the workspace.
+// even when the data folder is inside the workspace, and searches there
+// skip the checkpoint snapshots.
 func TestE2EServerTokenIsNotReadableInExplore(t *testing.T) {
 	const token = "e2e-server-token-0123456789abcdef"
 	x := newE2EFor(t, func(work string) scripted.Script {
@@ -240,6 +241,17 @@ func TestE2EServerTokenIsNotReadableInExplore(t *testing.T) {
 	// value is redacted wherever it turns up, checkpoint copies included.
 	if out := res["grep1"].Output; !strings.Contains(out, "server-token") || !strings.Contains(out, "[REDACTED]") {
 		t.Errorf("grep did not find the file, or did not redact it: %q", out)
+	}
+	// The checkpoint snapshots (copies of every workspace file) are not
+	// searched at all.
+	if out := res["grep1"].Output; strings.Contains(out, "checkpoints") {
+		t.Errorf("grep searched the snapshot folder: %q", out)
+	}
+	if rg, err := exec.LookPath("rg"); err == nil {
+		out, _ := runIn(x.Work, rg, "--no-config", "--hidden", "--no-require-git", "-l", "e2e-server-token")
+		if strings.Contains(out, "checkpoints") || !strings.Contains(out, "server-token") {
+			t.Errorf("ripgrep over the workspace: %q", out)
+		}
 	}
 	if strings.Contains(r.Stdout, token) {
 		t.Errorf("the token reached the stream:\n%s", r.Stdout)

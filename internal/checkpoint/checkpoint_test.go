@@ -317,7 +317,11 @@ func TestCollectRemovesOrphanBaselines(t *testing.T) {
 	if _, err := w.svc.Collect(w.ctx); err != nil {
 		t.Fatal(err)
 	}
-	if n := countFiles(t, filepath.Join(w.data, "checkpoints")); n != 0 {
-		t.Errorf("%d files left under checkpoints/ after collecting an orphan", n)
+	// Only the marker that hides the folder from searches stays.
+	if n := countFiles(t, filepath.Join(w.data, "checkpoints")); n != 1 {
+		t.Errorf("%d files left under checkpoints/ after collecting an orphan, want the .gitignore alone", n)
+	}
+	if b, err := os.ReadFile(filepath.Join(w.data, "checkpoints", ".gitignore")); err != nil || !strings.HasSuffix(string(b), "\n*\n") {
+		t.Errorf("search marker: %q %v", b, err)
 	}
 }

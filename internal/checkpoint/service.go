@@ -56,7 +56,34 @@ func (s *Service) Tracker(sessionID, root string, cfg Config, notice func(string
 	if notice == nil {
 		notice = func(string) {}
 	}
+	if err := s.hideFromSearches(); err != nil {
+		notice("checkpoint: " + err.Error())
+	}
 	return &Tracker{svc: s, session: sessionID, root: filepath.Clean(root), cfg: cfg.withDefaults(), notice: notice, noWatch: cfg.NoWatch}
+}
+
+// hideMarker keeps the snapshots out of every search: ripgrep (which tandem
+// runs with --no-require-git), tandem's own walkers, git and the checkpoint
+// scan itself all honour a .gitignore, and this one ignores everything
+// beside it.
+const hideMarker = "# tandem's file snapshots: copies of workspace files, .env files included.\n# Kept out of searches when the data folder is inside a workspace.\n*\n"
+
+// hideFromSearches writes the marker into the snapshot folder when it is
+// missing. When tandem runs in the home folder, its data folder is inside
+// the workspace, and a Grep there would otherwise read back every file
+// every session ever saw, under names no sensitive-path rule recognises.
+func (s *Service) hideFromSearches() error {
+	p := filepath.Join(s.dir, ".gitignore")
+	if _, err := os.Lstat(p); err == nil {
+		return nil
+	}
+	if err := os.MkdirAll(s.dir, 0o700); err != nil {
+		return fmt.Errorf("create snapshot folder: %w", err)
+	}
+	if err := os.WriteFile(p, []byte(hideMarker), 0o600); err != nil {
+		return fmt.Errorf("hide snapshot folder from searches: %w", err)
+	}
+	return nil
 }
 
 func (s *Service) sessionDir(id string) string   { return filepath.Join(s.dir, "sessions", id) }
