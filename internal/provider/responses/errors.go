@@ -1,66 +1,71 @@
 package responses
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/json"
-	"errors"
-	"io"
-	"net/http"
-	"time"
-
-	"github.com/openai/openai-go/v3/responses"
+	"strconv"
 
 	"github.com/tandem-agent/tandem/internal/provider"
 )
 
-// classify is the adapter's provider.Classifier: the SDK's API errors.
-func classify(out *provider.Error, err error) bool {
-	var oe *responses.Error
-	if !errors.As(err, &oe) {
-		return false
+// transientCode reports the error codes (or, without one, types) of an
+// error inside a 200 stream that name a passing condition on the server's
+// side: OpenAI's, and the types proxies in front of other backends pass on.
+func transientCode(code string) bool {
+	switch code {
+	case "", "server_error", "rate_limit_exceeded", "server_is_overloaded", "slow_down",
+		"internal_error", "rate_limit_error", "overloaded_error", "api_error":
+		return true
 	}
-	classifyAPIError(out, oe)
-	return true
+	return false
 }
 
-// classifyAPIError fills out from the SDK's API error (an HTTP failure).
-// The responses package's Error is the SDK's own API error type, so the
-// SDK's root package (whose initialisation every start of tandem would
-// pay) stays unlinked.
-func classifyAPIError(out *provider.Error, oe *responses.Error) {
-	out.Status = oe.StatusCode
-	body := responseBodyMessage(oe)
-	out.Message = provider.Shorten(cmp.Or(oe.Message, provider.BodyMessage([]byte(oe.RawJSON())), jsonString(oe.RawJSON()),
-		body, http.StatusText(oe.StatusCode)))
-	out.Auth = out.Status == http.StatusUnauthorized || out.Status == http.StatusForbidden
-	out.Retryable = !out.Auth && provider.RetryableStatus(out.Status)
-	if oe.Response != nil {
-		out.RetryAfter = provider.RetryAfter(provider.HeaderMap(oe.Response.Header), time.Now())
+// streamError is an error the API reported inside a 200 stream (an error
+// event, or a failed response); server trouble and rate limits are worth
+// another attempt, as is an error that names no code at all. A numeric
+// code is an HTTP status.
+func streamError(name, code, msg string) *provider.Error {
+	retry := transientCode(code)
+	if n, err := strconv.Atoi(code); err == nil {
+		retry = provider.RetryableStatus(n)
 	}
+	return &provider.Error{Provider: name, Message: provider.Shorten(cmp.Or(msg, code, "error event")), Retryable: retry}
 }
 
-// jsonString is raw when it is a JSON string ({"error": "..."}, as LM
-// Studio answers), else "".
-func jsonString(raw string) string {
+// apiError is the error object of an error event or a failed response.
+// Its code is a string on OpenAI's servers, but a number or null on some
+// compatible ones.
+type apiError struct {
+	Type    string          `json:"type"`
+	Code    json.RawMessage `json:"code"`
+	Message string          `json:"message"`
+}
+
+func (e apiError) code() string {
 	var s string
-	if json.Unmarshal([]byte(raw), &s) != nil {
-		return ""
+	if json.Unmarshal(e.Code, &s) == nil {
+		return cmp.Or(s, e.Type)
 	}
-	return s
+	if len(e.Code) > 0 && string(e.Code) != "null" {
+		return string(e.Code)
+	}
+	return e.Type
 }
 
-// responseBodyMessage reads the message from the whole error body, for
-// OpenAI-compatible servers whose errors have no "error" object (vLLM's
-// {"object": "error", "message": ...}); the SDK only decodes "error".
-func responseBodyMessage(oe *responses.Error) string {
-	if oe.Response == nil || oe.Response.Body == nil {
-		return ""
+// eventError reads an error event. The API documents its fields at the
+// top ({"type": "error", "code", "message"}); OpenAI's servers, and
+// proxies in front of Chat Completions-style backends, also send them in
+// an "error" object, which wins when it says more.
+func eventError(name string, ev *responsesEvent) *provider.Error {
+	e := apiError{Code: ev.Code, Message: ev.Message}
+	var inner apiError
+	if len(ev.Error) > 0 && json.Unmarshal(ev.Error, &inner) == nil && (inner.Message != "" || inner.code() != "") {
+		e = inner
+	} else if len(ev.Error) > 0 && e.Message == "" {
+		var s string // {"error": "..."}
+		if json.Unmarshal(ev.Error, &s) == nil {
+			e.Message = s
+		}
 	}
-	body, rerr := io.ReadAll(io.LimitReader(oe.Response.Body, 64<<10))
-	oe.Response.Body = io.NopCloser(bytes.NewReader(body))
-	if rerr != nil {
-		return ""
-	}
-	return provider.BodyMessage(body)
+	return streamError(name, e.code(), e.Message)
 }

@@ -1,60 +1,56 @@
 // Package responses is the adapter for OpenAI's Responses API (kind
-// openai-responses, and the Responses-only models of kind openai), on the
-// official openai-go responses service.
+// openai-responses, and the Responses-only models of kind openai), its own
+// small client over plain HTTP.
 package responses
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"net/url"
 	"strings"
-
-	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/responses"
 
 	"github.com/tandem-agent/tandem/internal/provider"
 )
 
-// responsesAdapter speaks OpenAI's Responses API through the official SDK's
-// responses service. Unlike Chat Completions it keeps a reasoning model's
-// reasoning between steps: with store=false the API hands back each
-// reasoning item encrypted, and tandem sends it back on the next call (as
-// a thinking block whose signature holds the item), so the model does not
-// re-derive its plan after every tool call.
+// defaultBase is OpenAI's API.
+const defaultBase = "https://api.openai.com/v1"
+
+// responsesAdapter speaks OpenAI's Responses API over plain HTTP: tandem
+// builds the body and reads the event stream itself, so the binary links
+// no OpenAI SDK, whose package initialisers every start of tandem would
+// pay. Unlike Chat Completions it keeps a reasoning model's reasoning
+// between steps: with store=false the API hands back each reasoning item
+// encrypted, and tandem sends it back on the next call (as a thinking
+// block whose signature holds the item), so the model does not re-derive
+// its plan after every tool call.
 type responsesAdapter struct {
-	cfg provider.Config
-	svc responses.ResponseService
+	cfg    provider.Config
+	client *http.Client
+	url    string // POST target: the base URL's /responses, its query kept
+	urlErr error  // a base URL that is not one, reported on each call
+	azure  bool
 }
 
 // New builds the adapter for cfg (kind openai-responses, or the Responses
 // side of kind openai). It makes no network call.
 func New(cfg provider.Config) (provider.Provider, error) {
-	return newResponsesAdapter(cfg), nil
-}
-
-func newResponsesAdapter(cfg provider.Config) *responsesAdapter {
-	opts := []option.RequestOption{
-		option.WithHTTPClient(provider.HTTPClient(cfg)),
-		option.WithMaxRetries(0),
-	}
-	base := cfg.BaseURL
+	base := strings.TrimRight(cfg.BaseURL, "/")
 	if base == "" {
-		base = "https://api.openai.com/v1"
+		base = defaultBase
 	}
-	opts = append(opts, option.WithBaseURL(strings.TrimRight(base, "/")+"/"))
-	if cfg.APIKey != "" {
-		opts = append(opts, option.WithAPIKey(cfg.APIKey))
-		if provider.AzureURL(base) {
-			// Azure OpenAI takes the key in its own header.
-			opts = append(opts, option.WithHeader("api-key", cfg.APIKey))
-		}
+	a := &responsesAdapter{cfg: cfg, client: provider.HTTPClient(cfg), azure: provider.AzureURL(base)}
+	if u, err := url.Parse(base); err != nil || u.Scheme == "" || u.Host == "" {
+		a.urlErr = fmt.Errorf("base URL %q is not an absolute URL; set base_url like %s", cfg.BaseURL, defaultBase)
+	} else {
+		a.url = u.JoinPath("responses").String()
 	}
-	for k, v := range cfg.Headers {
-		opts = append(opts, option.WithHeader(k, v))
-	}
-	return &responsesAdapter{cfg: cfg, svc: responses.NewResponseService(opts...)}
+	return a, nil
 }
 
 func (a *responsesAdapter) Name() string { return a.cfg.Name }
@@ -65,32 +61,58 @@ func (a *responsesAdapter) Stream(ctx context.Context, req provider.Request, onD
 	if req.Model == "" {
 		return nil, &provider.Error{Provider: a.cfg.Name, Message: "no model given"}
 	}
+	if a.urlErr != nil {
+		return nil, &provider.Error{Provider: a.cfg.Name, Message: a.urlErr.Error(), Cause: a.urlErr}
+	}
 	body, err := json.Marshal(a.body(req))
 	if err != nil {
 		return nil, &provider.Error{Provider: a.cfg.Name, Message: "build request: " + err.Error(), Cause: err}
 	}
-	opts := []option.RequestOption{option.WithRequestBody("application/json", body)}
+	// Streaming puts the call under the watch transport's first-byte and
+	// idle timeouts.
+	hreq, err := http.NewRequestWithContext(provider.Streaming(ctx), http.MethodPost, a.url, bytes.NewReader(body))
+	if err != nil {
+		return nil, &provider.Error{Provider: a.cfg.Name, Message: "build request: " + err.Error(), Cause: err}
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	hreq.Header.Set("Accept", "text/event-stream")
+	if a.azure && a.cfg.APIKey != "" {
+		// Azure OpenAI takes the key in its own header (the bearer token
+		// comes from the auth transport).
+		hreq.Header.Set("Api-Key", a.cfg.APIKey)
+	}
+	for k, v := range a.cfg.Headers {
+		hreq.Header.Set(k, v)
+	}
 	for k, v := range req.Headers {
-		opts = append(opts, option.WithHeader(k, v))
+		hreq.Header.Set(k, v)
 	}
-	stream := a.svc.NewStreaming(provider.Streaming(ctx), responses.ResponseNewParams{}, opts...)
-	defer stream.Close()
+	resp, err := a.client.Do(hreq)
+	if err != nil {
+		return nil, provider.MapError(ctx, a.cfg.Name, err, nil)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return nil, provider.StatusError(a.cfg.Name, resp)
+	}
+	return a.read(ctx, req.Model, resp.Body, onDelta)
+}
+
+// read folds the event stream into the response. Once the response is
+// complete, a failure reading the rest of the stream does not lose it.
+func (a *responsesAdapter) read(ctx context.Context, model string, body io.Reader, onDelta func(provider.Delta)) (*provider.Response, error) {
 	acc := newResponsesAccumulator(a.cfg.Name, onDelta)
-	for stream.Next() {
-		if err := acc.add(stream.Current().RawJSON()); err != nil {
-			return nil, provider.MapError(ctx, a.cfg.Name, err, classify)
-		}
-	}
-	if err := stream.Err(); err != nil {
-		return nil, provider.MapError(ctx, a.cfg.Name, err, classify)
-	}
+	err := provider.ReadEvents(body, acc.add)
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("%s: %w", a.cfg.Name, ctx.Err())
 	}
-	if !acc.done {
-		return nil, provider.MapError(ctx, a.cfg.Name, provider.ErrIncompleteStream, classify)
+	if acc.done {
+		return acc.response(model), nil
 	}
-	return acc.response(req.Model), nil
+	if err == nil {
+		err = provider.ErrIncompleteStream
+	}
+	return nil, provider.MapError(ctx, a.cfg.Name, err, nil)
 }
 
 // responsesBody is the request body. Fields are the API's.

@@ -125,7 +125,7 @@ func TestResponsesEncryptedReasoningGoesBack(t *testing.T) {
 		`{"type":"response.output_item.done","output_index":1,"item":{"type":"function_call","call_id":"call_1","name":"Read","arguments":"{\"file_path\":\"a\"}"}}`,
 		`{"type":"response.completed","response":{"status":"completed","usage":{"input_tokens":100,"output_tokens":10,"input_tokens_details":{"cached_tokens":60},"output_tokens_details":{"reasoning_tokens":7}}}}`,
 	} {
-		if err := acc.add(ev); err != nil {
+		if err := acc.add([]byte(ev)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -146,11 +146,11 @@ func TestResponsesEncryptedReasoningGoesBack(t *testing.T) {
 
 func TestResponsesErrorEvents(t *testing.T) {
 	acc := newResponsesAccumulator("openai", nil)
-	err := acc.add(`{"type":"response.failed","response":{"status":"failed","error":{"code":"server_error","message":"try again"}}}`)
+	err := acc.add([]byte(`{"type":"response.failed","response":{"status":"failed","error":{"code":"server_error","message":"try again"}}}`))
 	if pe, ok := provider.AsError(err); !ok || !pe.Retryable || pe.Message != "try again" {
 		t.Errorf("server error: %v", err)
 	}
-	err = acc.add(`{"type":"error","code":"invalid_prompt","message":"bad"}`)
+	err = acc.add([]byte(`{"type":"error","code":"invalid_prompt","message":"bad"}`))
 	if pe, ok := provider.AsError(err); !ok || pe.Retryable {
 		t.Errorf("invalid prompt: %v", err)
 	}
@@ -220,4 +220,70 @@ func TestResponsesOutputSchema(t *testing.T) {
 func jsonEqual(a, b json.RawMessage) bool {
 	var x, y any
 	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && reflect.DeepEqual(x, y)
+}
+
+// Real parallel tool calls (add and multiply, their arguments streamed in
+// deltas): both come back whole, and the next request carries both calls
+// and both outputs exactly as the recorded one did.
+func TestResponsesParallelToolsRecorded(t *testing.T) {
+	numbers := json.RawMessage(`{"properties":{"a":{"description":"first number","type":"integer"},"b":{"description":"second number","type":"integer"}},"required":["a","b"],"type":"object"}`)
+	tools := []provider.ToolSpec{{Name: "add", Description: "Add two numbers", InputSchema: numbers},
+		{Name: "multiply", Description: "Multiply two numbers", InputSchema: numbers}}
+	for _, model := range []string{"openai-gpt-5", "openai-gpt-4o", "openai-gpt-4o-mini"} {
+		t.Run(model, func(t *testing.T) {
+			c := providertest.LoadCassette(t, "TestOpenAIResponsesCommon/"+model+"/multi_tool_streaming.yaml")
+			rs := providertest.NewReplayServer(t, c, nil)
+			p := responsesFor(t, rs)
+			req := provider.Request{Model: strings.TrimPrefix(model, "openai-"), MaxTokens: 4000, Tools: tools,
+				System:   []string{"You are a helpful assistant. Always use both add and multiply at the same time."},
+				Messages: []message.Message{{Role: message.User, Content: []message.Block{message.TextBlock("Add and multiply the number 2 and 3")}}}}
+			r1, err := p.Stream(context.Background(), req, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			calls := (message.Message{Content: r1.Content}).ToolUses()
+			if r1.StopReason != "tool_use" || len(calls) != 2 || calls[0].Name != "add" || calls[1].Name != "multiply" {
+				t.Fatalf("first step: %+v", r1)
+			}
+			results := map[string]string{"add": "5", "multiply": "6"}
+			var out []message.Block
+			for _, call := range calls {
+				if !jsonEqual(call.Input, json.RawMessage(`{"a":2,"b":3}`)) {
+					t.Errorf("%s input %s", call.Name, call.Input)
+				}
+				out = append(out, message.Block{Type: message.ToolResult, ToolUseID: call.ID, Content: []message.Block{message.TextBlock(results[call.Name])}})
+			}
+			req.Messages = append(req.Messages, message.Message{Role: message.Assistant, Content: r1.Content}, message.Message{Role: message.User, Content: out})
+			r2, err := p.Stream(context.Background(), req, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if text := providertest.MessageText(r2.Content); r2.StopReason != "end_turn" || !strings.Contains(text, "5") || !strings.Contains(text, "6") {
+				t.Errorf("second step: %+v", r2)
+			}
+			if got, want := callItems(t, rs.Body(1)), callItems(t, []byte(c.Interactions[1].Request.Body)); !jsonEqual(got, want) {
+				t.Errorf("sent %s\nrecorded %s", got, want)
+			}
+		})
+	}
+}
+
+// callItems are the function_call and function_call_output items of a
+// request body.
+func callItems(t *testing.T, body []byte) json.RawMessage {
+	t.Helper()
+	var b struct {
+		Input []map[string]any `json:"input"`
+	}
+	if err := json.Unmarshal(body, &b); err != nil {
+		t.Fatal(err)
+	}
+	var items []map[string]any
+	for _, it := range b.Input {
+		if it["type"] == "function_call" || it["type"] == "function_call_output" {
+			items = append(items, it)
+		}
+	}
+	out, _ := json.Marshal(items)
+	return out
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/provider"
@@ -12,30 +13,37 @@ import (
 
 // responsesEvent is the part of a Responses stream event tandem reads.
 type responsesEvent struct {
-	Type        string          `json:"type"`
-	Delta       string          `json:"delta"`
-	OutputIndex int             `json:"output_index"`
-	Item        responsesItem   `json:"item"`
-	Response    json.RawMessage `json:"response"`
-	Code        string          `json:"code"`
-	Message     string          `json:"message"`
+	Type         string          `json:"type"`
+	Delta        string          `json:"delta"`
+	Arguments    *string         `json:"arguments"`
+	OutputIndex  int             `json:"output_index"`
+	SummaryIndex int             `json:"summary_index"`
+	Item         *responsesItem  `json:"item"`
+	Response     json.RawMessage `json:"response"`
+	Code         json.RawMessage `json:"code"`
+	Message      string          `json:"message"`
+	Error        json.RawMessage `json:"error"`
 }
 
 type responsesItem struct {
-	Type      string `json:"type"`
-	ID        string `json:"id"`
-	CallID    string `json:"call_id"`
-	Name      string `json:"name"`
-	Arguments string `json:"arguments"`
-	Content   []struct {
-		Type    string `json:"type"`
-		Text    string `json:"text"`
-		Refusal string `json:"refusal"`
-	} `json:"content"`
-	Summary []struct {
-		Text string `json:"text"`
-	} `json:"summary"`
-	EncryptedContent string `json:"encrypted_content"`
+	Type             string             `json:"type"`
+	ID               string             `json:"id"`
+	CallID           string             `json:"call_id"`
+	Name             string             `json:"name"`
+	Arguments        string             `json:"arguments"`
+	Content          []responsesContent `json:"content"`
+	Summary          []responsesSummary `json:"summary"`
+	EncryptedContent string             `json:"encrypted_content"`
+}
+
+type responsesContent struct {
+	Type    string `json:"type"`
+	Text    string `json:"text"`
+	Refusal string `json:"refusal"`
+}
+
+type responsesSummary struct {
+	Text string `json:"text"`
 }
 
 type responsesResult struct {
@@ -43,11 +51,9 @@ type responsesResult struct {
 	IncompleteDetails *struct {
 		Reason string `json:"reason"`
 	} `json:"incomplete_details"`
-	Error *struct {
-		Code    string `json:"code"`
-		Message string `json:"message"`
-	} `json:"error"`
-	Usage *struct {
+	Error  *apiError       `json:"error"`
+	Output []responsesItem `json:"output"`
+	Usage  *struct {
 		InputTokens        int64 `json:"input_tokens"`
 		OutputTokens       int64 `json:"output_tokens"`
 		InputTokensDetails struct {
@@ -59,15 +65,52 @@ type responsesResult struct {
 	} `json:"usage"`
 }
 
+// outputItem is one output item as the stream builds it: the item as
+// output_item.added announced it, what its deltas added up to, and its
+// final form once output_item.done (or the completed response) gives it.
+type outputItem struct {
+	item    responsesItem
+	done    bool
+	text    strings.Builder // output_text deltas
+	args    strings.Builder // function_call_arguments deltas, or their done event's whole
+	summary []string        // reasoning summary deltas, by summary index
+}
+
+// final is the item with what its deltas carried filled in where its own
+// fields are empty: a server that skips output_item.done (or sends it
+// bare) still gets its text and tool arguments through.
+func (o *outputItem) final() responsesItem {
+	it := o.item
+	switch it.Type {
+	case "function_call":
+		if it.Arguments == "" {
+			it.Arguments = o.args.String()
+		}
+	case "reasoning":
+		if len(it.Summary) == 0 {
+			for _, s := range o.summary {
+				it.Summary = append(it.Summary, responsesSummary{Text: s})
+			}
+		}
+	case "message", "":
+		if len(it.Content) == 0 && o.text.Len() > 0 {
+			it.Type = "message"
+			it.Content = []responsesContent{{Type: "output_text", Text: o.text.String()}}
+		}
+	}
+	return it
+}
+
 // responsesAccumulator builds the response from the stream: deltas go to
-// onDelta as they come; each output item's final form (output_item.done)
-// becomes its blocks, in output order.
+// onDelta as they come; each output item becomes its blocks, in output
+// order.
 type responsesAccumulator struct {
 	provider string
 	onDelta  func(provider.Delta)
-	items    map[int][]message.Block
+	items    map[int]*outputItem
 	usage    message.Usage
-	stop     string
+	stop     string // from the content: refusal
+	limit    string // from the incomplete details, which win
 	done     bool
 }
 
@@ -75,36 +118,80 @@ func newResponsesAccumulator(name string, onDelta func(provider.Delta)) *respons
 	if onDelta == nil {
 		onDelta = func(provider.Delta) {}
 	}
-	return &responsesAccumulator{provider: name, onDelta: onDelta, items: map[int][]message.Block{}}
+	return &responsesAccumulator{provider: name, onDelta: onDelta, items: map[int]*outputItem{}}
 }
 
-func (a *responsesAccumulator) add(raw string) error {
+func (a *responsesAccumulator) at(i int) *outputItem {
+	o := a.items[i]
+	if o == nil {
+		o = &outputItem{}
+		a.items[i] = o
+	}
+	return o
+}
+
+// add reads one event's data. Events after the response completed are
+// ignored: the response is what it said.
+func (a *responsesAccumulator) add(data []byte) error {
+	if a.done {
+		return nil
+	}
 	var ev responsesEvent
-	if err := json.Unmarshal([]byte(raw), &ev); err != nil {
+	if err := json.Unmarshal(data, &ev); err != nil {
 		return fmt.Errorf("decode Responses event: %w", err)
 	}
 	switch ev.Type {
 	case "response.output_text.delta":
+		a.at(ev.OutputIndex).text.WriteString(ev.Delta)
 		a.onDelta(provider.Delta{Kind: provider.DeltaText, Text: ev.Delta})
 	case "response.reasoning_summary_text.delta":
+		o := a.at(ev.OutputIndex)
+		if i := ev.SummaryIndex; i >= 0 && i < 1<<10 {
+			for len(o.summary) <= i {
+				o.summary = append(o.summary, "")
+			}
+			o.summary[i] += ev.Delta
+		}
 		a.onDelta(provider.Delta{Kind: provider.DeltaThinking, Text: ev.Delta})
+	case "response.function_call_arguments.delta":
+		a.at(ev.OutputIndex).args.WriteString(ev.Delta)
+	case "response.function_call_arguments.done":
+		if ev.Arguments != nil {
+			o := a.at(ev.OutputIndex)
+			o.args.Reset()
+			o.args.WriteString(*ev.Arguments)
+		}
 	case "response.output_item.added":
+		if ev.Item == nil {
+			return nil
+		}
+		if o := a.at(ev.OutputIndex); !o.done {
+			o.item = *ev.Item
+		}
 		if ev.Item.Type == "function_call" {
 			a.onDelta(provider.Delta{Kind: provider.DeltaToolStart, ToolID: ev.Item.CallID, ToolName: ev.Item.Name})
 		}
 	case "response.output_item.done":
-		a.items[ev.OutputIndex] = a.blocks(ev.Item)
+		if ev.Item != nil {
+			o := a.at(ev.OutputIndex)
+			o.item, o.done = *ev.Item, true
+		}
 	case "response.completed", "response.incomplete":
 		return a.finish(ev.Response)
 	case "response.failed":
 		var r responsesResult
 		_ = json.Unmarshal(ev.Response, &r)
 		if r.Error != nil {
-			return streamError(a.provider, r.Error.Code, r.Error.Message)
+			return streamError(a.provider, r.Error.code(), r.Error.Message)
 		}
 		return streamError(a.provider, "", "the response failed")
 	case "error":
-		return streamError(a.provider, ev.Code, ev.Message)
+		return eventError(a.provider, &ev)
+	default:
+		if len(ev.Error) > 0 && string(ev.Error) != "null" {
+			// A bare {"error": ...} chunk (a proxy's), whatever its type.
+			return eventError(a.provider, &ev)
+		}
 	}
 	return nil
 }
@@ -157,9 +244,16 @@ func (a *responsesAccumulator) finish(raw json.RawMessage) error {
 	if r.IncompleteDetails != nil {
 		switch r.IncompleteDetails.Reason {
 		case "max_output_tokens":
-			a.stop = "max_tokens"
+			a.limit = "max_tokens"
 		case "content_filter":
-			a.stop = "refusal"
+			a.limit = "refusal"
+		}
+	}
+	// The response lists every output item whole; it stands in for any
+	// whose output_item.done the stream did not carry.
+	for i, it := range r.Output {
+		if o := a.at(i); !o.done {
+			o.item, o.done = it, true
 		}
 	}
 	a.done = true
@@ -174,9 +268,9 @@ func (a *responsesAccumulator) response(model string) *provider.Response {
 	sort.Ints(idx)
 	var content []message.Block
 	for _, i := range idx {
-		content = append(content, a.items[i]...)
+		content = append(content, a.blocks(a.items[i].final())...)
 	}
-	stop := a.stop
+	stop := cmp.Or(a.limit, a.stop)
 	for _, b := range content {
 		if b.Type == message.ToolUse {
 			stop = "tool_use"
@@ -186,11 +280,4 @@ func (a *responsesAccumulator) response(model string) *provider.Response {
 		stop = "end_turn"
 	}
 	return &provider.Response{Content: content, Usage: a.usage, StopReason: stop, Model: model}
-}
-
-// streamError is an error the API reported inside a 200 stream; server
-// trouble and rate limits are worth another attempt.
-func streamError(name, code, msg string) *provider.Error {
-	retry := code == "" || code == "server_error" || code == "rate_limit_exceeded" || code == "server_is_overloaded" || code == "slow_down"
-	return &provider.Error{Provider: name, Message: provider.Shorten(cmp.Or(msg, code, "error event")), Retryable: retry}
 }
