@@ -35,6 +35,13 @@ func (s *server) body(i int) string {
 	return string(s.bodies[i])
 }
 
+// request is the path and headers of the i-th call.
+func (s *server) request(i int) (string, http.Header) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.paths[i], s.headers[i]
+}
+
 func newServer(t *testing.T, streams ...string) *server {
 	t.Helper()
 	s := &server{}
@@ -404,10 +411,10 @@ func TestResponsesRequestHeaders(t *testing.T) {
 	if _, err := p.Stream(context.Background(), provider.Request{Model: "gpt-5", Messages: userSays("x"), Headers: map[string]string{"X-Call": "b"}}, nil); err != nil {
 		t.Fatal(err)
 	}
-	h := s.headers[0]
-	if s.paths[0] != "/openai/v1/responses?api-version=preview" || h.Get("Authorization") != "Bearer sk-1" || h.Get("Content-Type") != "application/json" ||
+	path, h := s.request(0)
+	if path != "/openai/v1/responses?api-version=preview" || h.Get("Authorization") != "Bearer sk-1" || h.Get("Content-Type") != "application/json" ||
 		h.Get("X-Team") != "a" || h.Get("X-Call") != "b" || h.Get("Api-Key") != "" {
-		t.Errorf("path %s, headers %v", s.paths[0], h)
+		t.Errorf("path %s, headers %v", path, h)
 	}
 
 	// Azure takes the key in api-key as well (its host is served here by
