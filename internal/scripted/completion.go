@@ -82,6 +82,10 @@ func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request, req *Re
 	}
 	var err error
 	switch {
+	case req.API == APIResponses && req.Stream():
+		err = writeResponsesStream(w, out, rep, wantsEncrypted(req.Body), midStream)
+	case req.API == APIResponses:
+		err = writeWhole(w, out, responsesObject(rep, wantsEncrypted(req.Body)), midStream)
 	case proto == protoAnthropic && req.Stream():
 		err = writeAnthropicStream(w, out, rep, midStream, errBody)
 	case proto == protoAnthropic:

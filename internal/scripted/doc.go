@@ -1,7 +1,7 @@
 // Package scripted is a fake LLM provider for tests, benchmarks and for
 // running the real Claude Code CLI offline (ANTHROPIC_BASE_URL). It speaks
-// the Anthropic Messages API and OpenAI Chat Completions, streaming
-// included, and answers from a Script.
+// the Anthropic Messages API, OpenAI Chat Completions and the OpenAI
+// Responses API, streaming included, and answers from a Script.
 //
 // # Endpoints
 //
@@ -15,6 +15,15 @@
 //	                                stream_options.include_usage adds a final
 //	                                usage chunk; thinking is sent as
 //	                                reasoning_content
+//	POST .../responses              OpenAI Responses, stream or not: output
+//	                                items (thinking as a reasoning item whose
+//	                                summary is the text, with its Signature as
+//	                                encrypted_content when the request's
+//	                                include asks for it), streamed as typed
+//	                                events (output_item added/done, text,
+//	                                summary and argument deltas) ending in
+//	                                response.completed, or response.incomplete
+//	                                at max_tokens; errors in OpenAI's shape
 //	GET  .../models[/id]            model list usable by either SDK
 //	GET|HEAD /                      200 "ok" (reachability probes)
 //	POST .../publishers/anthropic/models/M:streamRawPredict (or :rawPredict)
@@ -35,7 +44,9 @@
 // # Step selection
 //
 // The step answering a request is the number of assistant turns already in
-// the request's "messages" (adjacent assistant messages count once). This
+// the request's "messages" (adjacent assistant messages count once; for the
+// Responses API, its "input" items, where a run of reasoning, assistant
+// messages and function calls is one turn). This
 // keeps the server stateless per conversation: any number of concurrent or
 // resumed conversations walk the same script. Past the last step the
 // Fallback answers (default text "done").

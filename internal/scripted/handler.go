@@ -28,6 +28,8 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		req.API = APIAnthropic
 	case r.Method == http.MethodPost && strings.HasSuffix(path, "/chat/completions"):
 		req.API = APIOpenAI
+	case r.Method == http.MethodPost && strings.HasSuffix(path, "/responses"):
+		req.API = APIResponses
 	case (r.Method == http.MethodGet || r.Method == http.MethodHead) && (strings.HasSuffix(path, "/models") || strings.Contains(path, "/models/")):
 		req.API = APIModels
 	case (r.Method == http.MethodGet || r.Method == http.MethodHead) && path == "":
@@ -46,8 +48,8 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	proto := protoAnthropic
-	if req.API == APIOpenAI {
-		proto = protoOpenAI
+	if req.API == APIOpenAI || req.API == APIResponses {
+		proto = protoOpenAI // Responses errors and ids are OpenAI's
 	}
 	if s.invalid != nil {
 		req.Status = http.StatusInternalServerError
@@ -156,11 +158,12 @@ func (s *Server) selectStep(body map[string]any) selection {
 	if s.isSide(body) {
 		return selection{step: fallback, index: -1, slot: last, side: true}
 	}
-	n := assistantTurns(body["messages"])
+	messages := conversation(body)
+	n := assistantTurns(messages)
 	if s.script.StepMarkers {
-		n = markedTurns(body["messages"])
+		n = markedTurns(messages)
 	}
-	if th, base := s.thread(body["messages"]); th != nil {
+	if th, base := s.thread(messages); th != nil {
 		if n < len(th.Steps) {
 			return selection{step: &th.Steps[n], index: n, slot: base + n}
 		}
@@ -170,6 +173,18 @@ func (s *Server) selectStep(body map[string]any) selection {
 		return selection{step: &s.script.Steps[n], index: n, slot: n}
 	}
 	return selection{step: fallback, index: n, slot: last}
+}
+
+// conversation is a request's messages: "messages" (Anthropic, Chat
+// Completions), or the Responses API's "input" items read as messages.
+func conversation(body map[string]any) any {
+	if m, ok := body["messages"]; ok {
+		return m
+	}
+	if in, ok := body["input"]; ok {
+		return responsesConversation(in)
+	}
+	return nil
 }
 
 // thread returns the thread whose Match is in the first user message, and

@@ -88,7 +88,7 @@ func (s *Server) overflow(req *Request, proto protocol) (int, json.RawMessage, b
 }
 
 func maxTokens(body map[string]any) int64 {
-	for _, k := range []string{"max_tokens", "max_completion_tokens"} {
+	for _, k := range []string{"max_tokens", "max_completion_tokens", "max_output_tokens"} {
 		if v, ok := body[k].(float64); ok {
 			return int64(v)
 		}

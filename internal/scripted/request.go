@@ -12,6 +12,7 @@ const (
 	APIAnthropic   API = "anthropic"    // POST .../messages
 	APICountTokens API = "count_tokens" // POST .../messages/count_tokens
 	APIOpenAI      API = "openai"       // POST .../chat/completions
+	APIResponses   API = "responses"    // POST .../responses (OpenAI Responses)
 	APIModels      API = "models"       // GET .../models[/id]
 	APIOther       API = "other"        // root probes and unknown paths
 )
@@ -80,7 +81,7 @@ func (s *Server) MainRequests() []Request {
 	defer s.mu.Unlock()
 	var out []Request
 	for _, r := range s.requests {
-		if (r.API == APIAnthropic || r.API == APIOpenAI) && !r.Side {
+		if (r.API == APIAnthropic || r.API == APIOpenAI || r.API == APIResponses) && !r.Side {
 			out = append(out, r)
 		}
 	}

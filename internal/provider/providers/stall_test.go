@@ -66,7 +66,7 @@ func TestStreamTimeouts(t *testing.T) {
 		{"silence mid-stream", scripted.Fault{Stall: scripted.StallBody, StallAfterEvents: 3}, "the stream stalled: no data for 300ms"},
 		{"pings mid-stream", scripted.Fault{Stall: scripted.StallPings, StallAfterEvents: 3, PingEveryMS: 30}, "the stream stalled: no data for 300ms"},
 	}
-	for _, kind := range []string{provider.KindAnthropic, provider.KindOpenAI, provider.KindOpenAICompatible} {
+	for _, kind := range []string{provider.KindAnthropic, provider.KindOpenAI, provider.KindOpenAICompatible, provider.KindOpenAIResponses} {
 		for _, c := range cases {
 			t.Run(kind+"/"+c.name, func(t *testing.T) {
 				_, took, err := watchStream(t, watchProvider(t, kind, c.fault))
@@ -88,7 +88,7 @@ func TestStreamTimeouts(t *testing.T) {
 // Pings between real events keep nothing alive but do no harm: a stream
 // paced with pings slower than nothing but within the idle timeout works.
 func TestStreamPacedWithinIdleTimeoutCompletes(t *testing.T) {
-	for _, kind := range []string{provider.KindAnthropic, provider.KindOpenAI, provider.KindOpenAICompatible} {
+	for _, kind := range []string{provider.KindAnthropic, provider.KindOpenAI, provider.KindOpenAICompatible, provider.KindOpenAIResponses} {
 		t.Run(kind, func(t *testing.T) {
 			p := watchProvider(t, kind, scripted.Fault{DelayBetweenChunksMS: 100})
 			res, _, err := watchStream(t, p)
@@ -119,7 +119,7 @@ func TestStreamNonSSEAnswer(t *testing.T) {
 		{"gateway page", scripted.Fault{Status: 200, ContentType: "text/html", BodyText: gateway},
 			[]string{"502 Bad Gateway"}, true},
 	}
-	for _, kind := range []string{provider.KindAnthropic, provider.KindOpenAI, provider.KindOpenAICompatible} {
+	for _, kind := range []string{provider.KindAnthropic, provider.KindOpenAI, provider.KindOpenAICompatible, provider.KindOpenAIResponses} {
 		for _, c := range cases {
 			t.Run(kind+"/"+c.name, func(t *testing.T) {
 				_, _, err := watchStream(t, watchProvider(t, kind, c.fault))
@@ -143,7 +143,7 @@ func TestStreamNonSSEAnswer(t *testing.T) {
 	}
 }
 
-// The Responses API adapter (no scripted dialect for it) goes through the
+// The Responses side of kind openai (plain handlers here) goes through the
 // same watch: a stalled or non-SSE answer fails instead of hanging.
 func TestResponsesStreamWatched(t *testing.T) {
 	cases := []struct {
