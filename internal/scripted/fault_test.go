@@ -130,10 +130,9 @@ func TestMidStreamErrorAnthropic(t *testing.T) {
 
 func TestMidStreamErrorOpenAI(t *testing.T) {
 	_, url := startServer(t, Script{Steps: []Step{TextStep(strings.Repeat("word ", 40)).WithFault(Fault{MidStreamError: true, Times: 2})}})
-	c := openAIClient(url)
-	acc, _, err := streamOpenAI(t, c, openAIParams())
+	got, err := streamOpenAI(t, url, openAIBody(true))
 	if err == nil {
-		t.Fatalf("no error; got %q", acc.Choices[0].Message.Content)
+		t.Fatalf("no error; got %q", got.content)
 	}
 	resp := post(t, url+"/v1/chat/completions", openAIBody(false))
 	_, err = io.ReadAll(resp.Body)

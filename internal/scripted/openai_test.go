@@ -1,46 +1,73 @@
 package scripted
 
 import (
-	"context"
+	"encoding/json"
 	"strings"
 	"testing"
-
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/shared"
 )
 
-func openAIClient(url string) openai.Client {
-	return openai.NewClient(option.WithBaseURL(url+"/v1"), option.WithAPIKey("sk-test"), option.WithMaxRetries(0))
+// openAIStreamed is a Chat Completions stream folded the way clients fold
+// it: content joined, tool calls assembled by index, the last finish
+// reason and usage.
+type openAIStreamed struct {
+	content string
+	calls   []oToolCall
+	finish  string
+	usage   *oUsage
+	chunks  int
 }
 
-func openAIParams(msgs ...openai.ChatCompletionMessageParamUnion) openai.ChatCompletionNewParams {
-	if len(msgs) == 0 {
-		msgs = []openai.ChatCompletionMessageParamUnion{openai.UserMessage("fix the bug")}
-	}
-	return openai.ChatCompletionNewParams{
-		Model: "gpt-4o", Messages: msgs,
-		Tools:         []openai.ChatCompletionToolUnionParam{openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{Name: "Read"})},
-		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)},
-	}
-}
-
-func streamOpenAI(t *testing.T, c openai.Client, p openai.ChatCompletionNewParams) (openai.ChatCompletionAccumulator, int, error) {
+// streamOpenAI fails on a stream that ends in a broken read.
+func streamOpenAI(t *testing.T, url string, body map[string]any) (openAIStreamed, error) {
 	t.Helper()
-	stream := c.Chat.Completions.NewStreaming(context.Background(), p)
-	defer stream.Close()
-	var acc openai.ChatCompletionAccumulator
-	chunks := 0
-	for stream.Next() {
-		chunks++
-		if !acc.AddChunk(stream.Current()) {
-			t.Fatalf("accumulator rejected chunk %d: %s", chunks, stream.Current().RawJSON())
+	resp := post(t, url+"/v1/chat/completions", body)
+	defer resp.Body.Close()
+	events, err := readSSE(resp.Body)
+	var out openAIStreamed
+	for _, ev := range events {
+		if ev.data == "[DONE]" {
+			continue
+		}
+		var c oCompletion
+		if err := json.Unmarshal([]byte(ev.data), &c); err != nil {
+			t.Fatalf("chunk %s: %v", ev.data, err)
+		}
+		out.chunks++
+		if c.Usage != nil {
+			out.usage = c.Usage
+		}
+		for _, ch := range c.Choices {
+			if ch.FinishReason != nil {
+				out.finish = *ch.FinishReason
+			}
+			if ch.Delta == nil {
+				continue
+			}
+			if ch.Delta.Content != nil {
+				out.content += *ch.Delta.Content
+			}
+			for _, tc := range ch.Delta.ToolCalls {
+				i := *tc.Index
+				for len(out.calls) <= i {
+					out.calls = append(out.calls, oToolCall{Function: oFunction{Arguments: ptr("")}})
+				}
+				call := &out.calls[i]
+				if tc.ID != "" {
+					call.ID, call.Type = tc.ID, tc.Type
+				}
+				if tc.Function.Name != "" {
+					call.Function.Name = tc.Function.Name
+				}
+				if tc.Function.Arguments != nil {
+					*call.Function.Arguments += *tc.Function.Arguments
+				}
+			}
 		}
 	}
-	return acc, chunks, stream.Err()
+	return out, err
 }
 
-func TestOpenAISDKStreamingConversation(t *testing.T) {
+func TestOpenAIStreamingConversation(t *testing.T) {
 	script := Script{Steps: []Step{
 		ToolStep(
 			Call("Read", map[string]any{"file_path": "/w/calc.py"}),
@@ -49,41 +76,43 @@ func TestOpenAISDKStreamingConversation(t *testing.T) {
 		TextStep("The bug was an off-by-one error; it is fixed now and tests pass."),
 	}}
 	srv, url := startServer(t, script)
-	c := openAIClient(url)
-	p := openAIParams()
-
-	acc, chunks, err := streamOpenAI(t, c, p)
+	user := map[string]any{"role": "user", "content": "fix the bug"}
+	got, err := streamOpenAI(t, url, openAIBody(true, user))
 	if err != nil {
-		t.Fatalf("stream: %v", err)
+		t.Fatal(err)
 	}
-	if chunks < 6 {
-		t.Errorf("only %d chunks: tool arguments should stream in pieces", chunks)
+	if got.chunks < 6 {
+		t.Errorf("only %d chunks: tool arguments should stream in pieces", got.chunks)
 	}
-	choice := acc.Choices[0]
-	calls := choice.Message.ToolCalls
-	if choice.FinishReason != "tool_calls" || len(calls) != 2 {
-		t.Fatalf("choice = %+v", choice)
+	calls := got.calls
+	if got.finish != "tool_calls" || len(calls) != 2 {
+		t.Fatalf("stream = %+v", got)
 	}
-	if calls[0].Function.Name != "Read" || calls[0].Function.Arguments != `{"file_path":"/w/calc.py"}` ||
-		calls[1].Function.Name != "Bash" || calls[1].Function.Arguments != `{"command":"pytest -q"}` {
+	if calls[0].Function.Name != "Read" || *calls[0].Function.Arguments != `{"file_path":"/w/calc.py"}` ||
+		calls[1].Function.Name != "Bash" || *calls[1].Function.Arguments != `{"command":"pytest -q"}` {
 		t.Errorf("tool calls = %+v", calls)
 	}
-	if !strings.HasPrefix(calls[0].ID, "call_") || calls[0].ID == calls[1].ID {
+	if !strings.HasPrefix(calls[0].ID, "call_") || calls[0].ID == calls[1].ID || calls[0].Type != "function" {
 		t.Errorf("tool ids %q %q", calls[0].ID, calls[1].ID)
 	}
-	if acc.Usage.PromptTokens != 100 || acc.Usage.CompletionTokens != 30 || acc.Usage.PromptTokensDetails.CachedTokens != 10 {
-		t.Errorf("usage = %+v", acc.Usage)
+	if u := got.usage; u == nil || u.PromptTokens != 100 || u.CompletionTokens != 30 || u.PromptTokensDetails.CachedTokens != 10 {
+		t.Errorf("usage = %+v", u)
 	}
 
-	p.Messages = append(p.Messages, choice.Message.ToParam(),
-		openai.ToolMessage("def add(a, b): return a - b", calls[0].ID),
-		openai.ToolMessage("1 failed", calls[1].ID))
-	acc2, _, err := streamOpenAI(t, c, p)
-	if err != nil {
-		t.Fatalf("stream 2: %v", err)
+	var toolCalls []any
+	for _, c := range calls {
+		toolCalls = append(toolCalls, map[string]any{"id": c.ID, "type": "function",
+			"function": map[string]any{"name": c.Function.Name, "arguments": *c.Function.Arguments}})
 	}
-	if got := acc2.Choices[0].Message.Content; got != script.Steps[1].Text || acc2.Choices[0].FinishReason != "stop" {
-		t.Errorf("turn 2 = %q (%s)", got, acc2.Choices[0].FinishReason)
+	got2, err := streamOpenAI(t, url, openAIBody(true, user,
+		map[string]any{"role": "assistant", "content": nil, "tool_calls": toolCalls},
+		map[string]any{"role": "tool", "tool_call_id": calls[0].ID, "content": "def add(a, b): return a - b"},
+		map[string]any{"role": "tool", "tool_call_id": calls[1].ID, "content": "1 failed"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got2.content != script.Steps[1].Text || got2.finish != "stop" {
+		t.Errorf("turn 2 = %q (%s)", got2.content, got2.finish)
 	}
 	reqs := srv.MainRequests()
 	if len(reqs) != 2 || reqs[1].Step != 1 || !strings.Contains(string(reqs[1].RawBody), `"tool_call_id"`) {
@@ -91,16 +120,17 @@ func TestOpenAISDKStreamingConversation(t *testing.T) {
 	}
 }
 
-func TestOpenAISDKNonStreaming(t *testing.T) {
+func TestOpenAINonStreaming(t *testing.T) {
 	_, url := startServer(t, Script{Steps: []Step{ToolStep(Call("Read", map[string]any{"file_path": "x"})).WithText("Reading.")}})
-	c := openAIClient(url)
-	res, err := c.Chat.Completions.New(context.Background(), openAIParams())
-	if err != nil {
+	resp := post(t, url+"/v1/chat/completions", openAIBody(false))
+	defer resp.Body.Close()
+	var res oCompletion
+	if err := json.NewDecoder(resp.Body).Decode(&res); err != nil {
 		t.Fatal(err)
 	}
 	m := res.Choices[0].Message
-	if m.Content != "Reading." || len(m.ToolCalls) != 1 || m.ToolCalls[0].Function.Arguments != `{"file_path":"x"}` ||
-		res.Choices[0].FinishReason != "tool_calls" || res.Usage.TotalTokens < 2 {
+	if m == nil || m.Content == nil || *m.Content != "Reading." || len(m.ToolCalls) != 1 || *m.ToolCalls[0].Function.Arguments != `{"file_path":"x"}` ||
+		*res.Choices[0].FinishReason != "tool_calls" || res.Usage == nil || res.Usage.TotalTokens < 2 || res.Object != "chat.completion" {
 		t.Fatalf("completion = %+v", res)
 	}
 }
