@@ -3,27 +3,10 @@ package openai
 import (
 	"cmp"
 	"encoding/json"
-	"io"
-	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/tandem-agent/tandem/internal/provider"
 )
-
-// httpError classifies an error answer. The message is the server's own,
-// whatever shape its body has: OpenAI's {"error": {"message"}}, LM
-// Studio's {"error": "..."}, vLLM's {"object": "error", "message"}; it is
-// what tells a context overflow apart.
-func httpError(name string, resp *http.Response) *provider.Error {
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	out := &provider.Error{Provider: name, Status: resp.StatusCode,
-		Message: provider.Shorten(cmp.Or(provider.BodyMessage(body), http.StatusText(resp.StatusCode)))}
-	out.Auth = resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden
-	out.Retryable = !out.Auth && provider.RetryableStatus(resp.StatusCode)
-	out.RetryAfter = provider.RetryAfter(provider.HeaderMap(resp.Header), time.Now())
-	return out
-}
 
 // transientTypes are error types (or codes) of an error event inside a
 // stream that name a passing condition on the server's side: the stream

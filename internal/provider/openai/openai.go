@@ -78,10 +78,10 @@ func (a *chatAdapter) Stream(ctx context.Context, req provider.Request, onDelta 
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, httpError(a.cfg.Name, resp)
+		return nil, provider.StatusError(a.cfg.Name, resp)
 	}
 	acc := newAccumulator(a.cfg.Name, a.cfg.Kind, onDelta)
-	if err := readEvents(resp.Body, acc.add); err != nil {
+	if err := provider.ReadEvents(resp.Body, acc.add); err != nil {
 		return nil, provider.MapError(ctx, a.cfg.Name, err, nil)
 	}
 	if ctx.Err() != nil {

@@ -1,11 +1,8 @@
 package openai
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/tandem-agent/tandem/internal/message"
@@ -46,49 +43,6 @@ type chatUsage struct {
 	CompletionTokensDetails struct {
 		ReasoningTokens int64 `json:"reasoning_tokens"`
 	} `json:"completion_tokens_details"`
-}
-
-// readEvents calls fn with the data of each server-sent event of r (data
-// lines joined by newlines, as the SSE format says) until r ends, fn
-// fails, or the stream sends [DONE].
-func readEvents(r io.Reader, fn func(data []byte) error) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 32<<20)
-	var data []byte
-	dispatch := func() (bool, error) {
-		if len(data) == 0 {
-			return false, nil
-		}
-		d := data
-		data = data[:0]
-		if bytes.HasPrefix(d, []byte("[DONE]")) {
-			return true, nil
-		}
-		return false, fn(d)
-	}
-	for sc.Scan() {
-		line := sc.Bytes()
-		if len(line) == 0 {
-			if done, err := dispatch(); done || err != nil {
-				return err
-			}
-			continue
-		}
-		field, value, _ := bytes.Cut(line, []byte(":"))
-		if string(field) != "data" {
-			continue // comments (keep-alives), event names, ids
-		}
-		value = bytes.TrimPrefix(value, []byte(" "))
-		if len(data) > 0 {
-			data = append(data, '\n')
-		}
-		data = append(data, value...)
-	}
-	if err := sc.Err(); err != nil {
-		return err
-	}
-	_, err := dispatch() // a last event without its blank line
-	return err
 }
 
 // toolCall is a streamed tool call being put together.
