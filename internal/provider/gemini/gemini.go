@@ -57,22 +57,9 @@ func (a *geminiAdapter) Stream(ctx context.Context, req provider.Request, onDelt
 		return nil, &provider.Error{Provider: a.cfg.Name, Message: "build request: " + err.Error(), Cause: err}
 	}
 	url := a.base + "/models/" + req.Model + ":streamGenerateContent?alt=sse"
-	// provider.Streaming puts the call under the stream timeouts (stall.go).
-	hreq, err := http.NewRequestWithContext(provider.Streaming(ctx), http.MethodPost, url, bytes.NewReader(body))
+	resp, err := provider.PostStream(ctx, a.client, a.cfg.Name, url, body, a.cfg.Headers, req.Headers)
 	if err != nil {
-		return nil, &provider.Error{Provider: a.cfg.Name, Message: "build request: " + err.Error(), Cause: err}
-	}
-	hreq.Header.Set("Content-Type", "application/json")
-	hreq.Header.Set("Accept", "text/event-stream")
-	for k, v := range a.cfg.Headers {
-		hreq.Header.Set(k, v)
-	}
-	for k, v := range req.Headers {
-		hreq.Header.Set(k, v)
-	}
-	resp, err := a.client.Do(hreq)
-	if err != nil {
-		return nil, provider.MapError(ctx, a.cfg.Name, err, nil)
+		return nil, err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {

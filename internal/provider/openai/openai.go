@@ -4,7 +4,6 @@
 package openai
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -60,21 +59,9 @@ func (a *chatAdapter) Stream(ctx context.Context, req provider.Request, onDelta 
 	if err != nil {
 		return nil, &provider.Error{Provider: a.cfg.Name, Message: "build request: " + err.Error(), Cause: err}
 	}
-	hreq, err := http.NewRequestWithContext(provider.Streaming(ctx), http.MethodPost, a.url, bytes.NewReader(body))
+	resp, err := provider.PostStream(ctx, a.client, a.cfg.Name, a.url, body, a.cfg.Headers, req.Headers)
 	if err != nil {
-		return nil, &provider.Error{Provider: a.cfg.Name, Message: "build request: " + err.Error(), Cause: err}
-	}
-	hreq.Header.Set("Content-Type", "application/json")
-	hreq.Header.Set("Accept", "text/event-stream")
-	for k, v := range a.cfg.Headers {
-		hreq.Header.Set(k, v)
-	}
-	for k, v := range req.Headers {
-		hreq.Header.Set(k, v)
-	}
-	resp, err := a.client.Do(hreq)
-	if err != nil {
-		return nil, provider.MapError(ctx, a.cfg.Name, err, nil)
+		return nil, err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {

@@ -4,7 +4,6 @@
 package responses
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -68,28 +67,15 @@ func (a *responsesAdapter) Stream(ctx context.Context, req provider.Request, onD
 	if err != nil {
 		return nil, &provider.Error{Provider: a.cfg.Name, Message: "build request: " + err.Error(), Cause: err}
 	}
-	// Streaming puts the call under the watch transport's first-byte and
-	// idle timeouts.
-	hreq, err := http.NewRequestWithContext(provider.Streaming(ctx), http.MethodPost, a.url, bytes.NewReader(body))
-	if err != nil {
-		return nil, &provider.Error{Provider: a.cfg.Name, Message: "build request: " + err.Error(), Cause: err}
-	}
-	hreq.Header.Set("Content-Type", "application/json")
-	hreq.Header.Set("Accept", "text/event-stream")
+	var own map[string]string
 	if a.azure && a.cfg.APIKey != "" {
 		// Azure OpenAI takes the key in its own header (the bearer token
 		// comes from the auth transport).
-		hreq.Header.Set("Api-Key", a.cfg.APIKey)
+		own = map[string]string{"Api-Key": a.cfg.APIKey}
 	}
-	for k, v := range a.cfg.Headers {
-		hreq.Header.Set(k, v)
-	}
-	for k, v := range req.Headers {
-		hreq.Header.Set(k, v)
-	}
-	resp, err := a.client.Do(hreq)
+	resp, err := provider.PostStream(ctx, a.client, a.cfg.Name, a.url, body, own, a.cfg.Headers, req.Headers)
 	if err != nil {
-		return nil, provider.MapError(ctx, a.cfg.Name, err, nil)
+		return nil, err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
