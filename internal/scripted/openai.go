@@ -157,21 +157,30 @@ func openAIChunks(rep reply, withUsage bool) []oCompletion {
 // writeOpenAIStream streams the reply as OpenAI SSE. A mid-stream fault
 // sends about half of the chunks and then drops the connection.
 func writeOpenAIStream(w http.ResponseWriter, out *sink, rep reply, withUsage, midStream bool) error {
-	chunks := openAIChunks(rep, withUsage)
+	if err := writeEvents(w, out, openAIChunks(rep, withUsage), func(oCompletion) string { return "" }, midStream); err != nil {
+		return err
+	}
+	return out.write(sseEvent("", []byte("[DONE]")))
+}
+
+// writeEvents streams evs as server-sent events, each named by name (""
+// for none). A mid-stream fault sends about half of them and then drops
+// the connection (errCut).
+func writeEvents[T any](w http.ResponseWriter, out *sink, evs []T, name func(T) string, midStream bool) error {
 	if midStream {
-		chunks = chunks[:max(len(chunks)/2, 1)]
+		evs = evs[:max(len(evs)/2, 1)]
 	}
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream; charset=utf-8")
 	h.Set("Cache-Control", "no-cache")
 	setRequestID(w)
 	w.WriteHeader(http.StatusOK)
-	for _, c := range chunks {
-		data, err := json.Marshal(c)
+	for _, ev := range evs {
+		data, err := json.Marshal(ev)
 		if err != nil {
 			return err
 		}
-		if err := out.write(sseEvent("", data)); err != nil {
+		if err := out.write(sseEvent(name(ev), data)); err != nil {
 			return err
 		}
 	}
@@ -179,5 +188,5 @@ func writeOpenAIStream(w http.ResponseWriter, out *sink, rep reply, withUsage, m
 		out.abort()
 		return errCut
 	}
-	return out.write(sseEvent("", []byte("[DONE]")))
+	return nil
 }

@@ -1,7 +1,6 @@
 package scripted
 
 import (
-	"encoding/json"
 	"net/http"
 	"time"
 )
@@ -164,29 +163,7 @@ func wantsEncrypted(body map[string]any) bool {
 // writeResponsesStream streams the reply as Responses SSE. A mid-stream
 // fault sends about half of the events and then drops the connection.
 func writeResponsesStream(w http.ResponseWriter, out *sink, rep reply, encrypted, midStream bool) error {
-	evs := responsesEvents(rep, encrypted)
-	if midStream {
-		evs = evs[:max(len(evs)/2, 1)]
-	}
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream; charset=utf-8")
-	h.Set("Cache-Control", "no-cache")
-	setRequestID(w)
-	w.WriteHeader(http.StatusOK)
-	for _, ev := range evs {
-		data, err := json.Marshal(ev)
-		if err != nil {
-			return err
-		}
-		if err := out.write(sseEvent(ev["type"].(string), data)); err != nil {
-			return err
-		}
-	}
-	if midStream {
-		out.abort()
-		return errCut
-	}
-	return nil
+	return writeEvents(w, out, responsesEvents(rep, encrypted), func(ev map[string]any) string { return ev["type"].(string) }, midStream)
 }
 
 // responsesConversation reads Responses input items as the messages step
