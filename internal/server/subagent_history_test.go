@@ -2,6 +2,8 @@ package server_test
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -119,6 +121,55 @@ func TestSubagentHistoryAfterTurn(t *testing.T) {
 	}
 	if linked != 1 {
 		t.Errorf("the listing has %d sub-agent sessions linked to a1: %+v", linked, list.Sessions)
+	}
+	// docs/api.md's example has the response's shape: every key it shows
+	// is where the server puts it.
+	_, real := e.do("GET", "/api/sessions/"+id, nil)
+	doc, err := os.ReadFile("../../docs/api.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, _ := strings.Cut(string(doc), "### Sub-agents in history")
+	_, block, _ := strings.Cut(after, "```json\n")
+	block, _, _ = strings.Cut(block, "```")
+	var want, got any
+	if err := json.Unmarshal([]byte(block), &want); err != nil {
+		t.Fatalf("docs/api.md sub-agent example: %v", err)
+	}
+	if err := json.Unmarshal(real, &got); err != nil {
+		t.Fatal(err)
+	}
+	sameShape(t, "$", want, got)
+}
+
+// sameShape fails where doc has a key, or an array element, that got has
+// not at the same path.
+func sameShape(t *testing.T, path string, doc, got any) {
+	t.Helper()
+	switch d := doc.(type) {
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok {
+			t.Errorf("%s: documented as an object, the server sends %T", path, got)
+			return
+		}
+		for k, v := range d {
+			gv, ok := g[k]
+			if !ok {
+				t.Errorf("%s.%s is documented but not sent", path, k)
+				continue
+			}
+			sameShape(t, path+"."+k, v, gv)
+		}
+	case []any:
+		g, ok := got.([]any)
+		if !ok || len(g) != len(d) {
+			t.Errorf("%s: documented as %d elements, the server sends %v", path, len(d), got)
+			return
+		}
+		for i := range d {
+			sameShape(t, fmt.Sprintf("%s[%d]", path, i), d[i], g[i])
+		}
 	}
 }
 
