@@ -179,7 +179,7 @@ func (s *Server) getSession(w http.ResponseWriter, r *http.Request) {
 	if msgs == nil {
 		msgs = []message.Message{}
 	}
-	kids, err := s.subagents(r.Context(), st.id, msgs, 0)
+	kids, err := s.subagents(r.Context(), st.id, msgs)
 	if err != nil {
 		writeError(w, storeError(err, "session", st.id))
 		return

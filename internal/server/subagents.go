@@ -4,57 +4,27 @@ import (
 	"context"
 
 	"github.com/tandem-agent/tandem/internal/message"
+	"github.com/tandem-agent/tandem/internal/store"
 )
 
-// maxSubagentDepth bounds how deep GET /api/sessions/{id} nests sub-agents;
-// far above any configured subagents.max_depth, it only guards against a
-// store edited into a loop.
-const maxSubagentDepth = 16
-
-// subagents returns the stored sub-agent sessions started by tool calls
-// in msgs, each with its messages and its own sub-agents. A child whose
-// call is not among msgs is left out: it belongs to the running turn (its
-// steps come with the replayed events) or to a part of the conversation
-// rewound away.
-func (s *Server) subagents(ctx context.Context, parentID string, msgs []message.Message, depth int) ([]sessionDetail, error) {
-	if depth >= maxSubagentDepth {
-		return nil, nil
-	}
-	calls := map[string]bool{}
-	for _, m := range msgs {
-		if m.Role != message.Assistant {
-			continue
-		}
-		for _, b := range m.Content {
-			if b.Type == message.ToolUse {
-				calls[b.ID] = true
-			}
-		}
-	}
-	if len(calls) == 0 {
-		return nil, nil
-	}
-	kids, err := s.store.Children(ctx, parentID)
+// subagents returns the stored sub-agents started by tool calls in msgs
+// (see store.SubagentRuns) as the API shows them.
+func (s *Server) subagents(ctx context.Context, parentID string, msgs []message.Message) ([]sessionDetail, error) {
+	runs, err := s.store.SubagentRuns(ctx, parentID, msgs)
 	if err != nil {
 		return nil, err
 	}
+	return subagentsJSON(runs), nil
+}
+
+func subagentsJSON(runs []store.SubagentRun) []sessionDetail {
 	var out []sessionDetail
-	for _, k := range kids {
-		if !calls[k.ParentToolUseID] {
-			continue
+	for _, r := range runs {
+		msgs := r.Messages
+		if msgs == nil {
+			msgs = []message.Message{}
 		}
-		km, err := s.store.Messages(ctx, k.ID)
-		if err != nil {
-			return nil, err
-		}
-		if km == nil {
-			km = []message.Message{}
-		}
-		grand, err := s.subagents(ctx, k.ID, km, depth+1)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, sessionDetail{sessionJSON: toSessionJSON(k), Messages: km, Subagents: grand})
+		out = append(out, sessionDetail{sessionJSON: toSessionJSON(r.Session), Messages: msgs, Subagents: subagentsJSON(r.Subagents)})
 	}
-	return out, nil
+	return out
 }
