@@ -44,7 +44,7 @@ func TestBrowserCommandsAndNestedSubagent(t *testing.T) {
 	e.mustDo("POST", "/api/sessions", map[string]string{"cwd": e.ws}, 201, &s)
 	ctx, cancel := newBrowser(t, 1000, 800)
 	defer cancel()
-	sctx, cancelS := context.WithTimeout(ctx, 90*time.Second)
+	sctx, cancelS := context.WithTimeout(ctx, 120*time.Second)
 	defer cancelS()
 	err := chromedp.Do(sctx,
 		chromedp.Navigate(e.ts.URL+"/login#token="+testToken),

@@ -38,12 +38,12 @@ const agentCardJS = `(() => {
 // nestedDone is the finished turn of nestedScript as the page shows it.
 const nestedDone = "Agent:done | label:Sub-agent | card:Glob:done | text:CHILD-REPORT nothing here | final:Parent done. | idle"
 
-// waitPage polls the page until js gives want (30 s, whatever the load),
+// waitPage polls the page until js gives want (60 s, whatever the load),
 // failing with what it gave last and the log.
 func waitPage(t *testing.T, ctx context.Context, js, want string) {
 	t.Helper()
 	var got string
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for {
 		ectx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		v, err := chromedp.Run(ectx, chromedp.Evaluate[string](js))
@@ -99,7 +99,7 @@ func nestedAcross(t *testing.T, restart bool) {
 	id := e.newSession()
 	ctx, cancel := newBrowser(t, 1000, 800)
 	defer cancel()
-	sctx, cancelS := context.WithTimeout(ctx, 60*time.Second)
+	sctx, cancelS := context.WithTimeout(ctx, 120*time.Second)
 	defer cancelS()
 	if err := chromedp.Do(sctx,
 		chromedp.Navigate(e.ts.URL+"/login#token="+testToken),
@@ -145,7 +145,7 @@ func TestBrowserNestedSubagentReloadMidTurn(t *testing.T) {
 	e.waitIdle(id, 4)
 	ctx, cancel := newBrowser(t, 1000, 800)
 	defer cancel()
-	sctx, cancelS := context.WithTimeout(ctx, 60*time.Second)
+	sctx, cancelS := context.WithTimeout(ctx, 120*time.Second)
 	defer cancelS()
 	if err := chromedp.Do(sctx,
 		chromedp.Navigate(e.ts.URL+"/login#token="+testToken),

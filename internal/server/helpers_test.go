@@ -240,7 +240,7 @@ func readSSE(r io.Reader, ch chan<- sseEvent) {
 func until(t *testing.T, ch <-chan sseEvent, stop func(event.Event) bool) []sseEvent {
 	t.Helper()
 	var got []sseEvent
-	deadline := time.After(15 * time.Second)
+	deadline := time.After(30 * time.Second) // generous: CI machines are loaded
 	for {
 		select {
 		case ev, ok := <-ch:

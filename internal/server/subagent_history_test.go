@@ -51,7 +51,7 @@ func (e *env) history(id string) historyJSON {
 // waitIdle polls the session until no turn runs and it holds n messages.
 func (e *env) waitIdle(id string, n int) historyJSON {
 	e.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for {
 		h := e.history(id)
 		if h.Status == "idle" && len(h.Messages) == n {
