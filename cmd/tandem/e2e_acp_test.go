@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -236,5 +237,45 @@ func TestACPEditorSession(t *testing.T) {
 	}
 	if u := l2.updates("current_mode_update"); len(u) == 0 || u[len(u)-1]["currentModeId"] != "explore" {
 		t.Errorf("mode updates = %v", u)
+	}
+}
+
+// An editor loading a session whose turn ran a sub-agent sees the child's
+// tool calls replayed after the Agent call that started them, as it saw
+// them live (the child's words come as the call's result).
+func TestACPLoadReplaysSubagentCalls(t *testing.T) {
+	x := newE2E(t, scripted.Script{
+		Steps: []scripted.Step{
+			scripted.ToolStep(scripted.CallID("a1", "Agent", map[string]any{"description": "look around", "prompt": "CHILD-TASK: list files"})),
+			scripted.TextStep("Parent done."),
+		},
+		Threads: []scripted.Thread{{Match: "CHILD-TASK", Steps: []scripted.Step{
+			scripted.ToolStep(scripted.CallID("g1", "Glob", map[string]any{"pattern": "*"})),
+			scripted.TextStep("CHILD-REPORT nothing here"),
+		}}},
+	})
+	r := x.RunStream("look around")
+	mustSucceed(t, r)
+	l := runACPClient(t, x, "SCENARIO=load", "SESSION_ID="+r.Result().SessionID)
+	var calls []string
+	for _, u := range l.Updates {
+		if u["sessionUpdate"] == "tool_call" {
+			calls = append(calls, fmt.Sprint(u["toolCallId"]))
+		}
+	}
+	if strings.Join(calls, " ") != "a1 g1" {
+		t.Errorf("replayed tool calls %v, want the Agent call then its sub-agent's Glob", calls)
+	}
+	var said strings.Builder
+	for _, u := range l.updates("agent_message_chunk") {
+		said.WriteString(u["content"].(map[string]any)["text"].(string) + "|")
+	}
+	if said.String() != "Parent done.|" {
+		t.Errorf("replayed agent text %q: the sub-agent's words are not the agent's message", said.String())
+	}
+	for _, u := range l.updates("user_message_chunk") {
+		if text := u["content"].(map[string]any)["text"]; text != "look around" {
+			t.Errorf("replayed user message %q", text)
+		}
 	}
 }

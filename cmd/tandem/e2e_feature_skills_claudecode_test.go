@@ -85,7 +85,7 @@ func TestFeatureSkillsAndAgentsClaudeCode(t *testing.T) {
 		t.Errorf("the skill's allowed-tools were not pre-approved under claude-code: %+v", res)
 	}
 	kids := cc.childSessions(r.Result().SessionID)
-	if len(kids) != 1 || kids[0].MessageCount < 3 || kids[0].Title != "reader: read notes" || kids[0].Usage.OutputTokens == 0 {
+	if len(kids) != 1 || kids[0].MessageCount < 3 || kids[0].Title != "reader: read notes" || kids[0].Usage.OutputTokens == 0 || kids[0].ParentToolUseID != "a1" {
 		t.Errorf("child sessions: %+v", kids)
 	}
 }

@@ -188,8 +188,8 @@ func TestFeatureForkSkillNative(t *testing.T) {
 	if !nested {
 		t.Errorf("the child's Glob result was not forwarded with parent_tool_use_id: %v", r.Types())
 	}
-	if kids := x.childSessions(r.Result().SessionID); len(kids) != 1 || kids[0].MessageCount != 4 {
-		t.Errorf("child sessions: %+v", kids)
+	if kids := x.childSessions(r.Result().SessionID); len(kids) != 1 || kids[0].MessageCount != 4 || kids[0].ParentToolUseID != "fork1" {
+		t.Errorf("child sessions (want one, linked to the fork1 call): %+v", kids)
 	}
 }
 
@@ -269,6 +269,9 @@ func TestFeatureSubagentsNative(t *testing.T) {
 	kids := x.childSessions(r.Result().SessionID)
 	if len(kids) != 2 {
 		t.Fatalf("child sessions: %+v", kids)
+	}
+	if calls := []string{kids[0].ParentToolUseID, kids[1].ParentToolUseID}; !slices.Contains(calls, "a1") || !slices.Contains(calls, "a2") {
+		t.Errorf("child sessions linked to calls %v, want a1 and a2", calls)
 	}
 	var kidOut int64
 	for _, k := range kids {

@@ -242,6 +242,14 @@ func (b *tuiBackend) History(ctx context.Context) ([]message.Message, error) {
 	return b.a.Store.Messages(ctx, b.current().Snapshot().ID)
 }
 
+// The UI finds this through an interface check: keep it implemented.
+var _ tui.SubagentHistory = (*tuiBackend)(nil)
+
+// SubagentHistory implements tui.SubagentHistory.
+func (b *tuiBackend) SubagentHistory(ctx context.Context, msgs []message.Message) ([]store.SubagentRun, error) {
+	return b.a.Store.SubagentRuns(ctx, b.current().Snapshot().ID, msgs)
+}
+
 // sessionCommands are the folder's custom commands and skills; each is
 // sent as "/name args", which the runtime expands.
 func sessionCommands(a *app.App, cwd string) []tui.Command {

@@ -9,30 +9,63 @@ import (
 
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/message"
+	"github.com/tandem-agent/tandem/internal/store"
 )
 
 // replay sends a stored conversation to the client as the updates it would
 // have seen live: user and agent messages, thoughts, and each tool call
-// with its result.
+// with its result, a sub-agent's calls after the call that started it.
 func (ag *Agent) replay(ctx context.Context, s *liveSession) error {
 	rec := s.live.Snapshot()
 	msgs, err := ag.app.Store.Messages(ctx, rec.ID)
 	if err != nil {
 		return fmt.Errorf("load session %s: %w", rec.ID, err)
 	}
-	up := &updater{ag: ag, turns: newTurnState()}
-	send := func(u acpsdk.SessionUpdate) error {
-		return ag.conn.SessionUpdate(ctx, acpsdk.SessionNotification{SessionId: acpsdk.SessionId(rec.ID), Update: u})
+	runs, err := ag.app.Store.SubagentRuns(ctx, rec.ID, msgs)
+	if err != nil {
+		return fmt.Errorf("load session %s: %w", rec.ID, err)
 	}
-	var lastTodos json.RawMessage
+	r := replayer{up: &updater{ag: ag, turns: newTurnState()}, send: func(u acpsdk.SessionUpdate) error {
+		return ag.conn.SessionUpdate(ctx, acpsdk.SessionNotification{SessionId: acpsdk.SessionId(rec.ID), Update: u})
+	}}
+	if err := r.messages(msgs, runs, false); err != nil {
+		return fmt.Errorf("replay session %s: %w", rec.ID, err)
+	}
+	// The plan is the last TodoWrite's list.
+	if r.lastTodos != nil {
+		var in struct {
+			Todos []event.Todo `json:"todos"`
+		}
+		if json.Unmarshal(r.lastTodos, &in) == nil {
+			return r.send(plan(in.Todos))
+		}
+	}
+	return nil
+}
+
+type replayer struct {
+	up        *updater
+	send      func(acpsdk.SessionUpdate) error
+	lastTodos json.RawMessage
+}
+
+// messages sends msgs' updates; a sub-agent's (nested) are only its tool
+// calls, as live, where its words reach the client as the call's result.
+func (r *replayer) messages(msgs []message.Message, runs []store.SubagentRun, nested bool) error {
+	subs := make(map[string]store.SubagentRun, len(runs))
+	for _, run := range runs {
+		subs[run.Session.ParentToolUseID] = run
+	}
 	for _, m := range msgs {
 		for _, b := range m.Content {
-			if b.Type == message.ToolUse && b.Name == "TodoWrite" {
-				lastTodos = b.Input
+			if b.Type == message.ToolUse && b.Name == "TodoWrite" && !nested {
+				r.lastTodos = b.Input
 			}
 			var u acpsdk.SessionUpdate
 			ok := true
 			switch {
+			case nested && b.Type != message.ToolUse && b.Type != message.ToolResult:
+				ok = false
 			case b.Type == message.Text && m.Role == message.User:
 				u = acpsdk.UpdateUserMessageText(b.Text)
 			case b.Type == message.Image && m.Role == message.User:
@@ -42,27 +75,23 @@ func (ag *Agent) replay(ctx context.Context, s *liveSession) error {
 			case b.Type == message.Thinking && b.Text != "":
 				u = acpsdk.UpdateAgentThoughtText(b.Text)
 			case b.Type == message.ToolUse:
-				u = up.toolStart(event.Event{ToolUseID: b.ID, ToolName: b.Name, Input: b.Input})
+				u = r.up.toolStart(event.Event{ToolUseID: b.ID, ToolName: b.Name, Input: b.Input})
 			case b.Type == message.ToolResult:
-				u = up.toolResult(event.Event{ToolUseID: b.ToolUseID, IsError: b.IsError, Output: resultText(b)})
+				u = r.up.toolResult(event.Event{ToolUseID: b.ToolUseID, IsError: b.IsError, Output: resultText(b)})
 			default:
 				ok = false
 			}
 			if !ok {
 				continue
 			}
-			if err := send(u); err != nil {
-				return fmt.Errorf("replay session %s: %w", rec.ID, err)
+			if err := r.send(u); err != nil {
+				return err
 			}
-		}
-	}
-	// The plan is the last TodoWrite's list.
-	if lastTodos != nil {
-		var in struct {
-			Todos []event.Todo `json:"todos"`
-		}
-		if json.Unmarshal(lastTodos, &in) == nil {
-			return send(plan(in.Todos))
+			if run, started := subs[b.ID]; started && b.Type == message.ToolUse {
+				if err := r.messages(run.Messages, run.Subagents, true); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	return nil

@@ -143,6 +143,14 @@ func TestRealCLISubagents(t *testing.T) {
 	var titles []string
 	for _, k := range kids {
 		titles = append(titles, k.Title)
+		// The child names the Agent call it ran for, so stored history can
+		// nest it as the live events did.
+		if want := map[string]string{"reader: read notes": "a1"}[k.Title]; want != "" && k.ParentToolUseID != want {
+			t.Errorf("child %q linked to tool call %q, want %q", k.Title, k.ParentToolUseID, want)
+		}
+		if k.ParentToolUseID != "a1" && k.ParentToolUseID != "a2" {
+			t.Errorf("child %q linked to tool call %q, not one of the Agent calls", k.Title, k.ParentToolUseID)
+		}
 		if len(k.Messages()) == 0 {
 			t.Errorf("child %q stored no messages", k.Title)
 		}

@@ -308,7 +308,7 @@ func (l *loop) storeChildren() {
 				}
 			}
 			l.record(func(ctx context.Context) error {
-				_, r, err := cr.Child(ctx, l.mapper.SubTitle(b.ParentToolUseID), model)
+				_, r, err := cr.Child(ctx, b.ParentToolUseID, l.mapper.SubTitle(b.ParentToolUseID), model)
 				rec = r
 				return err
 			})

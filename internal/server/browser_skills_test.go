@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-
-	"github.com/tandem-agent/tandem/internal/scripted"
 )
 
 // writeExtensions gives the workspace one command, one skill, one agent
@@ -35,26 +33,18 @@ func writeExtensions(t *testing.T, ws string) {
 }
 
 // Typing / offers the session's commands; a sub-agent's steps appear
-// nested inside its Agent card.
+// nested inside its Agent card. The bad skill file makes the new session
+// emit a warning as it opens, which once sent the page into reloads (see
+// TestStreamResumesRightAfterCreate); every wait here is on a condition.
 func TestBrowserCommandsAndNestedSubagent(t *testing.T) {
 	chromium(t)
-	script := scripted.Script{
-		Steps: []scripted.Step{
-			scripted.ToolStep(scripted.CallID("a1", "Agent", map[string]any{"description": "look around", "prompt": "CHILD-TASK: list files"})),
-			scripted.TextStep("Parent done."),
-		},
-		Threads: []scripted.Thread{{Match: "CHILD-TASK", Steps: []scripted.Step{
-			scripted.ToolStep(scripted.CallID("g1", "Glob", map[string]any{"pattern": "*"})),
-			scripted.TextStep("CHILD-REPORT nothing here"),
-		}}},
-	}
-	e := newEnv(t, script)
+	e := newEnv(t, nestedScript())
 	writeExtensions(t, e.ws)
 	var s sessionResp
 	e.mustDo("POST", "/api/sessions", map[string]string{"cwd": e.ws}, 201, &s)
 	ctx, cancel := newBrowser(t, 1000, 800)
 	defer cancel()
-	sctx, cancelS := context.WithTimeout(ctx, 40*time.Second)
+	sctx, cancelS := context.WithTimeout(ctx, 120*time.Second)
 	defer cancelS()
 	err := chromedp.Do(sctx,
 		chromedp.Navigate(e.ts.URL+"/login#token="+testToken),
@@ -85,23 +75,12 @@ func TestBrowserCommandsAndNestedSubagent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = chromedp.Do(sctx,
-		chromedp.SendKeys(chromedp.ID("prompt"), "42\r"),
-		chromedp.WaitReady(chromedp.Search(`//div[contains(@class,"sub-text")][contains(., "CHILD-REPORT")]`)), // inside the closed card
-		chromedp.WaitNotPresent(chromedp.CSS("body.busy")),
-	)
-	if err != nil {
-		log, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.className + " :: " + document.getElementById("log").innerHTML`))
-		t.Fatalf("%v\nlog:\n%s", err, log)
-	}
-	nested, err := chromedp.Run(sctx, chromedp.Evaluate[string](`[...document.querySelectorAll('.tool-card .tool-children .tool-card .tool-name')].map(n => n.textContent).join(',')`))
-	if err != nil {
+	if err := chromedp.Do(sctx, chromedp.SendKeys(chromedp.ID("prompt"), "42\r")); err != nil {
 		t.Fatal(err)
 	}
-	childText, err := chromedp.Run(sctx, chromedp.Evaluate[string](`[...document.querySelectorAll('.sub-text')].map(n => n.textContent).join('|')`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	// The child's Glob card and text inside the (closed) Agent card, the
+	// turn over.
+	waitPage(t, ctx, agentCardJS, nestedDone)
 	panel, err := chromedp.Run(sctx, chromedp.Evaluate[string](`document.getElementById('extensions-body').textContent`))
 	if err != nil {
 		t.Fatal(err)
@@ -113,12 +92,6 @@ func TestBrowserCommandsAndNestedSubagent(t *testing.T) {
 	}
 	if prompt != "/fix-issue " {
 		t.Errorf("Tab completed the prompt to %q", prompt)
-	}
-	if nested != "Glob" {
-		t.Errorf("nested cards: %q, want the child's Glob inside the Agent card", nested)
-	}
-	if childText != "CHILD-REPORT nothing here" {
-		t.Errorf("child text %q", childText)
 	}
 	if err := chromedp.Do(sctx, chromedp.Click(chromedp.Search(`//span[@class="tool-name"][.="Agent"]`))); err != nil {
 		t.Fatal(err)

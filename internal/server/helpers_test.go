@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -29,6 +30,10 @@ type env struct {
 	ts    *httptest.Server
 	stack *servertest.Stack
 	ws    string // a registered workspace folder
+
+	dir  string // the data folder, kept across restart
+	cfg  servertest.Config
+	opts server.Options
 }
 
 type envOpt func(*server.Options, *servertest.Config)
@@ -41,24 +46,9 @@ func newEnv(t *testing.T, script scripted.Script, opts ...envOpt) *env {
 	for _, f := range opts {
 		f(&o, &cfg)
 	}
-	stack, err := servertest.New(dir, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// As `tandem serve` wires them.
-	o.Manager, o.Checkpoints, o.Extensions = stack.Manager, stack.Checkpoints, stack.App
-	srv, err := server.New(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(srv.Handler())
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		srv.Shutdown(ctx)
-		ts.Close()
-		stack.Close()
-	})
+	e := &env{t: t, dir: dir, cfg: cfg, opts: o}
+	e.start(nil)
+	t.Cleanup(e.stop)
 	ws := filepath.Join(dir, "project")
 	if err := os.Mkdir(ws, 0o755); err != nil {
 		t.Fatal(err)
@@ -66,9 +56,67 @@ func newEnv(t *testing.T, script scripted.Script, opts ...envOpt) *env {
 	if real, err := filepath.EvalSymlinks(ws); err == nil {
 		ws = real
 	}
-	e := &env{t: t, srv: srv, ts: ts, stack: stack, ws: ws}
+	e.ws = ws
 	e.mustDo("POST", "/api/workspaces", map[string]string{"path": ws}, 201, nil)
 	return e
+}
+
+// start builds the application and server over e.dir and serves it, on
+// ln when given (a restart keeps the address, so a page stays logged in).
+func (e *env) start(ln net.Listener) {
+	e.t.Helper()
+	stack, err := servertest.New(e.dir, e.cfg)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	o := e.opts
+	// As `tandem serve` wires them.
+	o.Manager, o.Checkpoints, o.Extensions = stack.Manager, stack.Checkpoints, stack.App
+	srv, err := server.New(o)
+	if err != nil {
+		stack.Close()
+		e.t.Fatal(err)
+	}
+	ts := httptest.NewUnstartedServer(srv.Handler())
+	if ln != nil {
+		ts.Listener.Close()
+		ts.Listener = ln
+	}
+	ts.Start()
+	e.srv, e.ts, e.stack = srv, ts, stack
+}
+
+func (e *env) stop() {
+	if e.srv == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	e.srv.Shutdown(ctx)
+	e.ts.CloseClientConnections()
+	e.ts.Close()
+	e.stack.Close()
+	e.srv = nil
+}
+
+// restart stops the server and the application and starts new ones over
+// the same database, listening on the same address, as a restarted
+// `tandem serve` would.
+func (e *env) restart() {
+	e.t.Helper()
+	addr := e.ts.Listener.Addr().String()
+	e.stop()
+	var ln net.Listener
+	var err error
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if ln, err = net.Listen("tcp", addr); err == nil || time.Now().After(deadline) {
+			break
+		}
+	}
+	if err != nil {
+		e.t.Fatalf("listen again on %s: %v", addr, err)
+	}
+	e.start(ln)
 }
 
 // do sends an authenticated JSON request and returns status and body.
@@ -192,7 +240,7 @@ func readSSE(r io.Reader, ch chan<- sseEvent) {
 func until(t *testing.T, ch <-chan sseEvent, stop func(event.Event) bool) []sseEvent {
 	t.Helper()
 	var got []sseEvent
-	deadline := time.After(15 * time.Second)
+	deadline := time.After(30 * time.Second) // generous: CI machines are loaded
 	for {
 		select {
 		case ev, ok := <-ch:

@@ -12,21 +12,24 @@ import (
 
 // sessionJSON is a session as the API shows it.
 type sessionJSON struct {
-	ID           string        `json:"id"`
-	Cwd          string        `json:"cwd"`
-	Title        string        `json:"title"`
-	Model        string        `json:"model"`
-	Runtime      string        `json:"runtime"`
-	Mode         string        `json:"mode"`
-	ParentID     string        `json:"parent_id,omitempty"`
-	CreatedAt    time.Time     `json:"created_at"`
-	UpdatedAt    time.Time     `json:"updated_at"`
-	Usage        message.Usage `json:"usage"`
-	CostUSD      *float64      `json:"total_cost_usd"`
-	MessageCount int           `json:"message_count"`
-	LastSeq      int64         `json:"last_seq"`
-	Status       string        `json:"status"` // idle | running
-	Queued       []string      `json:"queued,omitempty"`
+	ID       string `json:"id"`
+	Cwd      string `json:"cwd"`
+	Title    string `json:"title"`
+	Model    string `json:"model"`
+	Runtime  string `json:"runtime"`
+	Mode     string `json:"mode"`
+	ParentID string `json:"parent_id,omitempty"`
+	// ParentToolUseID is, for a sub-agent's session, the parent's Agent
+	// (or Skill) tool call that started it.
+	ParentToolUseID string        `json:"parent_tool_use_id,omitempty"`
+	CreatedAt       time.Time     `json:"created_at"`
+	UpdatedAt       time.Time     `json:"updated_at"`
+	Usage           message.Usage `json:"usage"`
+	CostUSD         *float64      `json:"total_cost_usd"`
+	MessageCount    int           `json:"message_count"`
+	LastSeq         int64         `json:"last_seq"`
+	Status          string        `json:"status"` // idle | running
+	Queued          []string      `json:"queued,omitempty"`
 	// Context is how full the model's context window was after the last
 	// turn (as the last context event said); absent before the first.
 	Context *contextJSON `json:"context,omitempty"`
@@ -38,10 +41,15 @@ type contextJSON struct {
 }
 
 // sessionDetail is GET /api/sessions/{id}: the session and its messages up
-// to last_seq.
+// to last_seq, with the sub-agents those messages started.
 type sessionDetail struct {
 	sessionJSON
 	Messages []message.Message `json:"messages"`
+	// Subagents are the child sessions started by tool calls in Messages,
+	// each with its own messages and sub-agents, in the order they
+	// started: a client nests each under the call its parent_tool_use_id
+	// names, as the live events' parent_tool_use_id did.
+	Subagents []sessionDetail `json:"subagents,omitempty"`
 }
 
 type usageJSON struct {
@@ -60,7 +68,7 @@ type workspaceJSON struct {
 
 func toSessionJSON(r store.Session) sessionJSON {
 	return sessionJSON{ID: r.ID, Cwd: r.Cwd, Title: r.Title, Model: r.Model, Runtime: r.Runtime, Mode: r.Mode,
-		ParentID: r.ParentID, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, Usage: r.Usage, CostUSD: r.CostUSD,
+		ParentID: r.ParentID, ParentToolUseID: r.ParentToolUseID, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, Usage: r.Usage, CostUSD: r.CostUSD,
 		MessageCount: r.MessageCount, LastSeq: r.LastSeq, Status: "idle", Context: contextOf(r)}
 }
 

@@ -83,17 +83,19 @@ func (s *Server) state(ctx context.Context, id string) (*sessState, *apiError) {
 }
 
 func (s *Server) newState(rec store.Session) *sessState {
-	st := &sessState{id: rec.ID, boundarySeq: rec.LastSeq, boundaryMsgs: rec.MessageCount}
-	st.hub = newHub(s.opts.RingSize, s.opts.RingBytes, rec.LastSeq, s.answered.add)
-	return st
+	return &sessState{id: rec.ID, boundarySeq: rec.LastSeq, boundaryMsgs: rec.MessageCount, hub: s.newHub(rec.LastSeq)}
 }
 
-// adopt registers a session just opened by POST /api/sessions.
-func (s *Server) adopt(l *session.Live) *sessState {
+// newHub is a session's event hub, continuing after lastSeq.
+func (s *Server) newHub(lastSeq int64) *hub {
+	return newHub(s.opts.RingSize, s.opts.RingBytes, lastSeq, s.answered.add)
+}
+
+// adopt registers a session just opened by POST /api/sessions with h, the
+// hub it was opened with as a sink.
+func (s *Server) adopt(l *session.Live, h *hub) *sessState {
 	rec := l.Snapshot()
-	st := s.newState(rec)
-	st.live = l
-	l.Events.AddSink(st.hub)
+	st := &sessState{id: rec.ID, boundarySeq: rec.LastSeq, boundaryMsgs: rec.MessageCount, hub: h, live: l}
 	s.mu.Lock()
 	s.sessions[rec.ID] = st
 	s.mu.Unlock()

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/session"
@@ -93,12 +94,17 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
 		}
 		mode = m
 	}
-	l, err := s.mgr.Open(r.Context(), session.OpenRequest{Cwd: req.Cwd, Model: req.Model, Runtime: req.Runtime, Mode: mode, Title: req.Title})
+	// The hub is a sink from the start: events emitted while the session
+	// is opened and equipped take seqs, and a hub that missed them would
+	// refuse the page's stream (resuming after them) as ahead of it.
+	h := s.newHub(0)
+	l, err := s.mgr.Open(r.Context(), session.OpenRequest{Cwd: req.Cwd, Model: req.Model, Runtime: req.Runtime, Mode: mode, Title: req.Title,
+		Sinks: []event.Sink{h}})
 	if err != nil {
 		writeError(w, openError(err, http.StatusBadRequest, "could not start the session: %v"))
 		return
 	}
-	st := s.adopt(l)
+	st := s.adopt(l, h)
 	rec, err := s.store.GetSession(r.Context(), st.id)
 	if err != nil {
 		writeError(w, storeError(err, "session", st.id))
@@ -173,7 +179,12 @@ func (s *Server) getSession(w http.ResponseWriter, r *http.Request) {
 	if msgs == nil {
 		msgs = []message.Message{}
 	}
-	writeJSON(w, http.StatusOK, sessionDetail{sessionJSON: j, Messages: msgs})
+	kids, err := s.subagents(r.Context(), st.id, msgs)
+	if err != nil {
+		writeError(w, storeError(err, "session", st.id))
+		return
+	}
+	writeJSON(w, http.StatusOK, sessionDetail{sessionJSON: j, Messages: msgs, Subagents: kids})
 }
 
 func (s *Server) usage(w http.ResponseWriter, r *http.Request) {

@@ -44,13 +44,13 @@ func (r storeRecorder) SetMeta(ctx context.Context, key, value string) error {
 }
 
 // Child stores a child session (a sub-agent's) under the recorder's
-// session, in the same folder.
-func (r storeRecorder) Child(ctx context.Context, title, model string) (string, turn.Recorder, error) {
+// session, in the same folder, linked to the tool call that started it.
+func (r storeRecorder) Child(ctx context.Context, parentToolUseID, title, model string) (string, turn.Recorder, error) {
 	parent, err := r.s.GetSession(ctx, r.id)
 	if err != nil {
 		return "", nil, fmt.Errorf("child of session %s: %w", r.id, err)
 	}
-	c, err := r.s.CreateSession(ctx, store.Session{Cwd: parent.Cwd, Model: model, Runtime: parent.Runtime, ParentID: r.id, Title: title})
+	c, err := r.s.CreateSession(ctx, store.Session{Cwd: parent.Cwd, Model: model, Runtime: parent.Runtime, ParentID: r.id, ParentToolUseID: parentToolUseID, Title: title})
 	if err != nil {
 		return "", nil, err
 	}

@@ -22,6 +22,11 @@ type Session struct {
 	Runtime  string
 	Mode     string
 	ParentID string // empty for top-level sessions
+	// ParentToolUseID is the parent's tool call (Agent/Task) that started
+	// this sub-agent session: where its steps belong in the parent's
+	// history. Empty for top-level sessions and children stored before
+	// the link was kept.
+	ParentToolUseID string
 
 	CreatedAt time.Time
 	UpdatedAt time.Time
@@ -62,7 +67,7 @@ const sessionIDPrefix = "ses_"
 // minPrefix is the shortest id prefix GetSession resolves, as git does.
 const minPrefix = 6
 
-const sessionColumns = `id, cwd, title, model, runtime, mode, COALESCE(parent_id, ''),
+const sessionColumns = `id, cwd, title, model, runtime, mode, COALESCE(parent_id, ''), COALESCE(parent_tool_use_id, ''),
 	created_at, updated_at, input_tokens, output_tokens, cache_read_tokens,
 	cache_creation_tokens, reasoning_tokens, cost_usd, cost_known, message_count, last_seq,
 	(SELECT json_group_object(key, value) FROM session_meta WHERE session_id = sessions.id)`
@@ -75,7 +80,7 @@ func scanSession(row interface{ Scan(...any) error }) (Session, error) {
 		costKnown        bool
 		meta             sql.NullString
 	)
-	err := row.Scan(&s.ID, &s.Cwd, &s.Title, &s.Model, &s.Runtime, &s.Mode, &s.ParentID,
+	err := row.Scan(&s.ID, &s.Cwd, &s.Title, &s.Model, &s.Runtime, &s.Mode, &s.ParentID, &s.ParentToolUseID,
 		&created, &updated, &s.Usage.InputTokens, &s.Usage.OutputTokens, &s.Usage.CacheReadTokens,
 		&s.Usage.CacheCreationTokens, &s.Usage.ReasoningTokens, &cost, &costKnown,
 		&s.MessageCount, &s.LastSeq, &meta)
@@ -119,9 +124,15 @@ func (s *Store) CreateSession(ctx context.Context, sess Session) (Session, error
 	if sess.Meta == nil {
 		sess.Meta = map[string]string{}
 	}
-	var parent any
+	var parent, parentToolUse any
 	if sess.ParentID != "" {
 		parent = sess.ParentID
+	}
+	if sess.ParentToolUseID != "" {
+		if sess.ParentID == "" {
+			return Session{}, fmt.Errorf("create session: parent tool call %s without a parent session", sess.ParentToolUseID)
+		}
+		parentToolUse = sess.ParentToolUseID
 	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		if sess.ParentID != "" {
@@ -130,9 +141,9 @@ func (s *Store) CreateSession(ctx context.Context, sess Session) (Session, error
 			}
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO sessions
-			(id, cwd, title, model, runtime, mode, parent_id, created_at, updated_at, last_seq)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			sess.ID, sess.Cwd, sess.Title, sess.Model, sess.Runtime, sess.Mode, parent,
+			(id, cwd, title, model, runtime, mode, parent_id, parent_tool_use_id, created_at, updated_at, last_seq)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			sess.ID, sess.Cwd, sess.Title, sess.Model, sess.Runtime, sess.Mode, parent, parentToolUse,
 			nanos(sess.CreatedAt), nanos(sess.UpdatedAt), sess.LastSeq)
 		if err != nil {
 			return err

@@ -12,8 +12,9 @@ import (
 type StoreChildren struct{ Store *store.Store }
 
 // NewChild implements Children.
-func (c StoreChildren) NewChild(ctx context.Context, parentID, cwd, model, title string, lastSeq func() int64) (string, turn.Recorder, error) {
-	s, err := c.Store.CreateSession(ctx, store.Session{Cwd: cwd, Model: model, Runtime: string(turn.Native), ParentID: parentID, Title: title})
+func (c StoreChildren) NewChild(ctx context.Context, parentID, parentToolUseID, cwd, model, title string, lastSeq func() int64) (string, turn.Recorder, error) {
+	s, err := c.Store.CreateSession(ctx, store.Session{Cwd: cwd, Model: model, Runtime: string(turn.Native),
+		ParentID: parentID, ParentToolUseID: parentToolUseID, Title: title})
 	if err != nil {
 		return "", nil, err
 	}

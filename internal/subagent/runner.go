@@ -45,9 +45,10 @@ type SubagentHooks interface {
 
 // Children creates the stored child sessions.
 type Children interface {
-	// NewChild stores a session under parentID and returns its id and a
+	// NewChild stores a session under parentID, linked to the parent's
+	// tool call parentToolUseID that started it, and returns its id and a
 	// recorder for it; lastSeq reports the child emitter's seq.
-	NewChild(ctx context.Context, parentID, cwd, model, title string, lastSeq func() int64) (string, turn.Recorder, error)
+	NewChild(ctx context.Context, parentID, parentToolUseID, cwd, model, title string, lastSeq func() int64) (string, turn.Recorder, error)
 }
 
 // Parent is the context a sub-agent starts from: everything it inherits.
@@ -173,7 +174,7 @@ func (r *Runner) Run(ctx context.Context, p Parent, t Task) (Outcome, error) {
 	}
 	em := event.NewEmitter("", 0, forwarder{parent: p.Emit, toolUseID: t.ToolUseID})
 	title := t.Agent.Name + ": " + firstLine(t.Description, t.Prompt)
-	childID, rec, err := r.Children.NewChild(context.WithoutCancel(ctx), p.SessionID, p.Cwd, model, title, em.LastSeq)
+	childID, rec, err := r.Children.NewChild(context.WithoutCancel(ctx), p.SessionID, t.ToolUseID, p.Cwd, model, title, em.LastSeq)
 	if err != nil {
 		return Outcome{}, fmt.Errorf("store the sub-agent session: %w", err)
 	}

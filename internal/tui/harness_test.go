@@ -27,6 +27,7 @@ type fakeBackend struct {
 	models   []string
 	opened   []string
 	history  []message.Message
+	subs     []store.SubagentRun
 	sessions []store.Session
 	release  chan event.Event
 	canceled int
@@ -85,6 +86,11 @@ func (f *fakeBackend) History(context.Context) ([]message.Message, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.history, nil
+}
+func (f *fakeBackend) SubagentHistory(context.Context, []message.Message) ([]store.SubagentRun, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.subs, nil
 }
 
 // harness drives the model as Bubble Tea would: Update on one goroutine,

@@ -12,6 +12,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/permission"
+	"github.com/tandem-agent/tandem/internal/store"
 )
 
 // model is the whole UI state. It is a pointer: Bubble Tea hands it back
@@ -75,7 +76,11 @@ type (
 	}
 	historyMsg struct {
 		msgs []message.Message
+		subs []store.SubagentRun // the sub-agents calls in msgs started
 		err  error
+		// subErr: the sub-agents could not be read (the conversation is
+		// shown without them).
+		subErr error
 	}
 	sessionsMsg struct {
 		list []sessionRow
@@ -289,7 +294,11 @@ func (m *model) setMode(mode string) tea.Cmd {
 func (m *model) loadHistory() tea.Cmd {
 	return func() tea.Msg {
 		msgs, err := m.be.History(m.ctx)
-		return historyMsg{msgs: msgs, err: err}
+		h := historyMsg{msgs: msgs, err: err}
+		if sh, ok := m.be.(SubagentHistory); ok && err == nil {
+			h.subs, h.subErr = sh.SubagentHistory(m.ctx, msgs)
+		}
+		return h
 	}
 }
 

@@ -370,6 +370,55 @@ func TestNestedSubAgentCards(t *testing.T) {
 	}
 }
 
+// A resumed session shows a sub-agent's calls nested in the card of the
+// call that started it, finished with their stored results, as they were
+// shown live.
+func TestResumedSubagentNested(t *testing.T) {
+	h := newHarness(t, Options{})
+	use := func(id, name string, in map[string]any) message.Block {
+		return message.Block{Type: message.ToolUse, ID: id, Name: name, Input: jsonIn(in)}
+	}
+	result := func(id, text string) message.Block {
+		return message.Block{Type: message.ToolResult, ToolUseID: id, Content: []message.Block{message.TextBlock(text)}}
+	}
+	h.be.sessions = []store.Session{{ID: "ses_old", Title: "explore"}}
+	h.be.history = []message.Message{
+		{Role: message.User, Content: []message.Block{message.TextBlock("explore the repo")}},
+		{Role: message.Assistant, Content: []message.Block{use("task", "Task", map[string]any{"description": "explore the repo"})}},
+		{Role: message.User, Content: []message.Block{result("task", "found three")}},
+		{Role: message.Assistant, Content: []message.Block{message.TextBlock("all explored")}},
+	}
+	h.be.subs = []store.SubagentRun{{Session: store.Session{ID: "ses_kid", ParentID: "ses_old", ParentToolUseID: "task"}, Messages: []message.Message{
+		{Role: message.User, Content: []message.Block{message.TextBlock("CHILD PROMPT")}},
+		{Role: message.Assistant, Content: []message.Block{message.TextBlock("child thinks aloud"), use("c1", "Grep", map[string]any{"pattern": "TODO"})}},
+		{Role: message.User, Content: []message.Block{result("c1", "3 matches")}},
+		{Role: message.Assistant, Content: []message.Block{message.TextBlock("found three")}},
+	}}}
+	h.typeText("/resume")
+	h.press(tea.KeyEnter, 0)
+	h.waitFor("picker", func() bool { return h.contains("explore") })
+	h.press(tea.KeyEnter, 0)
+	h.waitFor("history", func() bool { return h.contains("all explored") })
+	_, c := h.m.card("c1")
+	if c == nil || c.parent == nil || c.parent.id != "task" {
+		t.Fatalf("the sub-agent's Grep is not nested under its Task: %+v", c)
+	}
+	if c.state != toolDone || c.output != "3 matches" {
+		t.Errorf("nested card state %v output %q, want done with its stored result", c.state, c.output)
+	}
+	scr := h.plain()
+	task := strings.Index(scr, "Task(explore the repo)")
+	child := strings.Index(scr, "  ● Grep(TODO)")
+	if task < 0 || child < task {
+		t.Fatalf("child card not nested under its Task:\n%s", scr)
+	}
+	for _, hidden := range []string{"CHILD PROMPT", "child thinks aloud"} {
+		if strings.Contains(scr, hidden) {
+			t.Errorf("the sub-agent's %q shows as part of the main conversation:\n%s", hidden, scr)
+		}
+	}
+}
+
 func TestOffscreenItemsDropTheirRender(t *testing.T) {
 	h := newHarness(t, Options{})
 	for i := 0; i < 200; i++ {

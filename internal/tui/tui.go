@@ -48,6 +48,16 @@ type Backend interface {
 	History(ctx context.Context) ([]message.Message, error)
 }
 
+// SubagentHistory is implemented by a Backend whose sessions keep their
+// sub-agents' runs: a resumed conversation then shows each sub-agent's
+// calls nested in the card of the call that started it, as they were
+// shown live.
+type SubagentHistory interface {
+	// SubagentHistory returns the stored sub-agents that tool calls in
+	// msgs (the open session's History) started.
+	SubagentHistory(ctx context.Context, msgs []message.Message) ([]store.SubagentRun, error)
+}
+
 // Options configure one UI run.
 type Options struct {
 	Backend Backend

@@ -63,8 +63,11 @@ type Recorder interface {
 // conversation as a child session of theirs (the claude-code runtime's
 // sub-agents; the native runtime's are stored by internal/subagent).
 type ChildRecorder interface {
-	// Child creates a child session and returns its id and recorder.
-	Child(ctx context.Context, title, model string) (id string, rec Recorder, err error)
+	// Child creates a child session for the sub-agent that the parent's
+	// tool call parentToolUseID started, and returns its id and recorder.
+	// The child keeps that link, so stored history can put the child's
+	// steps under the call as the live events (parent_tool_use_id) did.
+	Child(ctx context.Context, parentToolUseID, title, model string) (id string, rec Recorder, err error)
 }
 
 // Deps are what a runtime works with. Nothing here is global: a program may

@@ -14,8 +14,8 @@ import (
 
 // Recorder is an in-memory turn.Recorder.
 type Recorder struct {
-	// Title and Model are a child's (see Child).
-	Title, Model string
+	// ParentToolUseID, Title and Model are a child's (see Child).
+	ParentToolUseID, Title, Model string
 
 	mu       sync.Mutex
 	msgs     []message.Message
@@ -88,10 +88,10 @@ func (r *Recorder) Value(k string) string {
 }
 
 // Child implements turn.ChildRecorder with an in-memory child.
-func (r *Recorder) Child(_ context.Context, title, model string) (string, turn.Recorder, error) {
+func (r *Recorder) Child(_ context.Context, parentToolUseID, title, model string) (string, turn.Recorder, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	c := &Recorder{Title: title, Model: model}
+	c := &Recorder{ParentToolUseID: parentToolUseID, Title: title, Model: model}
 	r.children = append(r.children, c)
 	return fmt.Sprintf("child_%d", len(r.children)), c, nil
 }

@@ -116,7 +116,7 @@ async function openSession(id) {
   history.replaceState(null, '', '#' + s.id);
   ui.title.textContent = s.title || 'New session';
   ui.log.replaceChildren();
-  renderStored(s.messages, checkpoints);
+  renderStored(s.messages, checkpoints, s.subagents);
   if (!s.messages.length) ui.log.append(el('div', { class: 'empty', text: 'Say what you want done in ' + s.cwd + '.' }));
   setControls(s);
   setCounters(s);
@@ -130,7 +130,11 @@ async function openSession(id) {
   loadSessions().catch(() => {});
 }
 
-function renderStored(messages, checkpoints) {
+// renderStored shows stored history: the messages, and each sub-agent's
+// steps inside the card of the call that started it (subagents: the
+// session JSON's, each naming its call in parent_tool_use_id).
+function renderStored(messages, checkpoints, subagents) {
+  const kids = byCall(subagents);
   for (const [i, m] of messages.entries()) {
     if (m.kind === 'compaction') {
       ui.log.append(compactionNotice(m.compaction || {}, m.content.filter((b) => b.type === 'text').map((b) => b.text).join('\n')));
@@ -140,11 +144,7 @@ function renderStored(messages, checkpoints) {
     if (m.role === 'user') {
       const text = m.content.filter((b) => b.type === 'text').map((b) => b.text).join('\n');
       for (const b of m.content) {
-        if (b.type === 'tool_result') {
-          const card = state.cards.get(b.tool_use_id);
-          const out = (b.content || []).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
-          if (card) card.finish(out, b.is_error);
-        }
+        if (b.type === 'tool_result') state.cards.get(b.tool_use_id)?.finish(resultText(b), b.is_error);
       }
       if (text) {
         const bubble = userBubble(text);
@@ -159,13 +159,53 @@ function renderStored(messages, checkpoints) {
     for (const b of m.content) {
       if (b.type === 'text') { const t = textBlock(); t.set(b.text); turn.body.append(t.node); }
       else if (b.type === 'thinking' && b.text) { const t = thinkingBlock(); t.set(b.text); turn.body.append(t.node); }
-      else if (b.type === 'tool_use') { const c = toolCard(b.name, b.input); state.cards.set(b.id, c); turn.body.append(c.node); }
+      else if (b.type === 'tool_use') {
+        const c = toolCard(b.name, b.input);
+        state.cards.set(b.id, c);
+        turn.body.append(c.node);
+        if (kids.has(b.id)) renderNested(c, kids.get(b.id));
+      }
     }
     turn.text = null;
     turn.thinking = null;
   }
   state.turn = null;
   scrollDown(true);
+}
+
+// renderNested puts a stored sub-agent's steps in card as the live events
+// did (applyNested): its text and tool cards, each card finished by its
+// result, its own sub-agents nested further. Its prompt and thinking were
+// not shown live and are not now.
+function renderNested(card, sub) {
+  const kids = byCall(sub.subagents);
+  for (const m of sub.messages || []) {
+    if (m.kind === 'compaction') continue;
+    if (m.role === 'user') {
+      for (const b of m.content) {
+        if (b.type === 'tool_result') state.cards.get(b.tool_use_id)?.finish(resultText(b), b.is_error);
+      }
+      continue;
+    }
+    for (const b of m.content) {
+      if (b.type === 'text' && b.text) card.childText(b.text);
+      else if (b.type === 'tool_use') {
+        const c = toolCard(b.name, b.input);
+        state.cards.set(b.id, c);
+        card.child(c.node);
+        if (kids.has(b.id)) renderNested(c, kids.get(b.id));
+      }
+    }
+  }
+}
+
+// byCall indexes sub-agent sessions by the tool call that started them.
+function byCall(subagents) {
+  return new Map((subagents || []).filter((k) => k.parent_tool_use_id).map((k) => [k.parent_tool_use_id, k]));
+}
+
+function resultText(b) {
+  return (b.content || []).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
 }
 
 // addRewind puts prompt n's rewind control on its bubble; after a rewind
