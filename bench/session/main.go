@@ -150,38 +150,64 @@ func measureAll(ctx context.Context, c config, tmp, work, home string) (*results
 	if r.prompt, err = measurePrompt(ctx, c.tandem, work, home); err != nil {
 		return nil, fmt.Errorf("prompt size: %w", err)
 	}
+	b := bins{tandem: c.tandem, installed: installed, rg: rg, bash: bash, work: work, home: home, sessionURL: sessSrv.url, startupURL: startSrv.url}
 	for i := 0; i < c.runs; i++ {
 		fmt.Fprintf(os.Stderr, "run %d/%d...\n", i+1, c.runs)
-		s, err := runSession(ctx, c.tandem, work, home, sessSrv.url, c.steps+1)
-		if err != nil {
+		if err := r.measureRun(ctx, b, calls); err != nil {
 			return nil, err
 		}
-		r.session = append(r.session, s)
-		if s, err = runSession(ctx, installed, work, home, sessSrv.url, c.steps+1); err != nil {
-			return nil, err
-		}
-		r.installedSession = append(r.installedSession, s)
-		if s, err = runSession(ctx, c.tandem, work, home, startSrv.url, 1); err != nil {
-			return nil, err
-		}
-		r.startup = append(r.startup, s)
-		if s, err = baseline(ctx, rg, bash, work, calls); err != nil {
-			return nil, err
-		}
-		r.base = append(r.base, s)
 	}
 	for i := 0; i < c.versionRuns; i++ {
-		s, err := timeVersion(c.tandem)
-		if err != nil {
+		if err := r.measureVersion(b); err != nil {
 			return nil, err
 		}
-		r.version = append(r.version, s)
-		if s, err = timeVersion(installed); err != nil {
-			return nil, err
-		}
-		r.installedVersion = append(r.installedVersion, s)
 	}
 	return r, nil
+}
+
+// bins is what one measured run needs: the two binaries, the tools of the
+// baseline, the folders and the two model servers.
+type bins struct {
+	tandem, installed, rg, bash string
+	work, home                  string
+	sessionURL, startupURL      string
+}
+
+// measureRun takes one sample of each: the session as linked and read
+// from disk, the one-step run, and the baseline right after.
+func (r *results) measureRun(ctx context.Context, b bins, calls []stepCalls) error {
+	s, err := runSession(ctx, b.tandem, b.work, b.home, b.sessionURL, r.steps+1)
+	if err != nil {
+		return err
+	}
+	r.session = append(r.session, s)
+	if s, err = runSession(ctx, b.installed, b.work, b.home, b.sessionURL, r.steps+1); err != nil {
+		return err
+	}
+	r.installedSession = append(r.installedSession, s)
+	if s, err = runSession(ctx, b.tandem, b.work, b.home, b.startupURL, 1); err != nil {
+		return err
+	}
+	r.startup = append(r.startup, s)
+	if s, err = baseline(ctx, b.rg, b.bash, b.work, calls); err != nil {
+		return err
+	}
+	r.base = append(r.base, s)
+	return nil
+}
+
+// measureVersion times `tandem --version` once for each binary.
+func (r *results) measureVersion(b bins) error {
+	s, err := timeVersion(b.tandem)
+	if err != nil {
+		return err
+	}
+	r.version = append(r.version, s)
+	if s, err = timeVersion(b.installed); err != nil {
+		return err
+	}
+	r.installedVersion = append(r.installedVersion, s)
+	return nil
 }
 
 func firstSet(a, b string) string {
