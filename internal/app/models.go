@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -171,6 +172,30 @@ func (m *models) applyEnv(pc *provider.Config, p catalog.Preset) {
 	if p.ProjectEnv != "" && pc.Cloud.Project == "" {
 		pc.Cloud.Project = m.getenv(p.ProjectEnv)
 	}
+	copied := false
+	for header, env := range p.HeaderEnv {
+		v := m.getenv(env)
+		if v == "" || hasHeader(pc.Headers, header) {
+			continue
+		}
+		if !copied { // the headers map is the config's own
+			pc.Headers, copied = maps.Clone(pc.Headers), true
+			if pc.Headers == nil {
+				pc.Headers = map[string]string{}
+			}
+		}
+		pc.Headers[header] = v
+	}
+}
+
+// hasHeader reports whether h sets name, in any case.
+func hasHeader(h map[string]string, name string) bool {
+	for k := range h {
+		if strings.EqualFold(k, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // expandHome turns a leading "~/" into the home folder.

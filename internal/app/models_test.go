@@ -142,3 +142,33 @@ func TestCloudProviderOffersItsModels(t *testing.T) {
 		t.Errorf("choices: %s", got)
 	}
 }
+
+// OpenAI's organization and project variables set their headers, as
+// OpenAI's SDK did by itself; a header in the config wins, and the
+// config's own map is never written to.
+func TestPresetHeaderEnv(t *testing.T) {
+	cat, err := catalog.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"OPENAI_API_KEY": "k", "OPENAI_ORG_ID": "org-1", "OPENAI_PROJECT_ID": "proj-1"}
+	m := newModels(cat, func(k string) string { return env[k] })
+	pc, err := m.providerConfig("openai", nil)
+	if err != nil || pc.Headers["OpenAI-Organization"] != "org-1" || pc.Headers["OpenAI-Project"] != "proj-1" {
+		t.Fatalf("headers from the environment: %+v %v", pc.Headers, err)
+	}
+	own := map[string]string{"openai-organization": "org-file"}
+	cfg := &config.Config{Providers: map[string]config.Provider{"openai": {Headers: own}}}
+	pc, err = m.providerConfig("openai", cfg)
+	if err != nil || pc.Headers["openai-organization"] != "org-file" || pc.Headers["OpenAI-Organization"] != "" || pc.Headers["OpenAI-Project"] != "proj-1" {
+		t.Fatalf("config header should win: %+v %v", pc.Headers, err)
+	}
+	if len(own) != 1 {
+		t.Errorf("the config's headers map was written to: %v", own)
+	}
+	delete(env, "OPENAI_ORG_ID")
+	delete(env, "OPENAI_PROJECT_ID")
+	if pc, _ = m.providerConfig("openai", nil); len(pc.Headers) != 0 {
+		t.Errorf("no variables, no headers: %v", pc.Headers)
+	}
+}

@@ -92,6 +92,10 @@ type Preset struct {
 	// (Bedrock's AWS region, Vertex's location) and Google Cloud project.
 	RegionEnv  string `json:"region_env,omitempty"`
 	ProjectEnv string `json:"project_env,omitempty"`
+	// HeaderEnv maps a request header to the variable that sets it
+	// (OpenAI's OPENAI_ORG_ID and OPENAI_PROJECT_ID, which its SDK used
+	// to read by itself); a header the config sets wins.
+	HeaderEnv map[string]string `json:"header_env,omitempty"`
 }
 
 // Catalog is read-only after Load.
