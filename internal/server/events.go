@@ -175,7 +175,8 @@ func (s *Server) written(id string, batch ...frame) {
 
 // writeReload tells a client it cannot resume where it asked: it must
 // reload the session (GET /api/sessions/{id}) and resume from that
-// last_seq.
+// last_seq (or stream_floor, while the ring has dropped part of the
+// running turn).
 func (s *Server) writeReload(w http.ResponseWriter, st *sessState, after int64, state resumeState) {
 	var msg string
 	switch state {
@@ -185,7 +186,7 @@ func (s *Server) writeReload(w http.ResponseWriter, st *sessState, after int64, 
 	case resumeClosed:
 		msg = "the session's stream has closed (the server is shutting down or the session was deleted): reload the session"
 	default:
-		msg = fmt.Sprintf("events after seq %d are no longer held (the oldest resumable seq is %d): reload the session's messages and resume from its last_seq",
+		msg = fmt.Sprintf("events after seq %d are no longer held (the oldest resumable seq is %d): reload the session's messages and resume from its last_seq, or from its stream_floor when it has one",
 			after, st.hub.floorSeq())
 	}
 	data, _ := json.Marshal(event.Event{Type: event.Status, SessionID: st.id, Seq: st.hub.lastSeq(), Time: time.Now().UTC(),

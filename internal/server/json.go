@@ -50,6 +50,12 @@ type sessionDetail struct {
 	// started: a client nests each under the call its parent_tool_use_id
 	// names, as the live events' parent_tool_use_id did.
 	Subagents []sessionDetail `json:"subagents,omitempty"`
+	// StreamFloor is set while the event ring no longer holds the
+	// running turn's first events after last_seq: a client resumes after
+	// it instead (after last_seq it would be told to reload again), and
+	// the stream_floor - last_seq events in between are lost to it until
+	// the turn ends and the stored messages have them.
+	StreamFloor int64 `json:"stream_floor,omitempty"`
 }
 
 type usageJSON struct {

@@ -184,7 +184,13 @@ func (s *Server) getSession(w http.ResponseWriter, r *http.Request) {
 		writeError(w, storeError(err, "session", st.id))
 		return
 	}
-	writeJSON(w, http.StatusOK, sessionDetail{sessionJSON: j, Messages: msgs, Subagents: kids})
+	d := sessionDetail{sessionJSON: j, Messages: msgs, Subagents: kids}
+	// A floor that rises again before the client subscribes gets it
+	// reload_required, and it asks again.
+	if floor := st.hub.floorSeq(); floor > sn.boundarySeq {
+		d.StreamFloor = floor
+	}
+	writeJSON(w, http.StatusOK, d)
 }
 
 func (s *Server) usage(w http.ResponseWriter, r *http.Request) {

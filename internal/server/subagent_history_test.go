@@ -125,16 +125,26 @@ func TestSubagentHistoryAfterTurn(t *testing.T) {
 	// docs/api.md's example has the response's shape: every key it shows
 	// is where the server puts it.
 	_, real := e.do("GET", "/api/sessions/"+id, nil)
+	docShape(t, "### Sub-agents in history", real)
+}
+
+// docShape checks real against the first JSON example after heading in
+// docs/api.md: every key the example shows is where the server puts it.
+func docShape(t *testing.T, heading string, real []byte) {
+	t.Helper()
 	doc, err := os.ReadFile("../../docs/api.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, after, _ := strings.Cut(string(doc), "### Sub-agents in history")
+	_, after, ok := strings.Cut(string(doc), heading+"\n")
+	if !ok {
+		t.Fatalf("docs/api.md has no %q", heading)
+	}
 	_, block, _ := strings.Cut(after, "```json\n")
 	block, _, _ = strings.Cut(block, "```")
 	var want, got any
 	if err := json.Unmarshal([]byte(block), &want); err != nil {
-		t.Fatalf("docs/api.md sub-agent example: %v", err)
+		t.Fatalf("docs/api.md example under %q: %v", heading, err)
 	}
 	if err := json.Unmarshal(real, &got); err != nil {
 		t.Fatal(err)

@@ -30,6 +30,7 @@ const state = {
   workspaces: [], sessions: [], catalog: { models: [], modes: [], runtimes: [] },
   session: null, // the open session's JSON
   es: null, lastSeq: 0, running: false,
+  skipped: false, // the stream resumed past events the ring had dropped
   turn: null, // {node, text, thinking} of the assistant turn being streamed
   cards: new Map(), // tool_use_id -> card
   permQueue: [], // pending permission_request events
@@ -103,12 +104,17 @@ ui.logout.addEventListener('click', async () => {
 
 // ---- opening a session --------------------------------------------------
 
-async function openSession(id) {
+async function openSession(id, minSeq = 0) {
   closeStream();
-  const s = await api('GET', '/api/sessions/' + encodeURIComponent(id));
+  const s = await fetchSession(id, minSeq);
   const checkpoints = await checkpointsByPosition(s.id);
   state.session = s;
-  state.lastSeq = s.last_seq;
+  // stream_floor: the ring has dropped the running turn's first events,
+  // so resuming after last_seq would be refused (and reload for ever);
+  // resume after the floor and say what was skipped.
+  const skipped = Math.max(0, (s.stream_floor || 0) - s.last_seq);
+  state.lastSeq = s.last_seq + skipped;
+  state.skipped = skipped > 0;
   state.turn = null;
   state.cards = new Map();
   state.permQueue = [];
@@ -118,6 +124,9 @@ async function openSession(id) {
   ui.log.replaceChildren();
   renderStored(s.messages, checkpoints, s.subagents);
   if (!s.messages.length) ui.log.append(el('div', { class: 'empty', text: 'Say what you want done in ' + s.cwd + '.' }));
+  if (skipped) {
+    ui.log.append(notice(`${skipped} events of the running turn were not kept; the full result appears when the turn ends.`, 'warn'));
+  }
   setControls(s);
   setCounters(s);
   setRunning(s.status === 'running', s.queued);
@@ -128,6 +137,17 @@ async function openSession(id) {
   ui.send.disabled = false;
   ui.prompt.focus();
   loadSessions().catch(() => {});
+}
+
+// fetchSession gets the session JSON, waiting (a few seconds at most)
+// until its last_seq reaches minSeq: the stored messages cover a turn
+// only a moment after its result event.
+async function fetchSession(id, minSeq) {
+  for (let tries = 0; ; tries++) {
+    const s = await api('GET', '/api/sessions/' + encodeURIComponent(id));
+    if (s.last_seq >= minSeq || tries >= 50) return s;
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
 // renderStored shows stored history: the messages, and each sub-agent's
@@ -387,6 +407,12 @@ function endTurn(ev) {
   state.endedTurns++;
   closeDialog();
   setRunning(false);
+  if (state.skipped) {
+    // The page missed part of the turn: show it whole from the stored
+    // messages, which have it now.
+    openSession(state.session.id, ev.seq).catch(showError);
+    return;
+  }
   refreshSession();
 }
 
