@@ -6,6 +6,9 @@
 // the stream is opened after last_seq, so it replays exactly what the
 // messages leave out (a running turn included). Events with a seq we have
 // already applied are ignored, which covers EventSource's own reconnects.
+// The one exception: a turn longer than the server's event ring, whose
+// start is gone (stream_floor); the page then says so, and shows the whole
+// turn from the stored messages once it ends.
 import { api } from './api.js';
 import { el, userBubble, textBlock, thinkingBlock, toolCard, notice, todoList, renderMarkdown } from './render.js';
 import { rewindControl, checkpointsByPosition } from './rewind.js';
