@@ -30,7 +30,9 @@ const SubtypeRewound = "rewound"
 
 // SubtypeReloadRequired marks the status event sent (without an id) to an
 // SSE client whose Last-Event-ID is older than the events still held: it
-// must reload the session's messages and resume from their last_seq.
+// must reload the session's messages and resume from their last_seq (or
+// the session's stream_floor, when the ring has dropped part of the
+// running turn).
 const SubtypeReloadRequired = "reload_required"
 
 // SessionPermissions answers a live session's permission questions (the
