@@ -1,10 +1,8 @@
 package server_test
 
 import (
-	"context"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 )
@@ -39,20 +37,7 @@ func TestBrowserReloadPastRingFloor(t *testing.T) {
 	id := e.newSession()
 	e.send(id, "first")
 	e.waitIdle(id, 2)
-	ctx, cancel := newBrowser(t, 1000, 800)
-	defer cancel()
-	sctx, cancelS := context.WithTimeout(ctx, 120*time.Second)
-	defer cancelS()
-	if err := chromedp.Do(sctx,
-		chromedp.Navigate(e.ts.URL+"/login#token="+testToken),
-		chromedp.WaitVisible(chromedp.ID("new-session")),
-		chromedp.Navigate(e.ts.URL+"/?open#"+id),
-		chromedp.WaitEnabled(chromedp.ID("prompt")),
-		chromedp.SendKeys(chromedp.ID("prompt"), "second\r"),
-		chromedp.WaitVisible(chromedp.CSS("#perm-dialog[open] #perm-once")),
-	); err != nil {
-		t.Fatal(err)
-	}
+	ctx, sctx := openAndSend(t, e, id, "second", chromedp.WaitVisible(chromedp.CSS("#perm-dialog[open] #perm-once")))
 	if _, err := chromedp.Run(sctx, chromedp.Evaluate[bool](`window.oldPage = true`)); err != nil {
 		t.Fatal(err)
 	}

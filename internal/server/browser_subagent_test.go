@@ -90,6 +90,28 @@ func reloadPage(t *testing.T, ctx context.Context, want string) {
 	waitPage(t, ctx, `(window.oldPage ? 'old page | ' : '') + `+agentCardJS, want)
 }
 
+// openAndSend opens session id in a fresh logged-in browser, sends prompt
+// and runs then; it returns the browser's context and one bounded to
+// 120 s for the test's own steps (both cancelled with the test).
+func openAndSend(t *testing.T, e *env, id, prompt string, then ...chromedp.Action[chromedp.Void]) (ctx, sctx context.Context) {
+	t.Helper()
+	ctx, cancel := newBrowser(t, 1000, 800)
+	t.Cleanup(cancel)
+	sctx, cancelS := context.WithTimeout(ctx, 120*time.Second)
+	t.Cleanup(cancelS)
+	actions := append([]chromedp.Action[chromedp.Void]{
+		chromedp.Navigate(e.ts.URL + "/login#token=" + testToken),
+		chromedp.WaitVisible(chromedp.ID("new-session")),
+		chromedp.Navigate(e.ts.URL + "/?open#" + id),
+		chromedp.WaitEnabled(chromedp.ID("prompt")),
+		chromedp.SendKeys(chromedp.ID("prompt"), prompt+"\r"),
+	}, then...)
+	if err := chromedp.Do(sctx, actions...); err != nil {
+		t.Fatal(err)
+	}
+	return ctx, sctx
+}
+
 // nestedAcross runs a sub-agent turn in the page, then reloads it (after
 // restarting the server over the same database when restart is set): the
 // Agent card shows the child's steps exactly as they were shown live.
@@ -97,19 +119,7 @@ func nestedAcross(t *testing.T, restart bool) {
 	chromium(t)
 	e := newEnv(t, nestedScript())
 	id := e.newSession()
-	ctx, cancel := newBrowser(t, 1000, 800)
-	defer cancel()
-	sctx, cancelS := context.WithTimeout(ctx, 120*time.Second)
-	defer cancelS()
-	if err := chromedp.Do(sctx,
-		chromedp.Navigate(e.ts.URL+"/login#token="+testToken),
-		chromedp.WaitVisible(chromedp.ID("new-session")),
-		chromedp.Navigate(e.ts.URL+"/?open#"+id),
-		chromedp.WaitEnabled(chromedp.ID("prompt")),
-		chromedp.SendKeys(chromedp.ID("prompt"), "look around\r"),
-	); err != nil {
-		t.Fatal(err)
-	}
+	ctx, _ := openAndSend(t, e, id, "look around")
 	waitPage(t, ctx, agentCardJS, nestedDone)
 	live := logText(t, ctx)
 	if restart {
@@ -143,20 +153,7 @@ func TestBrowserNestedSubagentReloadMidTurn(t *testing.T) {
 	id := e.newSession()
 	e.send(id, "look around")
 	e.waitIdle(id, 4)
-	ctx, cancel := newBrowser(t, 1000, 800)
-	defer cancel()
-	sctx, cancelS := context.WithTimeout(ctx, 120*time.Second)
-	defer cancelS()
-	if err := chromedp.Do(sctx,
-		chromedp.Navigate(e.ts.URL+"/login#token="+testToken),
-		chromedp.WaitVisible(chromedp.ID("new-session")),
-		chromedp.Navigate(e.ts.URL+"/?open#"+id),
-		chromedp.WaitEnabled(chromedp.ID("prompt")),
-		chromedp.SendKeys(chromedp.ID("prompt"), "now write\r"),
-		chromedp.WaitVisible(chromedp.CSS("#perm-dialog[open] #perm-once")),
-	); err != nil {
-		t.Fatal(err)
-	}
+	ctx, sctx := openAndSend(t, e, id, "now write", chromedp.WaitVisible(chromedp.CSS("#perm-dialog[open] #perm-once")))
 	first := "Agent:done | label:Sub-agent | card:Glob:done | text:CHILD-REPORT nothing here"
 	waiting := first + " | Agent:running | label:Sub-agent | card:Write:needs approval | final:Parent done. | busy"
 	waitPage(t, ctx, agentCardJS, waiting)
