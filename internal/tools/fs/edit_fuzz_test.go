@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+	"unicode/utf8"
 )
 
 // FuzzEditMatcher feeds Edit's matcher cascade (through PlanEdit, which
@@ -80,14 +81,21 @@ func FuzzEditMatcher(f *testing.F) {
 	})
 }
 
-// squashSpace drops every whitespace character.
+// squashSpace drops every whitespace character and keeps every other
+// byte as it is: a file need not be UTF-8, and a stray byte of new_string
+// can join the file's next bytes into one character ("\xc5" before "\x81"
+// is "Ł"), which a rune-by-rune copy would turn into U+FFFD on one side
+// only.
 func squashSpace(s string) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.IsSpace(r) {
-			return -1
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if !unicode.IsSpace(r) {
+			b.WriteString(s[i : i+n])
 		}
-		return r
-	}, s)
+		i += n
+	}
+	return b.String()
 }
 
 // applyUnified applies a unified diff as unifiedDiff writes it (hunks in
