@@ -140,3 +140,18 @@ func TestDisproportionGuard(t *testing.T) {
 		t.Fatal("indentation alone must not trip the guard")
 	}
 }
+
+// When old_string's lines disagree on how many spaces stand for the
+// file's tab (one line says 1, another 3), re-indenting new_string must
+// still come out the same on every call: it once followed map order.
+func TestReindentIsDeterministic(t *testing.T) {
+	first, _, err := PlanEdit("f.txt", "\tif x {\r\n\tturn 1\r\n\t}", " if x {\nurn 1\n   }", "  02", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 100; i++ {
+		if got, _, _ := PlanEdit("f.txt", "\tif x {\r\n\tturn 1\r\n\t}", " if x {\nurn 1\n   }", "  02", false); got != first {
+			t.Fatalf("call %d wrote %q, the first %q", i, got, first)
+		}
+	}
+}

@@ -55,8 +55,15 @@ func reindent(newStr string, oldLines, fileLines []string) (string, bool) {
 	for k := range mapping {
 		keys = append(keys, k)
 	}
-	sort.Slice(keys, func(i, j int) bool { return len(keys[i]) > len(keys[j]) })
-	unit := indentUnit(mapping)
+	// Longest first, so the most specific prefix maps a line; then by
+	// text, so the same edit is rewritten the same way every time.
+	sort.Slice(keys, func(i, j int) bool {
+		if len(keys[i]) != len(keys[j]) {
+			return len(keys[i]) > len(keys[j])
+		}
+		return keys[i] < keys[j]
+	})
+	unit := indentUnit(mapping, keys)
 	lines := strings.Split(newStr, "\n")
 	for i, l := range lines {
 		if isBlank(l) {
@@ -81,20 +88,28 @@ type indentConv struct {
 	width            int
 }
 
-func indentUnit(mapping map[string]string) indentConv {
+// indentUnit reads the conversion from mapping, visiting its keys in the
+// order given: when the lines disagree on how many spaces make a tab, the
+// first (longest) indentation that says decides, never the map's order.
+func indentUnit(mapping map[string]string, keys []string) indentConv {
 	var c indentConv
-	for o, f := range mapping {
+	for _, o := range keys {
+		f := mapping[o]
+		width := 0
 		switch {
 		case strings.Contains(f, "\t") && !strings.Contains(o, "\t") && len(o) > 0:
 			c.toTabs = true
 			if t := strings.Count(f, "\t"); t > 0 && len(o)%t == 0 {
-				c.width = len(o) / t
+				width = len(o) / t
 			}
 		case strings.Contains(o, "\t") && !strings.Contains(f, "\t") && len(f) > 0:
 			c.toSpaces = true
 			if t := strings.Count(o, "\t"); t > 0 && len(f)%t == 0 {
-				c.width = len(f) / t
+				width = len(f) / t
 			}
+		}
+		if c.width == 0 {
+			c.width = width
 		}
 	}
 	if c.width <= 0 {
