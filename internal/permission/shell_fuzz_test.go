@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/tandem-agent/tandem/internal/permission/shell"
@@ -73,6 +74,13 @@ func FuzzShellValidator(f *testing.F) {
 			return
 		}
 		if len(an.Commands) == 0 || !an.ReadOnly() {
+			return
+		}
+		if n := len(cmd) - len(strings.TrimRight(cmd, `\`)); n%2 == 1 {
+			// A last backslash is literal at the end of the input, but
+			// before the wrapping's newline it joins the next line: not
+			// the same command (`ls *\` lists names ending in \, while
+			// `(ls *\<newline>)` is `(ls *)`).
 			return
 		}
 		for _, wrapped := range []string{"(\n" + cmd + "\n)", "{\n" + cmd + "\n}"} {
