@@ -9,6 +9,7 @@ import (
 
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/permission/hooks"
+	"github.com/tandem-agent/tandem/internal/permission/shell"
 )
 
 // EngineOptions configure an Engine. Only WorkDir is required.
@@ -63,6 +64,9 @@ func NewEngine(opts EngineOptions) *Engine {
 	if opts.Emit == nil {
 		opts.Emit = func(event.Event) {}
 	}
+	// Resolved once here: every file tool call and shell argument is
+	// compared with them.
+	opts.SecretFiles = shell.CanonicalPaths(opts.SecretFiles)
 	roots := []string{opts.WorkDir}
 	for _, r := range opts.Roots {
 		if r != "" && r != opts.WorkDir {

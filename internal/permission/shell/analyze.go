@@ -121,7 +121,8 @@ type Env struct {
 	// Cwd resolves relative paths; Home expands `~`.
 	Cwd, Home string
 	// Secrets are files beyond the credential patterns that a command
-	// reading them makes sensitive: tandem's own (config.Paths.SecretFiles).
+	// reading them makes sensitive: tandem's own (config.Paths.SecretFiles),
+	// as CanonicalPaths returns them.
 	Secrets []string
 }
 

@@ -3,6 +3,7 @@ package shell
 import (
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -53,27 +54,34 @@ func (a *analyzer) sensitive(p string) bool {
 	return IsSensitivePath(p, a.home) || IsSecretFile(p, a.secrets)
 }
 
-// IsSecretFile reports whether p is one of secrets, comparing cleaned
-// absolute paths with symbolic links resolved where they exist, so another
-// spelling of the same file is caught too.
+// IsSecretFile reports whether p is one of secrets, which CanonicalPaths
+// has resolved: p is cleaned and its symbolic links resolved where they
+// exist, so another spelling of the same file is caught too.
 func IsSecretFile(p string, secrets []string) bool {
 	if len(secrets) == 0 || p == "" {
 		return false
 	}
-	canon := func(s string) string {
-		s = filepath.Clean(s)
-		if real, err := filepath.EvalSymlinks(s); err == nil {
-			return real
+	return slices.Contains(secrets, canonical(p))
+}
+
+// CanonicalPaths returns paths cleaned and with symbolic links resolved
+// where they exist, once, for IsSecretFile; empty paths are dropped.
+func CanonicalPaths(paths []string) []string {
+	out := make([]string, 0, len(paths))
+	for _, p := range paths {
+		if p != "" {
+			out = append(out, canonical(p))
 		}
-		return s
 	}
-	p = canon(p)
-	for _, s := range secrets {
-		if s != "" && canon(s) == p {
-			return true
-		}
+	return out
+}
+
+func canonical(p string) string {
+	p = filepath.Clean(p)
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		return real
 	}
-	return false
+	return p
 }
 
 func sensitiveBase(base string) bool {
