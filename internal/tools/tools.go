@@ -31,13 +31,16 @@ type Options struct {
 // Default returns every built-in tool, in no particular order (the registry
 // sorts them).
 func Default(opts Options) []tool.Tool {
+	// One redactor for the session: building it reads the credential and
+	// token files.
+	redact := opts.Secrets.Redactor(os.Environ())
 	ts := []tool.Tool{
 		fs.NewRead(),
 		fs.NewWrite(),
 		fs.NewEdit(),
 		fs.NewMultiEdit(),
 		todo.NewTodoWrite(),
-		shell.NewBashWith(shell.Options{Secrets: opts.Secrets}),
+		shell.NewBashWith(shell.Options{Secrets: opts.Secrets, Redact: redact}),
 		shell.NewBashOutput(),
 		shell.NewKillShell(),
 		search.NewGlob(),
@@ -49,5 +52,5 @@ func Default(opts Options) []tool.Tool {
 	} else {
 		ts = append(ts, web.NewWebSearch(nil))
 	}
-	return redactAll(ts, opts.Secrets.Redactor(os.Environ()))
+	return redactAll(ts, redact)
 }

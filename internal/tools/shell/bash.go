@@ -56,6 +56,9 @@ type Options struct {
 	// Secrets are the variables commands never inherit and whose values are
 	// blanked in their output (zero: the well-known provider keys).
 	Secrets secrets.Policy
+	// Redact, when set, is Secrets' redactor already built (it reads the
+	// credential files), shared with the other tools' output.
+	Redact *secrets.Redactor
 }
 
 // NewBash returns the Bash tool with the default secret policy.
@@ -63,12 +66,12 @@ func NewBash() *Bash { return NewBashWith(Options{}) }
 
 // NewBashWith returns the Bash tool configured by opts.
 func NewBashWith(opts Options) *Bash {
-	return &Bash{launch: sync.OnceValue(func() launcher { return newLauncher(opts.Secrets) })}
+	return &Bash{launch: sync.OnceValue(func() launcher { return newLauncher(opts.Secrets, opts.Redact) })}
 }
 
 func (b *Bash) launcher() launcher {
 	if b.launch == nil {
-		return newLauncher(secrets.Policy{})
+		return newLauncher(secrets.Policy{}, nil)
 	}
 	return b.launch()
 }

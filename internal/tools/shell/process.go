@@ -66,8 +66,12 @@ type launcher struct {
 	redact *secrets.Redactor
 }
 
-func newLauncher(policy secrets.Policy) launcher {
-	return launcher{shell: shellPath(), env: commandEnv(policy), redact: policy.Redactor(os.Environ())}
+// newLauncher builds the launcher; redact nil builds policy's redactor.
+func newLauncher(policy secrets.Policy, redact *secrets.Redactor) launcher {
+	if redact == nil {
+		redact = policy.Redactor(os.Environ())
+	}
+	return launcher{shell: shellPath(), env: commandEnv(policy), redact: redact}
 }
 
 // shellPath finds bash, or sh when bash is missing.
@@ -103,7 +107,7 @@ type startSpec struct {
 // /dev/null, copying stdout and stderr to the writers as they arrive.
 func start(spec startSpec) (*process, error) {
 	if spec.shell == "" {
-		spec.launcher = newLauncher(secrets.Policy{})
+		spec.launcher = newLauncher(secrets.Policy{}, nil)
 	}
 	cmd := exec.Command(spec.shell, "-c", spec.script)
 	cmd.Dir = spec.dir
