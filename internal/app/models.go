@@ -175,7 +175,7 @@ func (m *models) applyEnv(pc *provider.Config, p catalog.Preset) {
 	copied := false
 	for header, env := range p.HeaderEnv {
 		v := m.getenv(env)
-		if v == "" || hasHeader(pc.Headers, header) {
+		if v == "" || provider.HasHeader(pc.Headers, header) {
 			continue
 		}
 		if !copied { // the headers map is the config's own
@@ -188,15 +188,6 @@ func (m *models) applyEnv(pc *provider.Config, p catalog.Preset) {
 	}
 }
 
-// hasHeader reports whether h sets name, in any case.
-func hasHeader(h map[string]string, name string) bool {
-	for k := range h {
-		if strings.EqualFold(k, name) {
-			return true
-		}
-	}
-	return false
-}
 
 // expandHome turns a leading "~/" into the home folder.
 func (m *models) expandHome(path string) string {
