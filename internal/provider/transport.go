@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"bytes"
+	"fmt"
 	"io"
 	"net/http"
 )
@@ -96,4 +98,18 @@ func ReadRequestBody(req *http.Request) ([]byte, error) {
 	}
 	defer req.Body.Close()
 	return io.ReadAll(req.Body)
+}
+
+// LocalResponse is a JSON answer made on this machine, for a transport
+// whose call cannot leave it (no credentials, no region): the adapter above
+// reads it as it would the API's own error answer.
+func LocalResponse(req *http.Request, status int, body []byte) *http.Response {
+	return &http.Response{
+		Status: fmt.Sprintf("%d %s", status, http.StatusText(status)), StatusCode: status,
+		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header:        http.Header{"Content-Type": {"application/json"}},
+		Body:          io.NopCloser(bytes.NewReader(body)),
+		ContentLength: int64(len(body)),
+		Request:       req,
+	}
 }

@@ -335,12 +335,5 @@ type failure struct {
 
 func (f *failure) response(req *http.Request) *http.Response {
 	body := errorJSON(f.typ, "bedrock: "+f.msg)
-	return &http.Response{
-		Status: fmt.Sprintf("%d %s", f.status, http.StatusText(f.status)), StatusCode: f.status,
-		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header:        http.Header{"Content-Type": {"application/json"}},
-		Body:          io.NopCloser(bytes.NewReader(body)),
-		ContentLength: int64(len(body)),
-		Request:       req,
-	}
+	return provider.LocalResponse(req, f.status, body)
 }

@@ -269,12 +269,5 @@ func (f *failure) response(req *http.Request, anthropic bool) *http.Response {
 		}
 		body, _ = json.Marshal(map[string]any{"error": map[string]any{"code": f.status, "message": msg, "status": status}})
 	}
-	return &http.Response{
-		Status: fmt.Sprintf("%d %s", f.status, http.StatusText(f.status)), StatusCode: f.status,
-		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header:        http.Header{"Content-Type": {"application/json"}},
-		Body:          io.NopCloser(bytes.NewReader(body)),
-		ContentLength: int64(len(body)),
-		Request:       req,
-	}
+	return provider.LocalResponse(req, f.status, body)
 }
