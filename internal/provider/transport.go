@@ -8,12 +8,11 @@ import (
 )
 
 // authTransport sets the credential headers from Config on every request and
-// removes any the vendor SDKs added on their own. The OpenAI SDK reads
-// OPENAI_API_KEY (and organisation/project) from the environment; without
-// this a key for one service could be sent to another (say OPENAI_API_KEY to
-// a local ollama). The Anthropic adapter already keeps the SDK away from the
-// environment; the transport still guarantees x-api-key never goes next to a
-// bearer token.
+// removes any a client library added on its own (SDKs read keys from the
+// environment), so a key for one service is never sent to another (say
+// OPENAI_API_KEY to a local ollama). The Anthropic adapter already keeps its
+// SDK away from the environment; the transport still guarantees x-api-key
+// never goes next to a bearer token.
 type authTransport struct {
 	base http.RoundTripper
 	cfg  Config
