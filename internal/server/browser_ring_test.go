@@ -38,15 +38,7 @@ func TestBrowserReloadPastRingFloor(t *testing.T) {
 	e.send(id, "first")
 	e.waitIdle(id, 2)
 	ctx, sctx := openAndSend(t, e, id, "second", chromedp.WaitVisible(chromedp.CSS("#perm-dialog[open] #perm-once")))
-	if _, err := chromedp.Run(sctx, chromedp.Evaluate[bool](`window.oldPage = true`)); err != nil {
-		t.Fatal(err)
-	}
-	if err := chromedp.Do(sctx,
-		chromedp.Reload(),
-		chromedp.WaitEnabled(chromedp.ID("prompt")),
-	); err != nil {
-		t.Fatalf("reload: %v", err)
-	}
+	markAndReload(t, sctx)
 	// The running turn's text shows from where the ring starts: its end,
 	// not its beginning.
 	midJS := `(` + ringPageJS + `).replace(/final:([^|]*) \|/, (m, x) => 'final:' + (x.endsWith('END-OF-TEXT') && x.length < ` +

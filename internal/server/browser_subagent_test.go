@@ -72,21 +72,29 @@ func logText(t *testing.T, ctx context.Context) string {
 	return s
 }
 
+// markAndReload sets window.oldPage on the page and reloads it, up to the
+// new page's prompt being enabled; a test reads the marker to tell the
+// old page from the new one.
+func markAndReload(t *testing.T, ctx context.Context) {
+	t.Helper()
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.oldPage = true`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx,
+		chromedp.Reload(),
+		chromedp.WaitEnabled(chromedp.ID("prompt")),
+	); err != nil {
+		t.Fatalf("reload: %v", err)
+	}
+}
+
 // reloadPage reloads and waits until the new page's history shows want:
 // a marker set on the old page tells the pages apart.
 func reloadPage(t *testing.T, ctx context.Context, want string) {
 	t.Helper()
 	sctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
-	if _, err := chromedp.Run(sctx, chromedp.Evaluate[bool](`window.oldPage = true`)); err != nil {
-		t.Fatal(err)
-	}
-	if err := chromedp.Do(sctx,
-		chromedp.Reload(),
-		chromedp.WaitEnabled(chromedp.ID("prompt")),
-	); err != nil {
-		t.Fatalf("reload: %v", err)
-	}
+	markAndReload(t, sctx)
 	waitPage(t, ctx, `(window.oldPage ? 'old page | ' : '') + `+agentCardJS, want)
 }
 
