@@ -188,7 +188,6 @@ func (m *models) applyEnv(pc *provider.Config, p catalog.Preset) {
 	}
 }
 
-
 // expandHome turns a leading "~/" into the home folder.
 func (m *models) expandHome(path string) string {
 	if rest, ok := strings.CutPrefix(path, "~/"); ok {
