@@ -85,6 +85,7 @@ func TestE2ETUIConversation(t *testing.T) {
 		return strings.Contains(s, "started") || strings.Contains(s, "tandem wants to")
 	})
 	if strings.Contains(scr, "tandem wants to") {
+		p.waitText("[y] allow once") // the dialog takes keys a moment after it appears
 		p.keys("y")
 		p.waitText("started")
 	}

@@ -47,7 +47,7 @@ func TestBrowserReloadPastRingFloor(t *testing.T) {
 		"new page | gets:1 | notes:1 | users:first | cards:Write:needs approval | first:true | tail:true | final:(its tail) | busy")
 	shot(t, ctx, screenshotDir(t), "ring-floor-reloaded")
 	if err := chromedp.Do(sctx,
-		chromedp.WaitVisible(chromedp.CSS("#perm-dialog[open] #perm-once")),
+		chromedp.WaitEnabled(chromedp.CSS("#perm-dialog[open] #perm-once")),
 		chromedp.Click(chromedp.ID("perm-once")),
 	); err != nil {
 		t.Fatal(err)

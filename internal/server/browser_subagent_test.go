@@ -115,9 +115,29 @@ func openAndSend(t *testing.T, e *env, id, prompt string, then ...chromedp.Actio
 		chromedp.SendKeys(chromedp.ID("prompt"), prompt+"\r"),
 	}, then...)
 	if err := chromedp.Do(sctx, actions...); err != nil {
-		t.Fatal(err)
+		t.Fatalf("open %s and send %q: %v\n%s", id, prompt, err, pageState(ctx))
 	}
 	return ctx, sctx
+}
+
+// pageStateJS is what a failed step reports of the page: enough to tell
+// a message never sent from a stream that stopped.
+const pageStateJS = `JSON.stringify({url: location.href, session: window.tandem?.state.session?.id, status: window.tandem?.state.session?.status,
+  lastSeq: window.tandem?.state.lastSeq, running: window.tandem?.state.running, stream: window.tandem?.state.es?.readyState,
+  permQueue: window.tandem?.state.permQueue.length, prompt: document.getElementById('prompt').value,
+  requests: performance.getEntriesByType('resource').map((r) => r.name.replace(location.origin, '') + ' ' + (r.responseStatus || '')),
+  log: document.getElementById('log').textContent.slice(-2000)})`
+
+// pageState describes the page for a failure message; it gives up after
+// a few seconds (the page may be what is stuck).
+func pageState(ctx context.Context) string {
+	ectx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	s, err := chromedp.Run(ectx, chromedp.Evaluate[string](pageStateJS))
+	if err != nil {
+		return "page state: " + err.Error()
+	}
+	return "page state: " + s
 }
 
 // nestedAcross runs a sub-agent turn in the page, then reloads it (after
@@ -167,7 +187,7 @@ func TestBrowserNestedSubagentReloadMidTurn(t *testing.T) {
 	waitPage(t, ctx, agentCardJS, waiting)
 	reloadPage(t, ctx, waiting)
 	if err := chromedp.Do(sctx,
-		chromedp.WaitVisible(chromedp.CSS("#perm-dialog[open] #perm-once")),
+		chromedp.WaitEnabled(chromedp.CSS("#perm-dialog[open] #perm-once")),
 		chromedp.Click(chromedp.ID("perm-once")),
 	); err != nil {
 		t.Fatal(err)

@@ -93,6 +93,30 @@ func shot(t *testing.T, ctx context.Context, dir, name string) {
 
 const endMarker = "END-OF-TURN-MARKER"
 
+// armWatchJS records, as the permission dialog first opens, where focus
+// is and whether its answers are off (window.armedAtOpen).
+const armWatchJS = `(() => {
+  const d = document.getElementById('perm-dialog');
+  const obs = new MutationObserver(() => {
+    if (!d.open || window.armedAtOpen) return;
+    const off = ['perm-once', 'perm-always', 'perm-deny'].every((id) => document.getElementById(id).disabled);
+    window.armedAtOpen = 'focus:' + document.activeElement.id + ' off:' + off;
+  });
+  obs.observe(d, { attributes: true, attributeFilter: ['open'] });
+  return 'watching';
+})()`
+
+func evalString(t *testing.T, ctx context.Context, js string) string {
+	t.Helper()
+	ectx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(ectx, chromedp.Evaluate[string](js))
+	if err != nil {
+		t.Fatalf("evaluate %s: %v", js, err)
+	}
+	return v
+}
+
 func TestBrowserChatFlow(t *testing.T) {
 	chromium(t)
 	script := scripted.Script{Steps: []scripted.Step{
@@ -130,6 +154,7 @@ func TestBrowserChatFlow(t *testing.T) {
 	)
 	// New session in the registered workspace, then send with Enter.
 	run("page ready", chromedp.WaitVisible(chromedp.CSS("#session-list li")))
+	evalString(t, ctx, armWatchJS)
 	run("new session",
 		chromedp.Click(chromedp.ID("new-session")),
 		chromedp.WaitEnabled(chromedp.ID("prompt")),
@@ -146,7 +171,16 @@ func TestBrowserChatFlow(t *testing.T) {
 		t.Fatalf("permission summary %q", summary)
 	}
 	shot(t, ctx, dir, "02-permission")
-	run("approve", chromedp.Click(chromedp.ID("perm-once")), chromedp.WaitNotPresent(chromedp.CSS("#perm-dialog[open]")))
+	// As it opened, the dialog took no keys for an answer: the answers
+	// were off and focus was on its title. Once armed, Enter allows once.
+	if got := evalString(t, ctx, `window.armedAtOpen`); got != "focus:perm-title off:true" {
+		t.Errorf("the dialog opened with %q, want focus on its title and the answers off", got)
+	}
+	run("approve with Enter",
+		chromedp.WaitEnabled(chromedp.ID("perm-once")),
+		chromedp.WaitReady(chromedp.CSS("#perm-once:focus")),
+		chromedp.KeyEvent("\r"),
+		chromedp.WaitNotPresent(chromedp.CSS("#perm-dialog[open]")))
 
 	target := filepath.Join(e.ws, "hello.txt")
 	deadline := time.Now().Add(10 * time.Second)

@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -25,12 +26,31 @@ const (
 	stageReason
 )
 
+// dialogArmDelay is how long a permission question on screen leaves keys
+// to the prompt: one that appears while the user types must not take
+// their next "y" or "n" for an answer. Meanwhile the prompt stays on
+// screen below it, so the keys are seen to land there.
+const dialogArmDelay = 400 * time.Millisecond
+
+func (m *model) dialogArmed() bool {
+	return m.now().Sub(m.dlgSince) >= m.armDelay
+}
+
+// armTimer redraws the dialog when it starts taking keys.
+func (m *model) armTimer() tea.Cmd {
+	if len(m.perms) == 0 || m.dialogArmed() {
+		return nil
+	}
+	return tea.Tick(m.armDelay-m.now().Sub(m.dlgSince), func(time.Time) tea.Msg { return armedMsg{} })
+}
+
 func (m *model) dropPermission(requestID string) {
 	for i, p := range m.perms {
 		if p.RequestID == requestID {
 			m.perms = append(m.perms[:i:i], m.perms[i+1:]...)
 			if i == 0 {
 				m.dlg = permDialog{}
+				m.dlgSince = m.now()
 			}
 			return
 		}
@@ -145,6 +165,9 @@ func (m *model) dialogChoices(req event.Event, w int) []string {
 			th.accent.Render(req.Suggestion), key("s"), key("p"), key("u"), key("esc")), w)
 	case stageReason:
 		return []string{"Deny. Tell the model why (enter sends, empty for no reason):", "› " + m.dlg.reason + "█"}
+	}
+	if !m.dialogArmed() {
+		return []string{th.dim.Render("answers open in a moment; until then keys go to your prompt")}
 	}
 	parts := []string{key("y") + " allow once"}
 	if req.Suggestion != "" {

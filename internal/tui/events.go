@@ -40,6 +40,9 @@ func (m *model) apply(e event.Event) {
 		m.applyTool(e)
 	case event.PermissionRequest:
 		m.perms = append(m.perms, e)
+		if len(m.perms) == 1 {
+			m.dlgSince = m.now()
+		}
 		if it, c := m.card(e.ToolUseID); c != nil {
 			c.waiting = true
 			it.touch()

@@ -115,6 +115,7 @@ func newHarness(t *testing.T, opts Options) *harness {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	h := &harness{t: t, m: newModel(ctx, opts), be: be, msgs: make(chan tea.Msg, 64), cancel: cancel}
+	h.m.armDelay = 0 // TestPermissionDialogArms has the delay; the others answer at once
 	t.Cleanup(func() { cancel(); h.m.shutdown() })
 	h.send(tea.WindowSizeMsg{Width: 80, Height: 24})
 	h.run(h.m.Init())

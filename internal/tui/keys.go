@@ -25,7 +25,7 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 	if m.picker != nil {
 		return m.pickerKey(k)
 	}
-	if len(m.perms) > 0 {
+	if len(m.perms) > 0 && m.dialogArmed() {
 		return m.dialogKey(k)
 	}
 	switch ks {
@@ -99,7 +99,7 @@ func (m *model) pasted(s string) tea.Cmd {
 	case m.picker != nil:
 		m.picker.filter += strings.TrimSpace(s)
 		m.picker.sel = 0
-	case len(m.perms) > 0:
+	case len(m.perms) > 0 && m.dialogArmed():
 		if m.dlg.stage == stageReason {
 			m.dlg.reason += strings.ReplaceAll(s, "\n", " ")
 		}

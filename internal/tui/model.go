@@ -36,6 +36,10 @@ type model struct {
 
 	perms  []event.Event // permission requests waiting, first on screen
 	dlg    permDialog
+	// dlgSince is when perms[0] came on screen; armDelay how long after
+	// it keys still go to the prompt (dialogArmed).
+	dlgSince time.Time
+	armDelay time.Duration
 	picker *picker
 
 	quitArmed         bool
@@ -52,7 +56,7 @@ type model struct {
 func newModel(ctx context.Context, opts Options) *model {
 	th := newTheme(noColor(opts.Env))
 	m := &model{ctx: ctx, be: opts.Backend, opts: opts, th: th, tr: newTranscript(),
-		in: newInput(th, opts.HistoryFile), width: 80, height: 24, now: time.Now}
+		in: newInput(th, opts.HistoryFile), width: 80, height: 24, now: time.Now, armDelay: dialogArmDelay}
 	m.info = opts.Backend.Info()
 	if opts.Width > 0 && opts.Height > 0 {
 		m.width, m.height = opts.Width, opts.Height
@@ -69,6 +73,7 @@ type (
 	}
 	tickMsg   struct{}
 	disarmMsg struct{}
+	armedMsg  struct{} // a permission dialog takes keys now: redraw it
 	filesMsg  []string
 	actionMsg struct {
 		text string
@@ -113,7 +118,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		for _, e := range msg {
 			m.apply(e)
 		}
-		return m, m.ensureTick()
+		return m, tea.Batch(m.ensureTick(), m.armTimer())
 	case submitMsg:
 		return m, m.submit(string(msg))
 	case turnDoneMsg:
@@ -126,6 +131,8 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case disarmMsg:
 		m.quitArmed = false
 		return m, nil
+	case armedMsg:
+		return m, m.armTimer() // nil once armed; a newer request waits its own delay
 	case filesMsg:
 		m.files, m.filesLoading = msg, false
 		m.refreshCompletion()

@@ -121,6 +121,40 @@ func TestPermissionDialogAnswersByKeys(t *testing.T) {
 	}
 }
 
+// A question that appears while the user types takes none of their keys
+// for an answer: for a moment they still go to the prompt, shown below
+// it; then the dialog takes them.
+func TestPermissionDialogArms(t *testing.T) {
+	h := newHarness(t, Options{})
+	clock := time.Now()
+	h.m.now = func() time.Time { return clock }
+	h.m.armDelay = dialogArmDelay
+	h.typeText("first")
+	h.press(tea.KeyEnter, 0)
+	h.waitFor("the turn", func() bool { return h.m.busy })
+	h.typeText("yes do ")
+	h.events(event.Event{Type: event.PermissionRequest, RequestID: "1", ToolName: "Bash", ToolUseID: "t1", Summary: "Run make"})
+	h.mustShow("tandem wants to: Run make")
+	h.mustShow("answers open in a moment")
+	h.typeText("n")
+	h.press(tea.KeyEnter, 0)
+	h.mustShow("queued: yes do n")
+	if r := h.be.snapshot().replies; len(r) != 0 {
+		t.Fatalf("keys typed as the dialog appeared answered it: %+v", r)
+	}
+	clock = clock.Add(dialogArmDelay)
+	h.send(armedMsg{})
+	h.mustShow("[y] allow once")
+	if h.contains("answers open in a moment") {
+		t.Fatalf("dialog still unarmed:\n%s", h.plain())
+	}
+	h.typeText("y")
+	h.waitFor("the reply", func() bool { return len(h.be.snapshot().replies) == 1 })
+	if r := h.be.snapshot().replies[0]; r.Decision != permission.AllowOnce {
+		t.Fatalf("reply %+v", r)
+	}
+}
+
 func TestMessagesTypedDuringATurnAreQueued(t *testing.T) {
 	h := newHarness(t, Options{})
 	h.typeText("first")

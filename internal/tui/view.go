@@ -60,7 +60,8 @@ func (m *model) bottom(w, h int) []string {
 	}
 	if len(m.perms) > 0 {
 		out = append(out, m.dialogView(w, h*2/3)...)
-	} else {
+	}
+	if len(m.perms) == 0 || !m.dialogArmed() {
 		out = append(out, m.popupView(w)...)
 		out = append(out, m.th.border.Render(strings.Repeat("─", w)))
 		out = append(out, splitLines(m.in.ta.View())...)

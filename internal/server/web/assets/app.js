@@ -23,7 +23,7 @@ const ui = {
   log: $('log'), composer: $('composer'), prompt: $('prompt'), commandList: $('command-list'),
   extensions: $('extensions'), extensionsBody: $('extensions-body'), send: $('send'), interrupt: $('interrupt'),
   queueNote: $('queue-note'), logout: $('logout'), permPending: $('perm-pending'),
-  dialog: $('perm-dialog'), permSummary: $('perm-summary'), permReason: $('perm-reason'), permDetail: $('perm-detail'),
+  dialog: $('perm-dialog'), permTitle: $('perm-title'), permSummary: $('perm-summary'), permReason: $('perm-reason'), permDetail: $('perm-detail'),
   permMessage: $('perm-message'), permError: $('perm-error'), permOnce: $('perm-once'), permAlways: $('perm-always'), permDeny: $('perm-deny'),
   trustDialog: $('trust-dialog'), trustDir: $('trust-dir'), trustFindings: $('trust-findings'), trustError: $('trust-error'),
   trustYes: $('trust-yes'), trustNo: $('trust-no'),
@@ -40,6 +40,7 @@ const state = {
   lastPrompt: null, // {node, text}: the user bubble of the latest prompt, for its rewind control
   commands: [], // [{name, description, argument_hint}] for / completion
   endedTurns: 0, // results seen, so send() knows whether its turn already ended
+  armTimer: 0, // enables the permission dialog's answers (armDialog)
 };
 
 // ---- workspaces and sessions ------------------------------------------
@@ -611,9 +612,26 @@ function showDialog() {
   ui.permAlways.title = q.suggestion ? 'Saves: ' + q.suggestion : '';
   ui.permMessage.value = '';
   ui.permError.textContent = '';
+  armDialog();
   if (!ui.dialog.open) ui.dialog.showModal();
+  ui.permTitle.focus();
   updatePending();
-  ui.permOnce.focus();
+}
+
+// A dialog that opens while the user types must not take their keys as an
+// answer: an Enter meant for the prompt would click "Allow once". The
+// answers wait ARM_MS (as browsers' own install prompts do), focus rests
+// on the title meanwhile, and then moves to "Allow once" unless the user
+// has moved it.
+const ARM_MS = 600;
+const answerButtons = [ui.permOnce, ui.permAlways, ui.permDeny];
+function armDialog() {
+  clearTimeout(state.armTimer);
+  for (const b of answerButtons) b.disabled = true;
+  state.armTimer = setTimeout(() => {
+    for (const b of answerButtons) b.disabled = false;
+    if (ui.dialog.open && document.activeElement === ui.permTitle) ui.permOnce.focus();
+  }, ARM_MS);
 }
 
 function closeDialog() {
@@ -646,6 +664,12 @@ async function answer(decision) {
 ui.permOnce.addEventListener('click', () => answer('allow_once'));
 ui.permAlways.addEventListener('click', () => answer('allow_always'));
 ui.permDeny.addEventListener('click', () => answer('deny'));
+// Enter in the note denies with it (the form would otherwise just close).
+ui.permMessage.addEventListener('keydown', (e) => {
+  if (e.key !== 'Enter' || e.isComposing) return;
+  e.preventDefault();
+  if (!ui.permDeny.disabled) answer('deny');
+});
 // Escape on the dialog answers nothing: it hides it, the request stays
 // pending and the "Review permission request" button reopens it.
 ui.dialog.addEventListener('close', () => { updatePending(); });
