@@ -34,13 +34,13 @@ type model struct {
 	turns      sync.WaitGroup
 	queue      []string
 
-	perms  []event.Event // permission requests waiting, first on screen
-	dlg    permDialog
+	perms []event.Event // permission requests waiting, first on screen
+	dlg   permDialog
 	// dlgSince is when perms[0] came on screen; armDelay how long after
 	// it keys still go to the prompt (dialogArmed).
 	dlgSince time.Time
 	armDelay time.Duration
-	picker *picker
+	picker   *picker
 
 	quitArmed         bool
 	spin              int
