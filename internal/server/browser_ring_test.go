@@ -27,7 +27,8 @@ const ringPageJS = `(() => {
 
 // A page reloaded in the middle of a turn whose first events the ring has
 // dropped settles after fetching the session once (it used to reload over
-// and over until the turn ended): the stored history, a note that some of
+// and over until the turn ended): the stored history, the running turn's
+// prompt (from running_prompt: its event is gone), a note that some of
 // the running turn was skipped, and the turn from the ring on, up to the
 // Write waiting for approval. When the turn ends the page shows it whole
 // from the stored messages.
@@ -44,7 +45,7 @@ func TestBrowserReloadPastRingFloor(t *testing.T) {
 	midJS := `(` + ringPageJS + `).replace(/final:([^|]*) \|/, (m, x) => 'final:' + (x.endsWith('END-OF-TEXT') && x.length < ` +
 		strconv.Itoa(len(longTurnText)) + ` ? '(its tail)' : x) + ' |')`
 	waitPage(t, ctx, midJS,
-		"new page | gets:1 | notes:1 | users:first | cards:Write:needs approval | first:true | tail:true | final:(its tail) | busy")
+		"new page | gets:1 | notes:1 | users:first,second | cards:Write:needs approval | first:true | tail:true | final:(its tail) | busy")
 	shot(t, ctx, screenshotDir(t), "ring-floor-reloaded")
 	if err := chromedp.Do(sctx,
 		chromedp.WaitEnabled(chromedp.CSS("#perm-dialog[open] #perm-once")),

@@ -29,10 +29,23 @@ type sessionJSON struct {
 	MessageCount    int           `json:"message_count"`
 	LastSeq         int64         `json:"last_seq"`
 	Status          string        `json:"status"` // idle | running
-	Queued          []string      `json:"queued,omitempty"`
+	// RunningPrompt is the prompt of the running turn: its user_message
+	// event may be gone from the ring (stream_floor), and the stored
+	// messages have it only once the turn ends.
+	RunningPrompt string   `json:"running_prompt,omitempty"`
+	Queued        []string `json:"queued,omitempty"`
 	// Context is how full the model's context window was after the last
 	// turn (as the last context event said); absent before the first.
 	Context *contextJSON `json:"context,omitempty"`
+}
+
+// setLive adds what only the running server knows: whether a turn runs,
+// its prompt and the prompts queued after it.
+func (j *sessionJSON) setLive(sn snapshot) {
+	if sn.running {
+		j.Status, j.RunningPrompt = "running", sn.current
+	}
+	j.Queued = sn.queued
 }
 
 type contextJSON struct {

@@ -86,12 +86,18 @@ func TestReloadMidTurnPastRingFloor(t *testing.T) {
 	for range 3 {
 		var s struct {
 			historyJSON
-			StreamFloor int64 `json:"stream_floor"`
+			StreamFloor   int64  `json:"stream_floor"`
+			RunningPrompt string `json:"running_prompt"`
 		}
 		e.mustDo("GET", "/api/sessions/"+id, nil, 200, &s)
 		h, floor = s.historyJSON, s.StreamFloor
 		if h.Status != "running" {
 			t.Fatalf("status %q while the Write waits", h.Status)
+		}
+		// The turn's user_message event is gone from the ring; the JSON
+		// still says what the turn was asked.
+		if s.RunningPrompt != "second" {
+			t.Fatalf("running_prompt %q, want the running turn's %q", s.RunningPrompt, "second")
 		}
 		if !e.reloadRefused(id, h.LastSeq) {
 			t.Fatalf("resuming after last_seq %d was accepted: the ring still holds the turn's start", h.LastSeq)
@@ -120,12 +126,16 @@ func TestReloadMidTurnPastRingFloor(t *testing.T) {
 	until(t, ch, isType(event.Result))
 	var done struct {
 		historyJSON
-		StreamFloor *int64 `json:"stream_floor"`
+		StreamFloor   *int64  `json:"stream_floor"`
+		RunningPrompt *string `json:"running_prompt"`
 	}
 	e.waitIdle(id, 6)
 	e.mustDo("GET", "/api/sessions/"+id, nil, 200, &done)
 	if done.StreamFloor != nil {
 		t.Errorf("idle session still has stream_floor %d", *done.StreamFloor)
+	}
+	if done.RunningPrompt != nil {
+		t.Errorf("idle session still has running_prompt %q", *done.RunningPrompt)
 	}
 	if got := strings.Join(steps(done.Messages), " "); !strings.Contains(got, "END-OF-TEXT tool_use:Write:w1 tool_result:w1 text:Second done.") {
 		t.Errorf("stored messages after the turn: %s", got)

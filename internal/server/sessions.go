@@ -141,11 +141,7 @@ func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) {
 		st := s.sessions[rec.ID]
 		s.mu.Unlock()
 		if st != nil {
-			sn := st.snapshot()
-			if sn.running {
-				j.Status = "running"
-			}
-			j.Queued = sn.queued
+			j.setLive(st.snapshot())
 		}
 		out = append(out, j)
 	}
@@ -172,10 +168,8 @@ func (s *Server) getSession(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	j := toSessionJSON(rec)
-	j.LastSeq, j.Queued = sn.boundarySeq, sn.queued
-	if sn.running {
-		j.Status = "running"
-	}
+	j.LastSeq = sn.boundarySeq
+	j.setLive(sn)
 	if msgs == nil {
 		msgs = []message.Message{}
 	}

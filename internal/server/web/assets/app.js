@@ -127,8 +127,14 @@ async function openSession(id, minSeq = 0) {
   ui.title.textContent = s.title || 'New session';
   ui.log.replaceChildren();
   renderStored(s.messages, checkpoints, s.subagents);
-  if (!s.messages.length) ui.log.append(el('div', { class: 'empty', text: 'Say what you want done in ' + s.cwd + '.' }));
+  if (!s.messages.length && !skipped) ui.log.append(el('div', { class: 'empty', text: 'Say what you want done in ' + s.cwd + '.' }));
   if (skipped) {
+    // The turn's user_message event is among those not kept.
+    if (s.running_prompt) {
+      const bubble = userBubble(s.running_prompt);
+      state.lastPrompt = { node: bubble, text: s.running_prompt };
+      ui.log.append(bubble);
+    }
     ui.log.append(notice(`${skipped} events of the running turn were not kept; the full result appears when the turn ends.`, 'warn'));
   }
   setControls(s);
