@@ -7,22 +7,35 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/termsafe"
 )
 
-// terminalAsker is the permission prompt of `tandem run` on a terminal: it
-// prompts (or any reader and writer, so tests
-// can drive it). One goroutine reads lines for the asker's whole life, so
-// a question abandoned because another client answered first does not
-// leave a reader competing for the next line.
+// terminalAsker is the permission prompt of `tandem run` on a terminal
+// (or any reader and writer, so tests can drive it). One goroutine reads
+// lines for the asker's whole life, so a question abandoned because
+// another client answered first does not leave a reader competing for the
+// next line.
+//
+// A line typed before a question was on screen never answers it: the
+// user meant it for something else (often the question another client
+// answered first), and a stray "y" must not approve a call they never
+// saw. Lines read before the question are dropped, and on a terminal the
+// input not yet read is discarded too (flushInput).
 type terminalAsker struct {
 	out   io.Writer
 	in    io.Reader
 	once  sync.Mutex
-	lines chan string
+	lines chan typedLine
 	mu    sync.Mutex // one question on screen at a time
+}
+
+// typedLine is a line of input and when its last bytes were read.
+type typedLine struct {
+	text string
+	at   time.Time
 }
 
 // newTerminalAsker returns an asker reading answers from in and writing
@@ -37,25 +50,53 @@ func (t *terminalAsker) start() {
 	if t.lines != nil {
 		return
 	}
-	t.lines = make(chan string)
+	t.lines = make(chan typedLine)
 	go func() {
-		sc := bufio.NewScanner(t.in)
-		for sc.Scan() {
-			t.lines <- sc.Text()
+		tr := &timedReader{r: t.in}
+		br := bufio.NewReader(tr)
+		for {
+			l, err := br.ReadString('\n')
+			if l != "" || err == nil {
+				// A line already buffered was read with the bytes before
+				// it: tr.last is when it arrived.
+				t.lines <- typedLine{text: strings.TrimSuffix(l, "\n"), at: tr.last}
+			}
+			if err != nil {
+				close(t.lines)
+				return
+			}
 		}
-		close(t.lines)
 	}()
 }
 
-func (t *terminalAsker) readLine(ctx context.Context) (string, error) {
-	select {
-	case l, ok := <-t.lines:
-		if !ok {
-			return "", io.EOF
+// timedReader notes when each read returned.
+type timedReader struct {
+	r    io.Reader
+	last time.Time
+}
+
+func (r *timedReader) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	r.last = time.Now()
+	return n, err
+}
+
+// readLine returns the next line typed after since.
+func (t *terminalAsker) readLine(ctx context.Context, since time.Time) (string, error) {
+	for {
+		select {
+		case l, ok := <-t.lines:
+			if !ok {
+				return "", io.EOF
+			}
+			if l.at.Before(since) {
+				fmt.Fprintf(t.out, "\n(ignored %q: typed before this question)\n", termsafe.Line(l.text))
+				continue
+			}
+			return strings.TrimSpace(l.text), nil
+		case <-ctx.Done():
+			return "", ctx.Err()
 		}
-		return strings.TrimSpace(l), nil
-	case <-ctx.Done():
-		return "", ctx.Err()
 	}
 }
 
@@ -64,6 +105,8 @@ func (t *terminalAsker) readLine(ctx context.Context) (string, error) {
 func (t *terminalAsker) Ask(ctx context.Context, q permission.Question) (permission.Answer, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	asked := time.Now()
+	flushInput(t.in)
 	t.start()
 	// The question shows what the model wrote: escape control characters,
 	// or a command could hide its dangerous half behind a cursor move.
@@ -80,7 +123,7 @@ func (t *terminalAsker) Ask(ctx context.Context, q permission.Question) (permiss
 		} else {
 			fmt.Fprint(t.out, "[y] allow once  [n] deny (n <message> tells the model why): ")
 		}
-		line, err := t.readLine(ctx)
+		line, err := t.readLine(ctx, asked)
 		if err != nil {
 			return permission.Answer{}, fmt.Errorf("read answer: %w", err)
 		}
@@ -94,7 +137,7 @@ func (t *terminalAsker) Ask(ctx context.Context, q permission.Question) (permiss
 			if !q.AlwaysOffered() {
 				break
 			}
-			scope, err := t.askScope(ctx)
+			scope, err := t.askScope(ctx, asked)
 			if err != nil {
 				return permission.Answer{}, err
 			}
@@ -104,10 +147,10 @@ func (t *terminalAsker) Ask(ctx context.Context, q permission.Question) (permiss
 	}
 }
 
-func (t *terminalAsker) askScope(ctx context.Context) (permission.Scope, error) {
+func (t *terminalAsker) askScope(ctx context.Context, asked time.Time) (permission.Scope, error) {
 	for {
 		fmt.Fprint(t.out, "save the rule for this [s]ession, the [p]roject or the [u]ser? [s]: ")
-		line, err := t.readLine(ctx)
+		line, err := t.readLine(ctx, asked)
 		if err != nil {
 			return "", fmt.Errorf("read scope: %w", err)
 		}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -74,4 +75,71 @@ func TestTerminalAsker(t *testing.T) {
 	if err != nil || ans.By != "web" {
 		t.Errorf("broker with terminal: %+v %v", ans, err)
 	}
+}
+
+// A line typed while no question was on screen (here the "y" meant for a
+// question another client answered first) does not answer the next one.
+func TestTerminalAskerDropsLinesTypedBeforeTheQuestion(t *testing.T) {
+	q := permission.Question{ToolName: "Bash", Summary: "Run `rm -rf build`"}
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	out := &syncBuffer{}
+	ta := newTerminalAsker(pr, out)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	answers := make(chan permission.Answer, 2)
+	ask := func() {
+		a, err := ta.Ask(ctx, q)
+		if err != nil {
+			t.Error(err)
+		}
+		answers <- a
+	}
+	go ask()
+	waitOutput(t, out, 1)
+	io.WriteString(pw, "y\n")
+	if a := <-answers; a.Decision != permission.AllowOnce {
+		t.Fatalf("first answer %+v", a)
+	}
+	// io.Pipe's write returns once the asker's reader has the bytes: the
+	// stray line is read before the next question.
+	io.WriteString(pw, "y\n")
+	go ask()
+	waitOutput(t, out, 2)
+	io.WriteString(pw, "n not now\n")
+	if a := <-answers; a.Decision != permission.DenyCall || a.Message != "not now" {
+		t.Fatalf("the line typed before the question answered it: %+v", a)
+	}
+	if !strings.Contains(out.String(), `(ignored "y": typed before this question)`) {
+		t.Errorf("no note of the dropped line:\n%s", out.String())
+	}
+}
+
+// waitOutput waits until n questions are on screen.
+func waitOutput(t *testing.T, out *syncBuffer, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for strings.Count(out.String(), "[y] allow once") < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("question %d not shown:\n%s", n, out.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
