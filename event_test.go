@@ -119,6 +119,7 @@ func TestPublicEventTypesMatchTheContract(t *testing.T) {
 	}
 	for _, s := range []struct{ pub, in string }{
 		{SubtypeSuccess, event.SubtypeSuccess}, {SubtypeMaxTurns, event.SubtypeMaxTurns},
+		{SubtypeMaxBudget, event.SubtypeMaxBudget},
 		{SubtypeInterrupted, event.SubtypeInterrupted}, {SubtypeError, event.SubtypeError},
 		{SubtypeProviderError, event.SubtypeProviderError}, {SubtypePermissionDenied, event.SubtypePermissionDenied},
 	} {

@@ -20,6 +20,11 @@ type RunOptions struct {
 	// MaxTurns stops the turn after this many model steps (0: the
 	// config's, else no limit); the result's subtype is error_max_turns.
 	MaxTurns int
+	// MaxBudgetUSD stops the turn before a model call once it has spent
+	// this many US dollars, sub-agents included (0: no limit); the
+	// result's subtype is error_max_budget_usd. A model without a known
+	// price cannot run under a budget.
+	MaxBudgetUSD float64
 	// AppendSystemPrompt is added to the system prompt; SystemPrompt
 	// replaces it.
 	AppendSystemPrompt, SystemPrompt string
@@ -81,7 +86,7 @@ func (s *Session) Run(ctx context.Context, prompt string, opts *RunOptions) (*Re
 	defer s.runMu.Unlock()
 	s.sink.setTurn(opts.OnEvent)
 	defer s.sink.setTurn(nil)
-	res, err := s.live.Run(ctx, prompt, session.TurnOptions{MaxTurns: opts.MaxTurns, AppendSystemPrompt: opts.AppendSystemPrompt,
+	res, err := s.live.Run(ctx, prompt, session.TurnOptions{MaxTurns: opts.MaxTurns, MaxBudgetUSD: opts.MaxBudgetUSD, AppendSystemPrompt: opts.AppendSystemPrompt,
 		SystemPrompt: opts.SystemPrompt, DisallowedTools: s.engine.opts.DisallowedTools, JSONSchema: opts.JSONSchema, FallbackModels: opts.FallbackModels})
 	if err != nil {
 		return nil, fmt.Errorf("run turn of session %s: %w", s.id, err)

@@ -429,3 +429,61 @@ func TestE2ERunNoModelStoresNothing(t *testing.T) {
 		t.Errorf("a session was stored: %s", l.Stdout)
 	}
 }
+
+// --max-budget-usd: at claude-sonnet-4-5's $3 per million input tokens each
+// step below costs $3, so a $5 budget lets two calls run and stops before
+// the third, in tandem's run and in the Claude Code CLI protocol alike. A
+// model with no price cannot run under a budget until the config gives
+// it one.
+func TestE2ERunMaxBudget(t *testing.T) {
+	step := func(pattern string) scripted.Step {
+		return scripted.ToolStep(scripted.Call("Glob", map[string]any{"pattern": pattern})).WithUsage(scripted.Usage{InputTokens: 1_000_000})
+	}
+	script := scripted.Script{Steps: []scripted.Step{step("*"), step("*.go"), scripted.TextStep("never reached")}}
+	x := newE2E(t, script)
+	r := x.RunStream("loop", "--max-budget-usd", "5")
+	res := r.Result()
+	if r.Code == 0 || res.Subtype != event.SubtypeMaxBudget || !res.IsError || res.NumTurns != 2 {
+		t.Fatalf("exit %d result %+v", r.Code, res)
+	}
+	// (the few output tokens cost a little more than $6)
+	if !strings.Contains(res.Error, "spent $6.00") || !strings.Contains(res.Error, "of the $5.00 budget") || res.CostUSD == nil || *res.CostUSD < 6 || *res.CostUSD > 6.01 {
+		t.Errorf("error %q cost %v", res.Error, res.CostUSD)
+	}
+	if n := len(x.srv.MainRequests()); n != 2 {
+		t.Errorf("%d model calls, want 2", n)
+	}
+	if r := x.Run("run", "-p", "x", "--max-budget-usd", "-1"); r.Code == 0 || !strings.Contains(r.Stderr, "--max-budget-usd -1: give an amount in US dollars") {
+		t.Errorf("negative budget: exit %d stderr %q", r.Code, r.Stderr)
+	}
+
+	// The Claude Code CLI protocol's flag stops the same way.
+	x = newE2E(t, script)
+	r = x.Run("-p", "loop", "--max-budget-usd", "5", "--output-format", "json", "--model", "claude-sonnet-4-5")
+	var line struct {
+		Subtype        string   `json:"subtype"`
+		TerminalReason string   `json:"terminal_reason"`
+		NumTurns       int      `json:"num_turns"`
+		Errors         []string `json:"errors"`
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &line); err != nil {
+		t.Fatalf("claude protocol output %q: %v", r.Stdout, err)
+	}
+	if line.Subtype != "error_max_budget_usd" || line.TerminalReason != "max_budget" || line.NumTurns != 2 ||
+		len(line.Errors) != 1 || !strings.Contains(line.Errors[0], "$5.00 budget") {
+		t.Errorf("claude protocol result %+v", line)
+	}
+
+	// A model the catalog has no price for: refused before any call, then
+	// priced in the config.
+	x = newE2E(t, scripted.Script{Fallback: &scripted.Step{Text: "ok"}})
+	r = x.Run("run", "-p", "hi", "--output-format", "stream-json", "--model", "openai/house-model", "--max-budget-usd", "1")
+	if res := r.Result(); res.Subtype != event.SubtypeMaxBudget || !strings.Contains(res.Error, "price of openai/house-model is unknown") || len(x.srv.MainRequests()) != 0 {
+		t.Fatalf("unpriced model: %+v after %d calls", res, len(x.srv.MainRequests()))
+	}
+	x.WriteFile(".tandem/config.json", `{"providers": {"openai": {"models": {"house-model": {"price": {"input": 2, "output": 8}}}}}}`)
+	r = x.Run("run", "-p", "hi", "--output-format", "stream-json", "--model", "openai/house-model", "--max-budget-usd", "1", "--trust-project")
+	if res := r.Result(); res.Subtype != event.SubtypeSuccess || res.CostUSD == nil || *res.CostUSD <= 0 {
+		t.Fatalf("priced in the config: exit %d %+v\n%s", r.Code, res, r.Stderr)
+	}
+}

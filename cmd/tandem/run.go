@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"strings"
@@ -31,6 +32,7 @@ type runFlags struct {
 	jsonSchema                                                                          string
 	cont, verbose, trustProject                                                         bool
 	maxTurns                                                                            int
+	maxBudget                                                                           float64
 	allowed, disallowed, addDirs, fallbackModels                                        []string
 	mcpWait                                                                             time.Duration
 }
@@ -70,6 +72,7 @@ func addRunFlags(fl *pflag.FlagSet, f *runFlags) {
 	fl.BoolVarP(&f.cont, "continue", "c", false, "continue the latest session in this folder")
 	fl.StringVar(&f.mode, "permission-mode", "", permission.ModeList()+" (or Claude Code's default, plan, bypassPermissions)")
 	fl.IntVar(&f.maxTurns, "max-turns", 0, "stop after this many model steps (0: no limit)")
+	fl.Float64Var(&f.maxBudget, "max-budget-usd", 0, "stop before the next model call once a turn has spent this many US dollars, sub-agents included (0: no limit)")
 	fl.StringVar(&f.appendSystem, "append-system-prompt", "", "text appended to the system prompt")
 	fl.StringVar(&f.systemPrompt, "system-prompt", "", "replace the system prompt")
 	fl.StringSliceVar(&f.allowed, "allowedTools", nil, "tools or rules to allow, e.g. \"Bash(git log:*)\" Read")
@@ -89,6 +92,9 @@ func (f *runFlags) validate() error {
 	}
 	if f.maxTurns < 0 {
 		return fmt.Errorf("--max-turns %d: use 0 (no limit) or more", f.maxTurns)
+	}
+	if f.maxBudget < 0 || math.IsNaN(f.maxBudget) || math.IsInf(f.maxBudget, 0) {
+		return fmt.Errorf("--max-budget-usd %v: give an amount in US dollars, e.g. 2.50 (0: no limit)", f.maxBudget)
 	}
 	for _, m := range f.fallbackModels {
 		if err := config.CheckModelSpec(m); err != nil {
@@ -200,7 +206,7 @@ func runTurnBody(cmd *cobra.Command, g *globalFlags, f *runFlags, args []string)
 	}
 	defer live.Close()
 	app.WaitMCP(ctx, live, f.mcpWait)
-	res, err := live.Run(ctx, prompt, session.TurnOptions{MaxTurns: f.maxTurns, AppendSystemPrompt: f.appendSystem,
+	res, err := live.Run(ctx, prompt, session.TurnOptions{MaxTurns: f.maxTurns, MaxBudgetUSD: f.maxBudget, AppendSystemPrompt: f.appendSystem,
 		SystemPrompt: f.systemPrompt, DisallowedTools: f.disallowed,
 		FallbackModels: f.fallbackModels, JSONSchema: schema})
 	if err != nil {

@@ -197,7 +197,7 @@ func (b *tuiBackend) Run(ctx context.Context, prompt string) (event.Event, error
 	if wait {
 		app.WaitMCP(ctx, l, b.f.mcpWait)
 	}
-	return l.Run(ctx, prompt, session.TurnOptions{MaxTurns: b.f.maxTurns, AppendSystemPrompt: b.f.appendSystem,
+	return l.Run(ctx, prompt, session.TurnOptions{MaxTurns: b.f.maxTurns, MaxBudgetUSD: b.f.maxBudget, AppendSystemPrompt: b.f.appendSystem,
 		SystemPrompt: b.f.systemPrompt, DisallowedTools: b.f.disallowed})
 }
 

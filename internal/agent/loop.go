@@ -136,6 +136,9 @@ func (r *Runtime) steps(ctx context.Context, st *turnState) (event.Event, error)
 		if st.in.MaxTurns > 0 && st.steps >= st.in.MaxTurns {
 			return r.finish(ctx, st, event.SubtypeMaxTurns, fmt.Errorf("reached the limit of %d turns (--max-turns)", st.in.MaxTurns)), nil
 		}
+		if err := st.overBudget(); err != nil {
+			return r.finish(ctx, st, event.SubtypeMaxBudget, err), nil
+		}
 		st.steps++
 		resp, partial, err := r.callWithFallback(ctx, st)
 		if err != nil {

@@ -65,7 +65,16 @@ func (m *models) resolver(c *config.Config) agent.Resolver {
 			}
 		}
 		info := res.Info
-		model := agent.Model{Provider: p, ID: res.Model, Cost: func(u message.Usage) *float64 { return catalog.Cost(info, u) }}
+		priced := info
+		if c != nil {
+			if pr := c.Providers[res.Provider].PriceFor(res.Model); pr != nil {
+				priced = &catalog.ModelInfo{Price: &catalog.Price{Input: pr.Input, Output: pr.Output, CacheRead: pr.CacheRead, CacheWrite: pr.CacheWrite}}
+			}
+		}
+		model := agent.Model{Provider: p, ID: res.Model}
+		if priced != nil && priced.Price != nil { // else unknown: no costs, and no budget
+			model.Cost = func(u message.Usage) *float64 { return catalog.Cost(priced, u) }
+		}
 		if info != nil {
 			model.MaxOutput = info.MaxOutputTokens
 			model.ContextWindow = info.ContextWindow

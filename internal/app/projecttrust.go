@@ -32,6 +32,7 @@ const (
 	whyCLI      = "chooses the program (or arguments, environment) tandem runs"
 	whyExpand   = "copies environment variables (your keys) into an MCP server's settings"
 	whyApprove  = "approves the project's own MCP servers"
+	whyPrice    = "sets what a model's calls cost, which --max-budget-usd stops at"
 )
 
 // projectFindings lists what the folder's project files set that only a
@@ -95,6 +96,16 @@ func tandemFindings(l config.Layer, known func(string) bool) []trust.Finding {
 	sort.Strings(names)
 	for _, n := range names {
 		p, key := l.Providers[n], "providers."+n
+		ids := make([]string, 0, len(p.Models))
+		for id, m := range p.Models {
+			if m.Price != nil {
+				ids = append(ids, id)
+			}
+		}
+		sort.Strings(ids)
+		for _, id := range ids {
+			add(key+".models."+id+".price", whyPrice)
+		}
 		if p.Kind == "" && p.BaseURL == "" && p.APIKey == "" && p.APIKeyEnv == "" && len(p.Headers) == 0 &&
 			p.CredentialsFile == "" && p.Profile == "" && p.Region == "" && p.Project == "" {
 			continue // only "disabled": a project may switch a provider off

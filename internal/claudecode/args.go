@@ -56,6 +56,9 @@ func buildArgs(cfg Config, opts Options, in turn.Input, l launch) []string {
 	if in.MaxTurns > 0 {
 		args = append(args, "--max-turns", strconv.Itoa(in.MaxTurns))
 	}
+	if in.MaxBudgetUSD > 0 {
+		args = append(args, "--max-budget-usd", strconv.FormatFloat(in.MaxBudgetUSD, 'f', -1, 64))
+	}
 	if d := permission.NewToolFilter(nil, in.DisallowedTools).Disallowed(); d != "" {
 		// Deny rules only take away, so passing them cannot bypass tandem;
 		// the CLI applies the same rule (mcp__server covers its tools).

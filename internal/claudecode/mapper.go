@@ -350,6 +350,8 @@ func resultSubtype(msg Msg) string {
 		return event.SubtypeSuccess
 	case "error_max_turns":
 		return event.SubtypeMaxTurns
+	case "error_max_budget_usd":
+		return event.SubtypeMaxBudget
 	case "error_during_execution":
 		return event.SubtypeError
 	case "":

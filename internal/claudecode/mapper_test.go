@@ -255,7 +255,7 @@ func TestResultSubtypes(t *testing.T) {
 		{"max turns", Msg{Subtype: "error_max_turns", IsError: true}, event.SubtypeMaxTurns},
 		{"execution", Msg{Subtype: "error_during_execution", IsError: true}, event.SubtypeError},
 		{"interrupt", Msg{Subtype: "error_during_execution", TerminalReason: "aborted_tools"}, event.SubtypeInterrupted},
-		{"budget", Msg{Subtype: "error_max_budget_usd"}, "error_max_budget_usd"},
+		{"budget", Msg{Subtype: "error_max_budget_usd"}, event.SubtypeMaxBudget},
 	}
 	for _, c := range cases {
 		if got := resultSubtype(c.msg); got != c.want {

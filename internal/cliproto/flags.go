@@ -8,6 +8,7 @@ package cliproto
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"sort"
 	"strconv"
@@ -158,7 +159,7 @@ var flagTable = map[string]flagSpec{
 	}},
 	"--max-budget-usd": {true, func(f *Flags, v string) error {
 		n, err := strconv.ParseFloat(v, 64)
-		if err != nil || n <= 0 {
+		if err != nil || n <= 0 || math.IsNaN(n) || math.IsInf(n, 0) {
 			return fmt.Errorf("--max-budget-usd %q: give a positive amount in US dollars", v)
 		}
 		f.MaxBudgetUSD = n

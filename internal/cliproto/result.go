@@ -69,15 +69,15 @@ func mcpState(s mcp.ServerStatus) string {
 func (d *driver) resultLine(live *session.Live, res event.Event, runErr error, st *turnStats, interrupted bool) map[string]any {
 	rec := live.Snapshot()
 	st.mu.Lock()
-	apiMS, overspent, cost := st.apiTime.Milliseconds(), st.overspent, st.cost
+	apiMS, cost := st.apiTime.Milliseconds(), st.cost
 	st.mu.Unlock()
 	subtype, isErr, stop := "success", false, "end_turn"
 	var errs []string
 	switch {
 	case runErr != nil:
 		subtype, isErr, errs = "error_during_execution", true, []string{runErr.Error()}
-	case overspent:
-		subtype, isErr, errs = "error_max_budget_usd", true, []string{"the turn spent more than --max-budget-usd allows"}
+	case res.Subtype == event.SubtypeMaxBudget:
+		subtype, isErr, errs = "error_max_budget_usd", true, []string{res.Error}
 	case res.Subtype == event.SubtypeMaxTurns:
 		subtype, isErr, errs = "error_max_turns", true, []string{res.Error}
 	case res.Subtype == event.SubtypeInterrupted || interrupted:

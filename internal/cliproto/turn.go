@@ -28,21 +28,15 @@ type turnStats struct {
 	stepStart time.Time
 	apiTime   time.Duration
 	cost      float64
-	overspent bool
 }
 
-func (s *turnStats) assistant(m message.Message, budget float64) (overspent bool) {
+func (s *turnStats) assistant(m message.Message) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.apiTime += time.Since(s.stepStart)
 	if m.CostUSD != nil {
 		s.cost += *m.CostUSD
 	}
-	if budget > 0 && s.cost > budget && !s.overspent {
-		s.overspent = true
-		return true
-	}
-	return false
 }
 
 func (s *turnStats) toolResults() {
@@ -91,7 +85,7 @@ func (d *driver) runTurn(ctx context.Context, in userInput) int {
 	if system == nil {
 		system = d.f.SystemPrompt
 	}
-	opts := session.TurnOptions{MaxTurns: d.f.MaxTurns, AppendSystemPrompt: joinNonEmpty(d.f.AppendSystemPrompt, appendSys),
+	opts := session.TurnOptions{MaxTurns: d.f.MaxTurns, MaxBudgetUSD: d.f.MaxBudgetUSD, AppendSystemPrompt: joinNonEmpty(d.f.AppendSystemPrompt, appendSys),
 		DisallowedTools: d.disallowedTools(live), Images: in.images, FallbackModels: d.f.FallbackModels,
 		ThinkingBudget: thinking}
 	if d.f.JSONSchema != "" {
@@ -195,8 +189,8 @@ func (d *driver) onMessage(m message.Message) {
 	sid := d.sessionID()
 	switch m.Role {
 	case message.Assistant:
-		if stats != nil && stats.assistant(m, d.f.MaxBudgetUSD) {
-			d.interruptForBudget()
+		if stats != nil {
+			stats.assistant(m)
 		}
 		if d.f.OutputFormat == "stream-json" {
 			if d.f.IncludePartialMessages {
@@ -213,14 +207,6 @@ func (d *driver) onMessage(m message.Message) {
 				d.w.line(l)
 			}
 		}
-	}
-}
-
-func (d *driver) interruptForBudget() {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.cancelTurn != nil {
-		d.cancelTurn()
 	}
 }
 

@@ -108,6 +108,25 @@ type ProviderModel struct {
 	// OpenAI-compatible server, output_config.format for Anthropic);
 	// unset keeps the catalog's answer (off for models it does not list).
 	StructuredOutput *bool `json:"structured_output,omitempty"`
+	// Price replaces the catalog's prices for the model (a model it does
+	// not list, a local one at zero): costs, and --max-budget-usd, need one.
+	Price *Price `json:"price,omitempty"`
+}
+
+// Price is in US dollars per million tokens.
+type Price struct {
+	Input      float64 `json:"input"`
+	Output     float64 `json:"output"`
+	CacheRead  float64 `json:"cache_read,omitempty"`
+	CacheWrite float64 `json:"cache_write,omitempty"`
+}
+
+// PriceFor is the configured price of model id, nil if none.
+func (p Provider) PriceFor(id string) *Price {
+	if m, ok := p.Models[id]; ok {
+		return m.Price
+	}
+	return nil
 }
 
 // StructuredOutputFor is the configured structured-output capability of
@@ -362,6 +381,9 @@ func (c *Config) validate(path string) error {
 		for id, m := range p.Models {
 			if m.ContextWindow < 0 {
 				return &Error{File: path, Field: field + ".models." + id + ".context_window", Msg: "must be a number of tokens, e.g. 32768"}
+			}
+			if pr := m.Price; pr != nil && (pr.Input < 0 || pr.Output < 0 || pr.CacheRead < 0 || pr.CacheWrite < 0) {
+				return &Error{File: path, Field: field + ".models." + id + ".price", Msg: "prices are US dollars per million tokens and cannot be negative, e.g. {\"input\": 3, \"output\": 15}"}
 			}
 		}
 		if _, _, err := p.Timeouts(); err != nil {

@@ -40,6 +40,7 @@ const (
 const (
 	SubtypeSuccess          = "success"
 	SubtypeMaxTurns         = "error_max_turns"
+	SubtypeMaxBudget        = "error_max_budget_usd"
 	SubtypeInterrupted      = "interrupted"
 	SubtypeError            = "error_during_execution"
 	SubtypeProviderError    = "error_provider"

@@ -301,6 +301,7 @@ type messageReq struct {
 	Text string `json:"text"`
 	// Per-turn options, as `tandem run` flags.
 	MaxTurns           int      `json:"max_turns,omitempty"`
+	MaxBudgetUSD       float64  `json:"max_budget_usd,omitempty"`
 	AppendSystemPrompt string   `json:"append_system_prompt,omitempty"`
 	DisallowedTools    []string `json:"disallowed_tools,omitempty"`
 	// JSONSchema makes the final answer conform to it (as --json-schema).
@@ -321,6 +322,10 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errf(http.StatusBadRequest, "bad_max_turns", "max_turns must be 0 (no limit) or more"))
 		return
 	}
+	if req.MaxBudgetUSD < 0 {
+		writeError(w, errf(http.StatusBadRequest, "bad_max_budget_usd", "max_budget_usd must be an amount in US dollars, e.g. 2.5 (0: no limit)"))
+		return
+	}
 	if len(req.JSONSchema) > 0 {
 		if _, err := structured.Compile(req.JSONSchema); err != nil {
 			writeError(w, errf(http.StatusBadRequest, "bad_json_schema", "json_schema: %v", err))
@@ -328,7 +333,7 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.startTurn(w, r, queuedTurn{text: req.Text, opts: session.TurnOptions{
-		MaxTurns: req.MaxTurns, AppendSystemPrompt: req.AppendSystemPrompt, DisallowedTools: req.DisallowedTools,
+		MaxTurns: req.MaxTurns, MaxBudgetUSD: req.MaxBudgetUSD, AppendSystemPrompt: req.AppendSystemPrompt, DisallowedTools: req.DisallowedTools,
 		JSONSchema: req.JSONSchema}})
 }
 

@@ -440,3 +440,27 @@ func TestPerTurnOptions(t *testing.T) {
 		t.Fatalf("result %+v", res)
 	}
 }
+
+// max_budget_usd: the first step (a million input tokens at
+// claude-sonnet-4-5's $3) spends the $2 budget, so the turn stops before
+// a second call.
+func TestPerTurnBudget(t *testing.T) {
+	script := scripted.Script{Steps: []scripted.Step{
+		scripted.ToolStep(scripted.Call("Read", map[string]any{"file_path": "x.txt"})).WithUsage(scripted.Usage{InputTokens: 1_000_000}),
+		scripted.TextStep("never reached"),
+	}}
+	e := newEnv(t, script)
+	id := e.newSession()
+	ch, stop := e.stream(id, "")
+	defer stop()
+	code, body := e.do("POST", "/api/sessions/"+id+"/messages", map[string]any{"text": "go", "max_budget_usd": -1})
+	if code != 400 || !strings.Contains(string(body), "bad_max_budget_usd") {
+		t.Fatalf("negative budget: %d %s", code, body)
+	}
+	e.mustDo("POST", "/api/sessions/"+id+"/messages", map[string]any{"text": "go", "max_budget_usd": 2}, 202, nil)
+	evs := until(t, ch, isType(event.Result))
+	res := evs[len(evs)-1].Event
+	if res.Subtype != event.SubtypeMaxBudget || res.NumTurns != 1 || !strings.Contains(res.Error, "of the $2.00 budget") {
+		t.Fatalf("result %+v", res)
+	}
+}

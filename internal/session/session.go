@@ -316,7 +316,7 @@ func (l *Live) Run(ctx context.Context, prompt string, opts TurnOptions) (event.
 		Mode: l.mode(rec.Mode), MaxTurns: cmpOr(opts.MaxTurns, l.MaxTurns), AppendSystemPrompt: opts.AppendSystemPrompt,
 		SystemPrompt: opts.SystemPrompt, AllowedTools: opts.AllowedTools, DisallowedTools: opts.DisallowedTools,
 		Images: opts.Images, FallbackModels: opts.FallbackModels, JSONSchema: opts.JSONSchema,
-		ThinkingBudget: opts.ThinkingBudget}
+		ThinkingBudget: opts.ThinkingBudget, MaxBudgetUSD: opts.MaxBudgetUSD}
 	if len(in.FallbackModels) == 0 {
 		in.FallbackModels = l.FallbackModels
 	}
@@ -484,7 +484,10 @@ func (l *Live) SaveSeq(ctx context.Context) error {
 
 // TurnOptions are per-turn settings from flags or the API.
 type TurnOptions struct {
-	MaxTurns           int
+	MaxTurns int
+	// MaxBudgetUSD stops the turn before a model call once it has spent
+	// this much (0: no limit).
+	MaxBudgetUSD       float64
 	AppendSystemPrompt string
 	SystemPrompt       string
 	AllowedTools       []string

@@ -90,6 +90,8 @@ func (m *model) apply(e event.Event) {
 			tr.notice(levelWarn, "Interrupted: what was done so far is kept.")
 		case e.Subtype == event.SubtypeMaxTurns:
 			tr.notice(levelWarn, "Stopped: the turn reached its step limit (--max-turns or max_turns in the config). Send a message to go on.")
+		case e.Subtype == event.SubtypeMaxBudget:
+			tr.notice(levelWarn, "Stopped: "+e.Error+". Send a message to go on with a fresh budget.")
 		case e.IsError:
 			tr.notice(levelError, firstNonEmpty(e.Error, e.Result, e.Subtype))
 		}

@@ -26,9 +26,12 @@ type Input struct {
 	// FallbackModels are tried in order when Model keeps failing after
 	// retries (overloaded, server errors, model not found) or cannot be
 	// used at all (its provider disabled or without a key).
-	FallbackModels     []string
-	Mode               permission.Mode
-	MaxTurns           int // 0: no limit
+	FallbackModels []string
+	Mode           permission.Mode
+	MaxTurns       int // 0: no limit
+	// MaxBudgetUSD stops the turn before a model call once the turn has
+	// spent this much, sub-agents included (0: no limit).
+	MaxBudgetUSD       float64
 	AppendSystemPrompt string
 	SystemPrompt       string // replaces the default system prompt when set
 	AllowedTools       []string
