@@ -431,23 +431,23 @@ func TestE2ERunNoModelStoresNothing(t *testing.T) {
 }
 
 // --max-budget-usd: at claude-sonnet-4-5's $3 per million input tokens each
-// step below costs $3, so a $5 budget lets two calls run and stops before
-// the third, in tandem's run and in the Claude Code CLI protocol alike. A
+// step below costs $0.30, so a $0.50 budget lets two calls run and stops
+// before the third, in tandem's run and in the Claude Code CLI protocol alike. A
 // model with no price cannot run under a budget until the config gives
 // it one.
 func TestE2ERunMaxBudget(t *testing.T) {
 	step := func(pattern string) scripted.Step {
-		return scripted.ToolStep(scripted.Call("Glob", map[string]any{"pattern": pattern})).WithUsage(scripted.Usage{InputTokens: 1_000_000})
+		return scripted.ToolStep(scripted.Call("Glob", map[string]any{"pattern": pattern})).WithUsage(scripted.Usage{InputTokens: 100_000})
 	}
 	script := scripted.Script{Steps: []scripted.Step{step("*"), step("*.go"), scripted.TextStep("never reached")}}
 	x := newE2E(t, script)
-	r := x.RunStream("loop", "--max-budget-usd", "5")
+	r := x.RunStream("loop", "--max-budget-usd", "0.5")
 	res := r.Result()
 	if r.Code == 0 || res.Subtype != event.SubtypeMaxBudget || !res.IsError || res.NumTurns != 2 {
 		t.Fatalf("exit %d result %+v", r.Code, res)
 	}
-	// (the few output tokens cost a little more than $6)
-	if !strings.Contains(res.Error, "spent $6.00") || !strings.Contains(res.Error, "of the $5.00 budget") || res.CostUSD == nil || *res.CostUSD < 6 || *res.CostUSD > 6.01 {
+	// (the few output tokens cost a little more than $0.60)
+	if !strings.Contains(res.Error, "spent $0.60") || !strings.Contains(res.Error, "of the $0.50 budget") || res.CostUSD == nil || *res.CostUSD < 0.6 || *res.CostUSD > 0.61 {
 		t.Errorf("error %q cost %v", res.Error, res.CostUSD)
 	}
 	if n := len(x.srv.MainRequests()); n != 2 {
@@ -459,7 +459,7 @@ func TestE2ERunMaxBudget(t *testing.T) {
 
 	// The Claude Code CLI protocol's flag stops the same way.
 	x = newE2E(t, script)
-	r = x.Run("-p", "loop", "--max-budget-usd", "5", "--output-format", "json", "--model", "claude-sonnet-4-5")
+	r = x.Run("-p", "loop", "--max-budget-usd", "0.5", "--output-format", "json", "--model", "claude-sonnet-4-5")
 	var line struct {
 		Subtype        string   `json:"subtype"`
 		TerminalReason string   `json:"terminal_reason"`
@@ -470,7 +470,7 @@ func TestE2ERunMaxBudget(t *testing.T) {
 		t.Fatalf("claude protocol output %q: %v", r.Stdout, err)
 	}
 	if line.Subtype != "error_max_budget_usd" || line.TerminalReason != "max_budget" || line.NumTurns != 2 ||
-		len(line.Errors) != 1 || !strings.Contains(line.Errors[0], "$5.00 budget") {
+		len(line.Errors) != 1 || !strings.Contains(line.Errors[0], "$0.50 budget") {
 		t.Errorf("claude protocol result %+v", line)
 	}
 
@@ -485,5 +485,47 @@ func TestE2ERunMaxBudget(t *testing.T) {
 	r = x.Run("run", "-p", "hi", "--output-format", "stream-json", "--model", "openai/house-model", "--max-budget-usd", "1", "--trust-project")
 	if res := r.Result(); res.Subtype != event.SubtypeSuccess || res.CostUSD == nil || *res.CostUSD <= 0 {
 		t.Fatalf("priced in the config: exit %d %+v\n%s", r.Code, res, r.Stderr)
+	}
+}
+
+// A sub-agent runs under what its parent's turn has left: with $5 and the
+// parent's first call at $1, the child stops after its second $3 call
+// (where it would have gone on), and the parent, now at $7, makes no
+// further call. The user's config prices an input token at $1, so the
+// steps stay far from the context window.
+func TestE2ERunMaxBudgetCoversSubagents(t *testing.T) {
+	dollars := func(n int64) scripted.Usage { return scripted.Usage{InputTokens: n} }
+	x := newE2E(t, scripted.Script{
+		Steps: []scripted.Step{
+			scripted.ToolStep(scripted.CallID("a1", "Agent", map[string]any{"description": "dig", "prompt": "CHILD-TASK: dig", "model": "sonnet"})).WithUsage(dollars(1)),
+			scripted.TextStep("never reached"),
+		},
+		Threads: []scripted.Thread{{Match: "CHILD-TASK", Steps: []scripted.Step{
+			scripted.ToolStep(scripted.Call("Glob", map[string]any{"pattern": "*"})).WithUsage(dollars(3)),
+			scripted.ToolStep(scripted.Call("Glob", map[string]any{"pattern": "*.go"})).WithUsage(dollars(3)),
+			scripted.ToolStep(scripted.Call("Glob", map[string]any{"pattern": "*.md"})).WithUsage(dollars(3)),
+			scripted.TextStep("CHILD-REPORT never reached"),
+		}}},
+	})
+	cfg := `{"providers": {"anthropic": {"models": {"claude-sonnet-4-5": {"price": {"input": 1000000, "output": 0}}}}}}`
+	if err := os.WriteFile(filepath.Join(x.Home, "config.json"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := x.RunStream("dig", "--max-budget-usd", "5")
+	res := r.Result()
+	if res.Subtype != event.SubtypeMaxBudget || res.NumTurns != 1 || res.CostUSD == nil || *res.CostUSD != 7 {
+		t.Fatalf("result %+v (cost %v)", res, res.CostUSD)
+	}
+	if n := len(x.srv.Requests()); n != 3 {
+		t.Errorf("%d model calls, want the parent's one and the child's two", n)
+	}
+	var agent event.Event
+	for _, e := range r.Events {
+		if e.Type == event.ToolResult && e.ToolUseID == "a1" {
+			agent = e
+		}
+	}
+	if !agent.IsError || !strings.Contains(agent.Output, "budget") {
+		t.Errorf("the Agent call's result does not say the sub-agent ran out of budget: %+v", agent)
 	}
 }

@@ -7,7 +7,8 @@ import "fmt"
 // on the call, so a call is never started once the turn has spent the
 // budget (the tools of the step that reached it still run). A budget that
 // cannot be counted, because a model's price is unknown, stops the turn
-// too: running on would spend an unknown amount.
+// too: running on would spend an unknown amount. Sub-agents run under
+// what is left (runTools hands it down with turn.WithBudget).
 func (st *turnState) overBudget() error {
 	budget := st.in.MaxBudgetUSD
 	if budget <= 0 {

@@ -13,6 +13,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/tool"
+	"github.com/tandem-agent/tandem/internal/turn"
 )
 
 // CwdFunc reports the folder a shell command would run in; the shell tool
@@ -29,6 +30,13 @@ func (r *Runtime) runTools(ctx context.Context, st *turnState, uses []message.Bl
 	}
 	results := make([]message.Block, len(uses))
 	spent := make([]tool.Result, len(uses))
+	if b := st.in.MaxBudgetUSD; b > 0 {
+		left := b
+		if st.cost != nil {
+			left -= *st.cost
+		}
+		ctx = turn.WithBudget(ctx, max(left, 0))
+	}
 	for i := 0; i < len(uses); {
 		j := i + 1
 		if r.readOnly(st, uses[i].Name) {
