@@ -64,6 +64,29 @@ func TestE2ETUIConversation(t *testing.T) {
 	}
 	p.waitText("+some new words")
 
+	// /rewind puts the file and the conversation back to before that
+	// prompt, and the prompt back in the editor; sending it again redoes
+	// the edit (the scripted model answers by the conversation's length).
+	p.typeText("/rewind")
+	p.keys("Enter")
+	p.waitText("Rewind to before a prompt")
+	p.waitText("fix the notes")
+	p.keys("Enter")
+	p.waitText("[b] files and conversation")
+	p.keys("b")
+	p.waitText("Rewound to before prompt 2")
+	if got := x.ReadFile("notes.txt"); got != "some old words\n" {
+		t.Fatalf("notes.txt after /rewind = %q; screen:\n%s", got, p.screen())
+	}
+	if scr := p.screen(); strings.Contains(scr, "Edited notes.txt.") {
+		t.Errorf("the rewound turn is still shown:\n%s", scr)
+	}
+	p.keys("Enter") // the prompt, back in the editor
+	p.waitText("Edited notes.txt.")
+	if got := x.ReadFile("notes.txt"); got != "some new words\n" {
+		t.Fatalf("notes.txt after sending the prompt again = %q", got)
+	}
+
 	// A permission dialog answered with a key.
 	p.typeText("clean up")
 	p.keys("Enter")

@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tandem-agent/tandem/internal/app"
+	"github.com/tandem-agent/tandem/internal/checkpoint"
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/permission"
@@ -248,6 +249,30 @@ var _ tui.SubagentHistory = (*tuiBackend)(nil)
 // SubagentHistory implements tui.SubagentHistory.
 func (b *tuiBackend) SubagentHistory(ctx context.Context, msgs []message.Message) ([]store.SubagentRun, error) {
 	return b.a.Store.SubagentRuns(ctx, b.current().Snapshot().ID, msgs)
+}
+
+// The UI finds this through an interface check: keep it implemented.
+var _ tui.Rewinder = (*tuiBackend)(nil)
+
+// Checkpoints implements tui.Rewinder.
+func (b *tuiBackend) Checkpoints(ctx context.Context) ([]checkpoint.Summary, error) {
+	r := b.current().Snapshot()
+	cps, err := b.a.Checkpoints.List(ctx, r.ID)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoints of session %s: %w", r.ID, err)
+	}
+	return checkpoint.Summaries(cps, r.Cwd), nil
+}
+
+// Rewind implements tui.Rewinder. The UI asks only between turns; the
+// session reloads its record before the next one.
+func (b *tuiBackend) Rewind(ctx context.Context, number int, opt checkpoint.RewindOptions) (checkpoint.ResultSummary, error) {
+	r := b.current().Snapshot()
+	res, err := b.a.Checkpoints.Rewind(ctx, r.ID, number, opt)
+	if err != nil {
+		return checkpoint.ResultSummary{}, err
+	}
+	return res.Summarize(r.Cwd), nil
 }
 
 // sessionCommands are the folder's custom commands and skills; each is

@@ -13,8 +13,11 @@ func (m *model) showHistory(h historyMsg) {
 		m.tr.notice(levelError, "load the conversation: "+h.err.Error())
 		return
 	}
-	if len(h.msgs) > 0 {
+	if len(h.msgs) > 0 && h.note == "" {
 		m.tr.notice(levelInfo, "Resumed session "+m.info.ID+suffix(": ", m.info.Title))
+	}
+	if h.note != "" {
+		defer m.tr.notice(levelInfo, h.note)
 	}
 	if h.subErr != nil {
 		m.tr.notice(levelWarn, "load the sub-agents' steps: "+h.subErr.Error())

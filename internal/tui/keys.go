@@ -10,6 +10,9 @@ import (
 // quitWindow is how long a first ctrl+c waits for the second.
 const quitWindow = 2 * time.Second
 
+// escTwice is how close two presses of esc open /rewind.
+const escTwice = 800 * time.Millisecond
+
 func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 	ks := k.String()
 	if ks == "ctrl+c" {
@@ -22,6 +25,9 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 		return tea.Tick(quitWindow, func(time.Time) tea.Msg { return disarmMsg{} })
 	}
 	m.quitArmed = false
+	if m.rewind != nil {
+		return m.rewindKey(k)
+	}
 	if m.picker != nil {
 		return m.pickerKey(k)
 	}
@@ -37,10 +43,16 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 	case "ctrl+z":
 		return tea.Suspend // back with fg; Bubble Tea restores and redraws
 	case "esc":
-		if m.in.comp.open {
+		switch {
+		case m.in.comp.open:
 			m.in.comp.close()
-		} else {
+		case m.busy:
 			m.interrupt()
+		case m.in.value() == "" && m.now().Sub(m.lastEsc) < escTwice:
+			m.lastEsc = time.Time{}
+			return m.cmdRewind("")
+		default:
+			m.lastEsc = m.now()
 		}
 		return nil
 	case "shift+tab":
@@ -96,6 +108,7 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 
 func (m *model) pasted(s string) tea.Cmd {
 	switch {
+	case m.rewind != nil:
 	case m.picker != nil:
 		m.picker.filter += strings.TrimSpace(s)
 		m.picker.sel = 0

@@ -41,6 +41,10 @@ type model struct {
 	dlgSince time.Time
 	armDelay time.Duration
 	picker   *picker
+	rewind   *rewinder
+	// lastEsc is when esc was last pressed: twice on an empty editor
+	// while idle opens /rewind.
+	lastEsc time.Time
 
 	quitArmed         bool
 	spin              int
@@ -86,6 +90,9 @@ type (
 		// subErr: the sub-agents could not be read (the conversation is
 		// shown without them).
 		subErr error
+		// note, when set, is said after the conversation (instead of
+		// "Resumed session").
+		note string
 	}
 	sessionsMsg struct {
 		list []sessionRow
@@ -155,6 +162,13 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case openedMsg:
 		return m, m.opened(msg)
+	case checkpointsMsg:
+		if m.rewind != nil {
+			m.rewind.loaded(msg)
+		}
+		return m, nil
+	case rewoundMsg:
+		return m, m.rewound(msg)
 	}
 	return m, nil
 }
@@ -298,10 +312,13 @@ func (m *model) setMode(mode string) tea.Cmd {
 	}
 }
 
-func (m *model) loadHistory() tea.Cmd {
+func (m *model) loadHistory() tea.Cmd { return m.loadHistoryThen("") }
+
+// loadHistoryThen loads the conversation and says note after it.
+func (m *model) loadHistoryThen(note string) tea.Cmd {
 	return func() tea.Msg {
 		msgs, err := m.be.History(m.ctx)
-		h := historyMsg{msgs: msgs, err: err}
+		h := historyMsg{msgs: msgs, err: err, note: note}
 		if sh, ok := m.be.(SubagentHistory); ok && err == nil {
 			h.subs, h.subErr = sh.SubagentHistory(m.ctx, msgs)
 		}

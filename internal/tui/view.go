@@ -27,7 +27,9 @@ func (m *model) screen() string {
 	bottom := m.bottom(w, h)
 	convH := h - len(bottom)
 	var lines []string
-	if m.picker != nil {
+	if m.rewind != nil {
+		lines = padTo(m.rewindView(w, convH), convH)
+	} else if m.picker != nil {
 		lines = padTo(m.pickerView(w, convH), convH)
 	} else {
 		lines = m.tr.view(m.th, w, convH, m.now())
