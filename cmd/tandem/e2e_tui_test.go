@@ -219,3 +219,26 @@ func TestE2ETUIAsksToTrustTheFolder(t *testing.T) {
 	q.waitText("Nothing was started.")
 	q.waitText("TANDEM-EXITED:1")
 }
+
+// /mcp in the terminal UI over a real MCP server: the project's server
+// waits for approval; approving it there connects it and its tools show.
+func TestE2ETUIMCPPanel(t *testing.T) {
+	bin := testdepBin(t, "mcp-server-everything")
+	x := newE2E(t, scripted.Script{Fallback: &scripted.Step{Text: "ok"}})
+	writeJSONFile(t, filepath.Join(x.Work, ".mcp.json"), map[string]any{"mcpServers": map[string]any{"everything": map[string]any{"command": bin}}})
+	p := x.startTUI(110, 30, "--model", "anthropic/claude-sonnet-4-5")
+	p.waitText("Ask tandem")
+	p.typeText("/mcp")
+	p.keys("Enter")
+	p.waitText("MCP servers")
+	p.waitText("needs approval (a)")
+	p.keys("a")
+	scr := p.waitFor("the server to connect", func(s string) bool { return regexp.MustCompile(`everything\s+stdio\s+connected\s+\d+ tools`).MatchString(s) })
+	if !strings.Contains(scr, "approve everything: done") {
+		t.Errorf("no word of the approval:\n%s", scr)
+	}
+	p.keys("Enter")
+	p.waitText("tools: mcp__everything__")
+	p.keys("Escape")
+	p.waitFor("the panel to close", func(s string) bool { return !strings.Contains(s, "MCP servers") })
+}

@@ -20,6 +20,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/app"
 	"github.com/tandem-agent/tandem/internal/checkpoint"
 	"github.com/tandem-agent/tandem/internal/event"
+	"github.com/tandem-agent/tandem/internal/mcp"
 	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/session"
@@ -251,8 +252,28 @@ func (b *tuiBackend) SubagentHistory(ctx context.Context, msgs []message.Message
 	return b.a.Store.SubagentRuns(ctx, b.current().Snapshot().ID, msgs)
 }
 
-// The UI finds this through an interface check: keep it implemented.
-var _ tui.Rewinder = (*tuiBackend)(nil)
+// The UI finds these through interface checks: keep them implemented.
+var (
+	_ tui.Rewinder   = (*tuiBackend)(nil)
+	_ tui.MCPServers = (*tuiBackend)(nil)
+)
+
+// MCPStatus implements tui.MCPServers.
+func (b *tuiBackend) MCPStatus() ([]mcp.ServerStatus, []mcp.PromptInfo) {
+	if c, ok := app.MCPOf(b.current()); ok {
+		return c.MCPStatus()
+	}
+	return nil, nil
+}
+
+// MCPAction implements tui.MCPServers.
+func (b *tuiBackend) MCPAction(server, action string) error {
+	c, ok := app.MCPOf(b.current())
+	if !ok {
+		return fmt.Errorf("%s %s: this session has no MCP servers wired", action, server)
+	}
+	return c.MCPAction(server, action)
+}
 
 // Checkpoints implements tui.Rewinder.
 func (b *tuiBackend) Checkpoints(ctx context.Context) ([]checkpoint.Summary, error) {

@@ -28,6 +28,9 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 	if m.rewind != nil {
 		return m.rewindKey(k)
 	}
+	if m.mcp != nil {
+		return m.mcpKey(k)
+	}
 	if m.picker != nil {
 		return m.pickerKey(k)
 	}
@@ -108,7 +111,7 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 
 func (m *model) pasted(s string) tea.Cmd {
 	switch {
-	case m.rewind != nil:
+	case m.rewind != nil, m.mcp != nil:
 	case m.picker != nil:
 		m.picker.filter += strings.TrimSpace(s)
 		m.picker.sel = 0

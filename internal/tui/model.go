@@ -42,6 +42,7 @@ type model struct {
 	armDelay time.Duration
 	picker   *picker
 	rewind   *rewinder
+	mcp      *mcpPanel
 	// lastEsc is when esc was last pressed: twice on an empty editor
 	// while idle opens /rewind.
 	lastEsc time.Time
@@ -169,6 +170,11 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case rewoundMsg:
 		return m, m.rewound(msg)
+	case mcpTickMsg:
+		return m, m.mcpTick()
+	case mcpActedMsg:
+		m.mcpActed(msg)
+		return m, nil
 	}
 	return m, nil
 }

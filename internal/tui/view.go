@@ -29,6 +29,8 @@ func (m *model) screen() string {
 	var lines []string
 	if m.rewind != nil {
 		lines = padTo(m.rewindView(w, convH), convH)
+	} else if m.mcp != nil {
+		lines = padTo(m.mcpView(w, convH), convH)
 	} else if m.picker != nil {
 		lines = padTo(m.pickerView(w, convH), convH)
 	} else {
