@@ -233,7 +233,9 @@ func TestE2ETUIMCPPanel(t *testing.T) {
 	p.waitText("MCP servers")
 	p.waitText("needs approval (a)")
 	p.keys("a")
-	scr := p.waitFor("the server to connect", func(s string) bool { return regexp.MustCompile(`everything\s+stdio\s+connected\s+\d+ tools`).MatchString(s) })
+	scr := p.waitFor("the server to connect", func(s string) bool {
+		return regexp.MustCompile(`everything\s+stdio\s+connected\s+\d+ tools`).MatchString(s)
+	})
 	if !strings.Contains(scr, "approve everything: done") {
 		t.Errorf("no word of the approval:\n%s", scr)
 	}
