@@ -33,7 +33,11 @@ func builtinCommands() []Command {
 		{Name: "mcp", Help: "MCP servers: state, tools, errors; reconnect, enable, disable, approve", run: (*model).cmdMCP},
 		{Name: "rewind", Help: "go back to before a prompt: its files, its conversation or both (esc twice)", run: (*model).cmdRewind},
 		{Name: "clear", Help: "start a new session (this one stays stored)", run: (*model).cmdClear},
+		{Name: "cost", Help: "tokens and cost of this session", run: (*model).cmdCost},
+		{Name: "status", Help: "session, folder, model, runtime, mode, context and MCP servers", run: (*model).cmdStatus},
+		{Name: "init", Args: "[focus]", Help: "have the agent write (or improve) the folder's AGENTS.md", run: (*model).cmdInit},
 		{Name: "exit", Help: "quit (ctrl+c twice or ctrl+d)", run: func(m *model, _ string) tea.Cmd { return m.quit() }},
+		{Name: "quit", Help: "quit, as /exit", run: func(m *model, _ string) tea.Cmd { return m.quit() }},
 	}
 }
 
