@@ -30,7 +30,6 @@ type mcpPanel struct {
 }
 
 type (
-	mcpStatusMsg []mcp.ServerStatus
 	// mcpTickMsg refreshes an open panel: states change as servers
 	// connect.
 	mcpTickMsg  struct{}
