@@ -222,6 +222,7 @@ func TestE2ETUIAsksToTrustTheFolder(t *testing.T) {
 
 // /mcp in the terminal UI over a real MCP server: the project's server
 // waits for approval; approving it there connects it and its tools show.
+// Then /permissions why, from the session's permission engine.
 func TestE2ETUIMCPPanel(t *testing.T) {
 	bin := testdepBin(t, "mcp-server-everything")
 	x := newE2E(t, scripted.Script{Fallback: &scripted.Step{Text: "ok"}})
@@ -243,4 +244,9 @@ func TestE2ETUIMCPPanel(t *testing.T) {
 	p.waitText("tools: mcp__everything__")
 	p.keys("Escape")
 	p.waitFor("the panel to close", func(s string) bool { return !strings.Contains(s, "MCP servers") })
+
+	// /permissions why judges with the session's own engine.
+	p.typeText("/permissions why rm -rf build")
+	p.keys("Enter")
+	p.waitText("rm -rf build → ask (mode:normal)")
 }

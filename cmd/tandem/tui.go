@@ -254,9 +254,35 @@ func (b *tuiBackend) SubagentHistory(ctx context.Context, msgs []message.Message
 
 // The UI finds these through interface checks: keep them implemented.
 var (
-	_ tui.Rewinder   = (*tuiBackend)(nil)
-	_ tui.MCPServers = (*tuiBackend)(nil)
+	_ tui.Rewinder    = (*tuiBackend)(nil)
+	_ tui.MCPServers  = (*tuiBackend)(nil)
+	_ tui.Permissions = (*tuiBackend)(nil)
 )
+
+// engineOf is the session's permission engine, as the checker offers it.
+type engineOf interface {
+	Rules() []permission.Rule
+	Explain(permission.Request) permission.Explanation
+}
+
+// Rules implements tui.Permissions.
+func (b *tuiBackend) Rules() []permission.Rule {
+	if e, ok := b.current().Checker.(engineOf); ok {
+		return e.Rules()
+	}
+	return nil
+}
+
+// Explain implements tui.Permissions, for the folder the session runs in.
+func (b *tuiBackend) Explain(req permission.Request) permission.Explanation {
+	l := b.current()
+	e, ok := l.Checker.(engineOf)
+	if !ok {
+		return permission.Explanation{Action: permission.ActionAllow, Rule: "no permission engine"}
+	}
+	req.SessionID, req.Cwd = l.Snapshot().ID, l.Snapshot().Cwd
+	return e.Explain(req)
+}
 
 // MCPStatus implements tui.MCPServers.
 func (b *tuiBackend) MCPStatus() ([]mcp.ServerStatus, []mcp.PromptInfo) {

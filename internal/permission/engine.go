@@ -148,7 +148,9 @@ type verdict struct {
 }
 
 func (v *verdict) raise(o verdict) {
-	if o.action.strength() > v.action.strength() {
+	// An allow names the rule that allowed a part, if any did: the rest
+	// were read-only.
+	if o.action.strength() > v.action.strength() || (o.action == ActionAllow && v.action == ActionAllow && v.rule == "") {
 		v.action, v.reason, v.rule = o.action, o.reason, o.rule
 	}
 	if o.action == ActionAsk {

@@ -31,8 +31,9 @@ func (e *Engine) judgeBash(mode Mode, command, cwd string) verdict {
 		}
 		return v
 	}
-	v := verdict{action: ActionAllow, rule: "read-only"}
+	v := verdict{action: ActionAllow}
 	if len(cmds) == 0 {
+		v.rule = "read-only"
 		return v
 	}
 	exact, exactOK := e.exactAllow(command)

@@ -30,6 +30,7 @@ func builtinCommands() []Command {
 		{Name: "mode", Args: "[explore|normal|trust]", Help: "show or change the permission mode (shift+tab cycles)", run: (*model).cmdMode},
 		{Name: "compact", Args: "[focus]", Help: "summarise the conversation to free context", run: (*model).cmdCompact},
 		{Name: "resume", Help: "pick a session to resume", run: (*model).cmdResume},
+		{Name: "permissions", Args: "[why COMMAND]", Help: "the rules in force; why: how a command or Tool(path) would be judged, and by which rule", run: (*model).cmdPermissions},
 		{Name: "mcp", Help: "MCP servers: state, tools, errors; reconnect, enable, disable, approve", run: (*model).cmdMCP},
 		{Name: "rewind", Help: "go back to before a prompt: its files, its conversation or both (esc twice)", run: (*model).cmdRewind},
 		{Name: "clear", Help: "start a new session (this one stays stored)", run: (*model).cmdClear},
