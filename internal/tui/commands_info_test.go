@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	tea "charm.land/bubbletea/v2"
-
 	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/skills"
 )
@@ -33,16 +31,13 @@ func TestCostStatusAndInit(t *testing.T) {
 	be.info.Usage, be.info.CostUSD, be.info.Title = message.Usage{InputTokens: 1200, OutputTokens: 80, CacheReadTokens: 5000}, &cost, "fix the build"
 	h := newHarness(t, Options{Backend: be})
 	h.be = be.fakeBackend
-	h.typeText("/cost")
-	h.press(tea.KeyEnter, 0)
+	h.slash("/cost")
 	h.mustShow("1200 input tokens, 80 output (cache: 5000 read, 0 written)")
 	h.mustShow("$0.1234.")
-	h.typeText("/status")
-	h.press(tea.KeyEnter, 0)
+	h.slash("/status")
 	h.mustShow("Session: ses_1 · fix the build")
 	h.mustShow("Model: anthropic/claude-sonnet-4-5 · runtime native · mode normal")
-	h.typeText("/init the test layout")
-	h.press(tea.KeyEnter, 0)
+	h.slash("/init the test layout")
 	h.waitFor("the /init turn", func() bool { return len(h.be.snapshot().prompts) == 1 })
 	p := h.be.snapshot().prompts[0]
 	if !strings.HasPrefix(p, "Write an AGENTS.md") || !strings.HasSuffix(p, "Pay particular attention to: the test layout") {

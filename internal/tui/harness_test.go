@@ -188,6 +188,12 @@ func (h *harness) typeText(s string) {
 	h.settle()
 }
 
+// slash types a command and runs it with Enter.
+func (h *harness) slash(text string) {
+	h.typeText(text)
+	h.press(tea.KeyEnter, 0)
+}
+
 func (h *harness) press(code rune, mod tea.KeyMod) {
 	h.send(tea.KeyPressMsg{Code: code, Mod: mod})
 	h.settle()

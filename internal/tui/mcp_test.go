@@ -57,8 +57,7 @@ func TestMCPPanel(t *testing.T) {
 		{Name: "repo", Type: "http", Scope: "project", State: mcp.StateDisabled, NeedsApproval: true},
 	}}
 	h := newHarness(t, Options{Backend: be})
-	h.typeText("/mcp")
-	h.press(tea.KeyEnter, 0)
+	h.slash("/mcp")
 	h.mustShow("MCP servers")
 	h.mustShow("files                stdio  connected      2 tools")
 	h.mustShow("needs approval (a)")
@@ -94,7 +93,6 @@ func TestMCPPanel(t *testing.T) {
 func TestMCPPanelWithoutServers(t *testing.T) {
 	be := &mcpBackend{fakeBackend: newFake()}
 	h := newHarness(t, Options{Backend: be})
-	h.typeText("/mcp")
-	h.press(tea.KeyEnter, 0)
+	h.slash("/mcp")
 	h.mustShow("No MCP servers: add one with")
 }

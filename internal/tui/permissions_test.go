@@ -3,8 +3,6 @@ package tui
 import (
 	"testing"
 
-	tea "charm.land/bubbletea/v2"
-
 	"github.com/tandem-agent/tandem/internal/permission"
 )
 
@@ -25,8 +23,7 @@ func TestPermissionsListsRulesAndExplains(t *testing.T) {
 		ProjectRules: []permission.Rule{{Permission: "Bash", Pattern: "npm install:*", Action: permission.ActionAllow, Source: "project .claude/settings.json"}},
 	})
 	h := newHarness(t, Options{Backend: &permBackend{fakeBackend: newFake(), eng: eng}})
-	h.typeText("/permissions")
-	h.press(tea.KeyEnter, 0)
+	h.slash("/permissions")
 	h.mustShow("Mode: normal. Deny beats ask beats allow")
 	h.mustShow("Bash(git push:*)  · user ~/.tandem/config.json")
 	h.mustShow("Bash(npm install:*)  · project .claude/settings.json")
@@ -37,8 +34,7 @@ func TestPermissionsListsRulesAndExplains(t *testing.T) {
 		"Edit(/etc/passwd)":    "Edit(/etc/passwd) → ask",
 		"ls -la && cat go.mod": "ls -la && cat go.mod → allow (read-only)",
 	} {
-		h.typeText("/permissions why " + cmd)
-		h.press(tea.KeyEnter, 0)
+		h.slash("/permissions why " + cmd)
 		h.mustShow(want)
 	}
 	h.mustShow(`"allow always" would save Bash(rm -rf build)`)

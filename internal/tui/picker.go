@@ -107,25 +107,34 @@ func (m *model) pickerView(width, height int) []string {
 	if !p.loading && len(rows) == 0 && p.err == nil {
 		lines = append(lines, th.dim.Render("no sessions"))
 	}
-	room := max(height-len(lines)-2, 1)
-	start := 0
-	if p.sel >= room {
-		start = p.sel - room + 1
-	}
-	for i := start; i < len(rows) && i < start+room; i++ {
+	lines = append(lines, listRows(th, len(rows), p.sel, max(height-len(lines)-2, 1), width, func(i int) string {
 		r := rows[i]
 		title := firstNonEmpty(sanitize(strings.SplitN(r.title, "\n", 2)[0], false), "(untitled)")
 		l := fmt.Sprintf("%s  %-16s  %3d msgs  %s", r.id, r.updated.Local().Format("2006-01-02 15:04"), r.messages, title)
 		if r.id == m.info.ID {
 			l += "  (open)"
 		}
-		l = clipWidth(l, width-6)
-		if i == p.sel {
+		return l
+	})...)
+	return box(lines, width, th)
+}
+
+// listRows is the part of a list of n rows that fits in room lines,
+// scrolled to keep sel in sight and marked; row(i) is the text of row i.
+func listRows(th *theme, n, sel, room, width int, row func(i int) string) []string {
+	start := 0
+	if sel >= room {
+		start = sel - room + 1
+	}
+	var out []string
+	for i := start; i < n && i < start+room; i++ {
+		l := clipWidth(row(i), width-6)
+		if i == sel {
 			l = th.selected.Render("› " + l)
 		} else {
 			l = "  " + l
 		}
-		lines = append(lines, l)
+		out = append(out, l)
 	}
-	return box(lines, width, th)
+	return out
 }

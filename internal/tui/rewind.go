@@ -199,25 +199,14 @@ func (m *model) rewindView(width, height int) []string {
 	if !r.loading && r.err == nil && len(r.rows) == 0 {
 		lines = append(lines, th.dim.Render("no prompts to go back to yet"))
 	}
-	room := max(height-len(lines)-2, 1)
-	start := 0
-	if r.sel >= room {
-		start = r.sel - room + 1
-	}
-	for i := start; i < len(r.rows) && i < start+room; i++ {
+	lines = append(lines, listRows(th, len(r.rows), r.sel, max(height-len(lines)-2, 1), width, func(i int) string {
 		c := r.rows[i]
 		l := fmt.Sprintf("%3d  %s  %s", c.Number, c.CreatedAt.Local().Format("01-02 15:04"), sanitize(firstLine(c.Prompt), false))
 		if n := len(c.Files); n > 0 {
 			l += th.dim.Render(fmt.Sprintf("  (%d files)", n))
 		}
-		l = clipWidth(l, width-6)
-		if i == r.sel {
-			l = th.selected.Render("› " + l)
-		} else {
-			l = "  " + l
-		}
-		lines = append(lines, l)
-	}
+		return l
+	})...)
 	return box(lines, width, th)
 }
 

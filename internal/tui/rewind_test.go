@@ -62,8 +62,7 @@ func newRewindHarness(t *testing.T, conflict bool) (*harness, *rewindBackend) {
 // files and conversation, and the prompt returns to the editor.
 func TestRewindPicksAPromptAndRestores(t *testing.T) {
 	h, rb := newRewindHarness(t, false)
-	h.typeText("/rewind")
-	h.press(tea.KeyEnter, 0)
+	h.slash("/rewind")
 	h.mustShow("Rewind to before a prompt")
 	h.mustShow("2  12-01")
 	h.mustShow("second prompt  (2 files)")
@@ -106,8 +105,7 @@ func TestRewindByEscTwiceAndChoices(t *testing.T) {
 		t.Errorf("rewind %d %+v", rb.numbers[0], opt)
 	}
 	h.m.in.reset()
-	h.typeText("/rewind")
-	h.press(tea.KeyEnter, 0)
+	h.slash("/rewind")
 	h.waitFor("the list", func() bool { return h.contains("Rewind to before a prompt") })
 	h.press(tea.KeyEnter, 0)
 	h.typeText("f")
@@ -121,8 +119,7 @@ func TestRewindByEscTwiceAndChoices(t *testing.T) {
 // overwrites it.
 func TestRewindConflictThenOverwrite(t *testing.T) {
 	h, rb := newRewindHarness(t, true)
-	h.typeText("/rewind")
-	h.press(tea.KeyEnter, 0)
+	h.slash("/rewind")
 	h.waitFor("the list", func() bool { return h.contains("second prompt") })
 	h.press(tea.KeyEnter, 0)
 	h.typeText("b")
@@ -138,7 +135,6 @@ func TestRewindConflictThenOverwrite(t *testing.T) {
 // A backend without checkpoints says so.
 func TestRewindWithoutCheckpoints(t *testing.T) {
 	h := newHarness(t, Options{})
-	h.typeText("/rewind")
-	h.press(tea.KeyEnter, 0)
+	h.slash("/rewind")
 	h.mustShow("keeps no checkpoints")
 }
