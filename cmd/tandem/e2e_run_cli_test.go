@@ -529,3 +529,14 @@ func TestE2ERunMaxBudgetCoversSubagents(t *testing.T) {
 		t.Errorf("the Agent call's result does not say the sub-agent ran out of budget: %+v", agent)
 	}
 }
+
+// /init is expanded by the session, so every way in sends the model the
+// same request for the folder's AGENTS.md.
+func TestE2ERunInit(t *testing.T) {
+	x := newE2E(t, scripted.Script{Fallback: &scripted.Step{Text: "Wrote AGENTS.md."}})
+	mustSucceed(t, x.RunStream("/init the test layout"))
+	body := string(x.lastMain().RawBody)
+	if !strings.Contains(body, "Write an AGENTS.md at the root of this project") || !strings.Contains(body, "Pay particular attention to: the test layout") {
+		t.Errorf("the model was not sent the /init request:\n%.600s", body)
+	}
+}

@@ -197,6 +197,9 @@ func resolveAgentModel(field, parent, small string) string {
 // custom command's (or user-invocable skill's) text; its allowed-tools are
 // pre-approved for the turn.
 func (eq *Equipment) ExpandPrompt(prompt string) session.Expansion {
+	if text, ok := skills.ExpandBuiltin(prompt); ok {
+		return session.Expansion{Prompt: text}
+	}
 	l := eq.l
 	if eq.ext == nil {
 		return session.Expansion{Prompt: prompt}

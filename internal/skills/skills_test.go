@@ -236,3 +236,18 @@ func TestSubstitute(t *testing.T) {
 		}
 	}
 }
+
+func TestExpandBuiltinInit(t *testing.T) {
+	text, ok := ExpandBuiltin("/init  the test layout ")
+	if !ok || !strings.HasPrefix(text, "Write an AGENTS.md") || !strings.HasSuffix(text, "\n\nPay particular attention to: the test layout") {
+		t.Fatalf("%v %q", ok, text)
+	}
+	if text, ok := ExpandBuiltin("/init"); !ok || strings.Contains(text, "Pay particular") {
+		t.Errorf("bare /init: %v %q", ok, text)
+	}
+	for _, p := range []string{"/initialize", "/compact", "init the repo", "/cost"} {
+		if _, ok := ExpandBuiltin(p); ok {
+			t.Errorf("%q expanded", p)
+		}
+	}
+}

@@ -130,12 +130,7 @@ func (m *model) cmdCompact(focus string) tea.Cmd {
 		m.tr.notice(levelWarn, "This build cannot compact a conversation yet: /clear starts a new session with a fresh context.")
 		return nil
 	}
-	text := strings.TrimSpace("/compact " + focus)
-	if m.busy {
-		m.queue = append(m.queue, text)
-		return nil
-	}
-	return m.startTurn(text)
+	return m.turn(strings.TrimSpace("/compact " + focus))
 }
 
 func (m *model) cmdResume(string) tea.Cmd {

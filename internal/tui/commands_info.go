@@ -68,20 +68,8 @@ func mcpSummary(servers []mcp.ServerStatus) string {
 	return strings.Join(parts, ", ")
 }
 
-// initPrompt is what /init asks the agent: an instructions file for the
-// agents that work in the folder later (internal/prompt reads AGENTS.md
-// and CLAUDE.md at the start of every session).
-const initPrompt = `Write an AGENTS.md at the root of this project for the coding agents that will work here after you: tandem reads it at the start of every session, and so do other agents.
-
-First look around: how to build, test (the whole suite and a single test) and lint, from the README, build files, package manifests and CI configuration; how the code is laid out and how its parts work together; the conventions it follows that a newcomer would get wrong.
-
-Then write it short and concrete: the commands first, then the architecture in a few paragraphs, then the rules to follow. Leave out what any developer knows and what a directory listing shows. If an AGENTS.md or CLAUDE.md is there already, improve it rather than starting over, keeping what is still true.`
-
-// cmdInit sends initPrompt, with what the user added to it.
+// cmdInit sends "/init [focus]": the session expands it
+// (skills.ExpandBuiltin) into the request for the folder's AGENTS.md.
 func (m *model) cmdInit(args string) tea.Cmd {
-	p := initPrompt
-	if args != "" {
-		p += "\n\nPay particular attention to: " + args
-	}
-	return m.submit(p)
+	return m.turn(strings.TrimSpace("/init " + args))
 }

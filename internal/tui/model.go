@@ -201,6 +201,11 @@ func (m *model) submit(text string) tea.Cmd {
 			return cmd
 		}
 	}
+	return m.turn(text)
+}
+
+// turn runs text as a turn now, or queues it while one runs.
+func (m *model) turn(text string) tea.Cmd {
 	if m.busy {
 		m.queue = append(m.queue, text)
 		return nil

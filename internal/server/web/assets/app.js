@@ -12,6 +12,7 @@
 import { api } from './api.js';
 import { el, userBubble, textBlock, thinkingBlock, toolCard, notice, todoList, renderMarkdown } from './render.js';
 import { rewindControl, checkpointsByPosition } from './rewind.js';
+import { runBuiltin } from './commands.js';
 
 const $ = (id) => document.getElementById(id);
 const ui = {
@@ -39,6 +40,7 @@ const state = {
   permQueue: [], // pending permission_request events
   lastPrompt: null, // {node, text}: the user bubble of the latest prompt, for its rewind control
   commands: [], // [{name, description, argument_hint}] for / completion
+  builtins: [], // the reserved command names (the server's builtin_commands)
   endedTurns: 0, // results seen, so send() knows whether its turn already ended
   armTimer: 0, // enables the permission dialog's answers (armDialog)
 };
@@ -462,17 +464,25 @@ function setControls(s) {
   fillSelect(ui.runtime, state.catalog.runtimes, s.runtime);
 }
 
-for (const [select, field] of [[ui.model, 'model'], [ui.mode, 'mode'], [ui.runtime, 'runtime']]) {
-  select.addEventListener('change', async () => {
-    if (!state.session) return;
-    try {
-      const s = await api('PATCH', '/api/sessions/' + state.session.id, { [field]: select.value });
-      state.session[field] = s[field];
-    } catch (err) {
-      select.value = state.session[field];
-      showError(err);
-    }
-  });
+const pickers = { model: ui.model, mode: ui.mode, runtime: ui.runtime };
+for (const [field, select] of Object.entries(pickers)) {
+  select.addEventListener('change', () => setField(field, select.value));
+}
+
+// setField changes the session's model, mode or runtime (a picker, or
+// /model and /mode); the picker shows what is in force.
+async function setField(field, value) {
+  if (!state.session) return;
+  const select = pickers[field];
+  try {
+    const s = await api('PATCH', '/api/sessions/' + state.session.id, { [field]: value });
+    state.session[field] = s[field];
+    if (![...select.options].some((o) => o.value === s[field])) select.append(el('option', { value: s[field], text: s[field] }));
+    select.value = s[field];
+  } catch (err) {
+    select.value = state.session[field];
+    showError(err);
+  }
 }
 
 // setContext shows how full the context window is.
@@ -514,10 +524,22 @@ function setRunning(on, queued) {
 
 // ---- sending, interrupting ------------------------------------------------
 
+// page is what the built-in commands (commands.js) act on.
+const page = {
+  session: () => state.session,
+  say: (text, kind = 'info') => { ui.log.append(notice(text, kind)); scrollDown(true); },
+  set: (field, value) => setField(field, value),
+  newSession: () => ui.newSession.click(),
+  commands: () => state.commands,
+};
+
 async function send() {
   const text = ui.prompt.value;
   if (!text.trim() || !state.session) return;
   ui.prompt.value = '';
+  try {
+    if (text.trimStart().startsWith('/') && await runBuiltin(text, state.builtins, page)) return;
+  } catch (err) { showError(err); return; }
   const ended = state.endedTurns;
   try {
     const r = await withTrust(() => api('POST', `/api/sessions/${state.session.id}/messages`, { text }));
@@ -566,6 +588,7 @@ async function loadCommands(id) {
     const ext = await api('GET', `/api/sessions/${encodeURIComponent(id)}/skills`);
     state.commands = (ext.commands || []).map((c) => ({ name: c.name, description: c.description, hint: c.argument_hint || '' }))
       .concat((ext.builtin_commands || []).map((n) => ({ name: n, description: 'built in', hint: '' })));
+    state.builtins = ext.builtin_commands || [];
     showExtensions(ext);
   } catch (err) { state.commandsError = String(err); /* completion is optional */ }
   if (state.session && state.session.id === id) suggestCommands(); // the user may have typed already
