@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -118,6 +119,15 @@ func TestACPEditorSession(t *testing.T) {
 	mcpBin := testdepBin(t, "mcp-server-everything")
 	l := runACPClient(t, x, "SCENARIO=edit-deny-cancel", "MCP_BIN="+mcpBin)
 
+	var offered []string
+	for _, u := range l.updates("available_commands_update") {
+		for _, c := range u["availableCommands"].([]any) {
+			offered = append(offered, c.(map[string]any)["name"].(string))
+		}
+	}
+	if !slices.Contains(offered, "compact") || !slices.Contains(offered, "init") {
+		t.Errorf("commands offered %v: /compact and /init are missing", offered)
+	}
 	init := l.response(t, "initialize")
 	if init["protocolVersion"] != float64(1) {
 		t.Errorf("protocolVersion = %v, want 1", init["protocolVersion"])

@@ -1,5 +1,7 @@
 package app
 
+import "github.com/tandem-agent/tandem/internal/skills"
+
 // ModelChoice is a model a picker may offer.
 type ModelChoice struct {
 	ID   string // provider/model
@@ -31,17 +33,20 @@ type SlashCommand struct {
 
 // SlashCommands lists the commands a session in cwd offers, for editors
 // and UIs that complete them.
-// The folder's custom commands and user-invocable skills follow /compact;
-// a folder whose files cannot be read offers /compact alone (the session
-// reports those files itself).
+// The folder's custom commands and user-invocable skills follow the
+// built-ins that run as turns (/compact, /init); a folder whose files
+// cannot be read offers those alone (the session reports its files itself).
 func (a *App) SlashCommands(cwd string) []SlashCommand {
-	out := []SlashCommand{{Name: "compact", Description: "Summarise the conversation so far to free the context window", ArgumentHint: "[focus]"}}
+	var out []SlashCommand
+	for _, c := range skills.TurnBuiltins {
+		out = append(out, SlashCommand{Name: c.Name, Description: c.Description, ArgumentHint: c.ArgumentHint})
+	}
 	ext, err := a.ExtensionsFor(cwd)
 	if err != nil {
 		return out
 	}
 	for _, c := range ext.Commands {
-		if c.Name != "compact" {
+		if !skills.IsBuiltin(c.Name) { // (the catalog warns of such files; it keeps none)
 			out = append(out, SlashCommand{Name: c.Name, Description: c.Description, ArgumentHint: c.ArgumentHint})
 		}
 	}
