@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -19,8 +20,10 @@ type Permissions interface {
 	Explain(req permission.Request) permission.Explanation
 }
 
-// toolCall is "Edit(src/main.go)" or "WebFetch(https://...)" in /permissions why.
-var toolCall = regexp.MustCompile(`^([A-Z][A-Za-z]+)\((.*)\)$`)
+// toolCall is "Edit(src/main.go)" or "WebFetch(https://...)" in
+// /permissions why; compiled on first use, as tandem's patterns are (each
+// one compiled at start-up is paid by every run).
+var toolCall = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([A-Z][A-Za-z]+)\((.*)\)$`) })
 
 func (m *model) cmdPermissions(args string) tea.Cmd {
 	p, ok := m.be.(Permissions)
@@ -69,7 +72,7 @@ func rulesText(mode string, rules []permission.Rule) string {
 func explainText(p Permissions, what string) string {
 	req := permission.Request{Tool: "Bash"}
 	in := map[string]string{"command": what}
-	if mt := toolCall.FindStringSubmatch(what); mt != nil && mt[1] != "Bash" {
+	if mt := toolCall().FindStringSubmatch(what); mt != nil && mt[1] != "Bash" {
 		req.Tool = mt[1]
 		switch mt[1] {
 		case "WebFetch":
