@@ -13,6 +13,7 @@ import { api } from './api.js';
 import { el, userBubble, textBlock, thinkingBlock, toolCard, notice, todoList, renderMarkdown } from './render.js';
 import { rewindControl, checkpointsByPosition } from './rewind.js';
 import { runBuiltin } from './commands.js';
+import { mcpPanel } from './mcp.js';
 
 const $ = (id) => document.getElementById(id);
 const ui = {
@@ -22,7 +23,7 @@ const ui = {
   tokensIn: $('tokens-in'), tokensOut: $('tokens-out'), cost: $('cost'), conn: $('conn'),
   ctx: $('ctx'), ctxMeter: $('ctx-meter'), ctxText: $('ctx-text'), compact: $('compact'),
   log: $('log'), composer: $('composer'), prompt: $('prompt'), commandList: $('command-list'),
-  extensions: $('extensions'), extensionsBody: $('extensions-body'), send: $('send'), interrupt: $('interrupt'),
+  extensions: $('extensions'), extensionsBody: $('extensions-body'), mcp: $('mcp-panel'), mcpBody: $('mcp-body'), send: $('send'), interrupt: $('interrupt'),
   queueNote: $('queue-note'), logout: $('logout'), permPending: $('perm-pending'),
   dialog: $('perm-dialog'), permTitle: $('perm-title'), permSummary: $('perm-summary'), permReason: $('perm-reason'), permDetail: $('perm-detail'),
   permMessage: $('perm-message'), permError: $('perm-error'), permOnce: $('perm-once'), permAlways: $('perm-always'), permDeny: $('perm-deny'),
@@ -144,6 +145,7 @@ async function openSession(id, minSeq = 0) {
   setRunning(s.status === 'running', s.queued);
   openStream();
   loadCommands(s.id);
+  refreshMCP(s.id);
   for (const b of document.querySelectorAll('.session-item')) b.classList.remove('current');
   ui.prompt.disabled = false;
   ui.send.disabled = false;
@@ -319,6 +321,7 @@ function apply(ev) {
   }
   switch (ev.type) {
     case 'status':
+      if (ev.meta?.mcp_status) refreshMCP(state.session.id); // a server connected, failed, ...
       if (ev.subtype === 'rewound') {
         openSession(state.session.id).catch(showError);
         return;
@@ -524,8 +527,11 @@ function setRunning(on, queued) {
 
 // ---- sending, interrupting ------------------------------------------------
 
+const refreshMCP = mcpPanel(ui.mcp, ui.mcpBody, showError);
+
 // page is what the built-in commands (commands.js) act on.
 const page = {
+  openMCP: () => refreshMCP(state.session.id, true),
   session: () => state.session,
   say: (text, kind = 'info') => { ui.log.append(notice(text, kind)); scrollDown(true); },
   set: (field, value) => setField(field, value),

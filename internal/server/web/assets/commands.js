@@ -6,6 +6,7 @@ import { api } from './api.js';
 
 // runBuiltin answers "/name args" and reports whether it did. page gives
 // what it needs: session() (the open session's JSON), say(text, kind),
+// openMCP() (unfolds the MCP panel; resolves to the servers),
 // set(field, value) (model or mode, as the pickers do), newSession(),
 // commands() (the completion list).
 export async function runBuiltin(text, builtins, page) {
@@ -43,11 +44,9 @@ const answers = {
     page.say(lines.join('\n'));
   },
   mcp: async (_, page) => {
-    const s = page.session();
-    const r = await api('GET', `/api/sessions/${encodeURIComponent(s.id)}/mcp`);
-    if (!r.servers.length) { page.say('No MCP servers: add one with `tandem mcp add NAME COMMAND` or in .mcp.json.'); return; }
-    page.say(r.servers.map((v) => `${v.name} (${v.type}): ${v.needs_approval ? 'awaiting approval' : v.state}, ${v.tools} tools` +
-      (v.error ? ` — ${v.error}` : '')).join('\n') + '\nThe terminal UI\'s /mcp reconnects, enables, disables and approves them.');
+    const servers = await page.openMCP();
+    page.say(servers.length ? 'The MCP servers are in the panel on the left: reconnect, enable, disable or approve them there.'
+      : 'No MCP servers: add one with `tandem mcp add NAME COMMAND` or in .mcp.json.');
   },
   help: (_, page) => page.say('Commands:\n' + page.commands().map((c) => `/${c.name}${c.hint ? ' ' + c.hint : ''} — ${c.description}`).join('\n')),
   rewind: (_, page) => page.say('Each prompt has a Rewind control: it goes back to just before that prompt, files, conversation or both.'),
