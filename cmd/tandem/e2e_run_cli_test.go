@@ -456,6 +456,13 @@ func TestE2ERunMaxBudget(t *testing.T) {
 	if r := x.Run("run", "-p", "x", "--max-budget-usd", "-1"); r.Code == 0 || !strings.Contains(r.Stderr, "--max-budget-usd -1: give an amount in US dollars") {
 		t.Errorf("negative budget: exit %d stderr %q", r.Code, r.Stderr)
 	}
+	// max_budget_usd in the project's config (which may only tighten it,
+	// so it needs no trust) applies when the flag is not given.
+	x = newE2E(t, script)
+	x.WriteFile(".tandem/config.json", `{"max_budget_usd": 0.5}`)
+	if res := x.RunStream("loop").Result(); res.Subtype != event.SubtypeMaxBudget || res.NumTurns != 2 {
+		t.Errorf("config max_budget_usd: %+v", res)
+	}
 
 	// The Claude Code CLI protocol's flag stops the same way.
 	x = newE2E(t, script)

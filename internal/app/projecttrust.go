@@ -59,7 +59,7 @@ func projectFindings(cwd string, cfg *config.Config, known func(provider string)
 // docs/permissions.md): new settings are refused by default, not allowed.
 var projectKeys = map[string]bool{
 	"$schema": true, "model": true, "small_model": true, "runtime": true, "permission_mode": true,
-	"max_turns": true, "thinking_budget": true, "effort": true, "disabledMcpjsonServers": true,
+	"max_turns": true, "max_budget_usd": true, "thinking_budget": true, "effort": true, "disabledMcpjsonServers": true,
 	"providers": true, "tools": true, "permissions": true, "mcpServers": true, "claude_code": true,
 	// compaction only tunes when and how the conversation is summarised;
 	// its model is as free to choose as "model".

@@ -43,6 +43,8 @@ type Settings struct {
 	Runtime  turn.RuntimeName
 	Mode     permission.Mode
 	MaxTurns int
+	// MaxBudgetUSD is the config's max_budget_usd (0: none).
+	MaxBudgetUSD float64
 	// FallbackModels are the config's fallback_models.
 	FallbackModels []string
 	// Trusted says the folder is trusted (by `tandem trust` or the
@@ -108,6 +110,7 @@ func (a *App) ResolveSettings(ctx context.Context, req SettingsRequest) (*Settin
 	if s.MaxTurns == 0 {
 		s.MaxTurns = cfg.MaxTurns
 	}
+	s.MaxBudgetUSD = cfg.MaxBudgetUSD
 	if s.Mode, err = sessionMode(req.Mode, cfg, s.perm, s.claude, cwd, a.opts.Getenv, a.opts.Stderr); err != nil {
 		return nil, err
 	}
@@ -194,6 +197,6 @@ func (w *wiring) Resolve(ctx context.Context, rec store.Session, checkModel bool
 	if err != nil {
 		return session.Resolved{}, err
 	}
-	return session.Resolved{Model: s.Model, Runtime: s.Runtime, Mode: s.Mode, MaxTurns: s.MaxTurns,
+	return session.Resolved{Model: s.Model, Runtime: s.Runtime, Mode: s.Mode, MaxTurns: s.MaxTurns, MaxBudgetUSD: s.MaxBudgetUSD,
 		FallbackModels: s.FallbackModels, Settings: s}, nil
 }

@@ -64,6 +64,7 @@ func TestProjectKeysUntrusted(t *testing.T) {
 		{tandemFile, `{"runtime":"native"}`, ""},
 		{tandemFile, `{"permission_mode":"explore"}`, ""},
 		{tandemFile, `{"max_turns":3}`, ""},
+		{tandemFile, `{"max_budget_usd":2}`, ""}, // layers keep the smallest: a project only tightens it
 		{tandemFile, `{"thinking_budget":2048}`, ""},
 		{tandemFile, `{"effort":"low"}`, ""},
 		{tandemFile, `{"permissions":{"deny":["Bash(rm:*)"],"ask":["Edit"]}}`, ""},

@@ -32,6 +32,9 @@ type Config struct {
 	Runtime        turn.RuntimeName `json:"runtime,omitempty"`
 	Mode           string           `json:"permission_mode,omitempty"`
 	MaxTurns       int              `json:"max_turns,omitempty"`
+	// MaxBudgetUSD is the --max-budget-usd of turns that give none. Layers
+	// keep the smallest, so a project can only tighten it.
+	MaxBudgetUSD float64 `json:"max_budget_usd,omitempty"`
 	// ThinkingBudget > 0 turns on extended thinking with that many tokens
 	// (MAX_THINKING_TOKENS in the environment, as Claude Code reads it).
 	ThinkingBudget int64 `json:"thinking_budget,omitempty"`
@@ -338,6 +341,9 @@ func (c *Config) validate(path string) error {
 	if c.MaxTurns < 0 {
 		return &Error{File: path, Field: "max_turns", Msg: "must be 0 (no limit) or more"}
 	}
+	if c.MaxBudgetUSD < 0 {
+		return &Error{File: path, Field: "max_budget_usd", Msg: "must be an amount in US dollars, e.g. 2.5 (0: no limit)"}
+	}
 	if c.Model != "" && strings.HasSuffix(c.Model, "/") {
 		return &Error{File: path, Field: "model", Msg: "write provider/model, e.g. anthropic/claude-sonnet-4-5"}
 	}
@@ -426,6 +432,9 @@ func (c *Config) merge(o *Config, src string) {
 	}
 	if o.MaxTurns != 0 {
 		c.MaxTurns = o.MaxTurns
+	}
+	if o.MaxBudgetUSD > 0 && (c.MaxBudgetUSD == 0 || o.MaxBudgetUSD < c.MaxBudgetUSD) {
+		c.MaxBudgetUSD = o.MaxBudgetUSD
 	}
 	if o.EnableAllProjectMcpServers {
 		c.EnableAllProjectMcpServers = true

@@ -225,3 +225,31 @@ func TestSchemaRuntimesAreRuntimeNames(t *testing.T) {
 		t.Errorf("schema runtimes %v, turn.RuntimeNames() %v", got, want)
 	}
 }
+
+// max_budget_usd: the smallest any layer sets applies, so a project file
+// can tighten the user's budget but never loosen it.
+func TestMaxBudgetKeepsTheSmallest(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		user, proj string
+		want       float64
+	}{
+		{`{"max_budget_usd": 5}`, `{"max_budget_usd": 100}`, 5},
+		{`{"max_budget_usd": 5}`, `{"max_budget_usd": 1.5}`, 1.5},
+		{`{}`, `{"max_budget_usd": 2}`, 2},
+		{`{"max_budget_usd": 3}`, `{}`, 3},
+	} {
+		user := writeFile(t, dir, "user.json", c.user)
+		proj := writeFile(t, dir, "proj/.tandem/config.json", c.proj)
+		cfg, err := Load(user, proj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.MaxBudgetUSD != c.want {
+			t.Errorf("user %s, project %s: %v, want %v", c.user, c.proj, cfg.MaxBudgetUSD, c.want)
+		}
+	}
+	if _, err := Load(writeFile(t, dir, "bad.json", `{"max_budget_usd": -1}`), ""); err == nil || !strings.Contains(err.Error(), "max_budget_usd") {
+		t.Errorf("negative budget: %v", err)
+	}
+}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -77,15 +78,15 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
 	// Fields left out fall to the server's flags, then to the folder's
 	// configuration, which the session manager resolves (and validates,
 	// model included) before anything is stored.
-	req.Runtime = cmpOr(req.Runtime, s.opts.DefaultRuntime)
-	req.Model = cmpOr(strings.TrimSpace(req.Model), s.opts.DefaultModel)
+	req.Runtime = cmp.Or(req.Runtime, s.opts.DefaultRuntime)
+	req.Model = cmp.Or(strings.TrimSpace(req.Model), s.opts.DefaultModel)
 	if req.Runtime != "" {
 		if e := checkRuntime(req.Runtime); e != nil {
 			writeError(w, e)
 			return
 		}
 	}
-	mode := cmpOr(req.Mode, s.opts.DefaultMode)
+	mode := cmp.Or(req.Mode, s.opts.DefaultMode)
 	if mode != "" {
 		m, e := checkMode(mode)
 		if e != nil {
@@ -376,11 +377,4 @@ func (s *Server) interrupt(w http.ResponseWriter, r *http.Request) {
 	}
 	was, dropped := st.interrupt()
 	writeJSON(w, http.StatusOK, map[string]any{"interrupted": was, "dropped_queued": dropped})
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }

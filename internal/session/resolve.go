@@ -27,6 +27,8 @@ type Resolved struct {
 	Mode    permission.Mode
 	// MaxTurns applies to turns run without their own limit (0: none).
 	MaxTurns int
+	// MaxBudgetUSD applies to turns run without their own budget (0: none).
+	MaxBudgetUSD float64
 	// FallbackModels apply to turns that name none.
 	FallbackModels []string
 	// Settings is the wiring's own resolved state, handed to Equip as

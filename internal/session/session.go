@@ -5,6 +5,7 @@
 package session
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -137,6 +138,8 @@ type Live struct {
 	Settings any
 	// MaxTurns is the configured limit for turns that set none.
 	MaxTurns int
+	// MaxBudgetUSD is the configured budget for turns that set none.
+	MaxBudgetUSD float64
 	// FallbackModels are the configured fallbacks for turns that name none.
 	FallbackModels []string
 	// IdleAfter is how long after a turn the equipment's Idle runs (0: 60 s).
@@ -167,7 +170,7 @@ func (m *Manager) Open(ctx context.Context, req OpenRequest) (*Live, error) {
 	}
 	roots := append([]string{rec.Cwd}, extra...)
 	l := &Live{Record: rec, mgr: m, Roots: roots, Tools: tool.NewRegistry(), requestMCP: req.MCPServers,
-		mcpOnly: req.MCPOnly, mcpProxy: req.MCPProxy, msgSinks: req.MessageSinks, hooks: req.Hooks, Settings: res.Settings, MaxTurns: res.MaxTurns,
+		mcpOnly: req.MCPOnly, mcpProxy: req.MCPProxy, msgSinks: req.MessageSinks, hooks: req.Hooks, Settings: res.Settings, MaxTurns: res.MaxTurns, MaxBudgetUSD: res.MaxBudgetUSD,
 		FallbackModels: res.FallbackModels}
 	l.Events = event.NewEmitter(rec.ID, rec.LastSeq, req.Sinks...)
 	l.Env = tool.NewEnv(rec.ID, rec.Cwd, roots, m.data)
@@ -313,10 +316,10 @@ func (l *Live) Run(ctx context.Context, prompt string, opts TurnOptions) (event.
 	}
 	l.Env.State.SetTurn(tool.Turn{Model: model, Mode: string(l.mode(rec.Mode)), AllowedTools: opts.AllowedTools, DisallowedTools: opts.DisallowedTools})
 	in := turn.Input{SessionID: rec.ID, Prompt: prompt, Cwd: rec.Cwd, Roots: l.Roots, Model: model,
-		Mode: l.mode(rec.Mode), MaxTurns: cmpOr(opts.MaxTurns, l.MaxTurns), AppendSystemPrompt: opts.AppendSystemPrompt,
+		Mode: l.mode(rec.Mode), MaxTurns: cmp.Or(opts.MaxTurns, l.MaxTurns), AppendSystemPrompt: opts.AppendSystemPrompt,
 		SystemPrompt: opts.SystemPrompt, AllowedTools: opts.AllowedTools, DisallowedTools: opts.DisallowedTools,
 		Images: opts.Images, FallbackModels: opts.FallbackModels, JSONSchema: opts.JSONSchema,
-		ThinkingBudget: opts.ThinkingBudget, MaxBudgetUSD: opts.MaxBudgetUSD}
+		ThinkingBudget: opts.ThinkingBudget, MaxBudgetUSD: cmp.Or(opts.MaxBudgetUSD, l.MaxBudgetUSD)}
 	if len(in.FallbackModels) == 0 {
 		in.FallbackModels = l.FallbackModels
 	}
@@ -499,13 +502,6 @@ type TurnOptions struct {
 	JSONSchema json.RawMessage
 	// ThinkingBudget overrides the configured thinking budget (0: off).
 	ThinkingBudget *int64
-}
-
-func cmpOr(a, b int) int {
-	if a != 0 {
-		return a
-	}
-	return b
 }
 
 // ResolveDir makes a working folder absolute with symlinks resolved (so a

@@ -3,6 +3,7 @@ package bedrock
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -73,7 +74,7 @@ func loadAWS(getenv func(string) string, profile string) (awsSetup, error) {
 	for k, v := range creds[profile] {
 		section[k] = v
 	}
-	out := awsSetup{region: cmpOr(cmpOr(getenv("AWS_REGION"), getenv("AWS_DEFAULT_REGION")), section["region"])}
+	out := awsSetup{region: cmp.Or(cmp.Or(getenv("AWS_REGION"), getenv("AWS_DEFAULT_REGION")), section["region"])}
 	cli := func(source string) aws.CredentialsProvider {
 		out.source = source + " (through `aws configure export-credentials`)"
 		return aws.NewCredentialsCache(processcreds.NewProvider("aws configure export-credentials --format process --profile " + profile))

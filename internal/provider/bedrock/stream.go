@@ -2,6 +2,7 @@ package bedrock
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -79,7 +80,7 @@ func (b *sseBody) translate(msg eventstream.Message) error {
 		}
 		_ = json.Unmarshal(msg.Payload, &e)
 		code := header(msg, ":exception-type")
-		b.emit("error", errorJSON(errorType(code, 0), code+": "+cmpOr(e.Message, e.Upper)))
+		b.emit("error", errorJSON(errorType(code, 0), code+": "+cmp.Or(e.Message, e.Upper)))
 	case "error":
 		code := header(msg, ":error-code")
 		b.emit("error", errorJSON(errorType(code, 0), code+": "+header(msg, ":error-message")))

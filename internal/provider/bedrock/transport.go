@@ -2,6 +2,7 @@ package bedrock
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -208,7 +209,7 @@ func (t *Transport) auth(ctx context.Context) (string, aws.Credentials, *failure
 		return "", aws.Credentials{}, &failure{status: http.StatusUnauthorized, typ: "authentication_error",
 			msg: noCredentials + ": " + err.Error()}
 	}
-	region := cmpOr(t.opt.Region, cfg.region)
+	region := cmp.Or(t.opt.Region, cfg.region)
 	if region == "" {
 		return "", aws.Credentials{}, noRegion
 	}
@@ -248,13 +249,6 @@ func (t *Transport) setup() (awsSetup, error) {
 	return s, nil
 }
 
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
-
 // translateResponse turns a successful event stream into SSE. Error answers
 // ({"message": ...} with x-amzn-ErrorType) get the Messages API's error
 // shape so the adapter classifies them as it does Anthropic's own.
@@ -274,9 +268,9 @@ func translateResponse(resp *http.Response) *http.Response {
 			Lower   string `json:"Message"`
 		}
 		_ = json.Unmarshal(b, &e)
-		msg := cmpOr(cmpOr(e.Message, e.Lower), strings.TrimSpace(string(b)))
+		msg := cmp.Or(cmp.Or(e.Message, e.Lower), strings.TrimSpace(string(b)))
 		code, _, _ := strings.Cut(resp.Header.Get("X-Amzn-Errortype"), ":")
-		out := errorJSON(errorType(code, resp.StatusCode), strings.TrimSpace(cmpOr(code, "")+" "+msg))
+		out := errorJSON(errorType(code, resp.StatusCode), strings.TrimSpace(cmp.Or(code, "")+" "+msg))
 		resp.Body = io.NopCloser(bytes.NewReader(out))
 		resp.Header.Set("Content-Type", "application/json")
 		resp.Header.Del("Content-Length")
