@@ -63,22 +63,15 @@ func (w *wiring) Equip(ctx context.Context, l *session.Live) (session.Equipment,
 			return nil, err
 		}
 	}
-	cfg, perm, claude, home := s.Config, s.perm, s.claude, s.home
+	cfg, home := s.Config, s.home
 	eq := &Equipment{w: w, l: l, cfg: cfg, settings: s}
 	hookCfg := hooks.Merge(s.hooks, l.RequestHooks())
 	eq.hooks = hooks.NewRunner(hookCfg, rec.Cwd, w.secretPolicy(cfg).ScrubEnv(os.Environ()))
 	mode := s.Mode
-	userRules, err := perm.user.ToRules(perm.userFile, home)
+	userRules, projectRules, grants, err := w.app.ruleLayers(ctx, s, rec.Cwd)
 	if err != nil {
 		return nil, err
 	}
-	projectRules, err := perm.project.ToRules(perm.projectFile, rec.Cwd)
-	if err != nil {
-		return nil, err
-	}
-	grants := newGrantStore(w.app.Store, rec.Cwd)
-	userRules = append(append(userRules, claude.UserRules...), grants.load(context.WithoutCancel(ctx), string(permission.ScopeUser))...)
-	projectRules = append(append(projectRules, claude.ProjectRules...), grants.load(context.WithoutCancel(ctx), rec.Cwd)...)
 
 	sk, ag, skSet, err := w.app.loadExtensions(cfg, rec.Cwd)
 	if err != nil {

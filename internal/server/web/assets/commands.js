@@ -51,7 +51,7 @@ const answers = {
   help: (_, page) => page.say('Commands:\n' + page.commands().map((c) => `/${c.name}${c.hint ? ' ' + c.hint : ''} — ${c.description}`).join('\n')),
   rewind: (_, page) => page.say('Each prompt has a Rewind control: it goes back to just before that prompt, files, conversation or both.'),
   resume: (_, page) => page.say('Pick a session in the list on the left.'),
-  permissions: (_, page) => page.say('Questions open here as dialogs; the terminal UI\'s /permissions lists the rules in force and explains how a command would be judged.'),
+  permissions: (_, page) => page.say('Questions open here as dialogs. `tandem permissions` (or /permissions in the terminal UI) lists the rules in force; `tandem permissions why COMMAND` says how a command would be judged.'),
   exit: (_, page) => page.say('Close the tab to leave: the session stays stored and opens again from the list.'),
   quit: (args, page) => answers.exit(args, page),
 };
