@@ -2,16 +2,12 @@ package server_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 
 	"github.com/tandem-agent/tandem/internal/scripted"
-	"github.com/tandem-agent/tandem/internal/server"
-	"github.com/tandem-agent/tandem/internal/server/servertest"
 )
 
 // mcpPageJS: each server row's name, state and buttons, and whether the
@@ -27,16 +23,7 @@ const mcpPageJS = `(() => {
 // its buttons disable and enable the server, the row following.
 func TestBrowserMCPPanel(t *testing.T) {
 	chromium(t)
-	bin, err := filepath.Abs("../../testdeps/node_modules/.bin/mcp-server-everything")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(bin); err != nil {
-		t.Skipf("MCP test server not installed (run `cd testdeps && npm ci`): %v", err)
-	}
-	e := newEnv(t, scripted.Script{Fallback: &scripted.Step{Text: "ok"}}, func(_ *server.Options, c *servertest.Config) {
-		c.UserConfig = map[string]any{"mcpServers": map[string]any{"ev": map[string]any{"command": bin}}}
-	})
+	e := newEnv(t, scripted.Script{Fallback: &scripted.Step{Text: "ok"}}, withEverything(t))
 	id := e.newSession()
 	ctx, _ := openAndSend(t, e, id, "/mcp")
 	waitPage(t, ctx, mcpPageJS, "open | ev:connected:reconnect+disable")

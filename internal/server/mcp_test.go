@@ -13,16 +13,7 @@ import (
 // The MCP endpoints reach the session's real MCP manager: a user-config
 // server is listed, can be disabled, and bad actions or servers are 400.
 func TestMCPEndpoints(t *testing.T) {
-	bin, err := filepath.Abs("../../testdeps/node_modules/.bin/mcp-server-everything")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(bin); err != nil {
-		t.Skipf("MCP test server not installed (run `cd testdeps && npm ci`): %v", err)
-	}
-	e := newEnv(t, scripted.Script{}, func(_ *server.Options, c *servertest.Config) {
-		c.UserConfig = map[string]any{"mcpServers": map[string]any{"ev": map[string]any{"command": bin}}}
-	})
+	e := newEnv(t, scripted.Script{}, withEverything(t))
 	id := e.newSession()
 	var got struct {
 		Servers []map[string]any `json:"servers"`
@@ -51,4 +42,21 @@ func TestMCPEndpointsWithoutServers(t *testing.T) {
 		t.Fatalf("status: %+v", got)
 	}
 	e.mustDo("POST", "/api/sessions/"+id+"/mcp/ev", map[string]string{"action": "enable"}, 400, nil)
+}
+
+// withEverything gives the stack's user config the real
+// mcp-server-everything from testdeps as server "ev" (skipping the test
+// when it is not installed).
+func withEverything(t *testing.T) func(*server.Options, *servertest.Config) {
+	t.Helper()
+	bin, err := filepath.Abs("../../testdeps/node_modules/.bin/mcp-server-everything")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(bin); err != nil {
+		t.Skipf("MCP test server not installed (run `cd testdeps && npm ci`): %v", err)
+	}
+	return func(_ *server.Options, c *servertest.Config) {
+		c.UserConfig = map[string]any{"mcpServers": map[string]any{"ev": map[string]any{"command": bin}}}
+	}
 }
