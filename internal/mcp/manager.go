@@ -50,6 +50,11 @@ type Options struct {
 	// configured env; nil: tandem's own without its credentials
 	// (secrets.Default). A server that needs a key names it in its env.
 	BaseEnv []string
+	// GivenUpRetry is how often a server that failed maxRetries times in
+	// a row is tried again (0: DefaultGivenUpRetry); Backoff, when set,
+	// replaces the backoff before that (tests make both short).
+	GivenUpRetry time.Duration
+	Backoff      func(failures int) time.Duration
 }
 
 // Manager owns the connections to a session's MCP servers. Create one per

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -43,12 +44,17 @@ type ServerStatus struct {
 	Stderr string `json:"stderr,omitempty"`
 }
 
-// Reconnection backoff: 1 s doubling to 30 s, at most maxRetries attempts
-// in a row before the server stays failed (until Enable or Reconnect).
+// Reconnection backoff: 1 s doubling to 30 s for maxRetries attempts in a
+// row; then the server shows as failed and is tried again every
+// DefaultGivenUpRetry (a remote server that was down comes back by
+// itself; Enable or Reconnect try at once). A server is never left failed
+// for the life of the process.
 const (
 	backoffBase = time.Second
 	backoffMax  = 30 * time.Second
 	maxRetries  = 6
+	// DefaultGivenUpRetry is Options.GivenUpRetry's default.
+	DefaultGivenUpRetry = 5 * time.Minute
 	// stableAfter is how long a connection must live before its loss no
 	// longer counts as a failed start.
 	stableAfter = 10 * time.Second
@@ -165,9 +171,14 @@ func (s *server) loop(ctx context.Context, done chan struct{}) {
 		}
 		if err != nil {
 			failures++
-			s.setState(StateFailed, err.Error())
+			wait := s.m.retryAfter(failures)
+			msg := err.Error()
+			if failures > maxRetries {
+				msg += fmt.Sprintf(" (failed %d times in a row; trying again every %s, or reconnect it now)", failures, wait)
+			}
+			s.setState(StateFailed, msg)
 			s.markSettled()
-			if failures > maxRetries || !sleepCtx(ctx, backoff(failures)) {
+			if !sleepCtx(ctx, wait) {
 				return
 			}
 			continue
@@ -188,13 +199,12 @@ func (s *server) loop(ctx context.Context, done chan struct{}) {
 			} else {
 				failures = 0
 			}
-			if failures > maxRetries {
-				s.setState(StateFailed, "keeps exiting right after it starts; "+s.status().Error)
-				return
-			}
 			wait := backoffBase / 2
 			if failures > 0 {
-				wait = backoff(failures)
+				wait = s.m.retryAfter(failures)
+			}
+			if failures > maxRetries {
+				s.setState(StateFailed, fmt.Sprintf("keeps exiting right after it starts (trying again every %s, or reconnect it now); %s", wait, s.status().Error))
 			}
 			if !sleepCtx(ctx, wait) {
 				return
@@ -203,7 +213,15 @@ func (s *server) loop(ctx context.Context, done chan struct{}) {
 	}
 }
 
-func backoff(failures int) time.Duration {
+// retryAfter is the wait before attempt failures+1: the backoff, then
+// the given-up cadence.
+func (m *Manager) retryAfter(failures int) time.Duration {
+	if failures > maxRetries {
+		return cmp.Or(m.opts.GivenUpRetry, DefaultGivenUpRetry)
+	}
+	if m.opts.Backoff != nil {
+		return m.opts.Backoff(failures)
+	}
 	d := backoffBase << (failures - 1)
 	if d > backoffMax || d <= 0 {
 		d = backoffMax
