@@ -547,3 +547,41 @@ func TestE2ERunInit(t *testing.T) {
 		t.Errorf("the model was not sent the /init request:\n%.600s", body)
 	}
 }
+
+// Sub-agents running side by side spend from one budget: with $5, the
+// parent's $1 call and two children at $3 a call, a child stops once the
+// calls that have returned reach $5. A call is counted when it returns, so
+// one still in flight can take a child one call past it: three or four
+// calls in all, as the children interleave. (Each child had the whole
+// remainder before: five calls, $13.)
+func TestE2ERunMaxBudgetSharedByParallelSubagents(t *testing.T) {
+	dollars := func(n int64) scripted.Usage { return scripted.Usage{InputTokens: n} }
+	child := func(match string) scripted.Thread {
+		return scripted.Thread{Match: match, Steps: []scripted.Step{
+			scripted.ToolStep(scripted.Call("Glob", map[string]any{"pattern": "*"})).WithUsage(dollars(3)),
+			scripted.ToolStep(scripted.Call("Glob", map[string]any{"pattern": "*.go"})).WithUsage(dollars(3)),
+			scripted.TextStep("REPORT never reached"),
+		}}
+	}
+	x := newE2E(t, scripted.Script{
+		Steps: []scripted.Step{
+			scripted.ToolStep(
+				scripted.CallID("a1", "Agent", map[string]any{"description": "one", "prompt": "CHILD-ONE: dig", "model": "sonnet"}),
+				scripted.CallID("a2", "Agent", map[string]any{"description": "two", "prompt": "CHILD-TWO: dig", "model": "sonnet"}),
+			).WithUsage(dollars(1)),
+			scripted.TextStep("never reached"),
+		},
+		Threads: []scripted.Thread{child("CHILD-ONE"), child("CHILD-TWO")},
+	})
+	cfg := `{"providers": {"anthropic": {"models": {"claude-sonnet-4-5": {"price": {"input": 1000000, "output": 0}}}}}}`
+	if err := os.WriteFile(filepath.Join(x.Home, "config.json"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := x.RunStream("dig twice", "--max-budget-usd", "5").Result()
+	if res.Subtype != event.SubtypeMaxBudget || res.CostUSD == nil || (*res.CostUSD != 7 && *res.CostUSD != 10) {
+		t.Fatalf("result %s %s %q (cost %v) after %d calls", res.Subtype, res.Result, res.Error, *res.CostUSD, len(x.srv.Requests()))
+	}
+	if n := len(x.srv.Requests()); n != 3 && n != 4 {
+		t.Errorf("%d model calls, want 3 or 4", n)
+	}
+}

@@ -187,6 +187,7 @@ func (r *Runtime) chargeSummary(st *turnState, b *message.Message, m Model, u me
 	if m.Cost != nil {
 		b.CostUSD = m.Cost(u)
 	}
+	st.spend(b.CostUSD)
 	if b.CostUSD == nil {
 		st.costOK = false
 	} else if st.costOK {

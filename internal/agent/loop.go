@@ -41,6 +41,7 @@ type turnState struct {
 	lastOut     int64 // output tokens of the last response
 	compactions int
 	futileStep  int                // step whose compaction left the request above the threshold
+	budget      *turn.Budget       // nil: no --max-budget-usd
 	schema      *structured.Schema // --json-schema, nil without
 	repaired    bool               // the one repair request was made
 	output      json.RawMessage    // the validated structured answer
@@ -84,7 +85,8 @@ func (st *turnState) denialList() []event.Denial {
 // RunTurn implements turn.Runtime.
 func (r *Runtime) RunTurn(ctx context.Context, in turn.Input, d turn.Deps) (event.Event, error) {
 	st := &turnState{in: in, d: d, start: time.Now(), costOK: true, doom: doomTracker{threshold: r.opts.DoomLoopThreshold},
-		spec: in.Model, fallback: in.FallbackModels, filter: permission.NewToolFilter(in.AllowedTools, in.DisallowedTools)}
+		spec: in.Model, fallback: in.FallbackModels, filter: permission.NewToolFilter(in.AllowedTools, in.DisallowedTools),
+		budget: budgetFor(in)}
 	if err := r.resolveModel(st); err != nil {
 		return r.finish(ctx, st, event.SubtypeError, err), nil
 	}
@@ -219,6 +221,7 @@ func assistantMessage(st *turnState, blocks []message.Block, u *message.Usage) m
 		if st.model.Cost != nil {
 			m.CostUSD = st.model.Cost(uu)
 		}
+		st.spend(m.CostUSD)
 		if m.CostUSD == nil {
 			st.costOK = false
 		} else if st.costOK {

@@ -30,12 +30,8 @@ func (r *Runtime) runTools(ctx context.Context, st *turnState, uses []message.Bl
 	}
 	results := make([]message.Block, len(uses))
 	spent := make([]tool.Result, len(uses))
-	if b := st.in.MaxBudgetUSD; b > 0 {
-		left := b
-		if st.cost != nil {
-			left -= *st.cost
-		}
-		ctx = turn.WithBudget(ctx, max(left, 0))
+	if st.budget != nil {
+		ctx = turn.WithBudget(ctx, st.budget)
 	}
 	for i := 0; i < len(uses); {
 		j := i + 1

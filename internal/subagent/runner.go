@@ -189,11 +189,8 @@ func (r *Runner) Run(ctx context.Context, p Parent, t Task) (Outcome, error) {
 	in := turn.Input{SessionID: childID, Prompt: t.Prompt, Cwd: p.Cwd, Roots: p.Roots, Model: model, Mode: child.Mode,
 		MaxTurns: t.Agent.MaxTurns, AppendSystemPrompt: r.instructions(ctx, p, t, childID),
 		AllowedTools: p.AllowedTools, DisallowedTools: p.DisallowedTools, Effort: firstNonEmpty(t.Effort, t.Agent.Effort)}
-	if left, ok := turn.BudgetFrom(ctx); ok {
-		// What the parent's turn may still spend; none left stops the
-		// child before its first call.
-		in.MaxBudgetUSD = max(left, 1e-9)
-	}
+	// The child spends from its parent's turn's budget, if it has one.
+	in.Budget = turn.BudgetFrom(ctx)
 	deps := turn.Deps{Events: em, Recorder: rec, Checker: child.Checker, Tools: child.Tools, Env: env}
 	out := Outcome{SessionID: childID}
 	costKnown := true

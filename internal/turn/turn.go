@@ -30,8 +30,10 @@ type Input struct {
 	Mode           permission.Mode
 	MaxTurns       int // 0: no limit
 	// MaxBudgetUSD stops the turn before a model call once the turn has
-	// spent this much, sub-agents included (0: no limit).
+	// spent this much, sub-agents included (0: no limit). Budget, when
+	// set, is a budget to share instead (a sub-agent's, its parent's).
 	MaxBudgetUSD       float64
+	Budget             *Budget
 	AppendSystemPrompt string
 	SystemPrompt       string // replaces the default system prompt when set
 	AllowedTools       []string
