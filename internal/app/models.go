@@ -68,7 +68,7 @@ func (m *models) resolver(c *config.Config) agent.Resolver {
 		priced := info
 		if c != nil {
 			if pr := c.Providers[res.Provider].PriceFor(res.Model); pr != nil {
-				priced = &catalog.ModelInfo{Price: &catalog.Price{Input: pr.Input, Output: pr.Output, CacheRead: pr.CacheRead, CacheWrite: pr.CacheWrite}}
+				priced = &catalog.ModelInfo{Price: pr}
 			}
 		}
 		model := agent.Model{Provider: p, ID: res.Model}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/tandem-agent/tandem/internal/provider"
+	"github.com/tandem-agent/tandem/internal/provider/catalog"
 	"io"
 	"io/fs"
 	"net/url"
@@ -113,19 +114,11 @@ type ProviderModel struct {
 	StructuredOutput *bool `json:"structured_output,omitempty"`
 	// Price replaces the catalog's prices for the model (a model it does
 	// not list, a local one at zero): costs, and --max-budget-usd, need one.
-	Price *Price `json:"price,omitempty"`
-}
-
-// Price is in US dollars per million tokens.
-type Price struct {
-	Input      float64 `json:"input"`
-	Output     float64 `json:"output"`
-	CacheRead  float64 `json:"cache_read,omitempty"`
-	CacheWrite float64 `json:"cache_write,omitempty"`
+	Price *catalog.Price `json:"price,omitempty"`
 }
 
 // PriceFor is the configured price of model id, nil if none.
-func (p Provider) PriceFor(id string) *Price {
+func (p Provider) PriceFor(id string) *catalog.Price {
 	if m, ok := p.Models[id]; ok {
 		return m.Price
 	}

@@ -2,7 +2,6 @@ package tui
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -109,7 +108,7 @@ func (m *model) pickerView(width, height int) []string {
 	}
 	lines = append(lines, listRows(th, len(rows), p.sel, max(height-len(lines)-2, 1), width, func(i int) string {
 		r := rows[i]
-		title := firstNonEmpty(sanitize(strings.SplitN(r.title, "\n", 2)[0], false), "(untitled)")
+		title := firstNonEmpty(sanitize(firstLine(r.title), false), "(untitled)")
 		l := fmt.Sprintf("%s  %-16s  %3d msgs  %s", r.id, r.updated.Local().Format("2006-01-02 15:04"), r.messages, title)
 		if r.id == m.info.ID {
 			l += "  (open)"
