@@ -259,15 +259,10 @@ var (
 	_ tui.Permissions = (*tuiBackend)(nil)
 )
 
-// engineOf is the session's permission engine, as the checker offers it.
-type engineOf interface {
-	Rules() []permission.Rule
-	Explain(permission.Request) permission.Explanation
-}
-
-// Rules implements tui.Permissions.
+// Rules implements tui.Permissions, from the session's checker (the
+// permission engine offers the same methods).
 func (b *tuiBackend) Rules() []permission.Rule {
-	if e, ok := b.current().Checker.(engineOf); ok {
+	if e, ok := b.current().Checker.(tui.Permissions); ok {
 		return e.Rules()
 	}
 	return nil
@@ -276,11 +271,12 @@ func (b *tuiBackend) Rules() []permission.Rule {
 // Explain implements tui.Permissions, for the folder the session runs in.
 func (b *tuiBackend) Explain(req permission.Request) permission.Explanation {
 	l := b.current()
-	e, ok := l.Checker.(engineOf)
+	e, ok := l.Checker.(tui.Permissions)
 	if !ok {
 		return permission.Explanation{Action: permission.ActionAllow, Rule: "no permission engine"}
 	}
-	req.SessionID, req.Cwd = l.Snapshot().ID, l.Snapshot().Cwd
+	r := l.Snapshot()
+	req.SessionID, req.Cwd = r.ID, r.Cwd
 	return e.Explain(req)
 }
 
