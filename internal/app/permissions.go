@@ -8,39 +8,42 @@ import (
 	"github.com/tandem-agent/tandem/internal/permission/hooks"
 )
 
-// ruleLayers are the user's and the project's permission rules for a
-// session in cwd: the config files', Claude Code's settings' and the
-// grants "allow always" saved (grants is where new ones go).
-func (a *App) ruleLayers(ctx context.Context, s *Settings, cwd string) (user, project []permission.Rule, grants *grantStore, err error) {
-	if user, err = s.perm.user.ToRules(s.perm.userFile, s.home); err != nil {
-		return nil, nil, nil, err
+// engineOptions are what the permission engine of a session in cwd judges
+// by: its mode, the user's and the project's rules (the config files',
+// Claude Code's settings', the grants "allow always" saved; grants is
+// where new ones go), the flags' rules, the hook scripts it protects and
+// tandem's secret files. The caller adds who is asked and what is emitted.
+func (a *App) engineOptions(ctx context.Context, s *Settings, cwd string, hookCfg hooks.Config) (opts permission.EngineOptions, grants *grantStore, err error) {
+	user, err := s.perm.user.ToRules(s.perm.userFile, s.home)
+	if err != nil {
+		return opts, nil, err
 	}
-	if project, err = s.perm.project.ToRules(s.perm.projectFile, cwd); err != nil {
-		return nil, nil, nil, err
+	project, err := s.perm.project.ToRules(s.perm.projectFile, cwd)
+	if err != nil {
+		return opts, nil, err
 	}
 	grants = newGrantStore(a.Store, cwd)
 	ctx = context.WithoutCancel(ctx)
 	user = append(append(user, s.claude.UserRules...), grants.load(ctx, string(permission.ScopeUser))...)
 	project = append(append(project, s.claude.ProjectRules...), grants.load(ctx, cwd)...)
-	return user, project, grants, nil
+	return permission.EngineOptions{
+		Mode: s.Mode, WorkDir: cwd, HomeDir: s.home,
+		UserRules: user, ProjectRules: project, FlagRules: a.FlagRules,
+		ProtectedPaths: hookCfg.ScriptPaths(cwd), SecretFiles: a.Paths.SecretFiles(),
+	}, grants, nil
 }
 
 // PermissionsFor is the permission engine a session in cwd would judge
-// calls with (its mode, rules, protected paths and secrets), with nobody
-// to ask and no hooks: for explaining what it would do
-// (`tandem permissions`). mode "" is the folder's.
+// calls with, with nobody to ask and no hooks run: for explaining what it
+// would do (`tandem permissions`). mode "" is the folder's.
 func (a *App) PermissionsFor(ctx context.Context, cwd, mode string) (*permission.Engine, error) {
 	s, err := a.ResolveSettings(ctx, SettingsRequest{Cwd: cwd, Mode: mode})
 	if err != nil {
 		return nil, err
 	}
-	user, project, _, err := a.ruleLayers(ctx, s, s.Cwd)
+	opts, _, err := a.engineOptions(ctx, s, s.Cwd, hooks.Merge(s.hooks))
 	if err != nil {
 		return nil, fmt.Errorf("permission rules for %s: %w", s.Cwd, err)
 	}
-	return permission.NewEngine(permission.EngineOptions{
-		Mode: s.Mode, WorkDir: s.Cwd, HomeDir: s.home,
-		UserRules: user, ProjectRules: project, FlagRules: a.FlagRules,
-		ProtectedPaths: hooks.Merge(s.hooks, nil).ScriptPaths(s.Cwd), SecretFiles: a.Paths.SecretFiles(),
-	}), nil
+	return permission.NewEngine(opts), nil
 }

@@ -63,12 +63,11 @@ func (w *wiring) Equip(ctx context.Context, l *session.Live) (session.Equipment,
 			return nil, err
 		}
 	}
-	cfg, home := s.Config, s.home
+	cfg := s.Config
 	eq := &Equipment{w: w, l: l, cfg: cfg, settings: s}
 	hookCfg := hooks.Merge(s.hooks, l.RequestHooks())
 	eq.hooks = hooks.NewRunner(hookCfg, rec.Cwd, w.secretPolicy(cfg).ScrubEnv(os.Environ()))
-	mode := s.Mode
-	userRules, projectRules, grants, err := w.app.ruleLayers(ctx, s, rec.Cwd)
+	engineOpts, grants, err := w.app.engineOptions(ctx, s, rec.Cwd, hookCfg)
 	if err != nil {
 		return nil, err
 	}
@@ -88,12 +87,9 @@ func (w *wiring) Equip(ctx context.Context, l *session.Live) (session.Equipment,
 	if asker == nil && !w.app.opts.ServerAsks {
 		engineAsker = nil // nobody can answer: asks become explained denials
 	}
-	eq.engine = permission.NewEngine(permission.EngineOptions{
-		Mode: mode, Roots: l.Roots, WorkDir: rec.Cwd, HomeDir: home,
-		UserRules: userRules, ProjectRules: projectRules, FlagRules: w.app.FlagRules,
-		Asker: engineAsker, Emit: l.Events.Emit, GrantStore: grants, Hooks: eq.hooks,
-		ProtectedPaths: hookCfg.ScriptPaths(rec.Cwd), ReadRoots: sk.Dirs(), SecretFiles: w.app.Paths.SecretFiles(),
-	})
+	engineOpts.Roots, engineOpts.ReadRoots = l.Roots, sk.Dirs()
+	engineOpts.Asker, engineOpts.Emit, engineOpts.GrantStore, engineOpts.Hooks = engineAsker, l.Events.Emit, grants, eq.hooks
+	eq.engine = permission.NewEngine(engineOpts)
 	// Before the extensions: sub-agents' runtimes fire hooks through it.
 	eq.hookFire = newHookAdapter(eq.hooks, func() string { return string(eq.engine.Mode()) }, l.Events.Emit, w.app.opts.Getenv)
 	eq.checker = &skillChecker{Engine: eq.engine, catalog: sk, state: l.Env.State}
