@@ -29,7 +29,7 @@ func sentBody(t *testing.T, kind string, req provider.Request) map[string]any {
 		t.Fatal(err)
 	}
 	var body map[string]any
-	if err := json.Unmarshal(srv.body(0), &body); err != nil {
+	if err := json.Unmarshal([]byte(srv.Body(0)), &body); err != nil {
 		t.Fatal(err)
 	}
 	return body

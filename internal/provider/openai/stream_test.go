@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/tandem-agent/tandem/internal/message"
@@ -15,34 +14,12 @@ import (
 	"github.com/tandem-agent/tandem/internal/provider/providertest"
 )
 
-// sent keeps the request bodies a test server received.
-type sent struct {
-	mu     sync.Mutex
-	bodies [][]byte
-}
-
-func (s *sent) body(i int) []byte {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if i >= len(s.bodies) {
-		return nil
-	}
-	return s.bodies[i]
-}
-
-// sseServer answers every call with body as an event stream.
-func sseServer(t *testing.T, body string) (string, *sent) {
+// sseServer answers every call with body as an event stream; the URL is
+// the API's base (/v1).
+func sseServer(t *testing.T, body string) (string, *providertest.StreamServer) {
 	t.Helper()
-	got := &sent{}
-	url := providertest.Serve(t, func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		got.mu.Lock()
-		got.bodies = append(got.bodies, b)
-		got.mu.Unlock()
-		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = io.WriteString(w, body)
-	})
-	return url + "/v1", got
+	s := providertest.NewStreamServer(t, body)
+	return s.URL + "/v1", s
 }
 
 func chunk(delta string, finish string) string {
@@ -257,15 +234,15 @@ func TestReasoningContentRoundTrip(t *testing.T) {
 				t.Fatal(err)
 			}
 			var got chatRequest
-			if err := json.Unmarshal(srv.body(1), &got); err != nil {
+			if err := json.Unmarshal([]byte(srv.Body(1)), &got); err != nil {
 				t.Fatal(err)
 			}
 			a := got.Messages[1]
 			if a.Role != "assistant" || a.ReasoningContent == nil || *a.ReasoningContent != "Let me check." || a.Content != "Checking." || len(a.ToolCalls) != 1 {
-				t.Errorf("assistant message sent back: %s", srv.body(1))
+				t.Errorf("assistant message sent back: %s", []byte(srv.Body(1)))
 			}
-			if strings.Contains(string(srv.body(1)), "someone else") {
-				t.Errorf("foreign thinking was sent: %s", srv.body(1))
+			if strings.Contains(srv.Body(1), "someone else") {
+				t.Errorf("foreign thinking was sent: %s", []byte(srv.Body(1)))
 			}
 		})
 	}

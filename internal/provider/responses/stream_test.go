@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/tandem-agent/tandem/internal/message"
@@ -16,52 +15,10 @@ import (
 	"github.com/tandem-agent/tandem/internal/provider/providertest"
 )
 
-// server answers the n-th call with the n-th stream (the last one again
-// after that), written a few bytes at a time, and keeps the requests.
-type server struct {
-	url     string
-	mu      sync.Mutex
-	bodies  [][]byte
-	headers []http.Header
-	paths   []string
-}
-
-func (s *server) body(i int) string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if i >= len(s.bodies) {
-		return ""
-	}
-	return string(s.bodies[i])
-}
-
-// request is the path and headers of the i-th call.
-func (s *server) request(i int) (string, http.Header) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.paths[i], s.headers[i]
-}
-
-func newServer(t *testing.T, streams ...string) *server {
+// newServer is the test's endpoint (the Responses API at /v1).
+func newServer(t *testing.T, streams ...string) *providertest.StreamServer {
 	t.Helper()
-	s := &server{}
-	s.url = providertest.Serve(t, func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		s.mu.Lock()
-		n := len(s.bodies)
-		s.bodies, s.headers = append(s.bodies, b), append(s.headers, r.Header.Clone())
-		s.paths = append(s.paths, r.URL.RequestURI())
-		s.mu.Unlock()
-		w.Header().Set("Content-Type", "text/event-stream")
-		out := streams[min(n, len(streams)-1)]
-		for len(out) > 0 {
-			k := min(7, len(out))
-			_, _ = io.WriteString(w, out[:k])
-			w.(http.Flusher).Flush()
-			out = out[k:]
-		}
-	})
-	return s
+	return providertest.NewStreamServer(t, streams...)
 }
 
 // sse frames events as the API does: an event line naming the type, then
@@ -89,9 +46,9 @@ func completed(usage string) string {
 	return ev("response.completed", `"response":{"status":"completed","usage":`+usage+`}`)
 }
 
-func streamFrom(t *testing.T, s *server, req provider.Request) (*provider.Response, []provider.Delta, error) {
+func streamFrom(t *testing.T, s *providertest.StreamServer, req provider.Request) (*provider.Response, []provider.Delta, error) {
 	t.Helper()
-	p, err := New(provider.Config{Name: "openai", Kind: provider.KindOpenAIResponses, BaseURL: s.url + "/v1", APIKey: "k"})
+	p, err := New(provider.Config{Name: "openai", Kind: provider.KindOpenAIResponses, BaseURL: s.URL + "/v1", APIKey: "k"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +199,7 @@ func TestResponsesReasoningRoundTrip(t *testing.T) {
 		Store     *bool             `json:"store"`
 		Stream    bool              `json:"stream"`
 	}
-	if err := json.Unmarshal([]byte(s.body(1)), &sent); err != nil {
+	if err := json.Unmarshal([]byte(s.Body(1)), &sent); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{
@@ -252,7 +209,7 @@ func TestResponsesReasoningRoundTrip(t *testing.T) {
 		`{"call_id":"call_1","output":"hello","type":"function_call_output"}`,
 	}
 	if len(sent.Input) != len(want) {
-		t.Fatalf("input: %s", s.body(1))
+		t.Fatalf("input: %s", s.Body(1))
 	}
 	for i, w := range want {
 		if string(sent.Input[i]) != w {
@@ -261,7 +218,7 @@ func TestResponsesReasoningRoundTrip(t *testing.T) {
 	}
 	if sent.Store == nil || *sent.Store || !sent.Stream || strings.Join(sent.Include, ",") != "reasoning.encrypted_content" ||
 		sent.Reasoning["effort"] != "high" || sent.Reasoning["summary"] != "auto" {
-		t.Errorf("request: %s", s.body(1))
+		t.Errorf("request: %s", s.Body(1))
 	}
 }
 
@@ -282,8 +239,8 @@ func TestResponsesIncomplete(t *testing.T) {
 	if resp.StopReason != "max_tokens" || providertest.MessageText(resp.Content) != "The answer is a long list of" || resp.Usage.OutputTokens != 16 {
 		t.Errorf("response: %+v", resp)
 	}
-	if !strings.Contains(s.body(0), `"max_output_tokens":16`) {
-		t.Errorf("request: %s", s.body(0))
+	if !strings.Contains(s.Body(0), `"max_output_tokens":16`) {
+		t.Errorf("request: %s", s.Body(0))
 	}
 }
 
@@ -403,7 +360,7 @@ func TestResponsesHTTPErrors(t *testing.T) {
 // configured and per-call headers.
 func TestResponsesRequestHeaders(t *testing.T) {
 	s := newServer(t, sse(completed(`{"input_tokens":1,"output_tokens":1}`)))
-	p, err := New(provider.Config{Name: "openai", Kind: provider.KindOpenAIResponses, BaseURL: s.url + "/openai/v1/?api-version=preview", APIKey: "sk-1",
+	p, err := New(provider.Config{Name: "openai", Kind: provider.KindOpenAIResponses, BaseURL: s.URL + "/openai/v1/?api-version=preview", APIKey: "sk-1",
 		Headers: map[string]string{"X-Team": "a"}})
 	if err != nil {
 		t.Fatal(err)
@@ -411,7 +368,7 @@ func TestResponsesRequestHeaders(t *testing.T) {
 	if _, err := p.Stream(context.Background(), provider.Request{Model: "gpt-5", Messages: userSays("x"), Headers: map[string]string{"X-Call": "b"}}, nil); err != nil {
 		t.Fatal(err)
 	}
-	path, h := s.request(0)
+	path, h := s.Request(0)
 	if path != "/openai/v1/responses?api-version=preview" || h.Get("Authorization") != "Bearer sk-1" || h.Get("Content-Type") != "application/json" ||
 		h.Get("X-Team") != "a" || h.Get("X-Call") != "b" || h.Get("Api-Key") != "" {
 		t.Errorf("path %s, headers %v", path, h)
