@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/tandem-agent/tandem/internal/projectfile"
 )
 
 // CLAUDE.md files may import other files with `@path` (Claude Code's
@@ -55,8 +57,8 @@ func (b Builder) importsOf(text, file string) []string {
 }
 
 // withImports returns the sections for a file's imports (and theirs),
-// each read under the same containment rule (within, "" for none).
-func (b Builder) withImports(text, file, within string) []string {
+// each read under the same containment rule (within, nil for none).
+func (b Builder) withImports(text, file string, within *projectfile.Root) []string {
 	var parts []string
 	seen := map[string]bool{file: true}
 	var walk func(text, file string, depth int)

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tandem-agent/tandem/internal/projectfile"
 	"github.com/tandem-agent/tandem/internal/regular"
 )
 
@@ -22,10 +23,6 @@ var base string
 // instructionNames are read in this order in each folder; both are read
 // when both exist, since projects that serve several agents keep both.
 var instructionNames = []string{"AGENTS.md", "CLAUDE.md", "CLAUDE.local.md"}
-
-// maxInstructionBytes bounds one instructions file: a huge file would crowd
-// out the conversation.
-const maxInstructionBytes = 64 << 10
 
 // Builder assembles system prompts. ConfigDir and Home locate the user's
 // global instructions.
@@ -59,7 +56,7 @@ func (b Builder) environment(cwd string) string {
 	if b.Now != nil {
 		now = b.Now
 	}
-	_, gitErr := os.Stat(filepath.Join(repoRoot(cwd), ".git"))
+	_, gitErr := os.Stat(filepath.Join(projectfile.RepoRoot(cwd), ".git"))
 	return fmt.Sprintf("# Environment\nWorking directory: %s\nIs a git repository: %t\nPlatform: %s/%s\nToday's date: %s",
 		cwd, gitErr == nil, runtime.GOOS, runtime.GOARCH, now().Format("2006-01-02"))
 }
@@ -79,21 +76,21 @@ func (b Builder) Instructions(cwd string) string {
 	for _, p := range globals {
 		// The user's own files may point anywhere (dotfiles managers link
 		// them); only their type is checked.
-		if s := b.read(p, ""); s != "" {
+		if s := b.read(p, nil); s != "" {
 			parts = append(parts, fmt.Sprintf("# User instructions (%s)\n%s", p, s))
 			if importsAllowed(p) {
-				parts = append(parts, b.withImports(s, p, "")...)
+				parts = append(parts, b.withImports(s, p, nil)...)
 			}
 		}
 	}
-	root := realDir(repoRoot(cwd))
+	root := projectfile.Open(cwd)
 	for _, dir := range foldersFromRoot(cwd) {
 		for _, name := range instructionNames {
 			p := filepath.Join(dir, name)
-			if s := b.read(p, root); s != "" {
+			if s := b.read(p, &root); s != "" {
 				parts = append(parts, fmt.Sprintf("# Project instructions (%s)\n%s", p, s))
 				if importsAllowed(p) {
-					parts = append(parts, b.withImports(s, p, root)...)
+					parts = append(parts, b.withImports(s, p, &root)...)
 				}
 			}
 		}
@@ -104,7 +101,7 @@ func (b Builder) Instructions(cwd string) string {
 // foldersFromRoot lists the folders from the repository root (or cwd when
 // it is not in a repository) down to cwd.
 func foldersFromRoot(cwd string) []string {
-	root := repoRoot(cwd)
+	root := projectfile.RepoRoot(cwd)
 	var dirs []string
 	for d := cwd; ; d = filepath.Dir(d) {
 		dirs = append(dirs, d)
@@ -118,42 +115,23 @@ func foldersFromRoot(cwd string) []string {
 	return dirs
 }
 
-// repoRoot is the nearest folder at or above cwd holding .git, or cwd.
-func repoRoot(cwd string) string {
-	for d := cwd; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
-			return d
-		}
-		if filepath.Dir(d) == d {
-			return cwd
-		}
-	}
-}
-
 // read returns the trimmed, capped text of an instructions file, or "".
-// When within is set, the file's real path must be inside it: a project
+// When within is set (a project file), it is read through projectfile: a
 // file that is a symlink to ~/.ssh/id_rsa (git carries symlinks) would
-// otherwise be sent to the provider.
-func (b Builder) read(path, within string) string {
+// otherwise be sent to the provider. The user's own files may point
+// anywhere; only their type is checked.
+func (b Builder) read(path string, within *projectfile.Root) string {
 	if _, err := os.Lstat(path); err != nil {
 		return ""
 	}
-	if within != "" {
-		real, err := filepath.EvalSymlinks(path)
-		if err != nil {
-			b.warn(fmt.Sprintf("Skipped instructions file %s: it is a broken link (%v).", path, err))
-			return ""
-		}
-		if !inside(real, within) {
-			where := "it is"
-			if real != filepath.Clean(path) {
-				where = "it links to " + real + ","
-			}
-			b.warn(fmt.Sprintf("Skipped instructions file %s: %s outside the repository %s; only files inside the repository (or your own global instructions) are read.", path, where, within))
-			return ""
-		}
+	var data []byte
+	var more bool
+	var err error
+	if within != nil {
+		data, more, err = within.ReadTruncated(path, projectfile.InstructionLimit)
+	} else {
+		data, more, err = regular.ReadCapped(path, projectfile.InstructionLimit)
 	}
-	data, more, err := regular.ReadCapped(path, maxInstructionBytes)
 	if err != nil {
 		b.warn(fmt.Sprintf("Skipped instructions file %s: %v.", path, err))
 		return ""
@@ -169,17 +147,4 @@ func (b Builder) warn(msg string) {
 	if b.Warn != nil {
 		fmt.Fprintf(b.Warn, "tandem: %s\n", msg)
 	}
-}
-
-// realDir resolves symlinks in dir (dir itself when that fails).
-func realDir(dir string) string {
-	if r, err := filepath.EvalSymlinks(dir); err == nil {
-		return r
-	}
-	return dir
-}
-
-func inside(path, dir string) bool {
-	rel, err := filepath.Rel(dir, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }

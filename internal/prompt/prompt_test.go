@@ -7,6 +7,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tandem-agent/tandem/internal/projectfile"
 )
 
 func write(t *testing.T, p, s string) {
@@ -71,9 +73,9 @@ func TestBuildBlocks(t *testing.T) {
 
 func TestHugeInstructionsTruncated(t *testing.T) {
 	dir := t.TempDir()
-	write(t, filepath.Join(dir, "AGENTS.md"), strings.Repeat("x", maxInstructionBytes+100))
+	write(t, filepath.Join(dir, "AGENTS.md"), strings.Repeat("x", projectfile.InstructionLimit+100))
 	got := Builder{}.Instructions(dir)
-	if !strings.Contains(got, "truncated") || len(got) > maxInstructionBytes+500 {
+	if !strings.Contains(got, "truncated") || len(got) > projectfile.InstructionLimit+500 {
 		t.Errorf("not truncated: len %d", len(got))
 	}
 }
