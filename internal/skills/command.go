@@ -1,8 +1,6 @@
 package skills
 
 import (
-	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"unicode"
@@ -42,12 +40,18 @@ type Command struct {
 func (c *Command) Skill() *Skill { return c.skill }
 
 // ParseCommand reads one command file; name is derived from its path
-// ("frontend/review.md" is "frontend:review", as Claude Code names it).
-func ParseCommand(file, name string, scope Scope) (*Command, []Warning, error) {
-	data, err := os.ReadFile(file)
+// ("frontend/review.md" is "frontend:review", as Claude Code names it),
+// found in the place from.
+func ParseCommand(file, name string, from Place) (*Command, []Warning, error) {
+	data, err := from.read(file)
 	if err != nil {
-		return nil, nil, fmt.Errorf("read %s: %w", file, err)
+		return nil, nil, err // it names the file
 	}
+	return parseCommand(file, name, from.Scope, data)
+}
+
+// parseCommand decodes a command file's bytes.
+func parseCommand(file, name string, scope Scope, data []byte) (*Command, []Warning, error) {
 	fm, body, err := SplitFrontmatter(file, data)
 	if err != nil {
 		return nil, nil, err

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/tandem-agent/tandem/internal/projectfile"
 )
 
 // Places are the folders searched, strongest first. Build them with
@@ -20,6 +22,25 @@ type Places struct {
 type Place struct {
 	Dir   string
 	Scope Scope
+	// Root is the project folder a project place belongs to: its files
+	// are read through projectfile, so each must resolve inside the
+	// repository holding Root (Dir when empty). The user's own places
+	// have none.
+	Root string
+}
+
+// read reads one file of the place: a project file through projectfile
+// (inside the repository, no credential, regular, capped), the user's own
+// with only its type and size checked.
+func (pl Place) read(file string) ([]byte, error) {
+	if pl.Scope != ScopeProject {
+		return projectfile.ReadOwn(file, projectfile.ExtensionLimit)
+	}
+	root := pl.Root
+	if root == "" {
+		root = pl.Dir
+	}
+	return projectfile.Read(root, file, projectfile.ExtensionLimit)
 }
 
 // DefaultPlaces are Claude Code's folders plus the Agent Skills standard's
@@ -30,7 +51,11 @@ func DefaultPlaces(cwd, home, configDir string) Places {
 	var p Places
 	add := func(list *[]Place, dir string, scope Scope) {
 		if dir != "" {
-			*list = append(*list, Place{Dir: dir, Scope: scope})
+			pl := Place{Dir: dir, Scope: scope}
+			if scope == ScopeProject {
+				pl.Root = cwd
+			}
+			*list = append(*list, pl)
 		}
 	}
 	if cwd != "" {
@@ -68,7 +93,7 @@ func Load(p Places) *Catalog {
 	seen := map[string]*Skill{}
 	for _, pl := range p.Skills {
 		for _, dir := range skillDirs(pl.Dir, c) {
-			s, warns, err := ParseSkill(dir, pl.Scope)
+			s, warns, err := ParseSkill(dir, pl)
 			c.Warnings = append(c.Warnings, warns...)
 			if err != nil {
 				c.Warnings = append(c.Warnings, Warning{File: filepath.Join(dir, "SKILL.md"), Msg: err.Error() + " (skill skipped)"})
@@ -147,7 +172,7 @@ func (c *Catalog) loadCommands(places []Place) {
 				c.Warnings = append(c.Warnings, Warning{File: path, Msg: fmt.Sprintf("/%s is a built-in command; this file is ignored", name)})
 				return nil
 			}
-			cmd, warns, err := ParseCommand(path, name, pl.Scope)
+			cmd, warns, err := ParseCommand(path, name, pl)
 			c.Warnings = append(c.Warnings, warns...)
 			if err != nil {
 				c.Warnings = append(c.Warnings, Warning{File: path, Msg: err.Error() + " (command skipped)"})

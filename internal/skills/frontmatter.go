@@ -48,7 +48,9 @@ func SplitFrontmatter(file string, data []byte) (*Frontmatter, string, error) {
 	if !strings.HasPrefix(text, "---\n") && text != "---" {
 		return fm, text, nil
 	}
-	rest := text[len("---\n"):]
+	// A file holding only "---" opens a block it never closes; cutting
+	// four bytes from it would panic.
+	rest := strings.TrimPrefix(strings.TrimPrefix(text, "---"), "\n")
 	end := -1
 	if strings.HasPrefix(rest, "---\n") || rest == "---" {
 		end = 0

@@ -2,7 +2,6 @@ package skills
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -57,15 +56,22 @@ type Skill struct {
 
 var namePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9_:.-]*$`) })
 
-// ParseSkill reads dir/SKILL.md. A file that cannot be used at all returns
-// an error (the caller turns it into a warning); field problems come back
-// as warnings with a usable skill.
-func ParseSkill(dir string, scope Scope) (*Skill, []Warning, error) {
+// ParseSkill reads dir/SKILL.md, a skill folder found in the place from.
+// A file that cannot be used at all (unreadable, a FIFO, a link out of the
+// repository, over the size limit) returns an error (the caller turns it
+// into a warning); field problems come back as warnings with a usable
+// skill.
+func ParseSkill(dir string, from Place) (*Skill, []Warning, error) {
 	file := filepath.Join(dir, "SKILL.md")
-	data, err := os.ReadFile(file)
+	data, err := from.read(file)
 	if err != nil {
-		return nil, nil, fmt.Errorf("read %s: %w", file, err)
+		return nil, nil, err // it names the file
 	}
+	return parseSkill(dir, file, from.Scope, data)
+}
+
+// parseSkill decodes a SKILL.md's bytes.
+func parseSkill(dir, file string, scope Scope, data []byte) (*Skill, []Warning, error) {
 	fm, body, err := SplitFrontmatter(file, data)
 	if err != nil {
 		return nil, nil, err
