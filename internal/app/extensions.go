@@ -89,11 +89,12 @@ func (a *App) loadExtensions(cfg *config.Config, cwd string) (*skills.Catalog, *
 			}
 		}
 	}
-	userAgents := ""
+	userAgents := skills.Place{Scope: skills.ScopeUser}
 	if home != "" {
-		userAgents = filepath.Join(home, ".claude", "agents")
+		userAgents.Dir = filepath.Join(home, ".claude", "agents")
 	}
-	ag := subagent.Load(defs, filepath.Join(cwd, ".claude", "agents"), userAgents)
+	projectAgents := skills.Place{Dir: filepath.Join(cwd, ".claude", "agents"), Scope: skills.ScopeProject, Root: cwd}
+	ag := subagent.Load(defs, projectAgents, userAgents)
 	return sk, ag, set, nil
 }
 

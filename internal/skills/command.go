@@ -43,7 +43,7 @@ func (c *Command) Skill() *Skill { return c.skill }
 // ("frontend/review.md" is "frontend:review", as Claude Code names it),
 // found in the place from.
 func ParseCommand(file, name string, from Place) (*Command, []Warning, error) {
-	data, err := from.read(file)
+	data, err := from.Read(file)
 	if err != nil {
 		return nil, nil, err // it names the file
 	}

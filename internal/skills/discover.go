@@ -29,10 +29,10 @@ type Place struct {
 	Root string
 }
 
-// read reads one file of the place: a project file through projectfile
+// Read reads one file of the place (a skill, command or agent file): a project file through projectfile
 // (inside the repository, no credential, regular, capped), the user's own
 // with only its type and size checked.
-func (pl Place) read(file string) ([]byte, error) {
+func (pl Place) Read(file string) ([]byte, error) {
 	if pl.Scope != ScopeProject {
 		return projectfile.ReadOwn(file, projectfile.ExtensionLimit)
 	}

@@ -63,7 +63,7 @@ var namePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompi
 // skill.
 func ParseSkill(dir string, from Place) (*Skill, []Warning, error) {
 	file := filepath.Join(dir, "SKILL.md")
-	data, err := from.read(file)
+	data, err := from.Read(file)
 	if err != nil {
 		return nil, nil, err // it names the file
 	}

@@ -10,7 +10,6 @@ package subagent
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -61,12 +60,19 @@ func Builtins() []*Def {
 	}
 }
 
-// ParseFile reads one agent file (.claude/agents/NAME.md).
-func ParseFile(file string, scope skills.Scope) (*Def, []skills.Warning, error) {
-	data, err := os.ReadFile(file)
+// ParseFile reads one agent file (.claude/agents/NAME.md) found in the
+// place from: a project file through projectfile (a link out of the
+// repository, a FIFO or an oversized file is an error naming it).
+func ParseFile(file string, from skills.Place) (*Def, []skills.Warning, error) {
+	data, err := from.Read(file)
 	if err != nil {
-		return nil, nil, fmt.Errorf("read %s: %w", file, err)
+		return nil, nil, err // it names the file
 	}
+	return parseFile(file, from.Scope, data)
+}
+
+// parseFile decodes an agent file's bytes.
+func parseFile(file string, scope skills.Scope, data []byte) (*Def, []skills.Warning, error) {
 	fm, body, err := skills.SplitFrontmatter(file, data)
 	if err != nil {
 		return nil, nil, err
@@ -172,9 +178,9 @@ type Catalog struct {
 }
 
 // Load collects agents, strongest first: config-defined (like --agents),
-// project files, user files, then the built-ins. A name seen twice keeps
-// the first, with a notice.
-func Load(configDefs []*Def, projectDir, userDir string) *Catalog {
+// project files (the *.md files of project.Dir), user files (user.Dir),
+// then the built-ins. A name seen twice keeps the first, with a notice.
+func Load(configDefs []*Def, project, user skills.Place) *Catalog {
 	c := &Catalog{}
 	seen := map[string]*Def{}
 	add := func(d *Def) {
@@ -190,13 +196,13 @@ func Load(configDefs []*Def, projectDir, userDir string) *Catalog {
 	for _, d := range configDefs {
 		add(d)
 	}
-	for _, pl := range []struct {
-		dir   string
-		scope skills.Scope
-	}{{projectDir, skills.ScopeProject}, {userDir, skills.ScopeUser}} {
-		files, _ := filepath.Glob(filepath.Join(pl.dir, "*.md"))
+	for _, pl := range []skills.Place{project, user} {
+		if pl.Dir == "" {
+			continue
+		}
+		files, _ := filepath.Glob(filepath.Join(pl.Dir, "*.md"))
 		for _, f := range files {
-			d, warns, err := ParseFile(f, pl.scope)
+			d, warns, err := ParseFile(f, pl)
 			c.Warnings = append(c.Warnings, warns...)
 			if err != nil {
 				c.Warnings = append(c.Warnings, skills.Warning{File: f, Msg: err.Error()})

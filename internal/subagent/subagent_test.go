@@ -43,7 +43,7 @@ func TestAgentFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := Load(cfg, proj, user)
+	c := Load(cfg, skills.Place{Dir: proj, Scope: skills.ScopeProject}, skills.Place{Dir: user, Scope: skills.ScopeUser})
 	r := c.Get("reader")
 	if r == nil || r.Description != "Reads." || !slices.Equal(r.Tools, []string{"Read", "Grep"}) || r.Model != "haiku" ||
 		r.PermissionMode != permission.Explore || r.MaxTurns != 5 || !slices.Equal(r.Skills, []string{"style"}) || r.Effort != "low" || r.Prompt != "You read." {

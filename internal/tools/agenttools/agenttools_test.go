@@ -85,7 +85,7 @@ func TestSkillTool(t *testing.T) {
 }
 
 func TestAgentToolUnknownType(t *testing.T) {
-	a := &Agent{Runner: &subagent.Runner{Agents: subagent.Load(nil, "", "")}}
+	a := &Agent{Runner: &subagent.Runner{Agents: subagent.Load(nil, skills.Place{}, skills.Place{})}}
 	if d := a.Description(); !strings.Contains(d, "- general-purpose: ") || !strings.Contains(d, "- Explore: ") {
 		t.Errorf("agent listing:\n%s", d)
 	}
