@@ -16,7 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tandem-agent/tandem/internal/regular"
+	"github.com/tandem-agent/tandem/internal/projectfile"
 	"github.com/tandem-agent/tandem/internal/turn"
 )
 
@@ -227,7 +227,7 @@ func Load(userFile, projectFile string) (*Config, error) {
 		if f == "" {
 			continue
 		}
-		layer, err := readFile(f)
+		layer, err := readFile(f, f == projectFile)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -254,8 +254,17 @@ func Load(userFile, projectFile string) (*Config, error) {
 	return c, nil
 }
 
-func readFile(path string) (*Config, error) {
-	data, err := regular.ReadFile(path)
+// readFile reads one config file; a project's (CWD/.tandem/config.json,
+// see ProjectFile) through projectfile, so a link out of the repository, a
+// FIFO or an oversized file is refused with a message naming it.
+func readFile(path string, project bool) (*Config, error) {
+	var data []byte
+	var err error
+	if project {
+		data, err = projectfile.Read(filepath.Dir(filepath.Dir(path)), path, projectfile.SettingsLimit)
+	} else {
+		data, err = projectfile.ReadOwn(path, projectfile.SettingsLimit)
+	}
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, err

@@ -1,0 +1,79 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestHostileProjectConfig: a project's .tandem/config.json that links out
+// of the repository, is a FIFO, or is huge is refused with an error naming
+// the file; nothing blocks and nothing of the target is applied.
+func TestHostileProjectConfig(t *testing.T) {
+	base := t.TempDir()
+	outside := filepath.Join(base, "elsewhere", "config.json")
+	if err := os.MkdirAll(filepath.Dir(outside), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(outside, []byte(`{"model":"outside/model"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string]func(p string) error{
+		"outside the repository": func(p string) error { return os.Symlink("../../elsewhere/config.json", p) },
+		"named pipe":             func(p string) error { return syscall.Mkfifo(p, 0o644) },
+		"larger than":            func(p string) error { return os.WriteFile(p, []byte(`{"model":"`+strings.Repeat("x", 2<<20)+`"}`), 0o644) },
+	}
+	for want, create := range cases {
+		cwd := filepath.Join(base, strings.ReplaceAll(want, " ", "-"))
+		p := ProjectFile(cwd)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := create(p); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() {
+			_, err := Load("", p)
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), p) {
+				t.Errorf("%s: Load = %v, want an error naming %s and %q", want, err, p, want)
+			}
+		case <-time.After(15 * time.Second):
+			t.Fatalf("%s: Load blocked", want)
+		}
+	}
+}
+
+// FuzzConfigFile: decoding a config file never panics and gives the same
+// result (or error) for the same bytes. CI runs a few thousand inputs
+// (scripts/test).
+func FuzzConfigFile(f *testing.F) {
+	for _, s := range []string{"", "{}", "{} {}", "null", "[]", `{"model":"a/b","small_model":"c"}`,
+		`{"providers":{"p":{"kind":"openai","base_url":"http://127.0.0.1:1","api_key_env":"K"}}}`,
+		`{"permissions":{"allow":["Bash"],"deny":["Read(~/.ssh/**)"]}}`, `{"claude_code":{"path":"./x"}}`,
+		`{"mcpServers":{"a":{"command":"x"}}}`, `{"model":1}`, `{"model":"a"` + "\n,}", `{"Model":"a","model":"b"}`} {
+		f.Add(s)
+	}
+	file := filepath.Join(f.TempDir(), "config.json")
+	load := func(t *testing.T, data string) (*Config, error) {
+		if err := os.WriteFile(file, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return Load(file, "")
+	}
+	f.Fuzz(func(t *testing.T, data string) {
+		c1, err1 := load(t, data)
+		c2, err2 := load(t, data)
+		if (err1 == nil) != (err2 == nil) || (err1 != nil && err1.Error() != err2.Error()) || !reflect.DeepEqual(c1, c2) {
+			t.Fatalf("Load(%q) differs between two calls: %v / %v", data, err1, err2)
+		}
+	})
+}
