@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/tandem-agent/tandem/internal/permission/hooks"
-	"github.com/tandem-agent/tandem/internal/regular"
+	"github.com/tandem-agent/tandem/internal/projectfile"
 )
 
 // Config is the "permissions" section of tandem's config files.
@@ -127,7 +127,7 @@ func LoadClaudeSettings(workDir, homeDir string) (ClaudeLayers, error) {
 		if homeDir == "" && f.user {
 			continue
 		}
-		data, err := regular.ReadFile(f.path)
+		data, err := readSettings(f.path, workDir, f.user)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -157,6 +157,16 @@ func LoadClaudeSettings(workDir, homeDir string) (ClaudeLayers, error) {
 	}
 	out.Hooks = hooks.Merge(hs...)
 	return out, nil
+}
+
+// readSettings reads one settings file: the project's through projectfile
+// (inside the repository, no credential, regular, capped), the user's
+// capped.
+func readSettings(path, workDir string, user bool) ([]byte, error) {
+	if user {
+		return projectfile.ReadOwn(path, projectfile.SettingsLimit)
+	}
+	return projectfile.Read(workDir, path, projectfile.SettingsLimit)
 }
 
 // ParseToolFlags reads --allowedTools / --disallowedTools values: each
