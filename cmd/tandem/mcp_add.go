@@ -117,7 +117,7 @@ func addEntry(deps *mcpDeps, scope, name string, entry any) error {
 	if err != nil {
 		return err
 	}
-	doc, err := readDoc(path)
+	doc, err := readDoc(path, scope)
 	if err != nil {
 		return err
 	}

@@ -81,7 +81,7 @@ func findScope(deps *mcpDeps, name, scope string) (string, *configDoc, error) {
 		if err != nil {
 			return "", nil, err
 		}
-		doc, err := readDoc(path)
+		doc, err := readDoc(path, scope)
 		if err != nil {
 			return "", nil, err
 		}
@@ -94,7 +94,7 @@ func findScope(deps *mcpDeps, name, scope string) (string, *configDoc, error) {
 	var docs []*configDoc
 	for _, s := range []string{mcp.ScopeLocal, mcp.ScopeProject, mcp.ScopeUser} {
 		path, _ := paths.PathFor(s)
-		doc, err := readDoc(path)
+		doc, err := readDoc(path, s)
 		if err != nil {
 			return "", nil, err
 		}

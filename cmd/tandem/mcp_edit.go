@@ -8,7 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/tandem-agent/tandem/internal/regular"
+	"github.com/tandem-agent/tandem/internal/mcp"
 )
 
 // configDoc is a JSON config file edited in place: only mcpServers is
@@ -19,9 +19,11 @@ type configDoc struct {
 	servers map[string]json.RawMessage
 }
 
-func readDoc(path string) (*configDoc, error) {
+// readDoc reads the file of a scope (mcp.ScopeUser, ScopeLocal,
+// ScopeProject) the way servers are loaded from it.
+func readDoc(path, scope string) (*configDoc, error) {
 	d := &configDoc{path: path, top: map[string]json.RawMessage{}, servers: map[string]json.RawMessage{}}
-	data, err := regular.ReadFile(path)
+	data, err := mcp.ReadServersFile(path, scope)
 	if errors.Is(err, os.ErrNotExist) {
 		return d, nil
 	}

@@ -9,12 +9,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/tandem-agent/tandem/internal/regular"
+	"github.com/tandem-agent/tandem/internal/projectfile"
 )
 
 // Transport types a server entry may name.
@@ -286,7 +287,7 @@ func LoadConfigFile(path, scope string) (Servers, []error) {
 }
 
 func loadFile(path, scope string) (Servers, []error) {
-	data, err := regular.ReadFile(path)
+	data, err := ReadServersFile(path, scope)
 	if errors.Is(err, os.ErrNotExist) {
 		return Servers{}, nil
 	}
@@ -300,6 +301,21 @@ func loadFile(path, scope string) (Servers, []error) {
 		return Servers{}, []error{fmt.Errorf("%s: not valid JSON: %w", path, err)}
 	}
 	return ParseServers(doc.MCPServers, scope, path)
+}
+
+// ReadServersFile reads a file servers come from (for loading, and for
+// `tandem mcp add` editing it): a project's (.mcp.json, or
+// .tandem/config.json for the local scope) through projectfile, so a link
+// out of the repository, a FIFO or an oversized file is refused naming
+// it; the user's capped.
+func ReadServersFile(path, scope string) ([]byte, error) {
+	switch scope {
+	case ScopeProject: // <project>/.mcp.json
+		return projectfile.Read(filepath.Dir(path), path, projectfile.SettingsLimit)
+	case ScopeLocal: // <project>/.tandem/config.json
+		return projectfile.Read(filepath.Dir(filepath.Dir(path)), path, projectfile.SettingsLimit)
+	}
+	return projectfile.ReadOwn(path, projectfile.SettingsLimit)
 }
 
 // Duration is a timeout in config: a number of seconds or a Go duration

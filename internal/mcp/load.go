@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/tandem-agent/tandem/internal/regular"
+	"github.com/tandem-agent/tandem/internal/projectfile"
 )
 
 // Settings are the keys of tandem's config files that gate project
@@ -81,7 +81,7 @@ func loadSettings(path string) (Settings, error) {
 	if path == "" {
 		return s, nil
 	}
-	data, err := regular.ReadFile(path)
+	data, err := projectfile.ReadOwn(path, projectfile.SettingsLimit)
 	if errors.Is(err, os.ErrNotExist) {
 		return s, nil
 	}

@@ -1,0 +1,87 @@
+package mcp
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestHostileMCPJSON: a project's .mcp.json that links out of the
+// repository (to servers that would run a command), is a FIFO or is huge
+// is refused with an error naming it; nothing blocks and no server loads.
+func TestHostileMCPJSON(t *testing.T) {
+	base := t.TempDir()
+	outside := filepath.Join(base, "elsewhere.json")
+	if err := os.WriteFile(outside, []byte(`{"mcpServers":{"evil":{"command":"touch","args":["PWNED"]}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string]func(p string) error{
+		"outside the repository": func(p string) error { return os.Symlink("../elsewhere.json", p) },
+		"named pipe":             func(p string) error { return syscall.Mkfifo(p, 0o644) },
+		"larger than": func(p string) error {
+			return os.WriteFile(p, []byte(`{"mcpServers":{"a":{"command":"`+strings.Repeat("x", 2<<20)+`"}}}`), 0o644)
+		},
+	}
+	for want, create := range cases {
+		dir := filepath.Join(base, strings.ReplaceAll(want, " ", "-"))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, ".mcp.json")
+		if err := create(p); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			servers, _, errs := LoadAll(ProjectPaths("", dir))
+			if len(servers) > 0 {
+				t.Errorf("%s: servers loaded: %v", want, servers)
+			}
+			if err := errors.Join(errs...); err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: LoadAll errors = %v, want one saying %q", want, err, want)
+			}
+		}()
+		select {
+		case <-done:
+		case <-time.After(15 * time.Second):
+			t.Fatalf("%s: loading .mcp.json blocked", want)
+		}
+	}
+}
+
+// FuzzMCPJSON: loading a project's .mcp.json never panics and gives the
+// same servers (and errors) for the same bytes. CI runs a few thousand
+// inputs (scripts/test).
+func FuzzMCPJSON(f *testing.F) {
+	for _, s := range []string{"", "{}", "null", "[]", `{"mcpServers":null}`, `{"mcpServers":{"a":{"command":"npx","args":["-y","x"],"env":{"K":"${HOME}"}}}}`,
+		`{"mcpServers":{"h":{"type":"http","url":"http://127.0.0.1:1/mcp","headers":{"A":"b"}},"s":{"type":"sse","url":"x"}}}`,
+		`{"mcpServers":{"w":{"type":"ws","url":"ws://x"},"bad":{"type":"nope"},"t":{"command":"x","timeout":"90s"}}}`,
+		`{"mcpServers":{"a":1}}`, `{"mcpServers":{"a":{"command":["x"]}}}`, `{"MCPSERVERS":{"a":{"command":"x"}}}`} {
+		f.Add(s)
+	}
+	dir := f.TempDir()
+	file := filepath.Join(dir, ".mcp.json")
+	load := func(t *testing.T, data string) (Servers, string) {
+		if err := os.WriteFile(file, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s, errs := LoadProjectFile(file)
+		if err := errors.Join(errs...); err != nil {
+			return s, err.Error()
+		}
+		return s, ""
+	}
+	f.Fuzz(func(t *testing.T, data string) {
+		s1, e1 := load(t, data)
+		s2, e2 := load(t, data)
+		if e1 != e2 || !reflect.DeepEqual(s1, s2) {
+			t.Fatalf("LoadProjectFile(%q) differs between two calls: %q / %q", data, e1, e2)
+		}
+	})
+}
