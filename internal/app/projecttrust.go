@@ -2,7 +2,6 @@ package app
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -11,6 +10,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/config"
 	"github.com/tandem-agent/tandem/internal/mcp"
 	"github.com/tandem-agent/tandem/internal/permission"
+	"github.com/tandem-agent/tandem/internal/projectfile"
 	"github.com/tandem-agent/tandem/internal/trust"
 )
 
@@ -74,7 +74,7 @@ const whyUnlisted = "is not among the settings a project may set without trust (
 func tandemFindings(l config.Layer, known func(string) bool) []trust.Finding {
 	var out []trust.Finding
 	add := func(key, why string) { out = append(out, trust.Finding{File: l.File, Key: key, Why: why}) }
-	if data, err := os.ReadFile(l.File); err == nil {
+	if data, err := projectfile.Read(filepath.Dir(filepath.Dir(l.File)), l.File, projectfile.SettingsLimit); err == nil {
 		var top map[string]json.RawMessage
 		if json.Unmarshal(data, &top) == nil {
 			keys := make([]string, 0, len(top))
@@ -185,7 +185,7 @@ func emptyJSON(v json.RawMessage) bool {
 // claude-code runtime's CLI reads these files itself, so every key that
 // makes the CLI run a command or change its environment counts too.
 func claudeFindings(path string) []trust.Finding {
-	data, err := os.ReadFile(path)
+	data, err := projectfile.Read(filepath.Dir(filepath.Dir(path)), path, projectfile.SettingsLimit)
 	if err != nil {
 		return nil
 	}
