@@ -113,8 +113,10 @@ func (b blobs) get(hash string) ([]byte, error) {
 }
 
 // hashFile returns the sha256 of a file's content ("" when it is missing).
+// It opens the file without blocking and only when it is regular: a FIFO
+// put where a checkpointed file was would otherwise hang a rewind.
 func hashFile(path string) (string, bool, error) {
-	f, err := os.Open(path)
+	f, _, err := regular.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", false, nil
 	}

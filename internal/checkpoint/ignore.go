@@ -2,11 +2,14 @@ package checkpoint
 
 import (
 	"bufio"
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/tandem-agent/tandem/internal/projectfile"
 )
 
 // ignoreRule is one gitignore line.
@@ -77,14 +80,20 @@ func parseIgnoreLines(base string, lines []string) []ignoreRule {
 	return out
 }
 
-func readIgnoreFile(p string) []string {
-	f, err := os.Open(p)
+// readIgnoreFile returns the lines of an ignore file of the workspace
+// root. It is read as a project file (projectfile.Read): a FIFO would
+// hang every scan, /dev/urandom behind a link exhaust memory. A missing
+// file, or one refused so, has no lines.
+func readIgnoreFile(root, p string) []string {
+	if _, err := os.Lstat(p); err != nil {
+		return nil // most folders have none: one system call
+	}
+	data, err := projectfile.Read(root, p, projectfile.IgnoreLimit)
 	if err != nil {
 		return nil
 	}
-	defer f.Close()
 	var lines []string
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(bytes.NewReader(data))
 	for sc.Scan() {
 		lines = append(lines, sc.Text())
 	}
@@ -94,7 +103,7 @@ func readIgnoreFile(p string) []string {
 // withDir returns the ignorer for the folder rel (relative to root), adding
 // its .gitignore when it has one. The receiver is not changed.
 func (ig *ignorer) withDir(root, rel string) *ignorer {
-	lines := readIgnoreFile(filepath.Join(root, filepath.FromSlash(rel), ".gitignore"))
+	lines := readIgnoreFile(root, filepath.Join(root, filepath.FromSlash(rel), ".gitignore"))
 	if len(lines) == 0 {
 		return ig
 	}
@@ -144,6 +153,6 @@ func (ig *ignorer) ignored(rel, name string, isDir bool) bool {
 func rootIgnorer(root string, extra []string) *ignorer {
 	ig := &ignorer{rules: parseIgnoreLines("", defaultIgnore)}
 	ig.rules = append(ig.rules, parseIgnoreLines("", extra)...)
-	ig.rules = append(ig.rules, parseIgnoreLines("", readIgnoreFile(filepath.Join(root, ".git", "info", "exclude")))...)
+	ig.rules = append(ig.rules, parseIgnoreLines("", readIgnoreFile(root, filepath.Join(root, ".git", "info", "exclude")))...)
 	return ig.withDir(root, "")
 }

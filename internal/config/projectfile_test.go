@@ -25,7 +25,9 @@ func TestHostileProjectConfig(t *testing.T) {
 	cases := map[string]func(p string) error{
 		"outside the repository": func(p string) error { return os.Symlink("../../elsewhere/config.json", p) },
 		"named pipe":             func(p string) error { return syscall.Mkfifo(p, 0o644) },
-		"larger than":            func(p string) error { return os.WriteFile(p, []byte(`{"model":"`+strings.Repeat("x", 2<<20)+`"}`), 0o644) },
+		"larger than": func(p string) error {
+			return os.WriteFile(p, []byte(`{"model":"`+strings.Repeat("x", 2<<20)+`"}`), 0o644)
+		},
 	}
 	for want, create := range cases {
 		cwd := filepath.Join(base, strings.ReplaceAll(want, " ", "-"))

@@ -2,11 +2,13 @@ package search
 
 import (
 	"bufio"
+	"bytes"
+	"path/filepath"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
 
-	"github.com/tandem-agent/tandem/internal/regular"
+	"github.com/tandem-agent/tandem/internal/projectfile"
 )
 
 // ignoreRule is one line of a .gitignore, .ignore or info/exclude file,
@@ -93,15 +95,17 @@ func ignored(rules []ignoreRule, rel string, isDir bool) bool {
 }
 
 // readIgnoreFile parses the rules of one ignore file; dir is its folder
-// relative to the walk's base ("" or ending in "/"). A missing file has none.
+// relative to the walk's base ("" or ending in "/"). A missing file has
+// none; so has one that is not read as a project file of its repository
+// (a link out of it, a FIFO, over projectfile.IgnoreLimit), as rg skips an
+// unreadable one.
 func readIgnoreFile(path, dir string) []ignoreRule {
-	f, _, err := regular.Open(path)
+	data, err := projectfile.Read(filepath.Dir(path), path, projectfile.IgnoreLimit)
 	if err != nil {
 		return nil
 	}
-	defer f.Close()
 	var rules []ignoreRule
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(bytes.NewReader(data))
 	for sc.Scan() {
 		if r, ok := parseIgnoreLine(sc.Text(), dir); ok {
 			rules = append(rules, r)
