@@ -100,7 +100,7 @@ type startSpec struct {
 	dir    string
 	stdout io.Writer
 	stderr io.Writer
-	extra  []*os.File // become fd 3, 4, ...
+	extra  []*os.File    // become fd 3, 4, ...
 	procs  *sessionProcs // the session's processes: its tag, its command groups
 }
 
