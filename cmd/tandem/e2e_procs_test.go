@@ -32,10 +32,13 @@ func TestE2ECredentialsAreNotInTandemsEnviron(t *testing.T) {
 	// A script, so the command line the model sends names nothing the
 	// permission engine would stop; what it reads goes to a file, past
 	// the output redaction.
-	x.WriteFile("probe.sh", "cat /proc/$PPID/environ > seen.txt\n"+
-		"for f in /proc/$PPID/task/*/environ; do cat \"$f\"; done >> seen.txt\n"+
-		"ps -o args= e -p $PPID >> seen.txt 2>/dev/null\n"+
-		"ls -l /proc/$PPID/fd >> seen.txt\n"+
+	// The script's parent is the Bash tool's shell, whose parent is tandem.
+	x.WriteFile("probe.sh", "T=$(ps -o ppid= -p $PPID | tr -d ' ')\n"+
+		"cat /proc/$T/cmdline | tr '\\0' ' ' | grep -q tandem || exit 7\n"+
+		"cat /proc/$T/environ > seen.txt\n"+
+		"for f in /proc/$T/task/*/environ; do cat \"$f\"; done >> seen.txt\n"+
+		"ps -o args= e -p $T >> seen.txt 2>/dev/null\n"+
+		"ls -l /proc/$T/fd >> seen.txt\n"+
 		"echo probed\n")
 	r := x.RunStream("read tandem's environment", "--permission-mode", "trust")
 	mustSucceed(t, r)
@@ -43,7 +46,7 @@ func TestE2ECredentialsAreNotInTandemsEnviron(t *testing.T) {
 		t.Fatalf("the probe did not run: %q", out)
 	}
 	seen := x.ReadFile("seen.txt")
-	if !strings.Contains(seen, "HOME=") {
+	if !strings.Contains(seen, "HOME=") || strings.Contains(seen, "TANDEM_PROCESS_TAG") {
 		t.Fatalf("the probe read no environment:\n%s", seen)
 	}
 	for _, v := range []string{key, other} {
@@ -109,5 +112,32 @@ func TestE2EServeTokenIsNotInTheProcessTable(t *testing.T) {
 		}
 		p.Signal(syscall.SIGTERM)
 		p.Wait(30 * time.Second)
+	}
+}
+
+// kill -9 of tandem in the middle of a command: the command and what it
+// left behind, even a process that shed tandem's tag with `env -i`, are
+// gone soon after (the bash got a death signal, the session's watchdog
+// killed its process group).
+func TestE2EKilledTandemTakesItsCommandsAlong(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("death signals and /proc are Linux's")
+	}
+	marker := sleepMarker()
+	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
+		scripted.ToolStep(scripted.Call("Bash", map[string]any{"command": "env -i /bin/sh -c 'echo $$ > shed.pid; exec sleep 1000' >/dev/null 2>&1 & sleep " + marker})),
+		scripted.TextStep("never"),
+	}})
+	p := x.Start(streamArgs("wait", "--permission-mode", "trust")...)
+	var shed int
+	waitFor(t, "the command to start", 20*time.Second, func() bool {
+		shed, _ = strconv.Atoi(strings.TrimSpace(x.ReadFile("shed.pid")))
+		return shed > 0 && len(pidsWithArg(t, marker)) > 0
+	})
+	fg := pidsWithArg(t, marker)
+	p.Signal(syscall.SIGKILL)
+	p.Wait(30 * time.Second)
+	for _, pid := range append(fg, shed) {
+		waitFor(t, "process "+strconv.Itoa(pid)+" to end with tandem", 15*time.Second, func() bool { return isZombie(pid) })
 	}
 }
