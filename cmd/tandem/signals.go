@@ -10,8 +10,10 @@ import (
 
 // cleanupDeadline is how long tandem may take to stop after SIGTERM or
 // SIGHUP (the turn stopped and stored, processes killed) before it exits
-// anyway.
-const cleanupDeadline = 5 * time.Second
+// anyway. Long enough for a server to interrupt its turns and store them
+// (a command gets 2 s between SIGTERM and SIGKILL), short enough that a
+// service manager never needs its own SIGKILL.
+const cleanupDeadline = 10 * time.Second
 
 // signalContext returns a context cancelled at the first of sigs, so the
 // work in hand stops and is stored. A second signal ends the process at
