@@ -1,10 +1,6 @@
 package main
 
 import (
-	"os"
-	"os/signal"
-	"syscall"
-
 	"github.com/spf13/cobra"
 
 	"github.com/tandem-agent/tandem/internal/acp"
@@ -22,7 +18,7 @@ func newACPCmd(g *globalFlags) *cobra.Command {
 		Example: "  # Zed settings.json\n  \"agent_servers\": {\"tandem\": {\"command\": \"tandem\", \"args\": [\"acp\"]}}",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			ctx, stop := interruptContext(cmd.Context())
 			defer stop()
 			return acp.Serve(ctx, acp.Options{
 				Version: version(),

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/tandem-agent/tandem/internal/cliproto"
 )
@@ -12,7 +10,7 @@ import (
 // runClaudeProtocol runs tandem as a stand-in for the Claude Code CLI (see
 // docs/claude-code-cli.md).
 func runClaudeProtocol(args []string) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptContext(context.Background())
 	defer stop()
 	return cliproto.Main(ctx, cliproto.Options{Args: args, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Version: version()})
 }

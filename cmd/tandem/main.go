@@ -19,6 +19,7 @@ type exitError struct{ code int }
 func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
 
 func main() {
+	handOverSecrets(os.Args, os.Stderr)
 	os.Exit(run())
 }
 

@@ -1,16 +1,13 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/mattn/go-isatty"
@@ -235,26 +232,6 @@ func flagRules(f *runFlags) ([]permission.Rule, error) {
 // only approves (flagRules), so "--allowedTools 'Bash(make test)'", which
 // a denial message suggests, keeps every other tool. --disallowedTools is
 // both deny rules and the turn's permission.ToolFilter.
-
-// interruptContext cancels on the first SIGINT/SIGTERM (the turn stops and
-// is stored); a second one exits at once.
-func interruptContext(parent context.Context) (context.Context, func()) {
-	ctx, cancel := context.WithCancel(parent)
-	ch := make(chan os.Signal, 2)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		n := 0
-		for range ch {
-			n++
-			if n == 1 {
-				cancel()
-				continue
-			}
-			os.Exit(130)
-		}
-	}()
-	return ctx, func() { signal.Stop(ch); cancel() }
-}
 
 // reportEarly reports an error that prevented a turn; in json and
 // stream-json it is also a final result event (with the session id when

@@ -4,17 +4,20 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/tandem-agent/tandem/internal/app"
 	"github.com/tandem-agent/tandem/internal/permission"
+	"github.com/tandem-agent/tandem/internal/regular"
 	"github.com/tandem-agent/tandem/internal/server"
 	"github.com/tandem-agent/tandem/internal/turn"
 )
 
 type serveFlags struct {
 	addr, token           string
+	tokenFile             string
 	allowHost, allowOrig  []string
 	model, runtime, mode  string
 	verbose, trustProject bool
@@ -27,13 +30,15 @@ func newServeCommand(g *globalFlags) *cobra.Command {
 		Use:   "serve",
 		Short: "Serve the HTTP API (server-sent events) and the web UI",
 		Long: "Serve tandem's HTTP API and web UI. Every request needs the bearer token: generated at first start, " +
-			"stored with mode 0600 in the data folder and printed once; set it with --token or TANDEM_TOKEN.",
+			"stored with mode 0600 in the data folder and printed once; set it with --token-file or TANDEM_TOKEN " +
+			"(--token works too, but a command line is readable by every user of the machine: tandem moves it out of its own at start).",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return serve(cmd, g, f) },
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.addr, "addr", "127.0.0.1:7337", "address to listen on")
-	fl.StringVar(&f.token, "token", "", "bearer token (default: TANDEM_TOKEN, else the stored one)")
+	fl.StringVar(&f.token, "token", "", "bearer token; prefer --token-file or TANDEM_TOKEN, a command line is readable by every user")
+	fl.StringVar(&f.tokenFile, "token-file", "", "file holding the bearer token (default: TANDEM_TOKEN, else the stored one)")
 	fl.StringSliceVar(&f.allowHost, "allow-host", nil, "extra Host names to accept (behind a proxy)")
 	fl.StringSliceVar(&f.allowOrig, "allow-origin", nil, "extra browser origins allowed to call the API (enables CORS for them)")
 	fl.StringVar(&f.model, "model", "", "default model for new sessions")
@@ -43,6 +48,23 @@ func newServeCommand(g *globalFlags) *cobra.Command {
 	fl.BoolVar(&f.trustProject, "trust-project", false, "trust every session folder's project files (registering a workspace does not trust it; see `tandem trust`)")
 	fl.StringSliceVar(&f.workspaces, "workspace", nil, "register these folders as workspaces agents may run in (also possible from the UI)")
 	return cmd
+}
+
+// readTokenFile reads --token-file: the token is the file's content
+// without surrounding white space.
+func readTokenFile(path string) (string, error) {
+	if path == "" {
+		return "", nil
+	}
+	data, _, err := regular.ReadCapped(path, 4096)
+	if err != nil {
+		return "", fmt.Errorf("--token-file: %w", err)
+	}
+	tok := strings.TrimSpace(string(data))
+	if tok == "" {
+		return "", fmt.Errorf("--token-file %s is empty: write the token into it", path)
+	}
+	return tok, nil
 }
 
 func serve(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
@@ -61,7 +83,19 @@ func serve(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 			return fmt.Errorf("--permission-mode: %w", err)
 		}
 	}
-	token := firstNonEmpty(f.token, os.Getenv("TANDEM_TOKEN"))
+	fileToken, err := readTokenFile(f.tokenFile)
+	if err != nil {
+		return err
+	}
+	// A --token given on the command line arrives as TANDEM_TOKEN after
+	// the start-up hand-over (startup.go); f.token is set only where the
+	// hand-over cannot run.
+	token := firstNonEmpty(f.token, fileToken, os.Getenv("TANDEM_TOKEN"))
+	if fileToken != "" {
+		// As TANDEM_TOKEN it is a known secret: scrubbed from every
+		// command's environment and blanked in their output.
+		os.Setenv("TANDEM_TOKEN", fileToken)
+	}
 	created := false
 	if token == "" {
 		if token, created, err = server.LoadOrCreateToken(a.Paths.TokenFile()); err != nil {

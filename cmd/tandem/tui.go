@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -80,7 +79,7 @@ func runTUI(cmd *cobra.Command, g *globalFlags, f *runFlags, prompt string) erro
 	if a.FlagRules, err = flagRules(f); err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	ctx, stop := signalContext(cmd.Context(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	be := &tuiBackend{a: a, f: f, sink: sink}
 	req := session.OpenRequest{ID: f.resume, Continue: f.cont, Cwd: f.cwd, AddDirs: f.addDirs,

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -167,10 +168,12 @@ func (r *Runner) runOne(ctx context.Context, h Handler, stdin []byte) result {
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	// Kill the whole process group: a hook's children (sleep, curl) must
 	// not outlive its timeout.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = commandAttr()
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 2 * time.Second
+	runtime.LockOSThread() // the death signal follows this thread (commandAttr)
 	err := cmd.Run()
+	runtime.UnlockOSThread()
 	res := result{stdout: out.String(), stderr: strings.TrimSpace(errb.String())}
 	var exitErr *exec.ExitError
 	switch {

@@ -155,7 +155,7 @@ func runForeground(ctx context.Context, call tool.Call, l launcher, in bashInput
 	p, err := start(startSpec{
 		launcher: l, script: cwdTrap + in.Command, dir: dir,
 		stdout: stdout, stderr: stderr,
-		extra: []*os.File{cwdW}, tag: sessionTag(env),
+		extra: []*os.File{cwdW}, procs: sessionProcsOf(env),
 	})
 	cwdW.Close() // the shell has its own copy now
 	if err != nil {

@@ -109,7 +109,7 @@ func startBackground(env *tool.Env, l launcher, command, description, dir string
 	log := newJobLog(env.DataDir, env.SessionID, id)
 	out := l.redact.NewWriter(log)
 	l.env = hardenGit(l.env, command, dir)
-	p, err := start(startSpec{launcher: l, script: command, dir: dir, stdout: out, stderr: out, tag: sessionTag(env)})
+	p, err := start(startSpec{launcher: l, script: command, dir: dir, stdout: out, stderr: out, procs: sessionProcsOf(env)})
 	if err != nil {
 		log.close()
 		return tool.ErrorResult(fmt.Sprintf("Bash could not start the background command in %s: %v", dir, err)), nil

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -99,8 +100,8 @@ type startSpec struct {
 	dir    string
 	stdout io.Writer
 	stderr io.Writer
-	extra  []*os.File // become fd 3, 4, ...
-	tag    string     // the session's process tag (procTagVar)
+	extra  []*os.File    // become fd 3, 4, ...
+	procs  *sessionProcs // the session's processes: its tag, its command groups
 }
 
 // start runs script with the shell in a new process group, stdin from
@@ -112,10 +113,10 @@ func start(spec startSpec) (*process, error) {
 	cmd := exec.Command(spec.shell, "-c", spec.script)
 	cmd.Dir = spec.dir
 	cmd.Env = spec.env
-	if spec.tag != "" {
-		cmd.Env = append(append([]string(nil), spec.env...), procTagVar+"="+spec.tag)
+	if spec.procs != nil {
+		cmd.Env = append(append([]string(nil), spec.env...), procTagVar+"="+spec.procs.tag)
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = commandAttr()
 	cmd.ExtraFiles = spec.extra
 	p := &process{cmd: cmd, exited: make(chan struct{})}
 	var writeEnds []*os.File
@@ -140,17 +141,29 @@ func start(spec startSpec) (*process, error) {
 		p.readers.Add(1)
 		go p.copy(w, r)
 	}
-	if err := cmd.Start(); err != nil {
-		closeAll()
-		return nil, fmt.Errorf("start %s: %w", cmd.Path, err)
-	}
-	for _, f := range writeEnds {
-		f.Close()
-	}
+	// Started and waited for on one locked thread: the kernel sends the
+	// death signal when the starting thread ends, which must mean tandem
+	// ended, not that Go retired a thread.
+	started := make(chan error, 1)
 	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
 		p.waitErr = cmd.Wait()
 		close(p.exited)
 	}()
+	if err := <-started; err != nil {
+		closeAll()
+		return nil, fmt.Errorf("start %s: %w", cmd.Path, err)
+	}
+	spec.procs.add(cmd.Process.Pid)
+	for _, f := range writeEnds {
+		f.Close()
+	}
 	return p, nil
 }
 

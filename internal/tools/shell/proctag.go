@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"sync"
 	"syscall"
 	"time"
 
@@ -14,26 +15,89 @@ import (
 // procTagVar marks every process a session's commands start. A process
 // group is not enough to find them all: `setsid cmd &`, `nohup cmd &`,
 // `(cmd &)` and double forks leave the group (and re-parent to init) but
-// keep their environment, so the tag still names their session. When the
-// session ends, every process carrying its tag is stopped.
+// keep their environment, so the tag still names their session. A command
+// can shed the tag (`env -i`, `env -u`, `exec -c`, sudo's env reset), but
+// not its process group without also leaving the session's terminal: the
+// session remembers each command's group too (sessionProcs). When the
+// session ends, every process carrying its tag or in one of its groups is
+// stopped; when tandem dies without closing it (kill -9), the session's
+// watchdog does the same.
 const procTagVar = "TANDEM_PROCESS_TAG"
 
 const procTagKey = "shell.proctag"
 
-// sessionTag returns the session's process tag, registering the cleanup
-// that stops its processes when the session closes.
-func sessionTag(env *tool.Env) string {
+// sessionProcs is what a session knows of the processes its commands
+// started: the tag, the process group of each command (its leader's pid
+// and start time, so a pid the system reused is never taken for ours),
+// and the watchdog that stops them if tandem dies.
+type sessionProcs struct {
+	tag   string
+	watch *watchdog // nil where none could start
+
+	mu     sync.Mutex
+	groups []procGroup
+}
+
+type procGroup struct {
+	pgid  int
+	start uint64 // the leader's start time in clock ticks since boot (/proc/PID/stat)
+}
+
+// sessionProcsOf returns the session's process record, registering the
+// cleanup that stops its processes when the session closes.
+func sessionProcsOf(env *tool.Env) *sessionProcs {
 	created := false
-	tag := env.State.Load(procTagKey, func() any {
+	p := env.State.Load(procTagKey, func() any {
 		created = true
 		var b [8]byte
 		_, _ = rand.Read(b[:])
-		return fmt.Sprintf("%d-%s-%s", os.Getpid(), env.SessionID, hex.EncodeToString(b[:]))
-	}).(string)
+		tag := fmt.Sprintf("%d-%s-%s", os.Getpid(), env.SessionID, hex.EncodeToString(b[:]))
+		return &sessionProcs{tag: tag, watch: startWatchdog(tag)}
+	}).(*sessionProcs)
 	if created {
-		env.State.OnClose(func() { killTagged(tag, killGrace) })
+		env.State.OnClose(func() { p.stopAll(killGrace) })
 	}
-	return tag
+	return p
+}
+
+// add records a command's process group (its leader is pid).
+func (s *sessionProcs) add(pid int) {
+	if s == nil {
+		return
+	}
+	st, ok := startTime(pid)
+	if !ok {
+		return
+	}
+	g := procGroup{pgid: pid, start: st}
+	s.mu.Lock()
+	s.groups = append(s.groups, g)
+	s.mu.Unlock()
+	s.watch.add(g)
+}
+
+// signalGroups sends sig to every recorded group still ours: its leader
+// is gone (the group lives on in what it started) or is the process
+// recorded.
+func (s *sessionProcs) signalGroups(sig syscall.Signal) {
+	s.mu.Lock()
+	groups := append([]procGroup(nil), s.groups...)
+	s.mu.Unlock()
+	for _, g := range groups {
+		if st, ok := startTime(g.pgid); ok && st != g.start {
+			continue // the pid now names another process
+		}
+		_ = syscall.Kill(-g.pgid, sig)
+	}
+}
+
+// stopAll stops every process of the session: SIGTERM to its groups and
+// tagged processes, SIGKILL to what is left after grace.
+func (s *sessionProcs) stopAll(grace time.Duration) {
+	s.watch.stop() // tandem is alive and does the work itself
+	s.signalGroups(syscall.SIGTERM)
+	killTagged(s.tag, grace)
+	s.signalGroups(syscall.SIGKILL)
 }
 
 // killTagged stops every process carrying tag: SIGTERM, then SIGKILL for

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // taggedPids lists the live processes (not zombies) whose environment
@@ -43,4 +44,33 @@ func processAlive(pid int) bool {
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
 	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
+}
+
+// startTime is a process's start time (field 22 of /proc/PID/stat, clock
+// ticks since boot): with the pid it names one process for good.
+func startTime(pid int) (uint64, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 20 {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(f[19], 10, 64)
+	return v, err == nil
+}
+
+// commandAttr puts a command in its own process group and has the kernel
+// kill it when the thread that started it ends. The caller starts it from
+// a goroutine locked to its thread until the command has exited (see
+// start): the death signal follows the starting thread, not the process,
+// and Go may end an idle thread.
+func commandAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 }
