@@ -84,6 +84,9 @@ func (w trackedTool) Execute(ctx context.Context, call tool.Call) (tool.Result, 
 	return w.Tool.Execute(ctx, call)
 }
 
+// Unwrap is the wrapped tool, whose declarations (tool.AccessorOf) hold.
+func (w trackedTool) Unwrap() tool.Tool { return w.Tool }
+
 // ReadOnly forwards the wrapped tool's answer.
 func (w trackedTool) ReadOnly() bool {
 	ro, ok := w.Tool.(tool.ReadOnly)

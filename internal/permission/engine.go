@@ -10,6 +10,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/permission/hooks"
 	"github.com/tandem-agent/tandem/internal/permission/shell"
+	"github.com/tandem-agent/tandem/internal/tool"
 )
 
 // EngineOptions configure an Engine. Only WorkDir is required.
@@ -41,6 +42,15 @@ type EngineOptions struct {
 	// server token): reading one asks in every mode but trust, as a
 	// credential file does, and explore mode cannot read it unasked.
 	SecretFiles []string
+	// ConfigDir is tandem's configuration folder: its config.json,
+	// AGENTS.md, skills, commands and agents are protected
+	// (internal/places), as are the home folder's.
+	ConfigDir string
+	// FileTools finds, by a tool's name, what the tool declares of the
+	// files its calls touch (tool.FileAccessor): the session's tools, and
+	// the Claude Code CLI's own under the claude-code runtime. Consulted
+	// before tandem's built-in file tools, which are always known.
+	FileTools func(name string) (tool.FileAccessor, bool)
 	// ReadRoots are folders outside the workspace that may be read (never
 	// written) without asking: the skills' folders.
 	ReadRoots []string
@@ -234,8 +244,12 @@ func (e *Engine) judge(mode Mode, req Request) verdict {
 	if req.Tool == "Bash" {
 		return e.judgeBash(mode, in.Command, cwd)
 	}
-	if paths, write, ok := filePaths(req.Tool, in, e.opts.WorkDir); ok {
-		return e.judgeFiles(mode, req.Tool, paths, write)
+	if acc, ok := e.fileTool(req.Tool); ok {
+		accesses, err := acc.FileAccess(req.Input)
+		if err != nil {
+			return verdict{action: ActionAsk, reason: "the paths of this " + req.Tool + " call could not be read: " + err.Error(), noAlways: true}
+		}
+		return e.judgeFiles(mode, req.Tool, accesses)
 	}
 	if req.Tool == "WebFetch" {
 		return e.judgeByRules(req.Tool, func(r Rule) bool { return matchURL(r.Pattern, in.URL) }, verdict{action: ActionAllow})
