@@ -155,6 +155,10 @@ type verdict struct {
 	rule     string
 	suggest  []Rule
 	noAlways bool
+	// exploreAsks: explore mode asks this question rather than refusing
+	// (a WebFetch to a host not yet allowed, as Claude Code asks per
+	// domain).
+	exploreAsks bool
 }
 
 func (v *verdict) raise(o verdict) {
@@ -211,7 +215,7 @@ func (e *Engine) check(ctx context.Context, mode Mode, req Request) (Decision, e
 	case hookDecision == hooks.DecisionAsk && v.action == ActionAllow:
 		v = verdict{action: ActionAsk, reason: "a PreToolUse hook asks for confirmation", noAlways: true}
 	}
-	if mode == Explore && v.action == ActionAsk {
+	if mode == Explore && v.action == ActionAsk && !v.exploreAsks {
 		v = verdict{action: ActionDeny, rule: "mode:explore", reason: "explore mode is read-only and never asks: " + v.reason}
 	}
 	var updated json.RawMessage
@@ -252,7 +256,7 @@ func (e *Engine) judge(mode Mode, req Request) verdict {
 		return e.judgeFiles(mode, req.Tool, accesses)
 	}
 	if req.Tool == "WebFetch" {
-		return e.judgeByRules(req.Tool, func(r Rule) bool { return matchURL(r.Pattern, in.URL) }, verdict{action: ActionAllow})
+		return e.judgeByRules(req.Tool, func(r Rule) bool { return matchURL(r.Pattern, in.URL) }, fetchDefault(mode, in.URL))
 	}
 	onlyTool := func(r Rule) bool { return r.Pattern == "" }
 	if name, ok := invokedName(req.Tool, in); ok {

@@ -30,13 +30,13 @@ func (e *Engine) ask(ctx context.Context, mode Mode, req Request, v verdict) (De
 	}
 	if mode == DontAsk {
 		return Decision{Behavior: Deny, Rule: "mode:dontAsk", Message: q.Summary + " needs approval (" + v.reason +
-			") and the permission mode is dontAsk: add an allow rule for it or change the mode"}, nil
+			") and the permission mode is dontAsk, which never asks: " + e.approvers(mode, req, in, q.Rules).message()}, nil
 	}
 	if d, ok := e.permissionRequestHook(ctx, mode, req, q.Rules); ok {
 		return d, nil
 	}
 	if e.opts.Asker == nil {
-		return Decision{Behavior: Deny, Rule: "no-terminal", Message: NoTerminalMessage(q.Summary, noTerminalAllow(req.Tool, in, q.Rules)) + " (" + v.reason + ")"}, nil
+		return Decision{Behavior: Deny, Rule: "no-terminal", Message: NoTerminalMessage(q.Summary, e.approvers(mode, req, in, q.Rules)) + " (" + v.reason + ")"}, nil
 	}
 	e.notify(ctx, req, mode, q.Summary)
 	ans, err := e.opts.Asker.Ask(ctx, q)

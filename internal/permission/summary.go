@@ -79,7 +79,9 @@ func bashSuggestion(c shell.Command) (Rule, bool) {
 		return Rule{}, false
 	}
 	argv := append([]string{c.Program}, c.Argv[1:]...)
-	if destructive[c.Program] {
+	if destructive[c.Program] || c.Sensitive {
+		// A sensitive read is learned only as itself: `cat:*` would then
+		// read ~/.ssh unasked.
 		return Rule{Permission: "Bash", Pattern: strings.Join(argv, " "), Action: ActionAllow}, true
 	}
 	n := 1

@@ -226,7 +226,7 @@ func TestProtectedAndBoundaryForFileTools(t *testing.T) {
 		{"Glob", map[string]any{"pattern": "*.go", "path": outside}, "DQQ"},
 		{"Glob", map[string]any{"pattern": "/etc/*"}, "DQQ"},
 		{"Grep", map[string]any{"pattern": "x", "path": filepath.Join(work, "escape")}, "DQQ"},
-		{"WebFetch", map[string]any{"url": "https://example.com"}, "AAA"},
+		{"WebFetch", map[string]any{"url": "https://example.com"}, "QAA"},
 		{"WebSearch", map[string]any{"query": "x"}, "AAA"},
 		{"TodoWrite", map[string]any{}, "AAA"},
 		{"mcp__github__create_issue", map[string]any{}, "DQA"},
