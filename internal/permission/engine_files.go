@@ -74,6 +74,12 @@ func (e *Engine) judgePath(mode Mode, name string, a tool.Access) verdict {
 		if !a.Folder {
 			dir = filepath.Dir(resolved)
 		}
+		if !write && (shell.IsSensitivePath(resolved, e.opts.HomeDir) || shell.IsSensitivePath(abs, e.opts.HomeDir)) {
+			// Its folder would cover the credential (or /proc/PID's
+			// environ): only the file itself is learned.
+			return verdict{action: ActionAsk, reason: resolved + " is outside the workspace and looks like a credential or a process's environment",
+				suggest: []Rule{{Permission: perm, Pattern: "/" + filepath.ToSlash(resolved), Action: ActionAllow}}}
+		}
 		return verdict{action: ActionAsk, reason: resolved + " is outside the workspace",
 			suggest: []Rule{{Permission: perm, Pattern: "/" + filepath.ToSlash(dir) + "/**", Action: ActionAllow}}}
 	}
