@@ -13,6 +13,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/config"
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/permission"
+	"github.com/tandem-agent/tandem/internal/places"
 	"github.com/tandem-agent/tandem/internal/server"
 	"github.com/tandem-agent/tandem/internal/session"
 	"github.com/tandem-agent/tandem/internal/skills"
@@ -91,9 +92,9 @@ func (a *App) loadExtensions(cfg *config.Config, cwd string) (*skills.Catalog, *
 	}
 	userAgents := ""
 	if home != "" {
-		userAgents = filepath.Join(home, ".claude", "agents")
+		userAgents = places.Path(home, places.Home(), places.Agents)
 	}
-	ag := subagent.Load(defs, filepath.Join(cwd, ".claude", "agents"), userAgents)
+	ag := subagent.Load(defs, places.Path(cwd, places.Project(), places.Agents), userAgents)
 	return sk, ag, set, nil
 }
 

@@ -18,7 +18,8 @@ type Kind string
 
 const (
 	Instructions Kind = "instructions" // AGENTS.md, CLAUDE.md
-	Settings     Kind = "settings"     // tandem's config.json, Claude Code's settings.json
+	Config       Kind = "config"       // tandem's config.json
+	Settings     Kind = "settings"     // Claude Code's settings.json
 	Skills       Kind = "skills"
 	Commands     Kind = "commands"
 	Agents       Kind = "agents"
@@ -49,7 +50,7 @@ func Project() []Place {
 	return []Place{
 		{Instructions, "AGENTS.md"}, {Instructions, "CLAUDE.md"}, {Instructions, "CLAUDE.local.md"},
 		{Folder, ".claude"}, {Folder, ".tandem"}, {Folder, ".agents"}, {Folder, ".claude-plugin"},
-		{Settings, ".tandem/config.json"},
+		{Config, ".tandem/config.json"},
 		{Settings, ".claude/settings.json"}, {Settings, ".claude/settings.local.json"},
 		{Skills, ".claude/skills"}, {Skills, ".agents/skills"}, {Skills, ".tandem/skills"},
 		{Commands, ".claude/commands"}, {Commands, ".tandem/commands"},
@@ -74,14 +75,22 @@ func Home() []Place {
 	}
 }
 
-// Config are the places in tandem's configuration folder. The folder
+// InConfigDir are the places in tandem's configuration folder. The folder
 // itself is not one: with TANDEM_HOME it also holds the data folder.
-func Config() []Place {
+func InConfigDir() []Place {
 	return []Place{
-		{Settings, "config.json"},
+		{Config, "config.json"},
 		{Instructions, "AGENTS.md"},
-		{Skills, "skills"}, {Commands, "commands"}, {Agents, "agents"},
+		{Skills, "skills"}, {Commands, "commands"},
 	}
+}
+
+// Path is the first place of kind k in list, under root ("" when none).
+func Path(root string, list []Place, k Kind) string {
+	if ps := Paths(root, list, k); len(ps) > 0 {
+		return ps[0]
+	}
+	return ""
 }
 
 // Paths are the places of kind k in list, under root, in the list's order.
@@ -121,7 +130,7 @@ func (r Roots) Match(p string) (Place, bool) {
 	for _, root := range []struct {
 		dir  string
 		list []Place
-	}{{r.ConfigDir, Config()}, {r.Home, Home()}} {
+	}{{r.ConfigDir, InConfigDir()}, {r.Home, Home()}} {
 		if root.dir == "" {
 			continue
 		}
@@ -136,9 +145,6 @@ func (r Roots) Match(p string) (Place, bool) {
 		rel := strings.Split(pl.Rel, "/")
 		for i := 0; i+len(rel) <= len(parts); i++ {
 			if equalParts(parts[i:i+len(rel)], rel) {
-				if len(rel) == 1 && pl.Kind == Instructions && i+1 != len(parts) {
-					continue // a folder named AGENTS.md is not the file
-				}
 				return pl, true
 			}
 		}
