@@ -48,8 +48,10 @@ func (t *Tracker) accessor(name string) tool.FileAccessor {
 	if f == nil {
 		return nil
 	}
-	acc, _ := f(name)
-	return acc
+	if acc, ok := f(name); ok {
+		return acc
+	}
+	return nil
 }
 
 // BeforeTool is called before a tool call runs (after it was allowed).
