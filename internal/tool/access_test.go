@@ -42,7 +42,9 @@ func TestStringFieldDecodesAsTheTool(t *testing.T) {
 
 type declared struct{ Tool }
 
-func (declared) FileAccess(json.RawMessage) ([]Access, error) { return []Access{{Path: "x", Write: true}}, nil }
+func (declared) FileAccess(json.RawMessage) ([]Access, error) {
+	return []Access{{Path: "x", Write: true}}, nil
+}
 
 type wrapper struct{ Tool }
 
