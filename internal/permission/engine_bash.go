@@ -73,6 +73,13 @@ func (e *Engine) judgeCommand(mode Mode, c shell.Command, cwd string) verdict {
 		}
 	}
 	protected, pwhy, outside := e.writeTargets(c)
+	if protected == "" && !c.ReadOnly {
+		// A program that may change files without saying which (`sed -i`,
+		// `patch`, a script) and names a protected path asks too: trust
+		// runs such programs, and what it names is what it is likely to
+		// change.
+		protected, pwhy = e.namedProtected(c, cwd)
+	}
 	if protected != "" && mode != Explore {
 		return verdict{action: ActionAsk, reason: "`" + label + "` writes protected path " + protected + " (" + pwhy + ")", noAlways: true}
 	}
@@ -169,6 +176,33 @@ func (e *Engine) writeTargets(c shell.Command) (protected, why, outside string) 
 		}
 	}
 	return protected, why, outside
+}
+
+// namedProtected returns the first operand of c (resolved from cwd) that
+// is a protected path, and why.
+func (e *Engine) namedProtected(c shell.Command, cwd string) (string, string) {
+	if len(c.Argv) < 2 {
+		return "", ""
+	}
+	for _, a := range c.Argv[1:] {
+		if i := strings.IndexByte(a, '='); strings.HasPrefix(a, "--") && i > 0 {
+			a = a[i+1:] // --out=PATH
+		} else if a == "" || strings.HasPrefix(a, "-") {
+			continue
+		}
+		abs := a
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(cwd, abs)
+		}
+		resolved, _, err := ResolveInRoots(e.roots, abs)
+		if err != nil {
+			resolved = abs
+		}
+		if p, why := e.protected(resolved, filepath.Clean(abs)); p != "" {
+			return a, why
+		}
+	}
+	return "", ""
 }
 
 // bashRule finds the strongest rule with the given action matching the

@@ -193,6 +193,11 @@ func hostileShellCommands() []shellCase {
 		{"echo x > ~/.claude/skills/x/SKILL.md", "DQQQ"}, {"echo x > ~/.agents/skills/x/SKILL.md", "DQQQ"},
 		{"echo x > ~/.claude/settings.json", "DQQQ"},
 		{"sh -c 'echo x > .claude/skills/x/SKILL.md'", "DQQQ"},
+		// Programs that change files they do not declare, naming a
+		// protected one.
+		{"sed -i 's/a/b/' .claude/skills/x/SKILL.md", "DQQQ"}, {"patch .claude/agents/a.md fix.diff", "DQQQ"},
+		{"python3 gen.py --out=.claude/commands/c.md", "DQQQ"}, {"perl -pi -e s/a/b/ AGENTS.md", "DQQQ"},
+		{"cat .claude/skills/x/SKILL.md", "AAAA"}, {"grep -r allowed-tools .claude", "AAAA"},
 
 		// Another process's environment or command line: a sensitive read.
 		{"ps -eo args e | tr a-z b-za", "DQQQ"}, {"ps eww", "DQQQ"}, {"ps aux", "DQQQ"}, {"ps -ef", "DQQQ"},
