@@ -25,7 +25,7 @@ func (e *Engine) ask(ctx context.Context, mode Mode, req Request, v verdict) (De
 		}
 		q.Suggestion = strings.Join(names, ", ")
 	}
-	if fileEditTools[req.Tool] {
+	if e.writesFiles(req) {
 		q.Diff = previewDiff(req.Tool, in, e.opts.WorkDir)
 	}
 	if mode == DontAsk {
@@ -58,6 +58,25 @@ func (e *Engine) ask(ctx context.Context, mode Mode, req Request, v verdict) (De
 		msg += " They said: " + ans.Message
 	}
 	return Decision{Behavior: Deny, Rule: "user:deny", Message: msg}, nil
+}
+
+// writesFiles reports whether the call's tool declares it writes a file
+// (tool.FileAccessor): its question shows the diff.
+func (e *Engine) writesFiles(req Request) bool {
+	acc, ok := e.fileTool(req.Tool)
+	if !ok {
+		return false
+	}
+	accesses, err := acc.FileAccess(req.Input)
+	if err != nil {
+		return false
+	}
+	for _, a := range accesses {
+		if a.Write {
+			return true
+		}
+	}
+	return false
 }
 
 func (e *Engine) saveGrants(ctx context.Context, scope Scope, rules []Rule) {
