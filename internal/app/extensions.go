@@ -13,6 +13,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/config"
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/permission"
+	"github.com/tandem-agent/tandem/internal/places"
 	"github.com/tandem-agent/tandem/internal/server"
 	"github.com/tandem-agent/tandem/internal/session"
 	"github.com/tandem-agent/tandem/internal/skills"
@@ -91,9 +92,9 @@ func (a *App) loadExtensions(cfg *config.Config, cwd string) (*skills.Catalog, *
 	}
 	userAgents := skills.Place{Scope: skills.ScopeUser}
 	if home != "" {
-		userAgents.Dir = filepath.Join(home, ".claude", "agents")
+		userAgents.Dir = places.Path(home, places.Home(), places.Agents)
 	}
-	projectAgents := skills.Place{Dir: filepath.Join(cwd, ".claude", "agents"), Scope: skills.ScopeProject, Root: cwd}
+	projectAgents := skills.Place{Dir: places.Path(cwd, places.Project(), places.Agents), Scope: skills.ScopeProject, Root: cwd}
 	ag := subagent.Load(defs, projectAgents, userAgents)
 	return sk, ag, set, nil
 }

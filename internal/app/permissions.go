@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/tandem-agent/tandem/internal/claudecode"
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/permission/hooks"
+	"github.com/tandem-agent/tandem/internal/session"
+	"github.com/tandem-agent/tandem/internal/tool"
 )
 
 // engineOptions are what the permission engine of a session in cwd judges
@@ -29,8 +32,22 @@ func (a *App) engineOptions(ctx context.Context, s *Settings, cwd string, hookCf
 	return permission.EngineOptions{
 		Mode: s.Mode, WorkDir: cwd, HomeDir: s.home,
 		UserRules: user, ProjectRules: project, FlagRules: a.FlagRules,
-		ProtectedPaths: hookCfg.ScriptPaths(cwd), SecretFiles: a.Paths.SecretFiles(),
+		ProtectedPaths: hookCfg.ScriptPaths(cwd), SecretFiles: a.Paths.SecretFiles(), ConfigDir: a.Paths.ConfigDir,
 	}, grants, nil
+}
+
+// sessionFileTools is what a session's tools declare of the files their
+// calls touch, by name (tool.FileAccessor): its own tools (custom and MCP
+// tools included), then the Claude Code CLI's, which the claude-code
+// runtime asks about. The permission engine and the checkpoint recorder
+// both read it.
+func sessionFileTools(l *session.Live) func(string) (tool.FileAccessor, bool) {
+	return func(name string) (tool.FileAccessor, bool) {
+		if t, ok := l.Tools.Get(name); ok {
+			return tool.AccessorOf(t)
+		}
+		return claudecode.FileTool(name)
+	}
 }
 
 // PermissionsFor is the permission engine a session in cwd would judge

@@ -88,6 +88,7 @@ func (w *wiring) Equip(ctx context.Context, l *session.Live) (session.Equipment,
 		engineAsker = nil // nobody can answer: asks become explained denials
 	}
 	engineOpts.Roots, engineOpts.ReadRoots = l.Roots, sk.Dirs()
+	engineOpts.FileTools = sessionFileTools(l)
 	engineOpts.Asker, engineOpts.Emit, engineOpts.GrantStore, engineOpts.Hooks = engineAsker, l.Events.Emit, grants, eq.hooks
 	eq.engine = permission.NewEngine(engineOpts)
 	// Before the extensions: sub-agents' runtimes fire hooks through it.

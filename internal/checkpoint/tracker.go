@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/tandem-agent/tandem/internal/store"
+	"github.com/tandem-agent/tandem/internal/tool"
 )
 
 // Tracker records one live session's checkpoints: the checkpoint before
@@ -23,6 +24,7 @@ type Tracker struct {
 	root    string
 	cfg     Config
 	notice  func(string)
+	files   func(name string) (tool.FileAccessor, bool) // see UseFileTools
 
 	mu       sync.Mutex
 	base     map[string]baseEntry // nil until the first scan

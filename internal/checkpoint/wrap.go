@@ -9,59 +9,95 @@ import (
 	"github.com/tandem-agent/tandem/internal/turn"
 )
 
-// pathInputs are the tools that change the file named in their input, and
-// the input field naming it (tandem's tools and Claude Code's built-ins).
-var pathInputs = map[string]string{
-	"Write": "file_path", "Edit": "file_path", "MultiEdit": "file_path", "NotebookEdit": "notebook_path",
-}
-
 // scanTools run shell commands: anything in the workspace may change.
 var scanTools = map[string]bool{"Bash": true}
 
-// classify says how a tool call is tracked: the file it changes, or a
-// workspace scan around it, or nothing.
-func classify(name string, input json.RawMessage) (path string, scan bool) {
-	if key, ok := pathInputs[name]; ok {
-		var m map[string]any
-		if json.Unmarshal(input, &m) == nil {
-			if p, ok := m[key].(string); ok && p != "" {
-				return p, false
-			}
-		}
-		return "", false
+// FileTools finds, by a tool's name, what the tool declares of the files
+// its calls touch (tool.FileAccessor): the session's tools, and the Claude
+// Code CLI's own under the claude-code runtime. BeforeTool and AfterTool
+// (the claude-code runtime's calls, which tandem has no tool object for)
+// read it; it is set once, before the first turn.
+func (t *Tracker) UseFileTools(f func(name string) (tool.FileAccessor, bool)) {
+	t.mu.Lock()
+	t.files = f
+	t.mu.Unlock()
+}
+
+// written are the paths a call declares it writes.
+func written(acc tool.FileAccessor, input json.RawMessage) []string {
+	if acc == nil {
+		return nil
 	}
-	return "", scanTools[name]
+	accesses, err := acc.FileAccess(input)
+	if err != nil {
+		return nil // the tool refuses an input it cannot read
+	}
+	var out []string
+	for _, a := range accesses {
+		if a.Write && a.Path != "" {
+			out = append(out, a.Path)
+		}
+	}
+	return out
+}
+
+func (t *Tracker) accessor(name string) tool.FileAccessor {
+	t.mu.Lock()
+	f := t.files
+	t.mu.Unlock()
+	if f == nil {
+		return nil
+	}
+	if acc, ok := f(name); ok {
+		return acc
+	}
+	return nil
 }
 
 // BeforeTool is called before a tool call runs (after it was allowed).
 func (t *Tracker) BeforeTool(ctx context.Context, name string, input json.RawMessage) {
-	path, scan := classify(name, input)
-	switch {
-	case path != "":
-		t.BeforeFile(ctx, path)
-	case scan:
-		t.BeforeScan(ctx)
-	}
+	t.before(ctx, name, t.accessor(name), input)
 }
 
 // AfterTool is called when a tool call has finished.
 func (t *Tracker) AfterTool(ctx context.Context, name string, input json.RawMessage) {
-	path, scan := classify(name, input)
-	switch {
-	case path != "":
-		t.AfterFile(ctx, path)
-	case scan:
+	t.after(ctx, name, t.accessor(name), input)
+}
+
+func (t *Tracker) before(ctx context.Context, name string, acc tool.FileAccessor, input json.RawMessage) {
+	if paths := written(acc, input); len(paths) > 0 {
+		for _, p := range paths {
+			t.BeforeFile(ctx, p)
+		}
+		return
+	}
+	if scanTools[name] {
+		t.BeforeScan(ctx)
+	}
+}
+
+func (t *Tracker) after(ctx context.Context, name string, acc tool.FileAccessor, input json.RawMessage) {
+	if paths := written(acc, input); len(paths) > 0 {
+		for _, p := range paths {
+			t.AfterFile(ctx, p)
+		}
+		return
+	}
+	if scanTools[name] {
 		t.AfterScan(ctx)
 	}
 }
 
-// WrapTools returns ts with the calls that change files recorded by t.
-// Tools that change nothing are returned as they are.
+// WrapTools returns ts with the calls that change files recorded by t:
+// the tools that declare file access (tool.FileAccessor) and are not
+// read-only, and the shell. Tools that change nothing are returned as
+// they are.
 func WrapTools(t *Tracker, ts []tool.Tool) []tool.Tool {
 	out := make([]tool.Tool, len(ts))
 	for i, x := range ts {
-		_, isPath := pathInputs[x.Name()]
-		if isPath || scanTools[x.Name()] {
+		_, files := tool.AccessorOf(x)
+		ro, _ := x.(tool.ReadOnly)
+		if (files && (ro == nil || !ro.ReadOnly())) || scanTools[x.Name()] {
 			out[i] = trackedTool{Tool: x, tr: t}
 		} else {
 			out[i] = x
@@ -79,10 +115,14 @@ func (w trackedTool) Execute(ctx context.Context, call tool.Call) (tool.Result, 
 	// Recording uses a context the turn's interrupt cannot cut short: a
 	// change the tool made must be recorded even when the user stops it.
 	rec := context.WithoutCancel(ctx)
-	w.tr.BeforeTool(rec, call.Name, call.Input)
-	defer w.tr.AfterTool(rec, call.Name, call.Input)
+	acc, _ := tool.AccessorOf(w.Tool)
+	w.tr.before(rec, call.Name, acc, call.Input)
+	defer w.tr.after(rec, call.Name, acc, call.Input)
 	return w.Tool.Execute(ctx, call)
 }
+
+// Unwrap is the wrapped tool, whose declarations (tool.AccessorOf) hold.
+func (w trackedTool) Unwrap() tool.Tool { return w.Tool }
 
 // ReadOnly forwards the wrapped tool's answer.
 func (w trackedTool) ReadOnly() bool {

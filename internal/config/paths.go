@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/tandem-agent/tandem/internal/places"
 )
 
 // Paths are where tandem keeps its files.
@@ -72,4 +74,4 @@ func (p Paths) TokenFile() string { return filepath.Join(p.DataDir, "server-toke
 func (p Paths) SecretFiles() []string { return []string{p.TokenFile()} }
 
 // ProjectFile is the project config file for a working folder.
-func ProjectFile(cwd string) string { return filepath.Join(cwd, ".tandem", "config.json") }
+func ProjectFile(cwd string) string { return places.Path(cwd, places.Project(), places.Config) }

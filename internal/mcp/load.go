@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 
+	"github.com/tandem-agent/tandem/internal/places"
 	"github.com/tandem-agent/tandem/internal/projectfile"
 )
 
@@ -35,8 +35,8 @@ type Paths struct {
 
 // ProjectPaths returns the usual paths for a project folder.
 func ProjectPaths(userConfig, projectDir string) Paths {
-	return Paths{User: userConfig, Local: filepath.Join(projectDir, ".tandem", "config.json"),
-		Project: filepath.Join(projectDir, ".mcp.json")}
+	return Paths{User: userConfig, Local: places.Path(projectDir, places.Project(), places.Config),
+		Project: places.Path(projectDir, places.Project(), places.MCP)}
 }
 
 // PathFor returns the file of a scope.

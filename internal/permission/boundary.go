@@ -114,38 +114,3 @@ func within(root, p string) bool {
 	rel, err := filepath.Rel(root, p)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
-
-// protectedDirs are folders inside a workspace whose contents configure
-// programs that run later (git hooks and config, tandem's and Claude
-// Code's settings, editor tasks): writing them asks even in trust mode.
-var protectedDirs = map[string]bool{".git": true, ".tandem": true, ".vscode": true, ".idea": true, ".husky": true}
-
-// protectedFiles are single files with the same power.
-var protectedFiles = map[string]bool{".mcp.json": true, ".envrc": true, ".gitmodules": true}
-
-// IsProtected reports whether the resolved path is one that writes must
-// never reach silently: anything under .git (not .gitignore), .tandem,
-// .vscode, .idea, .husky; .claude/settings*.json; .mcp.json; .envrc; and
-// each path in extra (hook scripts named by settings).
-func IsProtected(resolved string, extra []string) bool {
-	for _, e := range extra {
-		if e != "" && within(filepath.Clean(e), resolved) {
-			return true
-		}
-	}
-	parts := splitPath(resolved)
-	for i, part := range parts {
-		if protectedDirs[part] {
-			return true
-		}
-		if part == ".claude" && i+1 < len(parts) {
-			if name := parts[i+1]; strings.HasPrefix(name, "settings") && strings.HasSuffix(name, ".json") || name == "hooks" {
-				return true
-			}
-		}
-	}
-	if len(parts) > 0 && protectedFiles[parts[len(parts)-1]] {
-		return true
-	}
-	return false
-}

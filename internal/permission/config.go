@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path/filepath"
 	"strings"
 
 	"github.com/tandem-agent/tandem/internal/permission/hooks"
+	"github.com/tandem-agent/tandem/internal/places"
 	"github.com/tandem-agent/tandem/internal/projectfile"
 )
 
@@ -114,13 +114,16 @@ type ClaudeLayers struct {
 // file.
 func LoadClaudeSettings(workDir, homeDir string) (ClaudeLayers, error) {
 	var out ClaudeLayers
-	files := []struct {
+	type file struct {
 		path, base string
 		user       bool
-	}{
-		{filepath.Join(homeDir, ".claude", "settings.json"), homeDir, true},
-		{filepath.Join(workDir, ".claude", "settings.json"), workDir, false},
-		{filepath.Join(workDir, ".claude", "settings.local.json"), workDir, false},
+	}
+	var files []file
+	for _, p := range places.Paths(homeDir, places.Home(), places.Settings) {
+		files = append(files, file{p, homeDir, true})
+	}
+	for _, p := range places.Paths(workDir, places.Project(), places.Settings) {
+		files = append(files, file{p, workDir, false})
 	}
 	var hs []hooks.Config
 	for _, f := range files {

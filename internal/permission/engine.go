@@ -10,6 +10,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/permission/hooks"
 	"github.com/tandem-agent/tandem/internal/permission/shell"
+	"github.com/tandem-agent/tandem/internal/tool"
 )
 
 // EngineOptions configure an Engine. Only WorkDir is required.
@@ -41,6 +42,15 @@ type EngineOptions struct {
 	// server token): reading one asks in every mode but trust, as a
 	// credential file does, and explore mode cannot read it unasked.
 	SecretFiles []string
+	// ConfigDir is tandem's configuration folder: its config.json,
+	// AGENTS.md, skills, commands and agents are protected
+	// (internal/places), as are the home folder's.
+	ConfigDir string
+	// FileTools finds, by a tool's name, what the tool declares of the
+	// files its calls touch (tool.FileAccessor): the session's tools, and
+	// the Claude Code CLI's own under the claude-code runtime. Consulted
+	// before tandem's built-in file tools, which are always known.
+	FileTools func(name string) (tool.FileAccessor, bool)
 	// ReadRoots are folders outside the workspace that may be read (never
 	// written) without asking: the skills' folders.
 	ReadRoots []string
@@ -145,6 +155,10 @@ type verdict struct {
 	rule     string
 	suggest  []Rule
 	noAlways bool
+	// exploreAsks: explore mode asks this question rather than refusing
+	// (a WebFetch to a host not yet allowed, as Claude Code asks per
+	// domain).
+	exploreAsks bool
 }
 
 func (v *verdict) raise(o verdict) {
@@ -201,7 +215,7 @@ func (e *Engine) check(ctx context.Context, mode Mode, req Request) (Decision, e
 	case hookDecision == hooks.DecisionAsk && v.action == ActionAllow:
 		v = verdict{action: ActionAsk, reason: "a PreToolUse hook asks for confirmation", noAlways: true}
 	}
-	if mode == Explore && v.action == ActionAsk {
+	if mode == Explore && v.action == ActionAsk && !v.exploreAsks {
 		v = verdict{action: ActionDeny, rule: "mode:explore", reason: "explore mode is read-only and never asks: " + v.reason}
 	}
 	var updated json.RawMessage
@@ -234,11 +248,15 @@ func (e *Engine) judge(mode Mode, req Request) verdict {
 	if req.Tool == "Bash" {
 		return e.judgeBash(mode, in.Command, cwd)
 	}
-	if paths, write, ok := filePaths(req.Tool, in, e.opts.WorkDir); ok {
-		return e.judgeFiles(mode, req.Tool, paths, write)
+	if acc, ok := e.fileTool(req.Tool); ok {
+		accesses, err := acc.FileAccess(req.Input)
+		if err != nil {
+			return verdict{action: ActionAsk, reason: "the paths of this " + req.Tool + " call could not be read: " + err.Error(), noAlways: true}
+		}
+		return e.judgeFiles(mode, req.Tool, accesses)
 	}
 	if req.Tool == "WebFetch" {
-		return e.judgeByRules(req.Tool, func(r Rule) bool { return matchURL(r.Pattern, in.URL) }, verdict{action: ActionAllow})
+		return e.judgeByRules(req.Tool, func(r Rule) bool { return matchURL(r.Pattern, in.URL) }, fetchDefault(mode, in.URL))
 	}
 	onlyTool := func(r Rule) bool { return r.Pattern == "" }
 	if name, ok := invokedName(req.Tool, in); ok {

@@ -25,18 +25,18 @@ func (e *Engine) ask(ctx context.Context, mode Mode, req Request, v verdict) (De
 		}
 		q.Suggestion = strings.Join(names, ", ")
 	}
-	if fileEditTools[req.Tool] {
+	if e.writesFiles(req) {
 		q.Diff = previewDiff(req.Tool, in, e.opts.WorkDir)
 	}
 	if mode == DontAsk {
 		return Decision{Behavior: Deny, Rule: "mode:dontAsk", Message: q.Summary + " needs approval (" + v.reason +
-			") and the permission mode is dontAsk: add an allow rule for it or change the mode"}, nil
+			") and the permission mode is dontAsk, which never asks: " + e.approvers(mode, req, in, q.Rules).message()}, nil
 	}
 	if d, ok := e.permissionRequestHook(ctx, mode, req, q.Rules); ok {
 		return d, nil
 	}
 	if e.opts.Asker == nil {
-		return Decision{Behavior: Deny, Rule: "no-terminal", Message: NoTerminalMessage(q.Summary, noTerminalAllow(req.Tool, in, q.Rules)) + " (" + v.reason + ")"}, nil
+		return Decision{Behavior: Deny, Rule: "no-terminal", Message: NoTerminalMessage(q.Summary, e.approvers(mode, req, in, q.Rules)) + " (" + v.reason + ")"}, nil
 	}
 	e.notify(ctx, req, mode, q.Summary)
 	ans, err := e.opts.Asker.Ask(ctx, q)
@@ -58,6 +58,25 @@ func (e *Engine) ask(ctx context.Context, mode Mode, req Request, v verdict) (De
 		msg += " They said: " + ans.Message
 	}
 	return Decision{Behavior: Deny, Rule: "user:deny", Message: msg}, nil
+}
+
+// writesFiles reports whether the call's tool declares it writes a file
+// (tool.FileAccessor): its question shows the diff.
+func (e *Engine) writesFiles(req Request) bool {
+	acc, ok := e.fileTool(req.Tool)
+	if !ok {
+		return false
+	}
+	accesses, err := acc.FileAccess(req.Input)
+	if err != nil {
+		return false
+	}
+	for _, a := range accesses {
+		if a.Write {
+			return true
+		}
+	}
+	return false
 }
 
 func (e *Engine) saveGrants(ctx context.Context, scope Scope, rules []Rule) {

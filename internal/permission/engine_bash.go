@@ -72,9 +72,16 @@ func (e *Engine) judgeCommand(mode Mode, c shell.Command, cwd string) verdict {
 			vetGit = true
 		}
 	}
-	protected, outside := e.writeTargets(c)
+	protected, pwhy, outside := e.writeTargets(c)
+	if protected == "" && !c.ReadOnly {
+		// A program that may change files without saying which (`sed -i`,
+		// `patch`, a script) and names a protected path asks too: trust
+		// runs such programs, and what it names is what it is likely to
+		// change.
+		protected, pwhy = e.namedProtected(c, cwd)
+	}
 	if protected != "" && mode != Explore {
-		return verdict{action: ActionAsk, reason: "`" + label + "` writes protected path " + protected, noAlways: true}
+		return verdict{action: ActionAsk, reason: "`" + label + "` writes protected path " + protected + " (" + pwhy + ")", noAlways: true}
 	}
 	if c.ReadOnly && !c.Sensitive {
 		return verdict{action: ActionAllow}
@@ -140,9 +147,11 @@ func (e *Engine) exactAllow(command string) (Rule, bool) {
 	})
 }
 
-// writeTargets returns the first protected target and the first target
-// outside the roots ("unknown" for a target that is not a literal).
-func (e *Engine) writeTargets(c shell.Command) (protected, outside string) {
+// writeTargets returns the first protected target (and why it is) and
+// the first target that may lie outside the roots ("unknown" for a target
+// that is not a literal; a file with more than one hard link, whose other
+// names may lie anywhere, counts as outside).
+func (e *Engine) writeTargets(c shell.Command) (protected, why, outside string) {
 	for _, t := range c.WriteTargets {
 		if t == "" {
 			if outside == "" {
@@ -154,14 +163,46 @@ func (e *Engine) writeTargets(c shell.Command) (protected, outside string) {
 		if err != nil {
 			resolved = t
 		}
-		if protected == "" && (IsProtected(resolved, e.opts.ProtectedPaths) || IsProtected(t, e.opts.ProtectedPaths)) {
-			protected = t
+		if protected == "" {
+			if p, w := e.protected(resolved, t); p != "" {
+				protected, why = t, w
+			}
 		}
 		if outside == "" && (!inside || err != nil) {
 			outside = t
 		}
+		if outside == "" && extraLinks(resolved) {
+			outside = t + " (a file with other hard links, which may lie outside the workspace)"
+		}
 	}
-	return protected, outside
+	return protected, why, outside
+}
+
+// namedProtected returns the first operand of c (resolved from cwd) that
+// is a protected path, and why.
+func (e *Engine) namedProtected(c shell.Command, cwd string) (string, string) {
+	if len(c.Argv) < 2 {
+		return "", ""
+	}
+	for _, a := range c.Argv[1:] {
+		if i := strings.IndexByte(a, '='); strings.HasPrefix(a, "--") && i > 0 {
+			a = a[i+1:] // --out=PATH
+		} else if a == "" || strings.HasPrefix(a, "-") {
+			continue
+		}
+		abs := a
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(cwd, abs)
+		}
+		resolved, _, err := ResolveInRoots(e.roots, abs)
+		if err != nil {
+			resolved = abs
+		}
+		if p, why := e.protected(resolved, filepath.Clean(abs)); p != "" {
+			return a, why
+		}
+	}
+	return "", ""
 }
 
 // bashRule finds the strongest rule with the given action matching the

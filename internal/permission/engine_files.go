@@ -3,24 +3,38 @@ package permission
 import (
 	"path/filepath"
 
+	"github.com/tandem-agent/tandem/internal/tool"
+
 	"github.com/tandem-agent/tandem/internal/permission/shell"
 )
 
 // judgeFiles judges a file tool's paths after resolving symlinks: rules
 // first (deny, ask), then protected paths (writes always ask), then allow
 // rules, then the mode and the workspace boundary.
-func (e *Engine) judgeFiles(mode Mode, tool string, paths []string, write bool) verdict {
+func (e *Engine) judgeFiles(mode Mode, name string, accesses []tool.Access) verdict {
 	v := verdict{action: ActionAllow}
-	for _, p := range paths {
-		if p == "" {
+	for _, a := range accesses {
+		if a.Path == "" {
 			continue // the tool itself reports the missing path
 		}
-		v.raise(e.judgePath(mode, tool, p, write))
+		v.raise(e.judgePath(mode, name, a))
 	}
 	return v
 }
 
-func (e *Engine) judgePath(mode Mode, tool, p string, write bool) verdict {
+// fileTool is what the named tool declares of the files it touches: the
+// session's tools (and the Claude Code CLI's) first, then tandem's own.
+func (e *Engine) fileTool(name string) (tool.FileAccessor, bool) {
+	if e.opts.FileTools != nil {
+		if a, ok := e.opts.FileTools(name); ok {
+			return a, true
+		}
+	}
+	return builtinFileTool(name)
+}
+
+func (e *Engine) judgePath(mode Mode, name string, a tool.Access) verdict {
+	p, write := a.Path, a.Write
 	abs := p
 	if !filepath.IsAbs(abs) {
 		abs = filepath.Join(e.opts.WorkDir, abs)
@@ -30,7 +44,7 @@ func (e *Engine) judgePath(mode Mode, tool, p string, write bool) verdict {
 		return verdict{action: ActionAsk, reason: "could not resolve " + p + ": " + err.Error(), noAlways: true}
 	}
 	matches := func(r Rule) bool {
-		return r.matchesTool(tool) && (r.matchPath(resolved, e.opts.WorkDir, e.opts.HomeDir) || r.matchPath(filepath.Clean(abs), e.opts.WorkDir, e.opts.HomeDir))
+		return r.matchesFile(name, write) && (r.matchPath(resolved, e.opts.WorkDir, e.opts.HomeDir) || r.matchPath(filepath.Clean(abs), e.opts.WorkDir, e.opts.HomeDir))
 	}
 	r, ruled := e.strongest(matches)
 	if ruled && r.Action == ActionDeny {
@@ -40,10 +54,10 @@ func (e *Engine) judgePath(mode Mode, tool, p string, write bool) verdict {
 		return verdict{action: ActionAsk, rule: r.String(), reason: "rule " + ruleLabel(r) + " asks", noAlways: true}
 	}
 	if write && mode == Explore {
-		return verdict{action: ActionDeny, rule: "mode:explore", reason: "explore mode is read-only: " + tool + " is not allowed"}
+		return verdict{action: ActionDeny, rule: "mode:explore", reason: "explore mode is read-only: " + name + " is not allowed"}
 	}
-	if write && (IsProtected(resolved, e.opts.ProtectedPaths) || IsProtected(abs, e.opts.ProtectedPaths)) {
-		return verdict{action: ActionAsk, reason: resolved + " is protected (it configures programs that run later)", noAlways: true}
+	if _, why := e.protected(resolved, filepath.Clean(abs)); write && why != "" {
+		return verdict{action: ActionAsk, reason: resolved + " is protected: " + why, noAlways: true}
 	}
 	if ruled {
 		return verdict{action: ActionAllow, rule: r.String()}
@@ -57,8 +71,14 @@ func (e *Engine) judgePath(mode Mode, tool, p string, write bool) verdict {
 	}
 	if !inside {
 		dir := resolved
-		if tool != "Glob" && tool != "Grep" && tool != "LS" {
+		if !a.Folder {
 			dir = filepath.Dir(resolved)
+		}
+		if !write && (shell.IsSensitivePath(resolved, e.opts.HomeDir) || shell.IsSensitivePath(abs, e.opts.HomeDir)) {
+			// Its folder would cover the credential (or /proc/PID's
+			// environ): only the file itself is learned.
+			return verdict{action: ActionAsk, reason: resolved + " is outside the workspace and looks like a credential or a process's environment",
+				suggest: []Rule{{Permission: perm, Pattern: "/" + filepath.ToSlash(resolved), Action: ActionAllow}}}
 		}
 		return verdict{action: ActionAsk, reason: resolved + " is outside the workspace",
 			suggest: []Rule{{Permission: perm, Pattern: "/" + filepath.ToSlash(dir) + "/**", Action: ActionAllow}}}

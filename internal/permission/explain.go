@@ -28,7 +28,7 @@ type Explanation struct {
 func (e *Engine) Explain(req Request) Explanation {
 	mode := e.Mode()
 	v := e.judge(mode, req)
-	if mode == Explore && v.action == ActionAsk {
+	if mode == Explore && v.action == ActionAsk && !v.exploreAsks {
 		v = verdict{action: ActionDeny, rule: "mode:explore", reason: "explore mode is read-only and never asks: " + v.reason}
 	}
 	if v.rule == "" {

@@ -121,6 +121,20 @@ func (r Rule) matchesTool(tool string) bool {
 	return false
 }
 
+// matchesFile reports whether the rule's permission covers one path a
+// file tool declares (tool.FileAccessor): `Read(...)` covers every read,
+// `Edit(...)` every write, whatever the tool's name, as Claude Code
+// defines them; a rule naming the tool itself covers it too.
+func (r Rule) matchesFile(tool string, write bool) bool {
+	switch r.Permission {
+	case "Read":
+		return !write || tool == "Read"
+	case "Edit":
+		return write || tool == "Edit"
+	}
+	return r.matchesTool(tool)
+}
+
 // bashPatternRegexp turns a command pattern into a regexp: `*` matches any
 // text; a trailing ` *` or `:*` makes the rest optional at a word
 // boundary (`ls *` matches `ls` and `ls -la`, not `lsof`).

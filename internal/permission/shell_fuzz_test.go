@@ -21,7 +21,7 @@ func (c *countingAsker) Ask(context.Context, Question) (Answer, error) {
 
 // FuzzShellValidator feeds the Bash validator (shell.Analyze and the
 // engine's judgement built on it) commands grown from every command of
-// TestShellCommandTable. Properties:
+// TestShellCommandTable and TestHostileShellCommands. Properties:
 //   - nothing panics, and the analysis of a command is the same every time;
 //   - a command the validator cannot analyse is never allowed without
 //     asking, in any mode, whatever the rules say;
@@ -32,7 +32,7 @@ func (c *countingAsker) Ask(context.Context, Question) (Answer, error) {
 // CI runs it for a few seconds (scripts/test); see docs/ARCHITECTURE.md
 // (Testing) for longer runs.
 func FuzzShellValidator(f *testing.F) {
-	for _, c := range shellCommandTable() {
+	for _, c := range append(shellCommandTable(), hostileShellCommands()...) {
 		f.Add(c.cmd)
 	}
 	work, home := f.TempDir(), f.TempDir()

@@ -75,7 +75,10 @@ var destructive = map[string]bool{"rm": true, "rmdir": true, "dd": true, "chmod"
 // false when none may be learned (interpreters, wrappers, non-literal
 // program names).
 func bashSuggestion(c shell.Command) (Rule, bool) {
-	if c.Wrapper || c.Program == "" || len(c.Argv) == 0 || c.Via != "" {
+	if c.Wrapper || c.Program == "" || len(c.Argv) == 0 || c.Via != "" || c.Sensitive {
+		// A sensitive read is never learned: `cat:*` would then read
+		// ~/.ssh unasked, and even the exact argv (`cat environ`, `tr a b`
+		// with its input redirected) reads another file in another folder.
 		return Rule{}, false
 	}
 	argv := append([]string{c.Program}, c.Argv[1:]...)

@@ -174,6 +174,61 @@ func shellCommandTable() []shellCase {
 	}
 }
 
+// hostileShellCommands are issue 23's probes against the places tandem
+// loads from and the process table, as Bash commands: the verdicts in
+// explore, normal, acceptEdits and trust.
+func hostileShellCommands() []shellCase {
+	return []shellCase{
+		// The agent writing its own skills, commands, agents, settings,
+		// hooks, plugins and instructions: asked in every mode.
+		{"mkdir -p .claude/skills/x", "DQQQ"}, {"echo x > .claude/skills/x/SKILL.md", "DQQQ"},
+		{"printf -- '---\nallowed-tools: Bash\n---\n' > .claude/skills/x/SKILL.md", "DQQQ"},
+		{"tee .claude/commands/go.md", "DQQQ"}, {"cp evil.md .claude/agents/a.md", "DQQQ"},
+		{"mv evil.md .agents/skills/x/SKILL.md", "DQQQ"}, {"echo x >> .tandem/skills/s/SKILL.md", "DQQQ"},
+		{"echo x > .claude/plugins/p.json", "DQQQ"}, {"cp -r p .claude-plugin", "DQQQ"},
+		{"echo x > .claude/hooks/h.sh", "DQQQ"}, {"touch .claude/settings.local.json", "DQQQ"},
+		{"echo x > sub/.claude/skills/s/SKILL.md", "DQQQ"}, {"echo x > AGENTS.md", "DQQQ"},
+		{"echo x >> CLAUDE.md", "DQQQ"}, {"ln -s /tmp/x .claude/commands/c.md", "DQQQ"},
+		{"echo x > .mcp.json", "DQQQ"}, {"echo x > .Claude/Skills/x/SKILL.md", "DQQQ"},
+		{"echo x > ~/.claude/skills/x/SKILL.md", "DQQQ"}, {"echo x > ~/.agents/skills/x/SKILL.md", "DQQQ"},
+		{"echo x > ~/.claude/settings.json", "DQQQ"},
+		{"sh -c 'echo x > .claude/skills/x/SKILL.md'", "DQQQ"},
+		// Programs that change files they do not declare, naming a
+		// protected one.
+		{"sed -i 's/a/b/' .claude/skills/x/SKILL.md", "DQQQ"}, {"patch .claude/agents/a.md fix.diff", "DQQQ"},
+		{"python3 gen.py --out=.claude/commands/c.md", "DQQQ"}, {"perl -pi -e s/a/b/ AGENTS.md", "DQQQ"},
+		{"cat .claude/skills/x/SKILL.md", "AAAA"}, {"grep -r allowed-tools .claude", "AAAA"},
+
+		// Another process's environment or command line: a sensitive read.
+		{"ps -eo args e | tr a-z b-za", "DQQQ"}, {"ps eww", "DQQQ"}, {"ps aux", "DQQQ"}, {"ps -ef", "DQQQ"},
+		{"ps -eo args", "DQQQ"}, {"ps e", "DQQQ"}, {"ps -o pid,args -p 1", "DQQQ"}, {"ps axww", "DQQQ"},
+		{"cat /proc/1/environ", "DQQQ"}, {"cat /proc/self/environ", "DQQQ"}, {"cat /proc/1/task/1/environ", "DQQQ"},
+		{"cat /proc/1/cmdline | tr '\\0' ' '", "DQQQ"}, {"xargs -0 < /proc/1/environ", "DQQQ"},
+		{"strings /proc/1/environ", "DQQQ"}, {"cat /proc/*/environ", "DQQQ"}, {"cd /proc/1 && cat environ", "DQQQ"},
+		{"tr '\\0' '\\n' < /proc/thread-self/environ", "DQQQ"}, {"head -c 4096 /proc/1/mem", "DQQQ"},
+		{"pgrep -a tandem", "DQQQ"}, {"pgrep -fl serve", "DQQQ"}, {"pgrep --list-full x", "DQQQ"},
+		// What shows no command line stays read-only.
+		{"ps", "AAAA"}, {"ps -e", "AAAA"}, {"ps -p 1", "AAAA"}, {"pgrep tandem", "AAAA"},
+	}
+}
+
+func TestHostileShellCommands(t *testing.T) {
+	work, home := t.TempDir(), t.TempDir()
+	modes := []Mode{Explore, Normal, AcceptEdits, Trust}
+	for _, tc := range hostileShellCommands() {
+		for i, m := range modes {
+			e, a := tableEngine(t, m, work, home)
+			got, d := verdictOf(t, e, a, "Bash", map[string]string{"command": tc.cmd})
+			if want := string(tc.want[i]); got != want {
+				t.Errorf("%-40q in %s: got %s, want %s (rule %q, message %q)", tc.cmd, m, got, want, d.Rule, d.Message)
+			}
+			if got == "Q" && len(a.asked[len(a.asked)-1].Rules) > 0 && tc.want[3] == 'Q' {
+				t.Errorf("%q in %s offers allow always: %v", tc.cmd, m, a.asked[len(a.asked)-1].Rules)
+			}
+		}
+	}
+}
+
 func TestShellCommandTable(t *testing.T) {
 	work := t.TempDir()
 	home := t.TempDir()
@@ -226,7 +281,7 @@ func TestProtectedAndBoundaryForFileTools(t *testing.T) {
 		{"Glob", map[string]any{"pattern": "*.go", "path": outside}, "DQQ"},
 		{"Glob", map[string]any{"pattern": "/etc/*"}, "DQQ"},
 		{"Grep", map[string]any{"pattern": "x", "path": filepath.Join(work, "escape")}, "DQQ"},
-		{"WebFetch", map[string]any{"url": "https://example.com"}, "AAA"},
+		{"WebFetch", map[string]any{"url": "https://example.com"}, "QAA"},
 		{"WebSearch", map[string]any{"query": "x"}, "AAA"},
 		{"TodoWrite", map[string]any{}, "AAA"},
 		{"mcp__github__create_issue", map[string]any{}, "DQA"},

@@ -2,8 +2,10 @@ package permission
 
 import (
 	"encoding/json"
-	"path/filepath"
-	"strings"
+
+	"github.com/tandem-agent/tandem/internal/tool"
+	"github.com/tandem-agent/tandem/internal/tools/fs"
+	"github.com/tandem-agent/tandem/internal/tools/search"
 )
 
 // harmlessTools change nothing outside tandem and touch no files.
@@ -40,38 +42,26 @@ func decodeInput(raw json.RawMessage) toolInput {
 	return in
 }
 
-// filePaths returns the paths a file tool touches, and whether it writes.
-// ok is false for tools that are not file tools.
-func filePaths(tool string, in toolInput, workDir string) (paths []string, write bool, ok bool) {
-	switch tool {
-	case "Read", "NotebookRead":
-		return []string{in.FilePath + in.NotebookPath}, false, true
-	case "Write", "Edit", "MultiEdit":
-		return []string{in.FilePath}, true, true
-	case "NotebookEdit":
-		return []string{in.NotebookPath + in.FilePath}, true, true
-	case "Glob", "Grep", "LS":
-		p := in.Path
-		if p == "" {
-			p = workDir
-		}
-		paths = []string{p}
-		if tool == "Glob" && filepath.IsAbs(in.Pattern) {
-			paths = append(paths, globPrefix(in.Pattern))
-		}
-		if tool == "Glob" && strings.Contains(in.Pattern, "..") {
-			paths = append(paths, globPrefix(filepath.Join(p, in.Pattern)))
-		}
-		return paths, false, true
+// builtinFileTool is what tandem's own file tools declare of the files
+// they touch, by name: every engine knows them, with or without a
+// session's registry (tandem permissions explains calls without one).
+func builtinFileTool(name string) (tool.FileAccessor, bool) {
+	var t tool.Tool
+	switch name {
+	case "Read":
+		t = fs.NewRead()
+	case "Write":
+		t = fs.NewWrite()
+	case "Edit":
+		t = fs.NewEdit()
+	case "MultiEdit":
+		t = fs.NewMultiEdit()
+	case "Glob":
+		t = search.NewGlob()
+	case "Grep":
+		t = search.NewGrep()
+	default:
+		return nil, false
 	}
-	return nil, false, false
-}
-
-// globPrefix is the folder part of a glob before its first wildcard.
-func globPrefix(g string) string {
-	i := strings.IndexAny(g, "*?[{")
-	if i < 0 {
-		return g
-	}
-	return filepath.Dir(g[:i] + "x")
+	return tool.AccessorOf(t)
 }

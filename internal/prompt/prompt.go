@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tandem-agent/tandem/internal/places"
 	"github.com/tandem-agent/tandem/internal/projectfile"
 	"github.com/tandem-agent/tandem/internal/regular"
 )
@@ -22,7 +23,8 @@ var base string
 
 // instructionNames are read in this order in each folder; both are read
 // when both exist, since projects that serve several agents keep both.
-var instructionNames = []string{"AGENTS.md", "CLAUDE.md", "CLAUDE.local.md"}
+// internal/places owns them (so writing one always asks).
+func instructionNames() []string { return places.Names(places.Project(), places.Instructions) }
 
 // Builder assembles system prompts. ConfigDir and Home locate the user's
 // global instructions.
@@ -68,10 +70,10 @@ func (b Builder) Instructions(cwd string) string {
 	var parts []string
 	var globals []string
 	if b.ConfigDir != "" {
-		globals = append(globals, filepath.Join(b.ConfigDir, "AGENTS.md"))
+		globals = append(globals, places.Paths(b.ConfigDir, places.InConfigDir(), places.Instructions)...)
 	}
 	if b.Home != "" {
-		globals = append(globals, filepath.Join(b.Home, ".claude", "CLAUDE.md"))
+		globals = append(globals, places.Paths(b.Home, places.Home(), places.Instructions)...)
 	}
 	for _, p := range globals {
 		// The user's own files may point anywhere (dotfiles managers link
@@ -85,7 +87,7 @@ func (b Builder) Instructions(cwd string) string {
 	}
 	root := projectfile.Open(cwd)
 	for _, dir := range foldersFromRoot(cwd) {
-		for _, name := range instructionNames {
+		for _, name := range instructionNames() {
 			p := filepath.Join(dir, name)
 			if s := b.read(p, &root); s != "" {
 				parts = append(parts, fmt.Sprintf("# Project instructions (%s)\n%s", p, s))

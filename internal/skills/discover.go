@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/tandem-agent/tandem/internal/places"
 	"github.com/tandem-agent/tandem/internal/projectfile"
 )
 
@@ -44,7 +45,8 @@ func (pl Place) Read(file string) ([]byte, error) {
 }
 
 // DefaultPlaces are Claude Code's folders plus the Agent Skills standard's
-// .agents and tandem's own: project first (.claude, .agents, .tandem under
+// .agents and tandem's own (internal/places, which owns the list, so the
+// permission engine protects each one): project first (.claude, .agents, .tandem under
 // the working folder), then the user's (~/.claude, ~/.agents, tandem's
 // configuration folder).
 func DefaultPlaces(cwd, home, configDir string) Places {
@@ -58,21 +60,20 @@ func DefaultPlaces(cwd, home, configDir string) Places {
 			*list = append(*list, pl)
 		}
 	}
-	if cwd != "" {
-		add(&p.Skills, filepath.Join(cwd, ".claude", "skills"), ScopeProject)
-		add(&p.Skills, filepath.Join(cwd, ".agents", "skills"), ScopeProject)
-		add(&p.Skills, filepath.Join(cwd, ".tandem", "skills"), ScopeProject)
-		add(&p.Commands, filepath.Join(cwd, ".claude", "commands"), ScopeProject)
-		add(&p.Commands, filepath.Join(cwd, ".tandem", "commands"), ScopeProject)
-	}
-	if home != "" {
-		add(&p.Skills, filepath.Join(home, ".claude", "skills"), ScopeUser)
-		add(&p.Skills, filepath.Join(home, ".agents", "skills"), ScopeUser)
-		add(&p.Commands, filepath.Join(home, ".claude", "commands"), ScopeUser)
-	}
-	if configDir != "" {
-		add(&p.Skills, filepath.Join(configDir, "skills"), ScopeConfig)
-		add(&p.Commands, filepath.Join(configDir, "commands"), ScopeConfig)
+	for _, root := range []struct {
+		dir   string
+		list  []places.Place
+		scope Scope
+	}{{cwd, places.Project(), ScopeProject}, {home, places.Home(), ScopeUser}, {configDir, places.InConfigDir(), ScopeConfig}} {
+		if root.dir == "" {
+			continue
+		}
+		for _, d := range places.Paths(root.dir, root.list, places.Skills) {
+			add(&p.Skills, d, root.scope)
+		}
+		for _, d := range places.Paths(root.dir, root.list, places.Commands) {
+			add(&p.Commands, d, root.scope)
+		}
 	}
 	return p
 }

@@ -57,6 +57,9 @@ func (t redacting) clobbersSecret(call tool.Call) string {
 		"; this content would replace it with the placeholder. Change the other lines with Edit instead."
 }
 
+// Unwrap is the wrapped tool, whose declarations (tool.AccessorOf) hold.
+func (t redacting) Unwrap() tool.Tool { return t.Tool }
+
 // ReadOnly keeps the wrapped tool's declaration.
 func (t redacting) ReadOnly() bool {
 	ro, ok := t.Tool.(tool.ReadOnly)

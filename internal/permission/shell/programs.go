@@ -85,6 +85,8 @@ var programChecks = map[string]func(c *Command, args []string){
 	"hostname": func(c *Command, args []string) { maxOperands(c, "hostname", args, 0) },
 	"base64":   checkBase64,
 	"env":      checkEnv,
+	"ps":       checkPs,
+	"pgrep":    checkPgrep,
 	// Transparent wrappers: the command they run is judged on its own.
 	"command": func(*Command, []string) {},
 	"builtin": func(*Command, []string) {},

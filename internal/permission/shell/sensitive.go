@@ -14,6 +14,11 @@ var sensitiveDirs = setOf(".ssh", ".aws", ".gnupg", ".kube", ".azure", ".gcloud"
 var sensitiveNames = setOf(".netrc", ".pgpass", ".npmrc", ".pypirc", ".git-credentials",
 	".docker/config.json", "shadow", "gshadow", ".htpasswd", ".my.cnf", ".boto", ".s3cfg")
 
+// procSecret are the files under /proc that show a process's environment
+// (where API keys live), its command line (where tokens are passed) or its
+// memory (both).
+var procSecret = setOf("environ", "cmdline", "mem", "auxv")
+
 // benignEnvSuffixes are example files that sit next to .env and hold no
 // secrets.
 var benignEnvSuffixes = setOf(".example", ".sample", ".template", ".dist", ".defaults")
@@ -21,7 +26,8 @@ var benignEnvSuffixes = setOf(".example", ".sample", ".template", ".dist", ".def
 // IsSensitivePath reports whether p names a credential-like file: anything
 // under ~/.ssh, ~/.aws, ~/.gnupg, ~/.kube; .env files (not .env.example);
 // *credentials*; id_rsa*, id_ed25519*...; .netrc, .pgpass, .npmrc;
-// ~/.config/gh; /proc/*/environ; *.pem and *.key files. home expands a
+// ~/.config/gh; a process's environment, command line or memory under
+// /proc (environ, cmdline, mem, auxv, at any depth: task/TID too); *.pem and *.key files. home expands a
 // leading "~"; relative paths are judged by their components.
 func IsSensitivePath(p, home string) bool {
 	if p == "" {
@@ -42,8 +48,8 @@ func IsSensitivePath(p, home string) bool {
 		if part == ".docker" && i+1 < len(parts) && parts[i+1] == "config.json" {
 			return true
 		}
-		if part == "proc" && i+2 < len(parts) && parts[i+2] == "environ" {
-			return true
+		if part == "proc" && i <= 1 && i+1 < len(parts) && procSecret[parts[len(parts)-1]] {
+			return true // /proc/PID/environ, /proc/self/task/TID/cmdline, ...
 		}
 	}
 	return sensitiveBase(path.Base(p))
@@ -89,6 +95,8 @@ func sensitiveBase(base string) bool {
 	switch {
 	case sensitiveNames[lower]:
 		return true
+	case lower == "environ" || lower == "cmdline":
+		return true // a process's environment or command line, reached from /proc/PID by `cd`
 	case lower == ".env" || lower == ".envrc":
 		return true
 	case strings.HasPrefix(lower, ".env."):
@@ -111,7 +119,7 @@ func sensitiveBase(base string) bool {
 
 // sensitiveSamples are names a glob is tried against: `cat .e*` may read
 // .env even though no argument names it.
-var sensitiveSamples = []string{".env", ".env.local", "id_rsa", "id_ed25519", "credentials",
+var sensitiveSamples = []string{"environ", "cmdline", ".env", ".env.local", "id_rsa", "id_ed25519", "credentials",
 	"credentials.json", ".netrc", ".pgpass", ".npmrc", "secrets.yaml", ".ssh", ".aws", "server.key", "cert.pem"}
 
 // globMayMatchSensitive reports whether a glob's last component could
