@@ -110,8 +110,17 @@ func readLine(br *bufio.Reader, keep int) (line []byte, size int, err error) {
 type envelope struct {
 	ID     *json.RawMessage `json:"id"`
 	Method string           `json:"method"`
-	Result json.RawMessage  `json:"result"`
-	Error  json.RawMessage  `json:"error"`
+}
+
+// isResponse says a message without id and method is a response (to
+// nothing: id null); decoded only for such messages, since a result may
+// be megabytes.
+func isResponse(b []byte) bool {
+	var r struct {
+		Result json.RawMessage `json:"result"`
+		Error  json.RawMessage `json:"error"`
+	}
+	return json.Unmarshal(b, &r) == nil && (r.Result != nil || r.Error != nil)
 }
 
 func (f *frameFilter) line(line []byte, size int) error {
@@ -130,7 +139,7 @@ func (f *frameFilter) line(line []byte, size int) error {
 	}
 	var env envelope
 	bad := trimmed[0] != '{' || json.Unmarshal(trimmed, &env) != nil
-	if !bad && env.ID == nil && env.Method == "" && (env.Result != nil || env.Error != nil) {
+	if !bad && env.ID == nil && env.Method == "" && isResponse(trimmed) {
 		// A response to nothing (id null): answering it could start a loop.
 		fmt.Fprintf(f.log, "tandem acp: dropped a response without an id: %.200s\n", trimmed)
 		return nil

@@ -13,7 +13,8 @@ import (
 // unparseable line (-32700, id null), a batch and a non-request (-32600,
 // id null), a request over the SDK's 10 MiB (-32600 with its id), and
 // turns an answer over the limit into an error for the request it
-// answers; everything else reaches the SDK unchanged.
+// answers; a response with id null is dropped (answering could loop);
+// everything else reaches the SDK unchanged.
 func TestFrameFilter(t *testing.T) {
 	big := strings.Repeat("a", 11<<20)
 	in := strings.Join([]string{
@@ -21,6 +22,7 @@ func TestFrameFilter(t *testing.T) {
 		`[{"jsonrpc":"2.0","id":1,"method":"initialize"}]`,
 		`42`,
 		`{"jsonrpc":"2.0"}`,
+		`{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"a response to nothing is not answered"}}`,
 		`{"jsonrpc":"2.0","id":7,"method":"session/prompt","params":{"text":"` + big + `"}}`,
 		`{"jsonrpc":"2.0","id":"r1","result":{"content":"` + big + `"}}`,
 		`{"jsonrpc":"2.0","method":"session/cancel","params":{"text":"` + big + `"}}`,
