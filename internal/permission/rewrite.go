@@ -17,15 +17,12 @@ import (
 // that raises a new question asks it once more).
 const maxRewrites = 2
 
-// rejudge judges req with its input replaced by updated.
+// rejudge judges req with its input replaced by updated. (Explore mode
+// never gets to ask, so its turning an ask into a denial stays with Check.)
 func (e *Engine) rejudge(mode Mode, req Request, updated json.RawMessage) (Request, verdict) {
 	again := req
 	again.Input = updated
-	v := e.judge(mode, again)
-	if mode == Explore && v.action == ActionAsk {
-		v = verdict{action: ActionDeny, rule: "mode:explore", reason: "explore mode is read-only and never asks: " + v.reason}
-	}
-	return again, v
+	return again, e.judge(mode, again)
 }
 
 // rewritten reports whether updated differs from the input it replaces
