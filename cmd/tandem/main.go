@@ -26,6 +26,10 @@ func main() {
 func run() int {
 	defer startProfile()()
 	root := newRootCmd()
+	if err := unknownSubcommand(root, os.Args[1:]); err != nil {
+		fmt.Fprintln(termsafe.Writer(os.Stderr), "tandem:", err)
+		return 1
+	}
 	if args := os.Args[1:]; isClaudeInvocation(root, args) && !opensUI(args) {
 		return runClaudeProtocol(args)
 	}

@@ -60,7 +60,9 @@ func Serve(ctx context.Context, opts Options, in io.Reader, out io.Writer) error
 	}
 	defer a.Close()
 	ag.app = a
-	ag.conn = acpsdk.NewAgentSideConnection(ag, out, in)
+	// The SDK and the frame filter answer on one stream, a message at a time.
+	w := &lockedWriter{w: out}
+	ag.conn = acpsdk.NewAgentSideConnection(ag, w, filterFrames(in, w, opts.Log))
 	defer ag.closeAll()
 	select {
 	case <-ag.conn.Done():

@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"syscall"
 	"time"
@@ -37,8 +38,13 @@ type clientFiles struct {
 	read, write bool
 }
 
+// clientReadLimit is the largest file on disk read through the client:
+// its answer, the text JSON-escaped, has to fit the SDK's 10 MiB message
+// (an answer over it fails this read, not the connection; see frame.go).
+const clientReadLimit = 8 << 20
+
 func (c clientFiles) ReadFile(ctx context.Context, path string) ([]byte, error) {
-	if !c.read {
+	if !c.read || overClientLimit(path) {
 		return tool.LocalFiles{}.ReadFile(ctx, path)
 	}
 	resp, err := c.conn.ReadTextFile(ctx, acpsdk.ReadTextFileRequest{SessionId: c.session, Path: path})
@@ -46,6 +52,12 @@ func (c clientFiles) ReadFile(ctx context.Context, path string) ([]byte, error) 
 		return nil, fmt.Errorf("the client could not read %s: %w", path, err)
 	}
 	return []byte(resp.Content), nil
+}
+
+// overClientLimit says a file on disk is too large to ask the client for.
+func overClientLimit(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular() && fi.Size() > clientReadLimit
 }
 
 func (c clientFiles) WriteFile(ctx context.Context, path string, data []byte) error {

@@ -25,6 +25,11 @@ func (d *driver) serveStream(ctx context.Context) int {
 	go func() {
 		code := 0
 		for in := range queue {
+			if in.failed != nil {
+				// Where the input failed, in order with the turns before it.
+				code = d.fatal(in.failed)
+				continue
+			}
 			if c := d.runTurn(ctx, in); c != 0 {
 				code = c
 			}
@@ -36,6 +41,13 @@ func (d *driver) serveStream(ctx context.Context) int {
 		line, err := readLine(r)
 		if len(line) > 0 {
 			d.handleLine(ctx, line, queue)
+		}
+		var long *lineTooLongError
+		if errors.As(err, &long) {
+			// The line is dropped; the host gets an error result for it
+			// and the exit code says a message was lost.
+			queue <- userInput{failed: long}
+			err = long.next
 		}
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
@@ -60,12 +72,20 @@ func readLine(r *bufio.Reader) ([]byte, error) {
 			for errors.Is(err, bufio.ErrBufferFull) {
 				_, err = r.ReadSlice('\n')
 			}
-			return nil, fmt.Errorf("a stdin line is longer than %d MiB", maxLine>>20)
+			return nil, &lineTooLongError{next: err}
 		}
 		if !errors.Is(err, bufio.ErrBufferFull) {
 			return []byte(strings.TrimSpace(string(buf))), err
 		}
 	}
+}
+
+// lineTooLongError is a stdin line over maxLine, dropped; next is the
+// read's own outcome after it (nil: more lines may follow).
+type lineTooLongError struct{ next error }
+
+func (e *lineTooLongError) Error() string {
+	return fmt.Sprintf("a stdin line is longer than %d MiB and was dropped: send large content (images, files) in smaller messages or as file paths", maxLine>>20)
 }
 
 func (d *driver) handleLine(ctx context.Context, line []byte, queue chan<- userInput) {

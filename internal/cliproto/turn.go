@@ -19,6 +19,7 @@ type userInput struct {
 	text   string
 	images []message.Block
 	uuid   string // the host's id for the message (rewind_files names it)
+	failed error  // the input could not be read: an error result, no turn
 }
 
 // turnStats are the figures a result reports beyond tandem's own.

@@ -207,8 +207,10 @@ func (e *Engine) check(ctx context.Context, mode Mode, req Request) (Decision, e
 		}
 	}
 	original := req.Input
-	req.Input = input
-	v := e.judge(mode, req)
+	req, v := e.rejudge(mode, req, input)
+	if v.action == ActionDeny && rewritten(original, input) {
+		return rewriteDenied(v), nil
+	}
 	switch {
 	case hookDecision == hooks.DecisionAllow && v.action == ActionAsk:
 		v = verdict{action: ActionAllow, rule: "hook"}
@@ -219,7 +221,7 @@ func (e *Engine) check(ctx context.Context, mode Mode, req Request) (Decision, e
 		v = verdict{action: ActionDeny, rule: "mode:explore", reason: "explore mode is read-only and never asks: " + v.reason}
 	}
 	var updated json.RawMessage
-	if string(input) != string(original) {
+	if rewritten(original, input) {
 		updated = input
 	}
 	switch v.action {
@@ -227,7 +229,7 @@ func (e *Engine) check(ctx context.Context, mode Mode, req Request) (Decision, e
 		return Decision{Behavior: Deny, Message: v.reason, Rule: v.rule}, nil
 	case ActionAsk:
 		d, err := e.ask(ctx, mode, req, v)
-		if d.Behavior == Allow && len(updated) > 0 {
+		if d.Behavior == Allow && len(updated) > 0 && len(d.UpdatedInput) == 0 {
 			d.UpdatedInput = updated
 		}
 		return d, err

@@ -14,6 +14,11 @@ import (
 // ask turns an ask verdict into a decision: dontAsk and a missing asker
 // deny; otherwise the asker answers and "allow always" saves its rules.
 func (e *Engine) ask(ctx context.Context, mode Mode, req Request, v verdict) (Decision, error) {
+	return e.askAt(ctx, mode, req, v, 0)
+}
+
+// askAt asks about req; depth counts the rewrites that led to this question.
+func (e *Engine) askAt(ctx context.Context, mode Mode, req Request, v verdict, depth int) (Decision, error) {
 	in := decodeInput(req.Input)
 	q := Question{SessionID: req.SessionID, ToolName: req.Tool, ToolUseID: req.ToolUseID, Input: req.Input,
 		Summary: summarize(req.Tool, in, e.opts.WorkDir), Reason: v.reason}
@@ -48,10 +53,10 @@ func (e *Engine) ask(ctx context.Context, mode Mode, req Request, v verdict) (De
 	}
 	switch ans.Decision {
 	case AllowOnce:
-		return Decision{Behavior: Allow, Rule: "user:allow_once", UpdatedInput: ans.UpdatedInput}, nil
+		return e.answeredRewrite(ctx, mode, req, v, Decision{Behavior: Allow, Rule: "user:allow_once", UpdatedInput: ans.UpdatedInput}, depth)
 	case AllowAlways:
 		e.saveGrants(ctx, ans.Scope, q.Rules)
-		return Decision{Behavior: Allow, Rule: "user:allow_always " + q.Suggestion, UpdatedInput: ans.UpdatedInput}, nil
+		return e.answeredRewrite(ctx, mode, req, v, Decision{Behavior: Allow, Rule: "user:allow_always " + q.Suggestion, UpdatedInput: ans.UpdatedInput}, depth)
 	}
 	msg := "The user denied this call."
 	if ans.Message != "" {
@@ -133,11 +138,10 @@ func (e *Engine) permissionRequestHook(ctx context.Context, mode Mode, req Reque
 		return Decision{Behavior: Deny, Rule: "hook:PermissionRequest", Message: msg, Interrupt: out.Interrupt || out.Stop}, true
 	case hooks.DecisionAllow:
 		d := Decision{Behavior: Allow, Rule: "hook:PermissionRequest"}
-		if len(out.UpdatedInput) > 0 {
-			again := req
-			again.Input = out.UpdatedInput
-			if v := e.judge(mode, again); v.action == ActionDeny {
-				return Decision{Behavior: Deny, Message: v.reason, Rule: v.rule}, true
+		if rewritten(req.Input, out.UpdatedInput) {
+			// The hook approves what it asks to run, unless that is denied.
+			if _, v := e.rejudge(mode, req, out.UpdatedInput); v.action == ActionDeny {
+				return rewriteDenied(v), true
 			}
 			d.UpdatedInput = out.UpdatedInput
 		}

@@ -108,6 +108,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	if !drain() {
 		return
 	}
+	stall := newStallWatch(r.Context())
 	tick := time.NewTicker(s.opts.KeepAlive)
 	defer tick.Stop()
 	for {
@@ -119,6 +120,9 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		case <-tick.C:
+			if stall.stalled() {
+				return // it reads nothing: dropped, it resumes with Last-Event-ID
+			}
 			if !c.claim() { // an event is being written: no keep-alive needed
 				continue
 			}

@@ -78,6 +78,7 @@ func (e *env) start(ln net.Listener) {
 		e.t.Fatal(err)
 	}
 	ts := httptest.NewUnstartedServer(srv.Handler())
+	ts.Config.ConnContext = server.ConnContext // as Serve sets it
 	if ln != nil {
 		ts.Listener.Close()
 		ts.Listener = ln

@@ -218,7 +218,7 @@ func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
 // Serve is ListenAndServe on an open listener.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	s.allowListenHost(ln.Addr().String())
-	hs := &http.Server{Handler: s.handler, ReadHeaderTimeout: 10 * time.Second,
+	hs := &http.Server{Handler: s.handler, ReadHeaderTimeout: 10 * time.Second, ConnContext: ConnContext,
 		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()

@@ -3,10 +3,12 @@
 // it saw (updates, permission questions, responses, errors).
 //
 // env: ACP_SDK (path of the library's entry module), TANDEM_BIN, WORK,
-// SCENARIO ("edit-deny-cancel", "load" or "client-fs-terminal"), SESSION_ID
+// SCENARIO ("edit-deny-cancel", "load", "client-fs-terminal" or
+// "client-big-read": one prompt with the client's files), SESSION_ID
 // (for "load"), MCP_BIN (a stdio MCP server the client brings to
 // session/new), BUFFER_PATH and BUFFER_TEXT (for "client-fs-terminal": an
-// unsaved editor buffer that differs from the file on disk).
+// unsaved editor buffer that differs from the file on disk; BUFFER_LINES
+// makes it that many copies of BUFFER_TEXT).
 import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { Readable, Writable } from "node:stream";
@@ -16,10 +18,10 @@ const acp = await import(pathToFileURL(process.env.ACP_SDK).href);
 const { client, methods, ndJsonStream } = acp;
 
 const log = { updates: [], asks: [], responses: {}, errors: [], reads: [], writes: [], terminal: [] };
-const clientSide = process.env.SCENARIO === "client-fs-terminal";
+const clientSide = process.env.SCENARIO?.startsWith("client-");
 // The editor's buffers: what it shows, saved or not.
 const buffers = new Map();
-if (process.env.BUFFER_PATH) buffers.set(process.env.BUFFER_PATH, process.env.BUFFER_TEXT);
+if (process.env.BUFFER_PATH) buffers.set(process.env.BUFFER_PATH, process.env.BUFFER_TEXT.repeat(Number(process.env.BUFFER_LINES ?? 1)));
 // The editor's terminals, each a real process group.
 const terminals = new Map();
 const child = spawn(process.env.TANDEM_BIN, ["acp"], { cwd: process.env.WORK, env: process.env, stdio: ["pipe", "pipe", "inherit"] });
@@ -120,6 +122,10 @@ try {
     const s = await ctx.request(methods.agent.session.new, { cwd, mcpServers });
     log.responses.new = s;
     const sessionId = s.sessionId;
+    if (process.env.SCENARIO === "client-big-read") {
+      log.responses.read = await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "read the big files" }] });
+      return;
+    }
     if (clientSide) {
       log.responses.edit = await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "use the editor" }] });
       const running = new Promise((resolve) => { onToolRunning = resolve; });
