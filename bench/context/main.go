@@ -118,9 +118,6 @@ func run(steps int, window int64, p policy) (result, error) {
 		Models: agent.ResolverFunc(func(string) (agent.Model, error) {
 			return agent.Model{Provider: prov, ID: "claude-sonnet-4-5", MaxOutput: 8192, ContextWindow: window}, nil
 		}),
-		System: func(string, string) []string {
-			return []string{strings.Repeat("You are a coding agent. Follow the instructions.\n", 200)}
-		},
 		Sleep:      func(ctx context.Context, d time.Duration) error { return ctx.Err() },
 		Compaction: p.cfg,
 	})
@@ -142,7 +139,9 @@ func run(steps int, window int64, p policy) (result, error) {
 	deps := turn.Deps{Events: em, Recorder: rec, Checker: permission.AllowAll{},
 		Tools: tool.NewRegistry(fakeTool{"Read", 24 << 10}, fakeTool{"Grep", 6 << 10}, fakeTool{"Bash", 3 << 10}, fakeTool{"Glob", 1536}),
 		Env:   tool.NewEnv("bench", dir, nil, "")}
-	res, err := rt.RunTurn(context.Background(), turn.Input{SessionID: "bench", Prompt: "Work through the repository.", Model: "anthropic/claude-sonnet-4-5", Cwd: dir}, deps)
+	res, err := rt.RunTurn(context.Background(), turn.Input{SessionID: "bench", Prompt: "Work through the repository.", Model: "anthropic/claude-sonnet-4-5", Cwd: dir,
+		// A fixed system prompt of about tandem's size, as the only system block.
+		AppendSystemPrompt: strings.Repeat("You are a coding agent. Follow the instructions.\n", 200)}, deps)
 	if err != nil {
 		return result{}, err
 	}

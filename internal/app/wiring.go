@@ -194,7 +194,7 @@ func (w *wiring) nativeOptions(eq *Equipment) (agent.Options, error) {
 	}
 	opts := agent.Options{
 		Models:     w.app.models.resolver(eq.cfg),
-		System:     pb.Build,
+		Prompt:     pb,
 		ShellCwd:   shellCwd,
 		Compaction: cc,
 	}
