@@ -27,6 +27,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/tandem-agent/tandem/bench/cachecost"
 	"github.com/tandem-agent/tandem/internal/agent"
 	"github.com/tandem-agent/tandem/internal/compact"
 	"github.com/tandem-agent/tandem/internal/event"
@@ -165,15 +166,8 @@ func run(steps int, window int64, p policy) (result, error) {
 			out.cost += float64(n) * priceIn / 1e6
 			continue
 		}
-		parts := prefixParts(r.Body)
-		shared := 0
-		for shared < len(parts) && shared < len(prev) && parts[shared] == prev[shared] {
-			shared++
-		}
-		var read int64
-		for _, s := range parts[:shared] {
-			read += int64(len(s) / 4)
-		}
+		parts := cachecost.Parts(r.Body)
+		read := cachecost.SharedTokens(prev, parts)
 		out.cost += float64(read)*priceCacheRead/1e6 + float64(max(n-read, 0))*priceCacheWrite/1e6
 		prev = parts
 	}
@@ -184,38 +178,6 @@ func run(steps int, window int64, p policy) (result, error) {
 		}
 	}
 	return out, nil
-}
-
-// prefixParts splits a request into the units a prompt cache matches on:
-// system, tools, then each message, without cache_control markers.
-func prefixParts(body map[string]any) []string {
-	enc := func(v any) string { b, _ := json.Marshal(strip(v)); return string(b) }
-	parts := []string{enc(body["system"]), enc(body["tools"])}
-	msgs, _ := body["messages"].([]any)
-	for _, m := range msgs {
-		parts = append(parts, enc(m))
-	}
-	return parts
-}
-
-func strip(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			if k != "cache_control" {
-				out[k] = strip(e)
-			}
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = strip(e)
-		}
-		return out
-	}
-	return v
 }
 
 // mixedScript cycles Read, Read, Grep, Bash, Glob for steps steps.
