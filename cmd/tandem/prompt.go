@@ -11,6 +11,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/app"
 	tokens "github.com/tandem-agent/tandem/internal/compact"
 	"github.com/tandem-agent/tandem/internal/permission"
+	"github.com/tandem-agent/tandem/internal/provider"
 	"github.com/tandem-agent/tandem/internal/termsafe"
 )
 
@@ -73,7 +74,7 @@ func promptTotals(v *app.PromptView) (system, tool int64) {
 		system += tokens.Tokens(s)
 	}
 	for _, t := range v.Request.Tools {
-		tool += tokens.ToolTokens(t.Name, t.Description, string(t.InputSchema))
+		tool += toolTokens(t)
 	}
 	return system, tool
 }
@@ -95,7 +96,7 @@ func writePromptText(w io.Writer, v *app.PromptView) error {
 	fmt.Fprintf(&b, "\n======== tools (%d tokens) ========\n", tools)
 	for _, t := range v.Request.Tools {
 		fmt.Fprintf(&b, "\n---- %s (%d tokens) ----\n%s\ninput schema: %s\n", t.Name,
-			tokens.ToolTokens(t.Name, t.Description, string(t.InputSchema)), t.Description, compactJSON(t.InputSchema))
+			toolTokens(t), t.Description, compactJSON(t.InputSchema))
 	}
 	if len(v.Left) > 0 {
 		b.WriteString("\n======== not offered ========\n")
@@ -105,6 +106,12 @@ func writePromptText(w io.Writer, v *app.PromptView) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// toolTokens estimates a tool definition as sent: providers get the schema
+// as compact JSON, whatever whitespace its source has.
+func toolTokens(t provider.ToolSpec) int64 {
+	return tokens.ToolTokens(t.Name, t.Description, compactJSON(t.InputSchema))
 }
 
 func compactJSON(raw json.RawMessage) string {
@@ -148,7 +155,7 @@ func writePromptJSON(w io.Writer, v *app.PromptView) error {
 		out.Sections = append(out.Sections, section{s.Name, s.Block + 1, tokens.Tokens(s.Text), s.Text})
 	}
 	for _, t := range v.Request.Tools {
-		out.Tools = append(out.Tools, toolOut{t.Name, tokens.ToolTokens(t.Name, t.Description, string(t.InputSchema)), t.Description, t.InputSchema})
+		out.Tools = append(out.Tools, toolOut{t.Name, toolTokens(t), t.Description, t.InputSchema})
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
