@@ -27,6 +27,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/tandem-agent/tandem/bench/cachecost"
 	"github.com/tandem-agent/tandem/internal/agent"
 	"github.com/tandem-agent/tandem/internal/compact"
 	"github.com/tandem-agent/tandem/internal/event"
@@ -118,9 +119,6 @@ func run(steps int, window int64, p policy) (result, error) {
 		Models: agent.ResolverFunc(func(string) (agent.Model, error) {
 			return agent.Model{Provider: prov, ID: "claude-sonnet-4-5", MaxOutput: 8192, ContextWindow: window}, nil
 		}),
-		System: func(string, string) []string {
-			return []string{strings.Repeat("You are a coding agent. Follow the instructions.\n", 200)}
-		},
 		Sleep:      func(ctx context.Context, d time.Duration) error { return ctx.Err() },
 		Compaction: p.cfg,
 	})
@@ -142,7 +140,9 @@ func run(steps int, window int64, p policy) (result, error) {
 	deps := turn.Deps{Events: em, Recorder: rec, Checker: permission.AllowAll{},
 		Tools: tool.NewRegistry(fakeTool{"Read", 24 << 10}, fakeTool{"Grep", 6 << 10}, fakeTool{"Bash", 3 << 10}, fakeTool{"Glob", 1536}),
 		Env:   tool.NewEnv("bench", dir, nil, "")}
-	res, err := rt.RunTurn(context.Background(), turn.Input{SessionID: "bench", Prompt: "Work through the repository.", Model: "anthropic/claude-sonnet-4-5", Cwd: dir}, deps)
+	res, err := rt.RunTurn(context.Background(), turn.Input{SessionID: "bench", Prompt: "Work through the repository.", Model: "anthropic/claude-sonnet-4-5", Cwd: dir,
+		// A fixed system prompt of about tandem's size, as the only system block.
+		AppendSystemPrompt: strings.Repeat("You are a coding agent. Follow the instructions.\n", 200)}, deps)
 	if err != nil {
 		return result{}, err
 	}
@@ -166,15 +166,8 @@ func run(steps int, window int64, p policy) (result, error) {
 			out.cost += float64(n) * priceIn / 1e6
 			continue
 		}
-		parts := prefixParts(r.Body)
-		shared := 0
-		for shared < len(parts) && shared < len(prev) && parts[shared] == prev[shared] {
-			shared++
-		}
-		var read int64
-		for _, s := range parts[:shared] {
-			read += int64(len(s) / 4)
-		}
+		parts := cachecost.Parts(r.Body)
+		read := cachecost.SharedTokens(prev, parts)
 		out.cost += float64(read)*priceCacheRead/1e6 + float64(max(n-read, 0))*priceCacheWrite/1e6
 		prev = parts
 	}
@@ -185,38 +178,6 @@ func run(steps int, window int64, p policy) (result, error) {
 		}
 	}
 	return out, nil
-}
-
-// prefixParts splits a request into the units a prompt cache matches on:
-// system, tools, then each message, without cache_control markers.
-func prefixParts(body map[string]any) []string {
-	enc := func(v any) string { b, _ := json.Marshal(strip(v)); return string(b) }
-	parts := []string{enc(body["system"]), enc(body["tools"])}
-	msgs, _ := body["messages"].([]any)
-	for _, m := range msgs {
-		parts = append(parts, enc(m))
-	}
-	return parts
-}
-
-func strip(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			if k != "cache_control" {
-				out[k] = strip(e)
-			}
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = strip(e)
-		}
-		return out
-	}
-	return v
 }
 
 // mixedScript cycles Read, Read, Grep, Bash, Glob for steps steps.

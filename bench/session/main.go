@@ -147,7 +147,7 @@ func measureAll(ctx context.Context, c config, tmp, work, home string) (*results
 	if _, err := runSession(ctx, c.tandem, work, home, sessSrv.url, c.steps+1); err != nil {
 		return nil, err
 	}
-	if r.prompt, err = measurePrompt(ctx, c.tandem, work, home); err != nil {
+	if r.prompt, err = measurePrompt(ctx, c.tandem, work, home, calls); err != nil {
 		return nil, fmt.Errorf("prompt size: %w", err)
 	}
 	b := bins{tandem: c.tandem, installed: installed, rg: rg, bash: bash, work: work, home: home, sessionURL: sessSrv.url, startupURL: startSrv.url}

@@ -5,22 +5,39 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os/exec"
 	"sort"
 
+	"github.com/tandem-agent/tandem/bench/cachecost"
 	"github.com/tandem-agent/tandem/internal/compact"
 	"github.com/tandem-agent/tandem/internal/scripted"
 )
 
 // promptSize is what tandem sends before any conversation: the system
-// prompt and each tool definition, in estimated tokens.
+// prompt and each tool definition, in estimated tokens; and what the whole
+// session's input costs with the prompt cache.
 type promptSize struct {
 	system int64
 	tools  []toolSize
+	// requests is how many model requests the session made; cacheUnits
+	// their cache-weighted input (bench/cachecost), in token units.
+	requests   int
+	cacheUnits float64
+	// families is the first request's size per prompt family, from
+	// `tandem prompt show`.
+	families  []familySize
+	familyErr error
 }
 
 type toolSize struct {
 	name   string
 	tokens int64
+}
+
+type familySize struct {
+	family, model  string
+	system, tools  int64
+	offered, total int
 }
 
 func (p promptSize) total() int64 {
@@ -31,24 +48,72 @@ func (p promptSize) total() int64 {
 	return n
 }
 
-// measurePrompt runs one text-only session against an in-process scripted
-// server that records requests, and sizes the first request's system
-// prompt and tools as sent on the wire.
-func measurePrompt(ctx context.Context, bin, work, home string) (promptSize, error) {
-	srv := scripted.New(sessionScript(nil))
+// measurePrompt runs the whole session against an in-process scripted
+// server that records requests, sizes the first request's system prompt
+// and tools as sent on the wire, and weighs every request's input with
+// the prompt cache modelled (bench/cachecost).
+func measurePrompt(ctx context.Context, bin, work, home string, calls []stepCalls) (promptSize, error) {
+	srv := scripted.New(sessionScript(calls))
 	url, err := srv.Start()
 	if err != nil {
 		return promptSize{}, fmt.Errorf("start scripted server: %w", err)
 	}
 	defer srv.Close()
-	if _, err := runSession(ctx, bin, work, home, url, 1); err != nil {
+	if _, err := runSession(ctx, bin, work, home, url, len(calls)+1); err != nil {
 		return promptSize{}, err
 	}
 	reqs := srv.MainRequests()
 	if len(reqs) == 0 {
 		return promptSize{}, fmt.Errorf("the scripted server saw no model request")
 	}
-	return sizePrompt(reqs[0].RawBody)
+	p, err := sizePrompt(reqs[0].RawBody)
+	if err != nil {
+		return p, err
+	}
+	var bodies []map[string]any
+	var sizes []int64
+	for _, r := range reqs {
+		bodies = append(bodies, r.Body)
+		sizes = append(sizes, int64(len(r.RawBody)/4))
+	}
+	p.requests, p.cacheUnits = len(reqs), cachecost.Session(bodies, sizes)
+	if p.families, err = familySizes(ctx, bin, work, home); err != nil {
+		// A binary from before `tandem prompt show` still gets its session
+		// measured (-tandem, to compare with an older build).
+		p.familyErr = err
+	}
+	return p, nil
+}
+
+// familyModels is one model per prompt family (internal/prompt.Families).
+var familyModels = [][2]string{{"claude", "anthropic/claude-sonnet-4-5"}, {"gpt", "openai/gpt-5"},
+	{"gemini", "google/gemini-2.5-pro"}, {"open", "ollama/qwen3-coder:30b"}}
+
+// familySizes asks `tandem prompt show` for the first request of the
+// bench's session (trust mode, nobody to ask) with each family's model.
+func familySizes(ctx context.Context, bin, work, home string) ([]familySize, error) {
+	var out []familySize
+	for _, fm := range familyModels {
+		cmd := exec.CommandContext(ctx, bin, "prompt", "show", "--json", "--model", fm[1], "--mode", "trust", "--headless")
+		cmd.Dir = work
+		cmd.Env = tandemEnv(home, "http://127.0.0.1:1")
+		raw, err := cmd.Output()
+		if err != nil {
+			return nil, fmt.Errorf("tandem prompt show --model %s: %w", fm[1], err)
+		}
+		var v struct {
+			SystemTokens int64             `json:"system_tokens"`
+			ToolTokens   int64             `json:"tool_tokens"`
+			Tools        []json.RawMessage `json:"tools"`
+			NotOffered   []json.RawMessage `json:"not_offered"`
+		}
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return nil, fmt.Errorf("decode tandem prompt show --json: %w", err)
+		}
+		out = append(out, familySize{family: fm[0], model: fm[1], system: v.SystemTokens, tools: v.ToolTokens,
+			offered: len(v.Tools), total: len(v.Tools) + len(v.NotOffered)})
+	}
+	return out, nil
 }
 
 // sizePrompt reads an Anthropic Messages request body. Tokens are
@@ -105,5 +170,15 @@ func (p promptSize) print(w io.Writer) {
 	fmt.Fprintf(w, "  %-28s %6d\n", "system prompt", p.system)
 	for _, t := range p.tools {
 		fmt.Fprintf(w, "  %-28s %6d\n", "tool "+t.name, t.tokens)
+	}
+	fmt.Fprintf(w, "cache-weighted input of the session's %d requests (written x%.2f, read x%.1f): %.1fk token units\n",
+		p.requests, cachecost.WriteWeight, cachecost.ReadWeight, p.cacheUnits/1000)
+	if p.familyErr != nil {
+		fmt.Fprintf(w, "first request per prompt family: not measured (%v)\n", p.familyErr)
+		return
+	}
+	fmt.Fprintln(w, "first request per prompt family (tandem prompt show, trust mode, nobody to ask):")
+	for _, f := range p.families {
+		fmt.Fprintf(w, "  %-7s %-30s system %5d + %2d of %2d tools %5d = %5d\n", f.family, f.model, f.system, f.offered, f.total, f.tools, f.system+f.tools)
 	}
 }

@@ -63,7 +63,7 @@ func TestE2ERunProjectInstructions(t *testing.T) {
 	x.WriteFile("AGENTS.md", "Workspace rule: marker-agents-work.")
 	mustSucceed(t, x.RunStream("hi", "--append-system-prompt", "marker-appended-text"))
 	sys := reqSystem(x.lastMain())
-	want := []string{"marker-claude-parent", "marker-agents-work", "marker-appended-text", "Is a git repository: true"}
+	want := []string{"marker-claude-parent", "marker-agents-work", "marker-appended-text", "Git: repository"}
 	for _, w := range want {
 		if !strings.Contains(sys, w) {
 			t.Errorf("system prompt lacks %q:\n%s", w, sys)

@@ -77,8 +77,9 @@ func (s *StopTurn) Error() string { return "a hook stopped the turn: " + s.Reaso
 // Options configure the native runtime.
 type Options struct {
 	Models Resolver
-	// System builds the system prompt for a turn (see internal/prompt).
-	System func(cwd string, appendText string) []string
+	// Prompt builds the system prompt (internal/prompt.Builder); nil: none
+	// but --system-prompt and --append-system-prompt.
+	Prompt Prompter
 	Retry  RetryPolicy
 	Hooks  HookRunner
 	// DoomLoopThreshold is how many identical consecutive tool calls are
@@ -127,9 +128,6 @@ func New(opts Options) (*Runtime, error) {
 	}
 	if opts.Sleep == nil {
 		opts.Sleep = sleepCtx
-	}
-	if opts.System == nil {
-		opts.System = func(string, string) []string { return nil }
 	}
 	return &Runtime{opts: opts}, nil
 }

@@ -367,7 +367,7 @@ var _ = errors.New
 
 func TestSystemPromptReplaceAndAppend(t *testing.T) {
 	h := newHarness(t, textStep("a"), textStep("b"))
-	h.rt.opts.System = func(cwd, app string) []string { return []string{"BASE", app} }
+	h.rt.opts.Prompt = &fakePrompter{base: "BASE"}
 	h.run(t, context.Background(), turn.Input{AppendSystemPrompt: "EXTRA"})
 	if got := strings.Join(h.prov.calls[0].System, "|"); got != "BASE|EXTRA" {
 		t.Errorf("default system: %q", got)

@@ -2,14 +2,12 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"math/rand/v2"
 	"strings"
 	"time"
 
 	"github.com/tandem-agent/tandem/internal/compact"
 	"github.com/tandem-agent/tandem/internal/event"
-	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/provider"
 )
 
@@ -73,45 +71,4 @@ func (r *Runtime) backoff(attempt int, retryAfter time.Duration) time.Duration {
 	}
 	jitter := time.Duration(rand.Int64N(int64(d)/4 + 1))
 	return d - d/8 + jitter
-}
-
-// buildRequest is the next request with msgs as its conversation.
-func (r *Runtime) buildRequest(st *turnState, msgs []message.Message) provider.Request {
-	specs := toolSpecs(st)
-	system := r.opts.System(st.in.Cwd, st.in.AppendSystemPrompt)
-	if st.in.SystemPrompt != "" {
-		// --system-prompt replaces tandem's prompt and project instructions,
-		// as Claude Code's flag does; --append-system-prompt still applies.
-		system = []string{st.in.SystemPrompt}
-		if st.in.AppendSystemPrompt != "" {
-			system = append(system, st.in.AppendSystemPrompt)
-		}
-	}
-	var outSchema json.RawMessage
-	if st.schema != nil {
-		system = append(system, st.schema.Instruction())
-		outSchema = st.schema.Raw()
-	}
-	return provider.Request{
-		OutputSchema:   outSchema,
-		NativeOutput:   outSchema != nil && st.model.NativeOutput,
-		Model:          st.model.ID,
-		System:         system,
-		Messages:       msgs,
-		Tools:          specs,
-		MaxTokens:      st.model.MaxOutput,
-		ThinkingBudget: st.model.ThinkingBudget,
-		Effort:         st.model.Effort,
-	}
-}
-
-func toolSpecs(st *turnState) []provider.ToolSpec {
-	var out []provider.ToolSpec
-	for _, t := range st.d.Tools.List() {
-		if !st.filter.Offered(t.Name()) {
-			continue
-		}
-		out = append(out, provider.ToolSpec{Name: t.Name(), Description: t.Description(), InputSchema: t.Schema()})
-	}
-	return out
 }

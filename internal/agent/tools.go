@@ -180,7 +180,13 @@ func (r *Runtime) postHook(ctx context.Context, st *turnState, use message.Block
 	}
 }
 
-func offeredNames(st *turnState) []string { return st.filter.Filter(st.d.Tools.Names()) }
+func offeredNames(st *turnState) []string {
+	var out []string
+	for _, t := range offeredTools(st) {
+		out = append(out, t.Name())
+	}
+	return out
+}
 
 // safeExecute runs a tool and turns a panic inside it (a bug in a tool or
 // an MCP adapter) into an error result, so one bad call cannot kill the

@@ -20,19 +20,21 @@ import (
 
 func shellCwd(env *tool.Env) string { return shell.CurrentDir(env) }
 
-func (w *wiring) toolOptions(cfg *config.Config, l *session.Live) tools.Options {
+// toolOptions configures the built-in tools; sessionModel is the session's
+// model (WebSearch through the provider's own search uses it).
+func (w *wiring) toolOptions(cfg *config.Config, sessionModel func() string) tools.Options {
 	fetch := web.FetchConfig{AllowPrivate: cfg.Tools.WebFetch.AllowPrivate}
 	if cfg.SmallModel != "" {
 		fetch.Summarizer = summarizer{models: w.app.models.resolver(cfg), spec: cfg.SmallModel}
 	}
-	return tools.Options{Fetch: fetch, Searcher: w.searcher(cfg, l), Secrets: w.secretPolicy(cfg)}
+	return tools.Options{Fetch: fetch, Searcher: w.searcher(cfg, sessionModel), Secrets: w.secretPolicy(cfg)}
 }
 
 // searcher picks WebSearch's backend: the configured one, else whichever
 // key is in the environment (BRAVE_API_KEY, TAVILY_API_KEY), else the
 // provider's own web search (Anthropic models) with the small model or the
 // session's model.
-func (w *wiring) searcher(cfg *config.Config, l *session.Live) web.Searcher {
+func (w *wiring) searcher(cfg *config.Config, sessionModel func() string) web.Searcher {
 	ws := cfg.Tools.WebSearch
 	key := ""
 	if ws.APIKeyEnv != "" {
@@ -48,7 +50,7 @@ func (w *wiring) searcher(cfg *config.Config, l *session.Live) web.Searcher {
 		return s
 	}
 	return nativeSearcher{app: w.app, cfg: cfg, spec: func() (string, error) {
-		if spec := firstNonEmpty(cfg.SmallModel, l.Snapshot().Model, w.app.DefaultModel(cfg)); spec != "" {
+		if spec := firstNonEmpty(cfg.SmallModel, sessionModel(), w.app.DefaultModel(cfg)); spec != "" {
 			return spec, nil
 		}
 		return "", fmt.Errorf("%s", web.NoBackendMessage)

@@ -24,6 +24,31 @@ type nativeSearcher struct {
 
 const nativeSearchPrompt = "Search the web to answer the user's query. Then reply with a short, factual summary of what the sources say, citing them."
 
+// Unavailable implements tool.Availability: the provider's own search
+// needs an Anthropic model, the small model when one is set, else the
+// turn's.
+func (n nativeSearcher) Unavailable(model string) string {
+	spec := firstNonEmpty(n.cfg.SmallModel, model)
+	if spec == "" {
+		var err error
+		if spec, err = n.spec(); err != nil {
+			return err.Error()
+		}
+	}
+	res, err := n.app.Catalog.Resolve(spec)
+	if err != nil {
+		return err.Error()
+	}
+	pc, err := n.app.models.providerConfig(res.Provider, n.cfg)
+	if err != nil {
+		return err.Error()
+	}
+	if pc.Kind != provider.KindAnthropic {
+		return fmt.Sprintf("%s (the model %s has no built-in web search)", web.NoBackendMessage, spec)
+	}
+	return ""
+}
+
 // Search implements web.Searcher.
 func (n nativeSearcher) Search(ctx context.Context, query string, opts web.SearchOptions) ([]web.SearchResult, error) {
 	spec, err := n.spec()

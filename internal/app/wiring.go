@@ -94,7 +94,7 @@ func (w *wiring) Equip(ctx context.Context, l *session.Live) (session.Equipment,
 	// Before the extensions: sub-agents' runtimes fire hooks through it.
 	eq.hookFire = newHookAdapter(eq.hooks, func() string { return string(eq.engine.Mode()) }, l.Events.Emit, w.app.opts.Getenv)
 	eq.checker = &skillChecker{Engine: eq.engine, catalog: sk, state: l.Env.State}
-	ts, err := w.equipCheckpoints(cfg, l, eq, tools.Default(w.toolOptions(cfg, l)))
+	ts, err := w.equipCheckpoints(cfg, l, eq, tools.Default(w.toolOptions(cfg, func() string { return l.Snapshot().Model })))
 	if err != nil {
 		return nil, err
 	}
@@ -195,7 +195,7 @@ func (w *wiring) nativeOptions(eq *Equipment) (agent.Options, error) {
 	}
 	opts := agent.Options{
 		Models:     w.app.models.resolver(eq.cfg),
-		System:     pb.Build,
+		Prompt:     pb,
 		ShellCwd:   shellCwd,
 		Compaction: cc,
 	}

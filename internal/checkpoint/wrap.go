@@ -162,3 +162,6 @@ func (r trackedRuntime) RunTurn(ctx context.Context, in turn.Input, d turn.Deps)
 func isTurnStatus(e event.Event) bool {
 	return e.Type == event.Status && e.Subtype == "" && e.Runtime != ""
 }
+
+// Unavailable forwards the wrapped tool's tool.Availability.
+func (w trackedTool) Unavailable(model string) string { return tool.UnavailableReason(w.Tool, model) }

@@ -4,22 +4,19 @@
 package prompt
 
 import (
-	_ "embed"
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 
+	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/places"
 	"github.com/tandem-agent/tandem/internal/projectfile"
 	"github.com/tandem-agent/tandem/internal/regular"
 )
-
-//go:embed system.md
-var base string
 
 // instructionNames are read in this order in each folder; both are read
 // when both exist, since projects that serve several agents keep both.
@@ -38,29 +35,94 @@ type Builder struct {
 	Warn io.Writer
 }
 
-// Build returns the system prompt blocks for a turn in cwd. The stable part
-// (base instructions and project files) comes first and the environment
-// last, so prompt caching can reuse the prefix.
-func (b Builder) Build(cwd, appendText string) []string {
-	blocks := []string{base}
-	if inst := b.Instructions(cwd); inst != "" {
-		blocks = append(blocks, inst)
-	}
-	blocks = append(blocks, b.environment(cwd))
-	if strings.TrimSpace(appendText) != "" {
-		blocks = append(blocks, appendText)
-	}
-	return blocks
+// Request is what the system prompt depends on: everything that may
+// differ between sessions, modes and models.
+type Request struct {
+	Cwd string
+	// Append is --append-system-prompt (or a sub-agent's instructions).
+	Append string
+	// Model is the model id as sent: the family comes from it, and the
+	// environment tells the model its own name.
+	Model string
+	Mode  permission.Mode
+	// NoAsker: nobody can answer a question or approve a call during the
+	// turn (`tandem run -p`).
+	NoAsker bool
+	// Tools are the names of the tools offered in the request; sections
+	// mention only those.
+	Tools []string
+	// Env is the session's environment, taken once (Builder.Environment);
+	// the zero value takes it now.
+	Env Environment
 }
 
-func (b Builder) environment(cwd string) string {
-	now := time.Now
-	if b.Now != nil {
-		now = b.Now
+// Section is one named part of the system prompt. Consecutive sections
+// with the same Block are sent as one system block.
+type Section struct {
+	Block int
+	Name  string
+	Text  string
+}
+
+// Blocks joins sections into the system blocks sent to the provider.
+func Blocks(secs []Section) []string {
+	var out []string
+	last := -1
+	for _, s := range secs {
+		if s.Block == last && len(out) > 0 {
+			out[len(out)-1] += "\n\n" + s.Text
+			continue
+		}
+		out = append(out, s.Text)
+		last = s.Block
 	}
-	_, gitErr := os.Stat(filepath.Join(projectfile.RepoRoot(cwd), ".git"))
-	return fmt.Sprintf("# Environment\nWorking directory: %s\nIs a git repository: %t\nPlatform: %s/%s\nToday's date: %s",
-		cwd, gitErr == nil, runtime.GOOS, runtime.GOARCH, now().Format("2006-01-02"))
+	return out
+}
+
+// System returns the system prompt blocks for req (see Sections).
+func (b Builder) System(req Request) []string { return Blocks(b.Sections(req)) }
+
+// Sections builds the system prompt. What changes least comes first so a
+// provider's prompt cache reuses the longest prefix: tandem's instructions
+// for the model's family (fixed per family and tool set), the project's
+// instructions (fixed per folder), the mode (may change between turns),
+// the environment (per session) and the appended text.
+func (b Builder) Sections(req Request) []Section {
+	fam := FamilyOf(req.Model)
+	var secs []Section
+	add := func(block int, name, file string) {
+		text, err := render(file, req.Tools)
+		if err != nil {
+			// The sections are embedded and parsed at start-up; a failing
+			// one is a bug the tests catch, never the user's doing.
+			b.warn(err.Error())
+			return
+		}
+		if text != "" {
+			secs = append(secs, Section{Block: block, Name: name, Text: text})
+		}
+	}
+	for _, name := range shared {
+		add(0, name, name)
+	}
+	add(0, "family: "+string(fam), string(fam))
+	if inst := b.Instructions(req.Cwd); inst != "" {
+		secs = append(secs, Section{Block: 1, Name: "project instructions", Text: inst})
+	}
+	mode := modeSection(req.Mode)
+	add(2, "mode: "+mode, mode)
+	if req.NoAsker && req.Mode != permission.Explore {
+		add(2, "no one to ask", "noasker")
+	}
+	env := req.Env
+	if env == (Environment{}) {
+		env = b.Environment(context.Background(), req.Cwd)
+	}
+	secs = append(secs, Section{Block: 3, Name: "environment", Text: env.render(req.Model)})
+	if strings.TrimSpace(req.Append) != "" {
+		secs = append(secs, Section{Block: 4, Name: "appended", Text: req.Append})
+	}
+	return secs
 }
 
 // Instructions collects the user's global instructions and the project's

@@ -56,18 +56,18 @@ func TestInstructionsOrderAndScope(t *testing.T) {
 	}
 }
 
-func TestBuildBlocks(t *testing.T) {
+func TestSystemBlocks(t *testing.T) {
 	dir := t.TempDir()
 	b := Builder{Now: func() time.Time { return time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC) }}
-	blocks := b.Build(dir, "EXTRA")
-	if len(blocks) != 3 {
-		t.Fatalf("want base, environment, append; got %d blocks", len(blocks))
+	blocks := b.System(Request{Cwd: dir, Append: "EXTRA", Model: "claude-x"})
+	if len(blocks) != 4 {
+		t.Fatalf("want base, mode, environment, append; got %d blocks", len(blocks))
 	}
-	if !strings.Contains(blocks[1], dir) || !strings.Contains(blocks[1], "2026-01-02") {
-		t.Errorf("environment block: %q", blocks[1])
+	if !strings.Contains(blocks[2], dir) || !strings.Contains(blocks[2], "2026-01-02") || !strings.Contains(blocks[2], "claude-x") {
+		t.Errorf("environment block: %q", blocks[2])
 	}
-	if blocks[2] != "EXTRA" {
-		t.Errorf("append block: %q", blocks[2])
+	if blocks[3] != "EXTRA" {
+		t.Errorf("append block: %q", blocks[3])
 	}
 }
 

@@ -76,3 +76,6 @@ func redactAll(ts []tool.Tool, r *secrets.Redactor) []tool.Tool {
 	}
 	return out
 }
+
+// Unavailable keeps the wrapped tool's tool.Availability.
+func (t redacting) Unavailable(model string) string { return tool.UnavailableReason(t.Tool, model) }

@@ -52,3 +52,19 @@ func TestDefaultTools(t *testing.T) {
 		t.Error("Read must implement tool.ReadOnly")
 	}
 }
+
+// The redaction wrapper keeps a tool's tool.Availability, so WebSearch
+// without a backend stays out of requests.
+func TestRedactingKeepsAvailability(t *testing.T) {
+	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-test-secret-value") // a secret to redact: tools get wrapped
+	for _, tl := range Default(Options{}) {
+		if tl.Name() != "WebSearch" {
+			continue
+		}
+		if tool.UnavailableReason(tl, "openai/gpt-5") == "" {
+			t.Errorf("WebSearch without a backend (wrapped as %T) is offered", tl)
+		}
+		return
+	}
+	t.Fatal("no WebSearch among the default tools")
+}

@@ -65,7 +65,7 @@ func (a *Agent) Schema() json.RawMessage {
 		`"description":{"type":"string","description":"A short (3-5 word) description of the task"},` +
 		`"prompt":{"type":"string","description":"The task for the agent to perform"},` +
 		`"subagent_type":{"type":"string","description":"The type of specialized agent to use for this task"},` +
-		`"model":{"type":"string","description":"Optional model override for this agent (sonnet, opus, haiku, or a provider/model id)"},` +
+		`"model":{"type":"string","description":"Optional model for this agent: a provider/model id or an alias that tandem models lists; omitted, the agent definition's model or yours"},` +
 		`"run_in_background":{"type":"boolean","description":"Accepted for compatibility; the agent runs in the foreground"}},` +
 		`"required":["description","prompt"],"additionalProperties":true}`)
 }

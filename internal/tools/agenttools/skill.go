@@ -55,6 +55,15 @@ func (s *Skill) Description() string {
 	return skillDescription + list
 }
 
+// Unavailable implements tool.Availability: with no skill the model may
+// invoke, the tool could only fail, so it is not offered.
+func (s *Skill) Unavailable(string) string {
+	if len(s.Catalog.ModelSkills()) == 0 {
+		return "no skills are installed (see docs/skills.md)"
+	}
+	return ""
+}
+
 func (s *Skill) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
 		`"skill":{"type":"string","description":"The skill name, e.g. \"pdf\""},` +

@@ -63,6 +63,19 @@ func (*WebSearch) Description() string     { return searchDescription }
 func (*WebSearch) Schema() json.RawMessage { return searchSchema }
 func (*WebSearch) ReadOnly() bool          { return true }
 
+// Unavailable implements tool.Availability: without a backend, or with one
+// that cannot serve this model (the provider's own search), every call
+// would fail, so the tool is not offered.
+func (w *WebSearch) Unavailable(model string) string {
+	if w.s == nil {
+		return NoBackendMessage
+	}
+	if a, ok := w.s.(tool.Availability); ok {
+		return a.Unavailable(model)
+	}
+	return ""
+}
+
 type searchInput struct {
 	Query          string   `json:"query"`
 	AllowedDomains []string `json:"allowed_domains"`

@@ -102,3 +102,21 @@ func TestWebSearchInvalidInput(t *testing.T) {
 		})
 	}
 }
+
+// Without a backend WebSearch is not offered; a backend that cannot serve
+// the model (the provider's own search) says so through the tool.
+func TestWebSearchAvailability(t *testing.T) {
+	if NewWebSearch(nil).Unavailable("openai/gpt-5") != NoBackendMessage {
+		t.Error("WebSearch without a backend is offered")
+	}
+	if why := NewWebSearch(&Brave{APIKey: "k"}).Unavailable("openai/gpt-5"); why != "" {
+		t.Errorf("WebSearch with Brave: %q", why)
+	}
+	if why := NewWebSearch(modelBound{}).Unavailable("openai/gpt-5"); why != "no search for openai/gpt-5" {
+		t.Errorf("a backend's own answer is lost: %q", why)
+	}
+}
+
+type modelBound struct{ Searcher }
+
+func (modelBound) Unavailable(m string) string { return "no search for " + m }
