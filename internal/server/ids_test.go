@@ -43,3 +43,27 @@ func TestSessionIDInPathIsRefused(t *testing.T) {
 		t.Fatalf("the data folder was removed: %v", err)
 	}
 }
+
+// The rewind and the checkpoint listing of a session whose folder is no
+// longer inside a registered workspace are refused, as its turns are.
+func TestRewindNeedsARegisteredWorkspace(t *testing.T) {
+	e := newEnv(t, textScript())
+	id := e.newSession()
+	var list struct {
+		Workspaces []struct{ ID, Path string }
+	}
+	e.mustDo("GET", "/api/workspaces", nil, 200, &list)
+	e.mustDo("DELETE", "/api/workspaces/"+list.Workspaces[0].ID, nil, 204, nil)
+	for _, c := range []struct {
+		method, path string
+		body         any
+	}{
+		{"GET", "/api/sessions/" + id + "/checkpoints", nil},
+		{"POST", "/api/sessions/" + id + "/rewind", map[string]any{"to": 1, "force": true}},
+	} {
+		code, data := e.do(c.method, c.path, c.body)
+		if code != 403 || errCode(t, data) != "workspace_not_registered" {
+			t.Errorf("%s %s: %d %s, want 403 workspace_not_registered", c.method, c.path, code, data)
+		}
+	}
+}
