@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -61,13 +62,16 @@ func fileLabel(f checkpoint.FileSummary) string {
 func newRewindCmd(g *globalFlags) *cobra.Command {
 	var to int
 	var filesOnly, convOnly, force, asJSON bool
+	var addDirs []string
 	cmd := &cobra.Command{
 		Use:   "rewind ID --to N",
 		Short: "Go back to just before prompt N: its files and conversation as they were",
 		Long: `Restores every file changed from prompt N on to its state just before prompt N
 (deleted files come back, created files go) and truncates the conversation so
 the next --resume continues from before prompt N. A file changed outside tandem
-since is not overwritten without --force. See docs/rewind.md.`,
+since is not overwritten without --force. A file outside the session's folders
+(its working folder and --add-dir), or reached through a folder that became a
+symbolic link, is left alone and reported. See docs/rewind.md.`,
 		Args: cobra.ExactArgs(1),
 		RunE: withApp(g, func(cmd *cobra.Command, a *app.App, args []string) error {
 			if to < 1 {
@@ -77,8 +81,19 @@ since is not overwritten without --force. See docs/rewind.md.`,
 			if err != nil {
 				return fmt.Errorf("session %s: %w (list them with `tandem sessions list --all`)", args[0], err)
 			}
+			roots, err := absDirs(addDirs)
+			if err != nil {
+				return err
+			}
+			// No turn may run meanwhile, here or in another process (a
+			// server's): its tool results would outlive the cut.
+			release, err := a.Manager.Hold(cmd.Context(), s.ID)
+			if err != nil {
+				return fmt.Errorf("rewind: %w (wait for the turn to end, or stop it)", err)
+			}
+			defer release()
 			out := cmd.OutOrStdout()
-			opt := checkpoint.RewindOptions{FilesOnly: filesOnly, ConversationOnly: convOnly, Force: force}
+			opt := checkpoint.RewindOptions{FilesOnly: filesOnly, ConversationOnly: convOnly, Force: force, Roots: roots}
 			if !asJSON {
 				opt.Progress = func(p, action string) { fmt.Fprintf(out, "%s %s\n", action, checkpoint.RelPath(s.Cwd, p)) }
 			}
@@ -93,6 +108,9 @@ since is not overwritten without --force. See docs/rewind.md.`,
 			for _, p := range sum.Skipped {
 				fmt.Fprintf(out, "not restored (too large to have been saved): %s\n", p)
 			}
+			for _, p := range sum.Outside {
+				fmt.Fprintf(out, "left alone (outside the session's folders now, or reached through a symbolic link): %s\n", p)
+			}
 			fmt.Fprintf(out, "rewound %s to before prompt %d: %d files restored, %d removed, %d messages set aside\n",
 				s.ID, to, len(sum.Restored), len(sum.Removed), sum.Messages)
 			return nil
@@ -103,6 +121,20 @@ since is not overwritten without --force. See docs/rewind.md.`,
 	cmd.Flags().BoolVar(&convOnly, "conversation-only", false, "truncate the conversation, keep the files")
 	cmd.Flags().BoolVar(&force, "force", false, "overwrite files changed outside tandem since the checkpoint")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
+	cmd.Flags().StringSliceVar(&addDirs, "add-dir", nil, "the session's other folders (its --add-dir): files there are restored too; files outside the session's folders are left alone")
 	cmd.MarkFlagsMutuallyExclusive("files-only", "conversation-only")
 	return cmd
+}
+
+// absDirs makes the --add-dir folders absolute.
+func absDirs(dirs []string) ([]string, error) {
+	out := make([]string, 0, len(dirs))
+	for _, d := range dirs {
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			return nil, fmt.Errorf("--add-dir %s: %w", d, err)
+		}
+		out = append(out, abs)
+	}
+	return out, nil
 }

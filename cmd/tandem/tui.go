@@ -309,7 +309,14 @@ func (b *tuiBackend) Checkpoints(ctx context.Context) ([]checkpoint.Summary, err
 // Rewind implements tui.Rewinder. The UI asks only between turns; the
 // session reloads its record before the next one.
 func (b *tuiBackend) Rewind(ctx context.Context, number int, opt checkpoint.RewindOptions) (checkpoint.ResultSummary, error) {
-	r := b.current().Snapshot()
+	l := b.current()
+	r := l.Snapshot()
+	release, err := b.a.Manager.Hold(ctx, r.ID)
+	if err != nil {
+		return checkpoint.ResultSummary{}, fmt.Errorf("rewind: %w", err)
+	}
+	defer release()
+	opt.Roots = l.Roots
 	res, err := b.a.Checkpoints.Rewind(ctx, r.ID, number, opt)
 	if err != nil {
 		return checkpoint.ResultSummary{}, err

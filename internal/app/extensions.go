@@ -17,6 +17,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/server"
 	"github.com/tandem-agent/tandem/internal/session"
 	"github.com/tandem-agent/tandem/internal/skills"
+	"github.com/tandem-agent/tandem/internal/store"
 	"github.com/tandem-agent/tandem/internal/subagent"
 	"github.com/tandem-agent/tandem/internal/tool"
 	"github.com/tandem-agent/tandem/internal/tools/agenttools"
@@ -277,7 +278,10 @@ func (w *wiring) skillBridge(l *session.Live, eq *Equipment) ([]string, error) {
 	if len(extra) == 0 {
 		return nil, nil
 	}
-	bridge := filepath.Join(w.app.Paths.DataDir, "claude-skills", rec.ID)
+	bridge, err := store.JoinID(filepath.Join(w.app.Paths.DataDir, "claude-skills"), "session", rec.ID)
+	if err != nil {
+		return nil, fmt.Errorf("prepare skills for claude-code: %w", err)
+	}
 	dir := filepath.Join(bridge, ".claude", "skills")
 	if err := os.RemoveAll(bridge); err != nil {
 		return nil, fmt.Errorf("prepare skills for claude-code: %w", err)
@@ -286,7 +290,11 @@ func (w *wiring) skillBridge(l *session.Live, eq *Equipment) ([]string, error) {
 		return nil, fmt.Errorf("prepare skills for claude-code: %w", err)
 	}
 	for _, s := range extra {
-		if err := os.Symlink(s.Dir, filepath.Join(dir, s.Name)); err != nil {
+		link, err := store.JoinID(dir, "skill", s.Name)
+		if err != nil {
+			return nil, fmt.Errorf("prepare skill for claude-code: %w", err)
+		}
+		if err := os.Symlink(s.Dir, link); err != nil {
 			return nil, fmt.Errorf("prepare skill %s for claude-code: %w", s.Name, err)
 		}
 	}

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -22,6 +20,11 @@ type RewindOptions struct {
 	Force bool
 	// Progress, when set, hears of each file as it is put back.
 	Progress func(path, action string)
+	// Roots are the session's folders besides its working folder (its
+	// --add-dir folders). A file outside all of them, or reached through
+	// a folder that is a symbolic link now, is left alone and reported in
+	// Outside, even with Force.
+	Roots []string
 }
 
 // RewindResult says what a rewind did.
@@ -31,6 +34,7 @@ type RewindResult struct {
 	Removed    []string // created after the checkpoint, now deleted
 	Unchanged  []string // already as they were
 	Skipped    []string // too large to have been saved: left as they are
+	Outside    []string // outside the session's folders now (a folder became a link): left alone
 	Messages   int      // messages set aside
 }
 
@@ -119,6 +123,10 @@ func (s *Service) restoreFiles(ctx context.Context, sessionID string, cps []stor
 	if err != nil {
 		return err
 	}
+	rec, err := s.st.GetSession(ctx, sessionID)
+	if err != nil {
+		return err
+	}
 	targets := map[string]target{}
 	for _, cp := range cps { // oldest first: the earliest record is the state before prompt N
 		for _, f := range cp.Files {
@@ -133,16 +141,46 @@ func (s *Service) restoreFiles(ctx context.Context, sessionID string, cps []stor
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
+	// Each target is placed again now, under the session's folders as they
+	// are (place.go): never through a folder that became a link.
+	placer := newPlacer(append([]string{rec.Cwd}, opt.Roots...))
+	defer placer.close()
+	places := map[string]place{}
 	var conflicts, todo []string
+	var blocked []inTheWay
 	for _, p := range paths {
 		t := targets[p]
 		if t.file.State == store.FileTooLarge {
 			res.Skipped = append(res.Skipped, p)
 			continue
 		}
-		cur, _, err := hashFile(p)
-		if err != nil {
-			return fmt.Errorf("read %s: %w", p, err)
+		pl, err := placer.resolve(p)
+		var way *inTheWay
+		switch {
+		case errors.Is(err, errOutside):
+			res.Outside = append(res.Outside, p)
+			if opt.Progress != nil {
+				opt.Progress(p, "left alone ("+err.Error()+")")
+			}
+			continue
+		case errors.As(err, &way):
+			if way.path == p && t.file.State == store.FileAbsent {
+				way.need = "no file (the turn created one, which the rewind removes)"
+			}
+			blocked = append(blocked, *way)
+			continue
+		case err != nil:
+			return fmt.Errorf("rewind %s: %w", p, err)
+		}
+		places[p] = pl
+		cur := ""
+		switch {
+		case pl.link:
+			cur = "symbolic link" // never a content hash: a change to restore over
+		case pl.exists:
+			if cur, _, err = hashFile(p); err != nil {
+				return fmt.Errorf("read %s: %w", p, err)
+			}
 		}
 		if cur == t.file.Hash { // "" == "" for a file that is absent and should be
 			res.Unchanged = append(res.Unchanged, p)
@@ -154,19 +192,28 @@ func (s *Service) restoreFiles(ctx context.Context, sessionID string, cps []stor
 		}
 		todo = append(todo, p)
 	}
+	if len(blocked) > 0 {
+		return &BlockedError{Items: blocked}
+	}
 	if len(conflicts) > 0 {
 		return &ConflictError{Paths: conflicts}
 	}
-	removeStaleTemps(paths)
+	all := make([]place, 0, len(places))
+	for _, p := range paths {
+		if pl, ok := places[p]; ok {
+			all = append(all, pl)
+		}
+	}
+	removeStaleTemps(all)
 	restored := map[string]string{}
 	for _, p := range todo {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		t := targets[p]
+		t, pl := targets[p], places[p]
 		action := "restored"
 		if t.file.State == store.FileAbsent {
-			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			if err := pl.remove(); err != nil {
 				return fmt.Errorf("remove %s: %w", p, err)
 			}
 			action = "removed"
@@ -176,7 +223,7 @@ func (s *Service) restoreFiles(ctx context.Context, sessionID string, cps []stor
 			if err != nil {
 				return fmt.Errorf("restore %s: %w", p, err)
 			}
-			if err := writeAtomic(p, data, fs.FileMode(t.file.Mode)); err != nil {
+			if err := pl.write(data, fs.FileMode(t.file.Mode)); err != nil {
 				return fmt.Errorf("restore %s: %w", p, err)
 			}
 			res.Restored = append(res.Restored, p)
@@ -191,55 +238,3 @@ func (s *Service) restoreFiles(ctx context.Context, sessionID string, cps []stor
 
 // tempMark names the temporary files a restore writes next to the file.
 const tempMark = ".tandem-rewind-"
-
-// removeStaleTemps deletes temporary files a killed rewind left in the
-// folders of paths.
-func removeStaleTemps(paths []string) {
-	dirs := map[string]bool{}
-	for _, p := range paths {
-		dirs[filepath.Dir(p)] = true
-	}
-	for d := range dirs {
-		entries, _ := os.ReadDir(d)
-		for _, e := range entries {
-			if strings.HasPrefix(e.Name(), ".") && strings.Contains(e.Name(), tempMark) && e.Type().IsRegular() {
-				os.Remove(filepath.Join(d, e.Name()))
-			}
-		}
-	}
-}
-
-// writeAtomic replaces path with data: written and synced to a temporary
-// file in the same folder, given the mode, then renamed over the file, so
-// a kill leaves either the old or the new content, never a mix.
-func writeAtomic(path string, data []byte, mode fs.FileMode) error {
-	if mode == 0 {
-		mode = 0o644
-	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+tempMark+"*")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(name, mode.Perm())
-	}
-	if err == nil {
-		err = os.Rename(name, path)
-	}
-	if err != nil {
-		os.Remove(name)
-	}
-	return err
-}

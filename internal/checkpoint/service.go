@@ -86,8 +86,19 @@ func (s *Service) hideFromSearches() error {
 	return nil
 }
 
-func (s *Service) sessionDir(id string) string   { return filepath.Join(s.dir, "sessions", id) }
-func (s *Service) baselinePath(id string) string { return filepath.Join(s.sessionDir(id), "baseline") }
+// sessionDir is the folder of one session's baseline; an id that is not a
+// single safe path component is refused (store.JoinID).
+func (s *Service) sessionDir(id string) (string, error) {
+	return store.JoinID(filepath.Join(s.dir, "sessions"), "session", id)
+}
+
+func (s *Service) baselinePath(id string) (string, error) {
+	dir, err := s.sessionDir(id)
+	if err != nil {
+		return "", fmt.Errorf("checkpoint baseline: %w", err)
+	}
+	return filepath.Join(dir, "baseline"), nil
+}
 
 // List returns a session's checkpoints, oldest first.
 func (s *Service) List(ctx context.Context, sessionID string) ([]store.Checkpoint, error) {
@@ -113,13 +124,17 @@ func (s *Service) captureResume(ctx context.Context, sessionID string) (string, 
 // DeleteSession deletes a session with its checkpoints and baseline, then
 // collects the snapshots nothing refers to any more.
 func (s *Service) DeleteSession(ctx context.Context, id string) error {
+	dir, err := s.sessionDir(id) // checked before anything is deleted
+	if err != nil {
+		return fmt.Errorf("delete session: %w", err)
+	}
 	if err := s.st.DeleteSession(ctx, id); err != nil {
 		return err
 	}
-	if err := os.RemoveAll(s.sessionDir(id)); err != nil {
+	if err := os.RemoveAll(dir); err != nil {
 		return fmt.Errorf("delete snapshots of session %s: %w", id, err)
 	}
-	_, err := s.Collect(ctx)
+	_, err = s.Collect(ctx)
 	return err
 }
 
@@ -155,7 +170,9 @@ func (s *Service) removeOrphans(ctx context.Context) {
 	}
 	for _, e := range entries {
 		if _, err := s.st.GetSession(ctx, e.Name()); errors.Is(err, store.ErrNotFound) {
-			_ = os.RemoveAll(s.sessionDir(e.Name()))
+			if dir, err := s.sessionDir(e.Name()); err == nil {
+				_ = os.RemoveAll(dir)
+			}
 		}
 	}
 }

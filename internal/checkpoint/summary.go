@@ -51,7 +51,10 @@ type ResultSummary struct {
 	Removed    []string `json:"removed"`
 	Unchanged  []string `json:"unchanged"`
 	Skipped    []string `json:"skipped"`
-	Messages   int      `json:"messages_removed"`
+	// Outside lists files left alone because they are no longer inside
+	// the session's folders (a folder on the way became a symbolic link).
+	Outside  []string `json:"outside"`
+	Messages int      `json:"messages_removed"`
 }
 
 // Summarize describes a rewind's result with paths relative to root.
@@ -64,5 +67,5 @@ func (r RewindResult) Summarize(root string) ResultSummary {
 		return out
 	}
 	return ResultSummary{Checkpoint: r.Checkpoint.Number, Restored: rel(r.Restored), Removed: rel(r.Removed),
-		Unchanged: rel(r.Unchanged), Skipped: rel(r.Skipped), Messages: r.Messages}
+		Unchanged: rel(r.Unchanged), Skipped: rel(r.Skipped), Outside: rel(r.Outside), Messages: r.Messages}
 }

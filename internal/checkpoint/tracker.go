@@ -46,7 +46,7 @@ func (t *Tracker) Begin(ctx context.Context, prompt string) (store.Checkpoint, e
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.base == nil {
-		t.base = loadBaseline(t.svc.baselinePath(t.session), t.root)
+		t.base = t.loadBaselineLocked()
 	}
 	if len(t.base) == 0 && !t.built {
 		// First sight of the workspace: reading and saving every file takes
@@ -257,7 +257,7 @@ func (t *Tracker) addLocked(ctx context.Context, files []store.CheckpointFile, k
 // stored baseline; a session's first ever call reads the whole workspace.
 func (t *Tracker) refreshLocked(ctx context.Context) {
 	if t.base == nil {
-		t.base = loadBaseline(t.svc.baselinePath(t.session), t.root)
+		t.base = t.loadBaselineLocked()
 	}
 	if t.base == nil {
 		t.base = map[string]baseEntry{}
@@ -390,11 +390,26 @@ func (t *Tracker) recordScanLocked(ctx context.Context) {
 	t.addLocked(ctx, files, known)
 }
 
+// loadBaselineLocked is the stored baseline, or nil when there is none
+// (or the session id cannot name a folder: it is then rebuilt, and saving
+// it reports why it cannot be kept).
+func (t *Tracker) loadBaselineLocked() map[string]baseEntry {
+	path, err := t.svc.baselinePath(t.session)
+	if err != nil {
+		return nil
+	}
+	return loadBaseline(path, t.root)
+}
+
 func (t *Tracker) saveLocked() {
 	if !t.dirty || t.base == nil {
 		return
 	}
-	if err := saveBaseline(t.svc.baselinePath(t.session), t.root, t.base); err != nil {
+	path, err := t.svc.baselinePath(t.session)
+	if err == nil {
+		err = saveBaseline(path, t.root, t.base)
+	}
+	if err != nil {
 		t.notice("checkpoint: " + err.Error())
 		return
 	}

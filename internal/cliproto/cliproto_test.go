@@ -41,7 +41,9 @@ func TestParseFlags(t *testing.T) {
 		{"--max-turns", "-1"},
 		{"--permission-mode", "yolo"},
 		{"--model"},
-		{"--session-id", "u", "--resume", "a"},
+		{"--session-id", "123e4567-e89b-12d3-a456-426614174000", "--resume", "a"},
+		{"--session-id", "../../.."}, // becomes a folder name: only a UUID
+		{"--session-id", "u"},
 	} {
 		if _, _, err := Parse(bad); err == nil {
 			t.Errorf("Parse(%q) accepted", bad)

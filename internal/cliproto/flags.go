@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tandem-agent/tandem/internal/store"
 	"github.com/tandem-agent/tandem/internal/structured"
 )
 
@@ -272,6 +273,12 @@ func (f Flags) validate() error {
 	}
 	if f.Resume != "" && f.Continue {
 		return fmt.Errorf("--resume and --continue both pick a session: use one")
+	}
+	if f.SessionID != "" {
+		// The id becomes a folder name; Claude Code takes only a UUID too.
+		if err := store.CheckUUID("--session-id", f.SessionID); err != nil {
+			return err
+		}
 	}
 	if f.SessionID != "" && (f.Resume != "" || f.Continue) && !f.ForkSession {
 		return fmt.Errorf("--session-id names a new session: with --resume or --continue it needs --fork-session")

@@ -253,7 +253,7 @@ func (d *driver) rewindFiles(ctx context.Context, id, userMessageID string, dryR
 		d.ctl.reply(id, map[string]any{"canRewind": true})
 		return
 	}
-	res, err := d.app.Checkpoints.Rewind(ctx, live.Snapshot().ID, n, checkpoint.RewindOptions{FilesOnly: true})
+	res, err := d.app.Checkpoints.Rewind(ctx, live.Snapshot().ID, n, checkpoint.RewindOptions{FilesOnly: true, Roots: live.Roots})
 	if err != nil {
 		d.ctl.fail(id, err.Error(), "")
 		return

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tandem-agent/tandem/internal/checkpoint"
 	"github.com/tandem-agent/tandem/internal/event"
+	"github.com/tandem-agent/tandem/internal/store"
 )
 
 // listCheckpoints is GET /api/sessions/{id}/checkpoints.
@@ -18,6 +19,10 @@ func (s *Server) listCheckpoints(w http.ResponseWriter, r *http.Request) {
 	rec, err := s.store.GetSession(r.Context(), r.PathValue("id"))
 	if err != nil {
 		writeError(w, storeError(err, "session", r.PathValue("id")))
+		return
+	}
+	if e := s.requireWorkspace(r.Context(), rec.Cwd); e != nil {
+		writeError(w, e)
 		return
 	}
 	cps, err := s.opts.Checkpoints.List(r.Context(), rec.ID)
@@ -72,17 +77,39 @@ func (s *Server) rewind(w http.ResponseWriter, r *http.Request) {
 		writeError(w, storeError(err, "session", st.id))
 		return
 	}
+	if e := s.requireWorkspace(r.Context(), rec.Cwd); e != nil {
+		writeError(w, e)
+		return
+	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.running || len(st.queue) > 0 {
 		writeError(w, errf(http.StatusConflict, "busy", "the session has a turn running or queued: interrupt it first"))
 		return
 	}
+	// Another process (`tandem run --resume`) may be running a turn.
+	release, err := s.opts.Manager.Hold(r.Context(), st.id)
+	switch {
+	case errors.Is(err, store.ErrBusy):
+		writeError(w, errf(http.StatusConflict, "busy", "%v: wait for its turn to end, or interrupt it", err))
+		return
+	case err != nil:
+		writeError(w, storeError(err, "session", st.id))
+		return
+	}
+	defer release()
+	if st.live != nil {
+		opt.Roots = st.live.Roots
+	}
 	res, err := s.opts.Checkpoints.Rewind(r.Context(), st.id, req.To, opt)
+	var blocked *checkpoint.BlockedError
 	var conflict *checkpoint.ConflictError
 	switch {
 	case errors.As(err, &conflict):
 		writeError(w, errf(http.StatusConflict, "changed_outside", "%s", conflict.Error()))
+		return
+	case errors.As(err, &blocked):
+		writeError(w, errf(http.StatusConflict, "in_the_way", "%s", blocked.Error()))
 		return
 	case err != nil:
 		writeError(w, errf(http.StatusBadRequest, "rewind_failed", "%v", err))

@@ -110,6 +110,8 @@ func storeError(err error, what, id string) *apiError {
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return errf(http.StatusNotFound, "not_found", "no %s %q", what, id)
+	case errors.Is(err, store.ErrBadID):
+		return errf(http.StatusBadRequest, "bad_id", "%v", err)
 	case errors.Is(err, store.ErrAmbiguous):
 		return errf(http.StatusBadRequest, "ambiguous_id", "%s id %q matches several; give the full id", what, id)
 	}

@@ -101,3 +101,11 @@ func (m *Manager) acquire(ctx context.Context, id string, lost func(error)) (rel
 		_ = m.store.ReleaseLease(context.Background(), id, m.holder.ID)
 	}, nil
 }
+
+// Hold takes the session's lease for work done outside a turn (a rewind
+// of its files and conversation), so no turn of this or another process
+// runs meanwhile: a session busy elsewhere fails after Wait with
+// *store.BusyError. release gives the lease back.
+func (m *Manager) Hold(ctx context.Context, id string) (release func(), err error) {
+	return m.acquire(ctx, id, func(error) {})
+}

@@ -107,6 +107,14 @@ func (s *Store) CreateSession(ctx context.Context, sess Session) (Session, error
 	if sess.ID == "" {
 		sess.ID = newID(sessionIDPrefix)
 	}
+	if err := CheckID("session", sess.ID); err != nil {
+		return Session{}, fmt.Errorf("create session: %w", err)
+	}
+	if sess.ParentID != "" {
+		if err := CheckID("parent session", sess.ParentID); err != nil {
+			return Session{}, fmt.Errorf("create session: %w", err)
+		}
+	}
 	now := s.nowUTC()
 	if sess.CreatedAt.IsZero() {
 		sess.CreatedAt = now
@@ -173,6 +181,12 @@ func sessionExists(ctx context.Context, tx *sql.Tx, id string) error {
 // GetSession loads a session by id, or by a unique prefix of at least six
 // characters (the "ses_" start may be left out), as git resolves commits.
 func (s *Store) GetSession(ctx context.Context, id string) (Session, error) {
+	if id == "" {
+		return Session{}, fmt.Errorf("load session: no id given: %w", ErrNotFound)
+	}
+	if err := CheckID("session", id); err != nil {
+		return Session{}, fmt.Errorf("load session: %w", err)
+	}
 	sess, err := scanSession(s.db.QueryRowContext(ctx,
 		`SELECT `+sessionColumns+` FROM sessions WHERE id = ?`, id))
 	if err == nil {

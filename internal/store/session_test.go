@@ -66,7 +66,7 @@ func TestGetSessionNotFound(t *testing.T) {
 func TestGetSessionByPrefix(t *testing.T) {
 	s := openTest(t)
 	ctx := context.Background()
-	for _, id := range []string{"ses_abcdef111", "ses_abcdef222", "ses_abcxyz333", "weird*[id]?x"} {
+	for _, id := range []string{"ses_abcdef111", "ses_abcdef222", "ses_abcxyz333"} {
 		if _, err := s.CreateSession(ctx, Session{ID: id, Cwd: "/p"}); err != nil {
 			t.Fatal(err)
 		}
@@ -77,14 +77,14 @@ func TestGetSessionByPrefix(t *testing.T) {
 	}{
 		{"ses_abcdef111", "ses_abcdef111", nil},
 		{"ses_abcdef1", "ses_abcdef111", nil},
-		{"abcdef2", "ses_abcdef222", nil},  // without the ses_ start
-		{"ABCXYZ", "ses_abcxyz333", nil},   // case-insensitive without ses_
-		{"abcdef", "", ErrAmbiguous},       // two matches
-		{"ses_abcdef", "", ErrAmbiguous},   // two matches
-		{"ses_abc", "", ErrNotFound},       // too short
-		{"abcde", "", ErrNotFound},         // too short
-		{"weird?", "", ErrNotFound},        // glob characters are literal
-		{"weird*[id", "weird*[id]?x", nil}, // ... and still match themselves
+		{"abcdef2", "ses_abcdef222", nil}, // without the ses_ start
+		{"ABCXYZ", "ses_abcxyz333", nil},  // case-insensitive without ses_
+		{"abcdef", "", ErrAmbiguous},      // two matches
+		{"ses_abcdef", "", ErrAmbiguous},  // two matches
+		{"ses_abc", "", ErrNotFound},      // too short
+		{"abcde", "", ErrNotFound},        // too short
+		{"weird?", "", ErrBadID},          // no id holds glob characters
+		{"weird*[id", "", ErrBadID},
 		{"ses_abcdeg", "", ErrNotFound},
 	}
 	for _, tt := range tests {

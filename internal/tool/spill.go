@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"syscall"
+
+	"github.com/tandem-agent/tandem/internal/store"
 )
 
 // Spill files hold tool output too long for the model (the full output
@@ -22,15 +24,17 @@ const SpillCap = 1 << 30
 func SpillRoot(dataDir string) string { return filepath.Join(dataDir, "tool-output") }
 
 // SpillDir is the folder for one session's spill files; with no data
-// folder, the system temp folder.
-func SpillDir(dataDir, sessionID string) string {
+// folder, the system temp folder. A session id that is not a single safe
+// path component is refused (store.JoinID), never cleaned into another
+// folder.
+func SpillDir(dataDir, sessionID string) (string, error) {
 	if dataDir == "" {
-		return os.TempDir()
+		return os.TempDir(), nil
 	}
 	if sessionID == "" {
 		sessionID = "no-session"
 	}
-	return filepath.Join(SpillRoot(dataDir), filepath.Base(filepath.Clean("/"+sessionID)))
+	return store.JoinID(SpillRoot(dataDir), "session", sessionID)
 }
 
 // RemoveSpill deletes a session's spill files (the session was deleted).
@@ -38,7 +42,11 @@ func RemoveSpill(dataDir, sessionID string) error {
 	if dataDir == "" || sessionID == "" {
 		return nil
 	}
-	if err := os.RemoveAll(SpillDir(dataDir, sessionID)); err != nil {
+	dir, err := SpillDir(dataDir, sessionID)
+	if err != nil {
+		return fmt.Errorf("remove the tool output of a session: %w", err)
+	}
+	if err := os.RemoveAll(dir); err != nil {
 		return fmt.Errorf("remove the tool output of session %s: %w", sessionID, err)
 	}
 	return nil
@@ -47,7 +55,10 @@ func RemoveSpill(dataDir, sessionID string) error {
 // CreateSpill makes room (see PruneSpill) and creates a spill file for a
 // session; prefix names it ("bash", "bash-bash_1").
 func CreateSpill(dataDir, sessionID, prefix string, want int64) (*os.File, error) {
-	dir := SpillDir(dataDir, sessionID)
+	dir, err := SpillDir(dataDir, sessionID)
+	if err != nil {
+		return nil, fmt.Errorf("create spill file: %w", err)
+	}
 	if dataDir != "" {
 		PruneSpill(dataDir, SpillCap-want)
 	}

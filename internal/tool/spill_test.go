@@ -44,9 +44,18 @@ func TestSpillFilesArePerSessionBoundedAndRemoved(t *testing.T) {
 	if _, err := os.Stat(paths[3]); err != nil {
 		t.Error("removing s1 removed s2's output")
 	}
-	// A session id cannot climb out of the folder.
-	if d := SpillDir(data, "../../etc"); !strings.HasPrefix(d, filepath.Join(data, "tool-output")) {
-		t.Errorf("SpillDir escaped: %s", d)
+	// A session id cannot climb out of the folder, nor name the folder
+	// itself (which removing one session's output would empty).
+	for _, bad := range []string{"../../etc", "../../..", "/", "a/b", "..", ".", "x\x00y"} {
+		if d, err := SpillDir(data, bad); err == nil {
+			t.Errorf("SpillDir(%q) = %s, want a refusal", bad, d)
+		}
+		if err := RemoveSpill(data, bad); err == nil {
+			t.Errorf("RemoveSpill(%q) was not refused", bad)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(data, "tool-output")); err != nil {
+		t.Errorf("the spill root is gone: %v", err)
 	}
 	err := SpillError("/d/tool-output/s1", &os.PathError{Op: "write", Path: "x", Err: syscall.ENOSPC})
 	if !strings.Contains(err.Error(), "disk is full") || !strings.Contains(err.Error(), "/d/tool-output/s1") {
