@@ -38,6 +38,10 @@ type Options struct {
 	// (--trust-project or TANDEM_TRUST_PROJECT=1, for scripted use), as
 	// `tandem trust` would, without recording anything.
 	TrustProject bool
+	// RequireTrust refuses a session in an untrusted folder whose project
+	// files set what only a trusted folder may (--require-trust), rather
+	// than leaving those settings out.
+	RequireTrust bool
 	// Providers are model providers given in code (an embedding program's
 	// own), by name: "NAME/model" specs reach them. They win over the
 	// catalog's presets and the config's entries of the same name.
@@ -118,15 +122,13 @@ func (a *App) Close() error { return a.Store.Close() }
 
 // ConfigFor returns the configuration in force for a working folder: the
 // user file, the folder's project file, then the environment.
+// An untrusted folder's project file comes without what needs trust.
 func (a *App) ConfigFor(cwd string) (*config.Config, error) {
-	c, err := config.Load(a.Paths.UserFile(), config.ProjectFile(cwd))
+	f, err := a.openFolder(cwd)
 	if err != nil {
 		return nil, err
 	}
-	if err := c.ApplyEnv(a.opts.Getenv); err != nil {
-		return nil, err
-	}
-	return c, nil
+	return f.cfg, nil
 }
 
 // DefaultModel picks the model when neither flag nor session names one:

@@ -59,7 +59,12 @@ func (w *wiring) searcher(cfg *config.Config, l *session.Live) web.Searcher {
 // is reported and skipped; the other servers still start.
 func (w *wiring) equipMCP(ctx context.Context, l *session.Live, eq *Equipment) error {
 	rec := l.Snapshot()
-	servers, settings, errs := mcp.LoadAll(mcp.ProjectPaths(w.app.Paths.UserFile(), rec.Cwd))
+	// The user's servers from their file; the folder's as decoded and
+	// gated with its settings (an untrusted folder's without those that
+	// copy the environment into their settings).
+	servers, settings, errs := mcp.LoadAll(mcp.Paths{User: w.app.Paths.UserFile()})
+	servers = mcp.Merge(servers, eq.settings.mcpProject, eq.settings.mcpLocal)
+	errs = append(errs, eq.settings.mcpErrs...)
 	raw, only := l.RequestMCP()
 	if only {
 		servers = mcp.Servers{}
@@ -153,7 +158,17 @@ func (w *wiring) claudeCode(name turn.RuntimeName, l *session.Live, eq *Equipmen
 	}
 	return claudecode.New(cc, claudecode.Options{ProviderName: provName, BaseURL: pc.BaseURL, APIKey: pc.APIKey,
 		AuthToken: pc.AuthToken, MCPConfig: mcpJSON, Observer: observer(eq), Hooks: eq.hookFire,
-		Agents: agents, AddDirs: addDirs}), nil
+		Agents: agents, AddDirs: addDirs, SettingSources: settingSources(eq.settings)}), nil
+}
+
+// settingSources keeps the Claude Code CLI from reading the project's
+// settings files when the trust check left keys of them out: the CLI would
+// apply them itself (env, apiKeyHelper, statusLine, ...).
+func settingSources(s *Settings) string {
+	if s != nil && s.claudeLeftOut {
+		return "user"
+	}
+	return ""
 }
 
 // observer is the claude-code runtime's view of the checkpoint recorder.

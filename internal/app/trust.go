@@ -14,12 +14,12 @@ func (a *App) TrustStatus(dir string) (trust.Status, error) {
 		return trust.Status{}, err
 	}
 	st := trust.Status{Dir: cwd, NeedsTrust: []trust.Finding{}}
-	cfg, err := a.ConfigFor(cwd)
+	f, err := a.openFolder(cwd)
 	if err != nil {
 		return st, err
 	}
-	if f := projectFindings(cwd, cfg, a.knownProvider); len(f) > 0 {
-		st.NeedsTrust = f
+	if n := append(f.needs, skillFindings(cwd)...); len(n) > 0 {
+		st.NeedsTrust = n
 	}
 	st.TrustedBy, st.Trusted, err = a.Trust.Trusted(cwd)
 	return st, err

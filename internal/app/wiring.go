@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"sync"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/permission/hooks"
 	"github.com/tandem-agent/tandem/internal/prompt"
 	"github.com/tandem-agent/tandem/internal/session"
+	"github.com/tandem-agent/tandem/internal/strictjson"
 	"github.com/tandem-agent/tandem/internal/tools"
 	"github.com/tandem-agent/tandem/internal/turn"
 )
@@ -43,6 +43,7 @@ type Equipment struct {
 	tracker     *checkpoint.Tracker // nil: checkpoints off
 	ext         *extensions
 	checker     *skillChecker
+	grants      skillGrants
 	// mu guards extras, which the claude-code runtime's first turn may add to.
 	mu sync.Mutex
 }
@@ -72,7 +73,7 @@ func (w *wiring) Equip(ctx context.Context, l *session.Live) (session.Equipment,
 		return nil, err
 	}
 
-	sk, ag, skSet, err := w.app.loadExtensions(cfg, rec.Cwd)
+	sk, ag, skSet, err := w.app.loadExtensions(cfg, rec.Cwd, s.Trusted)
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +93,8 @@ func (w *wiring) Equip(ctx context.Context, l *session.Live) (session.Equipment,
 	eq.engine = permission.NewEngine(engineOpts)
 	// Before the extensions: sub-agents' runtimes fire hooks through it.
 	eq.hookFire = newHookAdapter(eq.hooks, func() string { return string(eq.engine.Mode()) }, l.Events.Emit, w.app.opts.Getenv)
-	eq.checker = &skillChecker{Engine: eq.engine, catalog: sk, state: l.Env.State}
+	eq.grants = skillGrants{engine: eq.engine, trusted: s.Trusted}
+	eq.checker = &skillChecker{Engine: eq.engine, grants: eq.grants, catalog: sk, state: l.Env.State}
 	ts, err := w.equipCheckpoints(cfg, l, eq, tools.Default(w.toolOptions(cfg, l)))
 	if err != nil {
 		return nil, err
@@ -218,8 +220,8 @@ func permissionConfig(cfg *config.Config) (permLayers, error) {
 			continue
 		}
 		var pc permission.Config
-		if err := json.Unmarshal(layer.Permissions, &pc); err != nil {
-			return out, &config.Error{File: layer.File, Field: "permissions", Msg: err.Error()}
+		if err := strictjson.Unmarshal(layer.Permissions, &pc); err != nil {
+			return out, sectionError(layer.File, "permissions", err)
 		}
 		if err := pc.Validate(); err != nil {
 			return out, &config.Error{File: layer.File, Msg: err.Error()}
