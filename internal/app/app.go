@@ -109,6 +109,7 @@ func Open(opts Options) (*App, error) {
 		return nil, err
 	}
 	a := &App{Paths: paths, User: user, Store: st, Catalog: cat, Trust: trust.NewStore(paths.DataDir), opts: opts}
+	a.Trust.Home = a.home()
 	a.models = newModels(cat, opts.Getenv)
 	a.models.custom = opts.Providers
 	a.models.install = &installID{dir: paths.DataDir}

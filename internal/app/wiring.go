@@ -17,6 +17,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/session"
 	"github.com/tandem-agent/tandem/internal/strictjson"
 	"github.com/tandem-agent/tandem/internal/tools"
+	"github.com/tandem-agent/tandem/internal/trust"
 	"github.com/tandem-agent/tandem/internal/turn"
 )
 
@@ -47,6 +48,11 @@ type Equipment struct {
 	// mu guards extras, which the claude-code runtime's first turn may add to.
 	mu sync.Mutex
 }
+
+// NoticeUntrusted is the "notice" of the status event that says what an
+// untrusted folder's session runs without (trust.Notice); its meta also
+// holds "dir" and "left_out" (the findings).
+const NoticeUntrusted = "untrusted"
 
 // wiring implements session.Wiring for an App.
 type wiring struct {
@@ -107,6 +113,12 @@ func (w *wiring) Equip(ctx context.Context, l *session.Live) (session.Equipment,
 		return nil, err
 	}
 
+	if len(s.LeftOut) > 0 {
+		// Said once, as the session starts: every front end shows it (a
+		// line on stderr, a banner, a dialog, a notice).
+		l.Events.Emit(event.Event{Type: event.Status, Message: trust.Notice(s.Cwd, s.LeftOut),
+			Meta: map[string]any{"notice": NoticeUntrusted, "dir": s.Cwd, "left_out": s.LeftOut}})
+	}
 	source := hooks.SourceStartup
 	if rec.LastSeq > 0 {
 		source = hooks.SourceResume
