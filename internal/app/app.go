@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/tandem-agent/tandem/internal/checkpoint"
 	"github.com/tandem-agent/tandem/internal/config"
@@ -38,6 +39,15 @@ type Options struct {
 	// (--trust-project or TANDEM_TRUST_PROJECT=1, for scripted use), as
 	// `tandem trust` would, without recording anything.
 	TrustProject bool
+	// SettingSources are the Claude Code setting sources a host asked for
+	// (--setting-sources, the Agent SDK's settingSources): nil is tandem's
+	// own rule (every file read, an untrusted folder's gated). Otherwise
+	// "project" means the host chose the folder's settings (trusted for
+	// this process), and without it no project file is read at all (no
+	// .tandem/config.json, .claude/settings*.json, .mcp.json, skills,
+	// commands, agents or CLAUDE.md); without "user", ~/.claude/settings.json
+	// is not read. docs/claude-code-cli.md.
+	SettingSources []string
 	// RequireTrust refuses a session in an untrusted folder whose project
 	// files set what only a trusted folder may (--require-trust), rather
 	// than leaving those settings out.
@@ -82,6 +92,9 @@ func Open(opts Options) (*App, error) {
 		// For front ends whose flags are not tandem's (ACP editors, the
 		// Claude Code drop-in driven by an Agent SDK). The environment is
 		// the user's own, like the API keys; a project cannot set it.
+		opts.TrustProject = true
+	}
+	if opts.SettingSources != nil && slices.Contains(opts.SettingSources, "project") {
 		opts.TrustProject = true
 	}
 	paths, err := config.ResolvePaths(opts.Home, opts.Getenv)
@@ -150,4 +163,15 @@ func (a *App) CheckModel(spec, cwd string) error {
 	}
 	_, err = a.models.resolver(cfg).Resolve(spec)
 	return err
+}
+
+// projectFiles says whether the project's own files are read at all (a
+// host's --setting-sources without "project" says no).
+func (a *App) projectFiles() bool {
+	return a.opts.SettingSources == nil || slices.Contains(a.opts.SettingSources, "project")
+}
+
+// userClaudeSettings says whether ~/.claude/settings.json is read.
+func (a *App) userClaudeSettings() bool {
+	return a.opts.SettingSources == nil || slices.Contains(a.opts.SettingSources, "user")
 }

@@ -77,7 +77,11 @@ func (a *App) loadExtensions(cfg *config.Config, cwd string, trusted bool) (*ski
 		}
 	}
 	home := a.home()
-	sk := skills.Load(skills.DefaultPlaces(cwd, home, a.Paths.ConfigDir))
+	projectDir := cwd
+	if !a.projectFiles() {
+		projectDir = "" // the host asked for no project files
+	}
+	sk := skills.Load(skills.DefaultPlaces(projectDir, home, a.Paths.ConfigDir))
 	// Config agents: the project file's win over the user file's, name by
 	// name (a whole-section replace would drop the user's).
 	var defs []*subagent.Def
@@ -99,7 +103,11 @@ func (a *App) loadExtensions(cfg *config.Config, cwd string, trusted bool) (*ski
 	if home != "" {
 		userAgents = filepath.Join(home, ".claude", "agents")
 	}
-	ag := subagent.Load(defs, filepath.Join(cwd, ".claude", "agents"), userAgents)
+	projectAgents := ""
+	if projectDir != "" {
+		projectAgents = filepath.Join(projectDir, ".claude", "agents")
+	}
+	ag := subagent.Load(defs, projectAgents, userAgents)
 	if !trusted {
 		gateModels(sk, ag)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/tandem-agent/tandem/internal/claudecode"
@@ -158,17 +159,23 @@ func (w *wiring) claudeCode(name turn.RuntimeName, l *session.Live, eq *Equipmen
 	}
 	return claudecode.New(cc, claudecode.Options{ProviderName: provName, BaseURL: pc.BaseURL, APIKey: pc.APIKey,
 		AuthToken: pc.AuthToken, MCPConfig: mcpJSON, Observer: observer(eq), Hooks: eq.hookFire,
-		Agents: agents, AddDirs: addDirs, SettingSources: settingSources(eq.settings)}), nil
+		Agents: agents, AddDirs: addDirs, SettingSources: w.app.settingSources(eq.settings)}), nil
 }
 
 // settingSources keeps the Claude Code CLI from reading the project's
 // settings files when the trust check left keys of them out: the CLI would
 // apply them itself (env, apiKeyHelper, statusLine, ...).
-func settingSources(s *Settings) string {
-	if s != nil && s.claudeLeftOut {
-		return "user"
+// A host's own --setting-sources is passed on as it asked.
+func (a *App) settingSources(s *Settings) *string {
+	if a.opts.SettingSources != nil {
+		v := strings.Join(a.opts.SettingSources, ",")
+		return &v
 	}
-	return ""
+	if s != nil && s.claudeLeftOut {
+		v := "user"
+		return &v
+	}
+	return nil
 }
 
 // observer is the claude-code runtime's view of the checkpoint recorder.

@@ -73,7 +73,11 @@ func (a *App) trustOf(cwd string) (root string, ok bool, err error) {
 
 // openFolder reads and gates cwd's configuration.
 func (a *App) openFolder(cwd string) (*folder, error) {
-	raw, err := config.Load(a.Paths.UserFile(), config.ProjectFile(cwd))
+	projectFile := config.ProjectFile(cwd)
+	if !a.projectFiles() {
+		projectFile = ""
+	}
+	raw, err := config.Load(a.Paths.UserFile(), projectFile)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +103,11 @@ func (a *App) openFolder(cwd string) (*folder, error) {
 	if err := f.cfg.ApplyEnv(a.opts.Getenv); err != nil {
 		return nil, err
 	}
-	if f.claude, err = permission.ReadClaudeSettings(cwd, a.home(), true); err != nil {
+	home := a.home()
+	if !a.userClaudeSettings() {
+		home = ""
+	}
+	if f.claude, err = permission.ReadClaudeSettings(cwd, home, a.projectFiles()); err != nil {
 		return nil, err
 	}
 	for i := range f.claude {
@@ -118,6 +126,9 @@ func (a *App) openFolder(cwd string) (*folder, error) {
 			servers, errs := mcp.ParseServers(l.MCPServers, mcp.ScopeLocal, l.File)
 			f.mcpLocal, f.mcpErrs = servers, append(f.mcpErrs, errs...)
 		}
+	}
+	if !a.projectFiles() {
+		return f, nil
 	}
 	mcpFile := filepath.Join(cwd, ".mcp.json")
 	servers, errs := mcp.LoadProjectFile(mcpFile)

@@ -52,7 +52,7 @@ type Equipment struct {
 // NoticeUntrusted is the "notice" of the status event that says what an
 // untrusted folder's session runs without (trust.Notice); its meta also
 // holds "dir" and "left_out" (the findings).
-const NoticeUntrusted = "untrusted"
+const NoticeUntrusted = trust.NoticeKind
 
 // wiring implements session.Wiring for an App.
 type wiring struct {
@@ -201,7 +201,7 @@ func (w *wiring) native(eq *Equipment) (turn.Runtime, error) {
 }
 
 func (w *wiring) nativeOptions(eq *Equipment) (agent.Options, error) {
-	pb := prompt.Builder{ConfigDir: w.app.Paths.ConfigDir, Home: w.app.opts.Getenv("HOME"), Warn: w.app.opts.Stderr}
+	pb := prompt.Builder{ConfigDir: w.app.Paths.ConfigDir, Home: w.app.opts.Getenv("HOME"), Warn: w.app.opts.Stderr, NoProject: !w.app.projectFiles()}
 	cc, err := compact.Parse(eq.cfg.Compaction, eq.cfg.SectionSource("compaction"))
 	if err != nil {
 		return agent.Options{}, err

@@ -37,6 +37,9 @@ type Builder struct {
 	// left out (unreadable, a FIFO, a link out of the repository), so a
 	// file the user relies on is never dropped unseen; nil: dropped.
 	Warn io.Writer
+	// NoProject leaves the project's instruction files out (a Claude Code
+	// host whose --setting-sources leaves out "project").
+	NoProject bool
 }
 
 // Build returns the system prompt blocks for a turn in cwd. The stable part
@@ -87,7 +90,11 @@ func (b Builder) Instructions(cwd string) string {
 		}
 	}
 	root := realDir(repoRoot(cwd))
-	for _, dir := range foldersFromRoot(cwd) {
+	dirs := foldersFromRoot(cwd)
+	if b.NoProject {
+		dirs = nil
+	}
+	for _, dir := range dirs {
 		for _, name := range instructionNames {
 			p := filepath.Join(dir, name)
 			if s := b.read(p, root); s != "" {

@@ -46,6 +46,10 @@ type Status struct {
 	NeedsTrust []Finding `json:"needs_trust"`
 }
 
+// NoticeKind is the "notice" meta of the status event that carries a
+// Notice (with "dir" and "left_out", the findings), for front ends to show.
+const NoticeKind = "untrusted"
+
 // Notice says what a session in the untrusted folder dir runs without,
 // naming each file and key and the command that trusts the folder: what
 // every front end shows once when such a session starts.
