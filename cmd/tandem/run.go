@@ -30,7 +30,7 @@ import (
 type runFlags struct {
 	prompt, cwd, model, outputFormat, resume, mode, appendSystem, systemPrompt, runtime string
 	jsonSchema                                                                          string
-	cont, verbose, trustProject, requireTrust                                                         bool
+	cont, verbose, trustProject, requireTrust                                           bool
 	maxTurns                                                                            int
 	maxBudget                                                                           float64
 	allowed, disallowed, addDirs, fallbackModels                                        []string

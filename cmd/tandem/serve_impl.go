@@ -14,11 +14,11 @@ import (
 )
 
 type serveFlags struct {
-	addr, token           string
-	allowHost, allowOrig  []string
-	model, runtime, mode  string
+	addr, token                         string
+	allowHost, allowOrig                []string
+	model, runtime, mode                string
 	verbose, trustProject, requireTrust bool
-	workspaces            []string
+	workspaces                          []string
 }
 
 func newServeCommand(g *globalFlags) *cobra.Command {
