@@ -177,6 +177,19 @@ func gateTandem(l config.Layer, known func(string) bool) (config.Layer, []trust.
 	}
 	if len(c.Providers) > 0 {
 		c.Providers = gateProviders(c.Providers, known, add)
+		// A model of a provider left out would fail every request: it goes
+		// too, and the session uses the default model.
+		for _, m := range []struct {
+			key string
+			v   *string
+		}{{"model", &c.Model}, {"small_model", &c.SmallModel}} {
+			prov, _, _ := strings.Cut(*m.v, "/")
+			_, had := l.Providers[prov]
+			if _, kept := c.Providers[prov]; had && !kept {
+				add(m.key, "names the provider "+prov+", which needs trust")
+				*m.v = ""
+			}
+		}
 	}
 	if c.Tools.WebFetch.AllowPrivate {
 		add("tools.web_fetch.allow_private", whyGuard)
