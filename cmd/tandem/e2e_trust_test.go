@@ -237,8 +237,13 @@ func TestE2ETrustRoutes(t *testing.T) {
 				t.Errorf("a refused run stored a session:\n%s", ls.Stdout)
 			}
 
-			// Untrusted, the run goes on without the setting and says so once.
+			// Untrusted, the run goes on without the setting and says so
+			// once. The user's own endpoints (the environment) are where it
+			// goes: the routes that cleared them get them back here.
+			saved := x.Env
+			x.Env = append(append([]string(nil), saved...), "ANTHROPIC_BASE_URL="+x.url, "OPENAI_BASE_URL="+x.url+"/v1")
 			r = x.RunDetached(run...)
+			x.Env = saved
 			mustSucceed(t, r)
 			if rt.leaked(x, evil, cap) {
 				t.Error("the project's host received the key (or the guarded request) in an untrusted folder")
