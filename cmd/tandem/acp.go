@@ -9,7 +9,7 @@ import (
 )
 
 func newACPCmd(g *globalFlags) *cobra.Command {
-	var trustProject bool
+	var trustProject, requireTrust bool
 	cmd := &cobra.Command{
 		Use:   "acp",
 		Short: "Run as an Agent Client Protocol agent on stdin/stdout (for editors)",
@@ -24,7 +24,7 @@ func newACPCmd(g *globalFlags) *cobra.Command {
 				Version: version(),
 				Log:     cmd.ErrOrStderr(),
 				OpenApp: func(asker permission.Asker) (*app.App, error) {
-					return app.Open(app.Options{Home: g.home, Version: version(), Asker: asker, Stderr: cmd.ErrOrStderr(), TrustProject: trustProject})
+					return app.Open(app.Options{Home: g.home, Version: version(), Asker: asker, Stderr: cmd.ErrOrStderr(), TrustProject: trustProject, RequireTrust: requireTrust})
 				},
 			}, cmd.InOrStdin(), cmd.OutOrStdout())
 		},
@@ -32,5 +32,6 @@ func newACPCmd(g *globalFlags) *cobra.Command {
 	// An editor cannot answer a trust prompt: trust folders with `tandem
 	// trust DIR`, or pass this for every folder the editor opens.
 	cmd.Flags().BoolVar(&trustProject, "trust-project", false, "trust the project files of every folder this process opens (see `tandem trust`)")
+	cmd.Flags().BoolVar(&requireTrust, "require-trust", false, "refuse sessions in untrusted folders whose project files set what needs trust")
 	return cmd
 }

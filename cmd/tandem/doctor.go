@@ -118,6 +118,8 @@ func collectDoctor(cmd *cobra.Command, a *app.App, offline bool) *doctorReport {
 		rep.Runtime, rep.Mode = string(s.Runtime), string(s.Mode)
 		if s.Trusted {
 			rep.TrustedBy = s.TrustRoot
+		} else if len(s.LeftOut) > 0 {
+			rep.Untrusted = trust.Notice(s.Cwd, s.LeftOut)
 		}
 		if !offline {
 			rep.Providers = a.CheckProviders(cmd.Context(), s)
@@ -146,10 +148,14 @@ func (rep *doctorReport) print(w io.Writer, offline bool) {
 	default:
 		fmt.Fprintln(w, "database check: ok")
 	}
-	switch {
-	case rep.Untrusted != "":
+	if rep.Untrusted != "" {
 		fmt.Fprintf(w, "trust:         NOT TRUSTED: %s\n", rep.Untrusted)
-	case rep.ConfigError != "":
+	}
+	switch {
+	case rep.ConfigError != "" || rep.settings == nil:
+		if rep.ConfigError == "" {
+			break
+		}
 		fmt.Fprintf(w, "config:        ERROR %s\n", rep.ConfigError)
 	default:
 		fmt.Fprintf(w, "config files:  %v\n", rep.ConfigFiles)
@@ -160,7 +166,7 @@ func (rep *doctorReport) print(w io.Writer, offline bool) {
 		fmt.Fprintf(w, "runtime:       %s\npermissions:   %s mode\n", rep.Runtime, rep.Mode)
 		if rep.TrustedBy != "" {
 			fmt.Fprintf(w, "trust:         trusted (by %s)\n", rep.TrustedBy)
-		} else {
+		} else if rep.Untrusted == "" {
 			fmt.Fprintln(w, "trust:         not trusted (nothing in the project files needs it)")
 		}
 	}

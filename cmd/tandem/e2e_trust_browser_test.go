@@ -14,9 +14,9 @@ import (
 	"github.com/tandem-agent/tandem/internal/scripted"
 )
 
-// The web UI asks once before a session starts in a folder whose project
-// files need trust; trusting there lets the session start, and the answer
-// is stored (the next session does not ask).
+// A session in a folder whose project files need trust starts without
+// those settings, and the web UI shows a banner naming them with a Trust
+// button; trusting there is stored (the next session has no banner).
 func TestE2EBrowserAsksToTrustFolder(t *testing.T) {
 	var browser string
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
@@ -61,30 +61,30 @@ func TestE2EBrowserAsksToTrustFolder(t *testing.T) {
 	}
 	step("sign in", chromedp.Navigate(c.base+"/login#token="+url.QueryEscape(c.token)), chromedp.WaitVisible(chromedp.ID("new-session")))
 	poll("the workspace is picked", `document.getElementById('workspace-select').value === `+jsString(x.Work))
-	step("start a session: the trust prompt opens", chromedp.Click(chromedp.ID("new-session")), chromedp.WaitVisible(chromedp.CSS("#trust-dialog[open] #trust-yes")))
-	dialogText, err := chromedp.Run(bctx, chromedp.Text(chromedp.ID("trust-dialog")))
+	// An untrusted folder is never refused: the session opens without the
+	// project's header, and a banner says so with a Trust button.
+	step("start a session: it opens with the banner", chromedp.Click(chromedp.ID("new-session")), chromedp.WaitVisible(chromedp.ID("trust-banner")))
+	poll("the session opens", `location.hash.length > 1`)
+	bannerText, err := chromedp.Run(bctx, chromedp.Text(chromedp.ID("trust-banner")))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{x.Work, "providers.anthropic.headers", ".tandem/config.json"} {
-		if !strings.Contains(dialogText, want) {
-			t.Errorf("the prompt should name %q:\n%s", want, dialogText)
+	for _, want := range []string{"not trusted", "providers.anthropic.headers", ".tandem/config.json", "tandem trust " + x.Work} {
+		if !strings.Contains(bannerText, want) {
+			t.Errorf("the banner should name %q:\n%s", want, bannerText)
 		}
 	}
-	step("decline: nothing starts", chromedp.Click(chromedp.ID("trust-no")), chromedp.WaitNotPresent(chromedp.CSS("#trust-dialog[open]")))
-	poll("the refusal is shown", `document.querySelector('.log').textContent.includes('not trusted, so nothing was started')`)
-	if _, list := c.do("GET", "/api/sessions", nil); len(list["sessions"].([]any)) != 0 {
-		t.Fatalf("declining trust still created a session: %v", list)
+	if open, _ := chromedp.Run(bctx, chromedp.Evaluate[bool](`document.getElementById('trust-dialog').open`)); open {
+		t.Error("the refusal dialog opened for an untrusted folder")
 	}
-	step("ask again", chromedp.Click(chromedp.ID("new-session")), chromedp.WaitVisible(chromedp.CSS("#trust-dialog[open] #trust-yes")))
-	step("trust", chromedp.Click(chromedp.ID("trust-yes")), chromedp.WaitNotPresent(chromedp.CSS("#trust-dialog[open]")))
-	poll("the session opens", `location.hash.length > 1`)
+	step("trust from the banner", chromedp.Click(chromedp.ID("trust-banner-yes")))
+	poll("the banner says it is trusted", `document.getElementById('trust-banner').textContent.includes('trusted now')`)
 	if _, list := c.do("GET", "/api/trust", nil); !strings.Contains(strings.Join(anyStrings(list["folders"]), ","), x.Work) {
 		t.Errorf("the folder was not stored as trusted: %v", list)
 	}
 	first, _ := chromedp.Run(bctx, chromedp.Evaluate[string](`location.hash`))
 	step("a second session", chromedp.Click(chromedp.ID("new-session")))
-	poll("a second session opens without asking", `location.hash !== `+jsString(first)+` && !document.getElementById('trust-dialog').open`)
+	poll("a second session opens without the banner", `location.hash !== `+jsString(first)+` && document.getElementById('trust-banner').hidden`)
 	if _, list := c.do("GET", "/api/sessions", nil); len(list["sessions"].([]any)) != 2 {
 		t.Errorf("want two sessions, got %v", list)
 	}

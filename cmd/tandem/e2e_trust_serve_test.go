@@ -144,13 +144,9 @@ func TestE2EServeTrustEndpoint(t *testing.T) {
 		"providers": map[string]any{"anthropic": map[string]any{"base_url": evilURL}}})
 	c := startServe(t, x)
 
-	code, out := c.do("POST", "/api/sessions", map[string]string{"cwd": x.Work, "model": "anthropic/claude-sonnet-4-5"})
-	if code != http.StatusForbidden || errCode(out) != "folder_not_trusted" {
-		t.Fatalf("untrusted folder: %d %v", code, out)
-	}
-	tr := out["error"].(map[string]any)["trust"].(map[string]any)
-	if tr["dir"] != x.Work || !strings.Contains(fmt.Sprint(tr["findings"]), "providers.anthropic.base_url") {
-		t.Errorf("trust details: %v", tr)
+	// Untrusted: the session starts without the project's base_url.
+	if code, out := c.do("POST", "/api/sessions", map[string]string{"cwd": x.Work, "model": "anthropic/claude-sonnet-4-5"}); code != http.StatusCreated {
+		t.Fatalf("an untrusted folder was refused: %d %v", code, out)
 	}
 	q := "/api/trust?path=" + url.QueryEscape(x.Work)
 	if code, st := c.do("GET", q, nil); code != http.StatusOK || st["trusted"] != false || len(st["needs_trust"].([]any)) != 1 {
@@ -175,8 +171,15 @@ func TestE2EServeTrustEndpoint(t *testing.T) {
 	if code, _ := c.do("DELETE", q, nil); code != http.StatusNoContent {
 		t.Errorf("revoke: %d", code)
 	}
-	if code, out := c.do("POST", "/api/sessions", map[string]string{"cwd": x.Work}); code != http.StatusForbidden {
-		t.Errorf("revoked, a new session was allowed: %d %v", code, out)
+	// --require-trust refuses, with the findings.
+	strict := startServe(t, x, "--require-trust")
+	code, out := strict.do("POST", "/api/sessions", map[string]string{"cwd": x.Work, "model": "anthropic/claude-sonnet-4-5"})
+	if code != http.StatusForbidden || errCode(out) != "folder_not_trusted" {
+		t.Fatalf("--require-trust, untrusted folder: %d %v", code, out)
+	}
+	tr := out["error"].(map[string]any)["trust"].(map[string]any)
+	if tr["dir"] != x.Work || !strings.Contains(fmt.Sprint(tr["findings"]), "providers.anthropic.base_url") {
+		t.Errorf("trust details: %v", tr)
 	}
 }
 

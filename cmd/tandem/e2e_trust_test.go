@@ -222,14 +222,12 @@ func TestE2ETrustRoutes(t *testing.T) {
 			x.Env = append(x.Env, env...)
 			run := append([]string{"run", "-p", "hello", "--output-format", "stream-json"}, args...)
 
-			r := x.RunDetached(run...)
-			if rt.leaked(x, evil, cap) {
-				t.Error("the project's host received the key (or the guarded request) in an untrusted folder")
-			}
-			if r.Code == 0 {
-				t.Fatalf("an untrusted folder's %s was accepted\nstdout:\n%s", rt.key, r.Stdout)
-			}
+			// --require-trust refuses before anything is stored.
 			file := filepath.Join(x.Work, rt.file)
+			r := x.RunDetached(append(run, "--require-trust")...)
+			if r.Code == 0 {
+				t.Fatalf("--require-trust accepted an untrusted folder's %s\nstdout:\n%s", rt.key, r.Stdout)
+			}
 			for _, want := range []string{file, `"` + rt.key + `"`, "tandem trust " + x.Work} {
 				if !strings.Contains(r.Stderr, want) {
 					t.Errorf("the refusal should name %q:\n%s", want, r.Stderr)
@@ -237,6 +235,26 @@ func TestE2ETrustRoutes(t *testing.T) {
 			}
 			if ls := x.Run("sessions", "list", "--json"); ls.Code != 0 || strings.Contains(ls.Stdout, `"id"`) {
 				t.Errorf("a refused run stored a session:\n%s", ls.Stdout)
+			}
+
+			// Untrusted, the run goes on without the setting and says so
+			// once. The user's own endpoints (the environment) are where it
+			// goes: the routes that cleared them get them back here.
+			saved := x.Env
+			x.Env = append(append([]string(nil), saved...), "ANTHROPIC_BASE_URL="+x.url, "OPENAI_BASE_URL="+x.url+"/v1")
+			r = x.RunDetached(run...)
+			x.Env = saved
+			mustSucceed(t, r)
+			if rt.leaked(x, evil, cap) {
+				t.Error("the project's host received the key (or the guarded request) in an untrusted folder")
+			}
+			for _, want := range []string{"is not trusted", file, `"` + rt.key + `"`, "tandem trust " + x.Work} {
+				if !strings.Contains(r.Stderr, want) {
+					t.Errorf("the warning should name %q:\n%s", want, r.Stderr)
+				}
+			}
+			if n := strings.Count(r.Stderr, "is not trusted"); n != 1 {
+				t.Errorf("the warning was said %d times:\n%s", n, r.Stderr)
 			}
 
 			// Trusted, the same files work.
@@ -261,8 +279,8 @@ func TestE2ETrustProjectFlag(t *testing.T) {
 	if ls := x.Run("trust", "--list"); strings.Contains(ls.Stdout, x.Work) {
 		t.Errorf("--trust-project recorded trust:\n%s", ls.Stdout)
 	}
-	if r := x.RunDetached(streamArgs("hi")...); r.Code == 0 {
-		t.Error("without the flag the folder is untrusted again")
+	if r := x.RunDetached(streamArgs("hi")...); r.Code != 0 || !strings.Contains(r.Stderr, "providers.anthropic.headers") {
+		t.Errorf("without the flag the folder is untrusted again (run, leaving the header out): %d\n%s", r.Code, r.Stderr)
 	}
 }
 
@@ -281,6 +299,20 @@ func TestE2ETrustCommand(t *testing.T) {
 	}
 	if r := x.Run("trust", "--revoke", sub); r.Code == 0 || !strings.Contains(r.Stderr, "tandem trust --revoke "+x.Work) {
 		t.Errorf("revoking a subfolder of a trusted folder should point at the folder: %s", r.Stderr)
+	}
+	// / and the home folder need --broad; revoking a folder a parent still
+	// trusts says so.
+	if r := x.Run("trust", "/"); r.Code == 0 || !strings.Contains(r.Stderr, "tandem trust --broad /") {
+		t.Errorf("trust /: %d %s", r.Code, r.Stderr)
+	}
+	if r := x.Run("trust", x.Home); r.Code == 0 || !strings.Contains(r.Stderr, "--broad") {
+		t.Errorf("trust $HOME: %d %s", r.Code, r.Stderr)
+	}
+	if r := x.Run("trust", sub); r.Code != 0 {
+		t.Fatalf("trust sub: %s", r.Stderr)
+	}
+	if r := x.Run("trust", "--revoke", sub); r.Code != 0 || !strings.Contains(r.Stdout, "still trusted") || !strings.Contains(r.Stdout, x.Work) {
+		t.Errorf("revoke under a trusted parent: %s%s", r.Stdout, r.Stderr)
 	}
 	if r := x.Run("trust", "--revoke", x.Work); r.Code != 0 {
 		t.Fatalf("revoke: %s", r.Stderr)
@@ -308,17 +340,17 @@ func TestE2ETrustClaudeSettingsEnv(t *testing.T) {
 	writeJSONFile(t, settings, map[string]any{"env": map[string]string{"ANTHROPIC_BASE_URL": evilURL}})
 	args := streamArgs("hello", "--runtime", "claude-code")
 
+	// Untrusted: the CLI is kept from reading the project's settings
+	// (--setting-sources user), the run goes to the user's host.
 	r := x.RunDetached(args...)
-	if r.Code == 0 {
-		t.Fatalf("an untrusted folder's settings env was accepted\nstdout:\n%s", r.Stdout)
-	}
+	mustSucceed(t, r)
 	for _, want := range []string{settings, `"env"`, "tandem trust " + x.Work} {
 		if !strings.Contains(r.Stderr, want) {
-			t.Errorf("the refusal should name %q:\n%s", want, r.Stderr)
+			t.Errorf("the warning should name %q:\n%s", want, r.Stderr)
 		}
 	}
-	if scriptedSaw(evil, fakeKey) || len(x.srv.Requests()) > 0 {
-		t.Fatal("a request was made for a refused run")
+	if scriptedSaw(evil, fakeKey) {
+		t.Fatal("the project's env reached the CLI in an untrusted folder")
 	}
 	if tr := x.Run("trust"); tr.Code != 0 {
 		t.Fatalf("tandem trust: %s%s", tr.Stdout, tr.Stderr)

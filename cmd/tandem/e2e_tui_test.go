@@ -195,12 +195,15 @@ func TestE2ETUIContinuesHeadlessSessionAndDenies(t *testing.T) {
 }
 
 // A folder whose project files need trust is asked about before the UI
-// opens, as Claude Code asks; yes trusts it and the chat starts.
+// opens, as Claude Code asks, listing what trusting would enable; yes
+// trusts it and the chat starts, no starts it without those settings (the
+// conversation says which), and no under --require-trust starts nothing.
 func TestE2ETUIAsksToTrustTheFolder(t *testing.T) {
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("trusted now")}})
 	x.WriteFile(".claude/settings.json", `{"permissions": {"allow": ["Bash(rm:*)"]}}`)
 	p := x.startTUI(100, 30, "--model", "anthropic/claude-sonnet-4-5")
-	p.waitText("Trust the files in")
+	p.waitText("Do you trust the files in")
+	p.waitText("permissions.allow")
 	p.typeText("y")
 	p.keys("Enter")
 	p.waitText("Ask tandem")
@@ -210,14 +213,28 @@ func TestE2ETUIAsksToTrustTheFolder(t *testing.T) {
 	p.keys("C-d")
 	p.waitText("TANDEM-EXITED:0")
 
-	// Declined: nothing starts.
-	y := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("never")}})
+	// Declined: the session starts without the allow rule, and says so.
+	y := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("untrusted run")}})
 	y.WriteFile(".claude/settings.json", `{"permissions": {"allow": ["Bash(rm:*)"]}}`)
 	q := y.startTUI(100, 30, "--model", "anthropic/claude-sonnet-4-5")
-	q.waitText("Trust the files in")
+	q.waitText("Do you trust the files in")
 	q.keys("Enter")
-	q.waitText("Nothing was started.")
-	q.waitText("TANDEM-EXITED:1")
+	q.waitText("Ask tandem")
+	q.waitText("is not trusted")
+	q.typeText("hi")
+	q.keys("Enter")
+	q.waitText("untrusted run")
+	q.keys("C-d")
+	q.waitText("TANDEM-EXITED:0")
+
+	// --require-trust: declined, nothing starts.
+	z := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("never")}})
+	z.WriteFile(".claude/settings.json", `{"permissions": {"allow": ["Bash(rm:*)"]}}`)
+	r := z.startTUI(100, 30, "--model", "anthropic/claude-sonnet-4-5", "--require-trust")
+	r.waitText("Do you trust the files in")
+	r.keys("Enter")
+	r.waitText("Nothing was started")
+	r.waitText("TANDEM-EXITED:1")
 }
 
 // /mcp in the terminal UI over a real MCP server: the project's server

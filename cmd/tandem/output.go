@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/tandem-agent/tandem/internal/app"
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/termsafe"
 )
@@ -43,6 +44,10 @@ func (p *printer) errf(format string, args ...any) {
 func (p *printer) Emit(e event.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if e.Type == event.Status && e.Meta["notice"] == app.NoticeUntrusted {
+		// In every format: the run goes on without some project settings.
+		p.errf("tandem: %s\n", e.Message)
+	}
 	switch p.format {
 	case "stream-json":
 		writeJSONLine(p.w, e)
@@ -94,7 +99,7 @@ func (p *printer) text(e event.Event) {
 	case event.PermissionRequest:
 		// The terminal asker prints the question itself.
 	case event.Status:
-		if p.verbose && e.Message != "" {
+		if p.verbose && e.Message != "" && e.Meta["notice"] != app.NoticeUntrusted {
 			p.errf("tandem: %s\n", e.Message)
 		}
 	case event.CompactBoundary:

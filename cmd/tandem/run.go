@@ -27,7 +27,7 @@ import (
 type runFlags struct {
 	prompt, cwd, model, outputFormat, resume, mode, appendSystem, systemPrompt, runtime string
 	jsonSchema                                                                          string
-	cont, verbose, trustProject                                                         bool
+	cont, verbose, trustProject, requireTrust                                           bool
 	maxTurns                                                                            int
 	maxBudget                                                                           float64
 	allowed, disallowed, addDirs, fallbackModels                                        []string
@@ -78,6 +78,7 @@ func addRunFlags(fl *pflag.FlagSet, f *runFlags) {
 	fl.StringVar(&f.runtime, "runtime", "", turn.RuntimeList())
 	fl.BoolVar(&f.verbose, "verbose", false, "print every event to stderr (text output)")
 	fl.BoolVar(&f.trustProject, "trust-project", false, "trust the folder's project files for this run (as `tandem trust` does for good)")
+	fl.BoolVar(&f.requireTrust, "require-trust", false, "refuse to start in an untrusted folder whose project files set what needs trust (default: run without those settings and say which)")
 	fl.DurationVar(&f.mcpWait, "mcp-wait", app.DefaultMCPWait, "how long to wait for MCP servers to connect before the first model call")
 }
 
@@ -180,7 +181,7 @@ func runTurnBody(cmd *cobra.Command, g *globalFlags, f *runFlags, args []string)
 		defer tty.Close()
 		asker = newTerminalAsker(tty, tty)
 	}
-	a, err := app.Open(app.Options{Home: g.home, Version: version(), Asker: asker, Stderr: cmd.ErrOrStderr(), TrustProject: f.trustProject})
+	a, err := app.Open(app.Options{Home: g.home, Version: version(), Asker: asker, Stderr: cmd.ErrOrStderr(), TrustProject: f.trustProject, RequireTrust: f.requireTrust})
 	if err != nil {
 		return err
 	}

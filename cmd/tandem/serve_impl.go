@@ -16,12 +16,12 @@ import (
 )
 
 type serveFlags struct {
-	addr, token           string
-	tokenFile             string
-	allowHost, allowOrig  []string
-	model, runtime, mode  string
-	verbose, trustProject bool
-	workspaces            []string
+	addr, token                         string
+	tokenFile                           string
+	allowHost, allowOrig                []string
+	model, runtime, mode                string
+	verbose, trustProject, requireTrust bool
+	workspaces                          []string
 }
 
 func newServeCommand(g *globalFlags) *cobra.Command {
@@ -45,6 +45,7 @@ func newServeCommand(g *globalFlags) *cobra.Command {
 	fl.StringVar(&f.runtime, "runtime", "", "default runtime for new sessions: "+turn.RuntimeList())
 	fl.StringVar(&f.mode, "permission-mode", "", "default permission mode for new sessions: "+permission.ModeList())
 	fl.BoolVar(&f.verbose, "verbose", false, "log requests and turns to stderr")
+	fl.BoolVar(&f.requireTrust, "require-trust", false, "refuse sessions in untrusted folders whose project files set what needs trust (default: run without those settings and say which)")
 	fl.BoolVar(&f.trustProject, "trust-project", false, "trust every session folder's project files (registering a workspace does not trust it; see `tandem trust`)")
 	fl.StringSliceVar(&f.workspaces, "workspace", nil, "register these folders as workspaces agents may run in (also possible from the UI)")
 	return cmd
@@ -68,7 +69,7 @@ func readTokenFile(path string) (string, error) {
 }
 
 func serve(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
-	a, err := app.Open(app.Options{Home: g.home, Version: version(), ServerAsks: true, Stderr: cmd.ErrOrStderr(), TrustProject: f.trustProject})
+	a, err := app.Open(app.Options{Home: g.home, Version: version(), ServerAsks: true, Stderr: cmd.ErrOrStderr(), TrustProject: f.trustProject, RequireTrust: f.requireTrust})
 	if err != nil {
 		return err
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/app"
 )
 
-type trustFlags struct{ revoke, list bool }
+type trustFlags struct{ revoke, list, broad bool }
 
 func newTrustCmd(g *globalFlags) *cobra.Command {
 	f := &trustFlags{}
@@ -18,7 +18,7 @@ func newTrustCmd(g *globalFlags) *cobra.Command {
 		Long: "A project's own files (.tandem/config.json, .claude/settings.json, .claude/settings.local.json, .mcp.json) " +
 			"arrive with a cloned repository. Settings in them that could send your API keys elsewhere, run commands or loosen " +
 			"a guard (provider base_url, headers and api_key_env, new providers, hooks, env, allow rules, ${VAR} in MCP entries, ...) " +
-			"are refused until you trust the folder. Trusting a folder covers its subfolders; symlinks are resolved. " +
+			"are left out (and named) until you trust the folder. / and your home folder need --broad. Trusting a folder covers its subfolders; symlinks are resolved. " +
 			"DIR defaults to the current folder. See docs/permissions.md.",
 		Example: "  tandem trust\n  tandem trust ~/src/project\n  tandem trust --list\n  tandem trust --revoke ~/src/project",
 		Args:    cobra.MaximumNArgs(1),
@@ -28,6 +28,7 @@ func newTrustCmd(g *globalFlags) *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&f.revoke, "revoke", false, "stop trusting DIR")
 	cmd.Flags().BoolVar(&f.list, "list", false, "list the trusted folders")
+	cmd.Flags().BoolVar(&f.broad, "broad", false, "confirm trusting / or your home folder (every repository under it)")
 	return cmd
 }
 
@@ -59,9 +60,13 @@ func trustCmd(cmd *cobra.Command, a *app.App, f *trustFlags, args []string) erro
 				return fmt.Errorf("--revoke: name the folder")
 			}
 		}
-		real, err := a.RevokeFolder(dir)
+		real, stillBy, err := a.RevokeFolder(dir)
 		if err != nil {
 			return err
+		}
+		if stillBy != "" {
+			fmt.Fprintf(w, "removed %s from the trusted folders, but it is still trusted: it is inside the trusted folder %s (revoke that with `tandem trust --revoke %s`)\n", real, stillBy, stillBy)
+			return nil
 		}
 		fmt.Fprintf(w, "no longer trusted: %s\n", real)
 		return nil
@@ -69,7 +74,11 @@ func trustCmd(cmd *cobra.Command, a *app.App, f *trustFlags, args []string) erro
 	if dir == "" {
 		dir = "."
 	}
-	real, err := a.TrustFolder(dir)
+	trustDir := a.TrustFolder
+	if f.broad {
+		trustDir = a.TrustBroadFolder
+	}
+	real, err := trustDir(dir)
 	if err != nil {
 		return err
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -71,7 +70,7 @@ func runTUI(cmd *cobra.Command, g *globalFlags, f *runFlags, prompt string) erro
 	// Warnings (an MCP server that failed) would scribble over the screen:
 	// once it is up they become notices in the conversation.
 	warn := &noticeWriter{sink: sink, stderr: cmd.ErrOrStderr()}
-	a, err := app.Open(app.Options{Home: g.home, Version: version(), ServerAsks: true, Stderr: warn, TrustProject: f.trustProject})
+	a, err := app.Open(app.Options{Home: g.home, Version: version(), ServerAsks: true, Stderr: warn, TrustProject: f.trustProject, RequireTrust: f.requireTrust})
 	if err != nil {
 		return err
 	}
@@ -84,14 +83,18 @@ func runTUI(cmd *cobra.Command, g *globalFlags, f *runFlags, prompt string) erro
 	be := &tuiBackend{a: a, f: f, sink: sink}
 	req := session.OpenRequest{ID: f.resume, Continue: f.cont, Cwd: f.cwd, AddDirs: f.addDirs,
 		Model: f.model, Runtime: f.runtime, Mode: f.mode, ModeFromRequest: true}
-	err = be.open(ctx, req)
-	if ut := (*trust.UntrustedError)(nil); errors.As(err, &ut) {
-		if !askTrust(cmd, a, ut) {
-			fmt.Fprintln(cmd.ErrOrStderr(), "Nothing was started.")
-			return exitError{code: 1}
+	if f.resume == "" {
+		// Like Claude Code's "Do you trust the files in this folder?",
+		// with the list of what trusting would enable; no runs untrusted
+		// (those settings left out) unless --require-trust.
+		if st, err := a.TrustStatus(f.cwd); err == nil && !st.Trusted && len(st.NeedsTrust) > 0 && !a.TrustsEveryFolder() {
+			if !askTrust(cmd, a, st) && f.requireTrust {
+				fmt.Fprintln(cmd.ErrOrStderr(), "Nothing was started (--require-trust).")
+				return exitError{code: 1}
+			}
 		}
-		err = be.open(ctx, req)
 	}
+	err = be.open(ctx, req)
 	if err != nil {
 		return err
 	}
@@ -113,18 +116,24 @@ func runTUI(cmd *cobra.Command, g *globalFlags, f *runFlags, prompt string) erro
 	return err
 }
 
-// askTrust shows why the folder needs trust and asks on the terminal, as
-// Claude Code asks before it reads a new folder's settings; yes trusts it
-// for good (tandem trust). Nothing is stored before the answer.
-func askTrust(cmd *cobra.Command, a *app.App, ut *trust.UntrustedError) bool {
+// askTrust lists what the folder's project files set that needs trust
+// and asks on the terminal, before the UI starts, as Claude Code asks
+// before it reads a new folder's settings; yes trusts it for good (tandem
+// trust), no starts without those settings. Nothing is stored before the
+// answer.
+func askTrust(cmd *cobra.Command, a *app.App, st trust.Status) bool {
 	w := cmd.ErrOrStderr()
-	fmt.Fprintf(w, "%s\n\nTrust the files in %s (and its subfolders)? [y/N] ", ut.Error(), ut.Dir)
+	fmt.Fprintf(w, "Do you trust the files in %s?\nTrusting it (and its subfolders) would enable these project settings:\n", st.Dir)
+	for _, x := range st.NeedsTrust {
+		fmt.Fprintf(w, "  %s\n", x)
+	}
+	fmt.Fprintf(w, "Without trust, everything else in the project's files applies and these are left out.\nTrust this folder? [y/N] ")
 	line, _ := bufio.NewReader(os.Stdin).ReadString('\n')
 	if ans := strings.ToLower(strings.TrimSpace(line)); ans != "y" && ans != "yes" {
 		return false
 	}
-	if _, err := a.TrustFolder(ut.Dir); err != nil {
-		fmt.Fprintf(w, "tandem: trust %s: %v\n", ut.Dir, err)
+	if _, err := a.TrustFolder(st.Dir); err != nil {
+		fmt.Fprintf(w, "tandem: trust %s: %v\n", st.Dir, err)
 		return false
 	}
 	return true

@@ -9,6 +9,7 @@ import (
 	acpsdk "github.com/coder/acp-go-sdk"
 
 	"github.com/tandem-agent/tandem/internal/event"
+	"github.com/tandem-agent/tandem/internal/trust"
 )
 
 // outputTail bounds the command output a tool card shows while it runs.
@@ -67,6 +68,11 @@ func (u *updater) convert(e event.Event) (acpsdk.SessionUpdate, bool) {
 		return acpsdk.SessionUpdate{UsageUpdate: &acpsdk.SessionUsageUpdate{Used: int(e.ContextTokens), Size: int(e.ContextWindow)}}, true
 	case event.CompactBoundary:
 		return acpsdk.UpdateAgentThoughtText("\n[the conversation was compacted into a summary]\n"), true
+	case event.Status:
+		if e.Meta["notice"] == trust.NoticeKind {
+			// What an untrusted folder's session runs without, once.
+			return acpsdk.UpdateAgentMessageText("[tandem: " + e.Message + "]\n\n"), true
+		}
 	case event.Retry:
 		return acpsdk.UpdateAgentThoughtText(fmt.Sprintf("\n[provider error, retrying in %.1fs (attempt %d): %s]\n",
 			float64(e.DelayMS)/1000, e.Attempt, e.Error)), true

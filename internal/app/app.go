@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/tandem-agent/tandem/internal/checkpoint"
 	"github.com/tandem-agent/tandem/internal/config"
@@ -38,6 +39,19 @@ type Options struct {
 	// (--trust-project or TANDEM_TRUST_PROJECT=1, for scripted use), as
 	// `tandem trust` would, without recording anything.
 	TrustProject bool
+	// SettingSources are the Claude Code setting sources a host asked for
+	// (--setting-sources, the Agent SDK's settingSources): nil is tandem's
+	// own rule (every file read, an untrusted folder's gated). Otherwise
+	// "project" means the host chose the folder's settings (trusted for
+	// this process), and without it no project file is read at all (no
+	// .tandem/config.json, .claude/settings*.json, .mcp.json, skills,
+	// commands, agents or CLAUDE.md); without "user", ~/.claude/settings.json
+	// is not read. docs/claude-code-cli.md.
+	SettingSources []string
+	// RequireTrust refuses a session in an untrusted folder whose project
+	// files set what only a trusted folder may (--require-trust), rather
+	// than leaving those settings out.
+	RequireTrust bool
 	// Providers are model providers given in code (an embedding program's
 	// own), by name: "NAME/model" specs reach them. They win over the
 	// catalog's presets and the config's entries of the same name.
@@ -80,6 +94,9 @@ func Open(opts Options) (*App, error) {
 		// the user's own, like the API keys; a project cannot set it.
 		opts.TrustProject = true
 	}
+	if opts.SettingSources != nil && slices.Contains(opts.SettingSources, "project") {
+		opts.TrustProject = true
+	}
 	paths, err := config.ResolvePaths(opts.Home, opts.Getenv)
 	if err != nil {
 		return nil, err
@@ -105,6 +122,7 @@ func Open(opts Options) (*App, error) {
 		return nil, err
 	}
 	a := &App{Paths: paths, User: user, Store: st, Catalog: cat, Trust: trust.NewStore(paths.DataDir), opts: opts}
+	a.Trust.Home = a.home()
 	a.models = newModels(cat, opts.Getenv)
 	a.models.custom = opts.Providers
 	a.models.install = &installID{dir: paths.DataDir}
@@ -118,15 +136,13 @@ func (a *App) Close() error { return a.Store.Close() }
 
 // ConfigFor returns the configuration in force for a working folder: the
 // user file, the folder's project file, then the environment.
+// An untrusted folder's project file comes without what needs trust.
 func (a *App) ConfigFor(cwd string) (*config.Config, error) {
-	c, err := config.Load(a.Paths.UserFile(), config.ProjectFile(cwd))
+	f, err := a.openFolder(cwd)
 	if err != nil {
 		return nil, err
 	}
-	if err := c.ApplyEnv(a.opts.Getenv); err != nil {
-		return nil, err
-	}
-	return c, nil
+	return f.cfg, nil
 }
 
 // DefaultModel picks the model when neither flag nor session names one:
@@ -147,4 +163,15 @@ func (a *App) CheckModel(spec, cwd string) error {
 	}
 	_, err = a.models.resolver(cfg).Resolve(spec)
 	return err
+}
+
+// projectFiles says whether the project's own files are read at all (a
+// host's --setting-sources without "project" says no).
+func (a *App) projectFiles() bool {
+	return a.opts.SettingSources == nil || slices.Contains(a.opts.SettingSources, "project")
+}
+
+// userClaudeSettings says whether ~/.claude/settings.json is read.
+func (a *App) userClaudeSettings() bool {
+	return a.opts.SettingSources == nil || slices.Contains(a.opts.SettingSources, "user")
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/tandem-agent/tandem/internal/agent"
 	"github.com/tandem-agent/tandem/internal/config"
 	"github.com/tandem-agent/tandem/internal/event"
-	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/places"
 	"github.com/tandem-agent/tandem/internal/server"
 	"github.com/tandem-agent/tandem/internal/session"
@@ -21,6 +20,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/subagent"
 	"github.com/tandem-agent/tandem/internal/tool"
 	"github.com/tandem-agent/tandem/internal/tools/agenttools"
+	"github.com/tandem-agent/tandem/internal/trust"
 	"github.com/tandem-agent/tandem/internal/turn"
 )
 
@@ -53,7 +53,11 @@ func (a *App) ExtensionsFor(cwd string) (*Extensions, error) {
 	if err != nil {
 		return nil, err
 	}
-	sk, ag, _, err := a.loadExtensions(cfg, cwd)
+	_, trusted, err := a.trustOf(cwd)
+	if err != nil {
+		return nil, err
+	}
+	sk, ag, _, err := a.loadExtensions(cfg, cwd, trusted)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +69,9 @@ func describe(sk *skills.Catalog, ag *subagent.Catalog) *Extensions {
 		Notices: append(append([]string(nil), sk.Notices...), ag.Notices...), Warnings: append(append([]skills.Warning(nil), sk.Warnings...), ag.Warnings...)}
 }
 
-func (a *App) loadExtensions(cfg *config.Config, cwd string) (*skills.Catalog, *subagent.Catalog, skillsSettings, error) {
+// loadExtensions loads the skills, commands and agents of cwd; an
+// untrusted folder's come without a provider's model (gateModels).
+func (a *App) loadExtensions(cfg *config.Config, cwd string, trusted bool) (*skills.Catalog, *subagent.Catalog, skillsSettings, error) {
 	var set skillsSettings
 	if len(cfg.Skills) > 0 {
 		if err := json.Unmarshal(cfg.Skills, &set); err != nil {
@@ -73,7 +79,11 @@ func (a *App) loadExtensions(cfg *config.Config, cwd string) (*skills.Catalog, *
 		}
 	}
 	home := a.home()
-	sk := skills.Load(skills.DefaultPlaces(cwd, home, a.Paths.ConfigDir))
+	projectDir := cwd
+	if !a.projectFiles() {
+		projectDir = "" // the host asked for no project files
+	}
+	sk := skills.Load(skills.DefaultPlaces(projectDir, home, a.Paths.ConfigDir))
 	// Config agents: the project file's win over the user file's, name by
 	// name (a whole-section replace would drop the user's).
 	var defs []*subagent.Def
@@ -95,9 +105,23 @@ func (a *App) loadExtensions(cfg *config.Config, cwd string) (*skills.Catalog, *
 	if home != "" {
 		userAgents.Dir = places.Path(home, places.Home(), places.Agents)
 	}
-	projectAgents := skills.Place{Dir: places.Path(cwd, places.Project(), places.Agents), Scope: skills.ScopeProject, Root: cwd}
+	projectAgents := skills.Place{Scope: skills.ScopeProject, Root: projectDir}
+	if projectDir != "" {
+		projectAgents.Dir = places.Path(projectDir, places.Project(), places.Agents)
+	}
 	ag := subagent.Load(defs, projectAgents, userAgents)
+	if !trusted {
+		gateModels(sk, ag)
+	}
 	return sk, ag, set, nil
+}
+
+// skillFindings reports what cwd's skills, commands and agents set that
+// needs trust (extensionFindings), for the notice and `tandem trust`.
+func skillFindings(cwd string) []trust.Finding {
+	sk := skills.Load(skills.DefaultPlaces(cwd, "", ""))
+	ag := subagent.Load(nil, skills.Place{Dir: places.Path(cwd, places.Project(), places.Agents), Scope: skills.ScopeProject, Root: cwd}, skills.Place{Scope: skills.ScopeUser})
+	return extensionFindings(sk, ag)
 }
 
 // equipExtensions loads skills, commands and agents and registers the Skill
@@ -116,7 +140,7 @@ func (w *wiring) equipExtensions(l *session.Live, eq *Equipment, sk *skills.Cata
 	ext := &extensions{skills: sk, agents: ag, budget: set.ListingBudget}
 	ext.runner = &subagent.Runner{Runtime: child, Children: subagent.StoreChildren{Store: w.app.Store}, Agents: ag, Skills: sk, Settings: st,
 		ResolveModel: func(field, parent string) string { return resolveAgentModel(field, parent, eq.cfg.SmallModel) },
-		Bind:         agenttools.Bind(sk, eq.engine, set.ListingBudget)}
+		Bind:         agenttools.Bind(sk, eq.grants, set.ListingBudget)}
 	if eq.hooks != nil {
 		ext.runner.Hooks = eq.hookFire
 	}
@@ -129,7 +153,7 @@ func (w *wiring) equipExtensions(l *session.Live, eq *Equipment, sk *skills.Cata
 			AllowedTools: t.AllowedTools, DisallowedTools: t.DisallowedTools, Emit: l.Events.Emit}
 	}
 	l.Tools.Add(&agenttools.Agent{Runner: ext.runner, Parent: parent, ListingBudget: set.ListingBudget},
-		&agenttools.Skill{Catalog: sk, Runner: ext.runner, Parent: parent, Granter: eq.engine, ListingBudget: set.ListingBudget})
+		&agenttools.Skill{Catalog: sk, Runner: ext.runner, Parent: parent, Granter: eq.grants, ListingBudget: set.ListingBudget})
 	l.Tools.Alias("Task", "Agent")
 	eq.ext = ext
 	for _, n := range append(append([]string(nil), sk.Notices...), ag.Notices...) {
@@ -211,15 +235,7 @@ func (eq *Equipment) ExpandPrompt(prompt string) session.Expansion {
 	if !ok {
 		return session.Expansion{Prompt: prompt}
 	}
-	if len(cmd.AllowedTools) > 0 {
-		var rules []permission.Rule
-		for _, item := range cmd.AllowedTools {
-			if r, err := permission.ParseRule(item, permission.ActionAllow); err == nil {
-				rules = append(rules, r)
-			}
-		}
-		l.Env.State.OnTurnEnd(eq.engine.Grant("command /"+cmd.Name, rules))
-	}
+	l.Env.State.OnTurnEnd(eq.grants.grantCommand(cmd))
 	l.Events.Emit(event.Event{Type: event.Status, Message: fmt.Sprintf("/%s: running the %s %s (%s)", cmd.Name, cmd.Scope, cmd.Kind, cmd.File),
 		Meta: map[string]any{"command": cmd.Name}})
 	model := ""

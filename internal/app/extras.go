@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/tandem-agent/tandem/internal/claudecode"
@@ -61,7 +62,12 @@ func (w *wiring) searcher(cfg *config.Config, sessionModel func() string) web.Se
 // is reported and skipped; the other servers still start.
 func (w *wiring) equipMCP(ctx context.Context, l *session.Live, eq *Equipment) error {
 	rec := l.Snapshot()
-	servers, settings, errs := mcp.LoadAll(mcp.ProjectPaths(w.app.Paths.UserFile(), rec.Cwd))
+	// The user's servers from their file; the folder's as decoded and
+	// gated with its settings (an untrusted folder's without those that
+	// copy the environment into their settings).
+	servers, settings, errs := mcp.LoadAll(mcp.Paths{User: w.app.Paths.UserFile()})
+	servers = mcp.Merge(servers, eq.settings.mcpProject, eq.settings.mcpLocal)
+	errs = append(errs, eq.settings.mcpErrs...)
 	raw, only := l.RequestMCP()
 	if only {
 		servers = mcp.Servers{}
@@ -155,7 +161,23 @@ func (w *wiring) claudeCode(name turn.RuntimeName, l *session.Live, eq *Equipmen
 	}
 	return claudecode.New(cc, claudecode.Options{ProviderName: provName, BaseURL: pc.BaseURL, APIKey: pc.APIKey,
 		AuthToken: pc.AuthToken, MCPConfig: mcpJSON, Observer: observer(eq), Hooks: eq.hookFire,
-		Agents: agents, AddDirs: addDirs}), nil
+		Agents: agents, AddDirs: addDirs, SettingSources: w.app.settingSources(eq.settings)}), nil
+}
+
+// settingSources keeps the Claude Code CLI from reading the project's
+// settings files when the trust check left keys of them out: the CLI would
+// apply them itself (env, apiKeyHelper, statusLine, ...).
+// A host's own --setting-sources is passed on as it asked.
+func (a *App) settingSources(s *Settings) *string {
+	if a.opts.SettingSources != nil {
+		v := strings.Join(a.opts.SettingSources, ",")
+		return &v
+	}
+	if s != nil && s.claudeLeftOut {
+		v := "user"
+		return &v
+	}
+	return nil
 }
 
 // observer is the claude-code runtime's view of the checkpoint recorder.

@@ -2,22 +2,27 @@ package app
 
 import (
 	"encoding/json"
+	"errors"
+	"maps"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
 
+	"github.com/tandem-agent/tandem/internal/claudecode"
 	"github.com/tandem-agent/tandem/internal/config"
 	"github.com/tandem-agent/tandem/internal/mcp"
 	"github.com/tandem-agent/tandem/internal/permission"
-	"github.com/tandem-agent/tandem/internal/projectfile"
+	"github.com/tandem-agent/tandem/internal/strictjson"
 	"github.com/tandem-agent/tandem/internal/trust"
 )
 
-// Why a setting needs trust, shown after the key in the refusal. The keys
-// a project may set without trust (model, runtime, max_turns, deny and ask
-// rules, ...) are listed in docs/permissions.md; everything that could send
-// the user's keys elsewhere, run commands or loosen a guard is checked here.
+// Why a setting needs trust, shown after the key. The keys a project may
+// set without trust (model, runtime, max_turns, deny and ask rules, ...)
+// are listed in docs/permissions.md; everything that could send the user's
+// keys elsewhere, run commands or loosen a guard is left out of an
+// untrusted folder here.
 const (
 	whyEndpoint = "could send your API key to another host"
 	whyHeaders  = "adds headers to requests that carry your API key"
@@ -33,30 +38,116 @@ const (
 	whyExpand   = "copies environment variables (your keys) into an MCP server's settings"
 	whyApprove  = "approves the project's own MCP servers"
 	whyPrice    = "sets what a model's calls cost, which --max-budget-usd stops at"
+	whyUnlisted = "is not among the settings a project may set without trust (docs/permissions.md)"
 )
 
-// projectFindings lists what the folder's project files set that only a
-// trusted folder may. Files that fail to parse are reported by their own
-// loaders, not here.
-func projectFindings(cwd string, cfg *config.Config, known func(provider string) bool) []trust.Finding {
-	var out []trust.Finding
-	for _, l := range cfg.Layers {
-		if l.Scope == "project" {
-			out = append(out, tandemFindings(l, known)...)
+// folder is a working folder's configuration: every project file decoded
+// once, and, when the folder is not trusted, those decoded values with
+// what needs trust removed. The trust decision is made on the values the
+// loaders apply, so the check and the use cannot disagree.
+type folder struct {
+	cwd string
+	// cfg is the user file, the project file (gated) and the environment.
+	cfg *config.Config
+	// claude are the Claude Code settings files, the project's gated.
+	claude []permission.ClaudeFile
+	// mcpLocal are the servers of .tandem/config.json and mcpProject those
+	// of .mcp.json, gated.
+	mcpLocal, mcpProject mcp.Servers
+	mcpErrs              []error
+	// needs lists every project setting that needs trust, whether or not
+	// the folder is trusted: what an untrusted folder leaves out.
+	needs         []trust.Finding
+	trusted       bool
+	trustRoot     string
+	claudeLeftOut bool // a project Claude Code settings file lost a key
+}
+
+// trustOf says whether cwd is trusted and by which folder.
+func (a *App) trustOf(cwd string) (root string, ok bool, err error) {
+	if a.opts.TrustProject {
+		return cwd, true, nil
+	}
+	return a.Trust.Trusted(cwd)
+}
+
+// openFolder reads and gates cwd's configuration.
+func (a *App) openFolder(cwd string) (*folder, error) {
+	projectFile := config.ProjectFile(cwd)
+	if !a.projectFiles() {
+		projectFile = ""
+	}
+	raw, err := config.Load(a.Paths.UserFile(), projectFile)
+	if err != nil {
+		return nil, err
+	}
+	f := &folder{cwd: cwd}
+	if f.trustRoot, f.trusted, err = a.trustOf(cwd); err != nil {
+		return nil, err
+	}
+	layers := slices.Clone(raw.Layers)
+	for i, l := range layers {
+		if l.Scope != "project" {
+			continue
+		}
+		gated, found, err := gateTandem(l, a.knownProvider)
+		if err != nil {
+			return nil, err
+		}
+		f.needs = append(f.needs, found...)
+		if !f.trusted {
+			layers[i] = gated
 		}
 	}
-	for _, f := range []string{filepath.Join(cwd, ".claude", "settings.json"), filepath.Join(cwd, ".claude", "settings.local.json")} {
-		out = append(out, claudeFindings(f)...)
+	f.cfg = config.FromLayers(layers)
+	if err := f.cfg.ApplyEnv(a.opts.Getenv); err != nil {
+		return nil, err
 	}
-	out = append(out, mcpFindings(filepath.Join(cwd, ".mcp.json"))...)
-	out = append(out, skillFindings(cwd)...)
-	return out
+	home := a.home()
+	if !a.userClaudeSettings() {
+		home = ""
+	}
+	if f.claude, err = permission.ReadClaudeSettings(cwd, home, a.projectFiles()); err != nil {
+		return nil, err
+	}
+	for i := range f.claude {
+		if f.claude[i].User {
+			continue
+		}
+		gated := f.claude[i]
+		found := gateClaude(&gated)
+		f.needs = append(f.needs, found...)
+		if !f.trusted && len(found) > 0 {
+			f.claude[i], f.claudeLeftOut = gated, true
+		}
+	}
+	for _, l := range f.cfg.Layers {
+		if l.Scope == "project" {
+			servers, errs := mcp.ParseServers(l.MCPServers, mcp.ScopeLocal, l.File)
+			f.mcpLocal, f.mcpErrs = servers, append(f.mcpErrs, errs...)
+		}
+	}
+	if !a.projectFiles() {
+		return f, nil
+	}
+	mcpFile := filepath.Join(cwd, ".mcp.json")
+	servers, errs := mcp.LoadProjectFile(mcpFile)
+	f.mcpErrs = append(f.mcpErrs, errs...)
+	found, names := expansionFindings(servers, mcpFile)
+	f.needs = append(f.needs, found...)
+	if !f.trusted {
+		for _, n := range names {
+			delete(servers, n)
+		}
+	}
+	f.mcpProject = servers
+	return f, nil
 }
 
 // projectKeys are the top-level keys of .tandem/config.json a project may
-// set untrusted, some checked further below. A key added to tandem's config
+// set untrusted, some gated further below. A key added to tandem's config
 // later needs trust in a project file until it is listed here (and in
-// docs/permissions.md): new settings are refused by default, not allowed.
+// docs/permissions.md): new settings are left out by default, not applied.
 var projectKeys = map[string]bool{
 	"$schema": true, "model": true, "small_model": true, "runtime": true, "permission_mode": true,
 	"max_turns": true, "max_budget_usd": true, "thinking_budget": true, "effort": true, "disabledMcpjsonServers": true,
@@ -67,170 +158,277 @@ var projectKeys = map[string]bool{
 	"skills":     true, "subagents": true,
 }
 
-const whyUnlisted = "is not among the settings a project may set without trust (docs/permissions.md)"
-
-// tandemFindings checks a project's .tandem/config.json; known reports the
-// providers that exist without it (presets and the user's own).
-func tandemFindings(l config.Layer, known func(string) bool) []trust.Finding {
+// gateTandem finds what a project's .tandem/config.json (its decoded
+// layer) sets that needs trust, and returns the layer without it. known
+// reports the providers that exist without the file (presets and the
+// user's own).
+func gateTandem(l config.Layer, known func(string) bool) (config.Layer, []trust.Finding, error) {
 	var out []trust.Finding
 	add := func(key, why string) { out = append(out, trust.Finding{File: l.File, Key: key, Why: why}) }
-	if data, err := projectfile.Read(filepath.Dir(filepath.Dir(l.File)), l.File, projectfile.SettingsLimit); err == nil {
-		var top map[string]json.RawMessage
-		if json.Unmarshal(data, &top) == nil {
-			keys := make([]string, 0, len(top))
-			for k := range top {
-				if !projectKeys[k] {
-					keys = append(keys, k)
-				}
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
-				add(k, whyUnlisted)
-			}
-		}
-	}
-	names := make([]string, 0, len(l.Providers))
-	for n := range l.Providers {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		p, key := l.Providers[n], "providers."+n
-		ids := make([]string, 0, len(p.Models))
-		for id, m := range p.Models {
-			if m.Price != nil {
-				ids = append(ids, id)
-			}
-		}
-		sort.Strings(ids)
-		for _, id := range ids {
-			add(key+".models."+id+".price", whyPrice)
-		}
-		if p.Kind == "" && p.BaseURL == "" && p.APIKey == "" && p.APIKeyEnv == "" && len(p.Headers) == 0 &&
-			p.CredentialsFile == "" && p.Profile == "" && p.Region == "" && p.Project == "" {
-			continue // only "disabled": a project may switch a provider off
-		}
-		if !known(n) {
-			add(key, whyProvider)
+	c := *l.Config // a copy: the caller keeps the layer as read
+	v := reflect.ValueOf(&c).Elem()
+	for i := range v.NumField() {
+		name, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ",")
+		if name == "" || name == "-" || projectKeys[name] || v.Field(i).IsZero() {
 			continue
 		}
-		if p.Kind != "" {
-			add(key+".kind", whyEndpoint)
-		}
-		if p.BaseURL != "" {
-			add(key+".base_url", whyEndpoint)
-		}
-		if len(p.Headers) > 0 {
-			add(key+".headers", whyHeaders)
-		}
-		if p.APIKeyEnv != "" {
-			add(key+".api_key_env", whyKeyEnv)
-		}
-		if p.APIKey != "" {
-			add(key+".api_key", whyKeyEnv)
-		}
-		if p.CredentialsFile != "" {
-			add(key+".credentials_file", whyCreds)
-		}
-		if p.Profile != "" {
-			add(key+".profile", whyCreds)
+		add(name, whyUnlisted)
+		v.Field(i).SetZero()
+	}
+	if len(c.Providers) > 0 {
+		c.Providers = gateProviders(c.Providers, known, add)
+		// A model of a provider left out would fail every request: it goes
+		// too, and the session uses the default model.
+		for _, m := range []struct {
+			key string
+			v   *string
+		}{{"model", &c.Model}, {"small_model", &c.SmallModel}} {
+			prov, _, _ := strings.Cut(*m.v, "/")
+			_, had := l.Providers[prov]
+			if _, kept := c.Providers[prov]; had && !kept {
+				add(m.key, "names the provider "+prov+", which needs trust")
+				*m.v = ""
+			}
 		}
 	}
-	if l.Tools.WebFetch.AllowPrivate {
+	if c.Tools.WebFetch.AllowPrivate {
 		add("tools.web_fetch.allow_private", whyGuard)
+		c.Tools.WebFetch.AllowPrivate = false
 	}
-	if l.Tools.WebSearch.APIKeyEnv != "" {
+	if c.Tools.WebSearch.APIKeyEnv != "" {
 		add("tools.web_search.api_key_env", whyKeyEnv)
+		c.Tools.WebSearch.APIKeyEnv = ""
 	}
-	if len(l.Permissions) > 0 {
-		var pc permission.Config
-		if json.Unmarshal(l.Permissions, &pc) == nil {
-			if len(pc.Allow) > 0 {
-				add("permissions.allow", whyAllow)
-			}
-			if slices.ContainsFunc(pc.Rules, func(r permission.Rule) bool { return r.Action == permission.ActionAllow }) {
-				add("permissions.rules", whyAllow)
-			}
-			if len(pc.AdditionalDirectories) > 0 {
-				add("permissions.additionalDirectories", whyDirs)
-			}
-			if len(pc.Hooks) > 0 {
-				add("permissions.hooks", whyHooks)
-			}
+	var err error
+	if c.Permissions, err = gatePermissions(l.File, c.Permissions, add); err != nil {
+		return l, nil, err
+	}
+	if c.ClaudeCode, err = gateClaudeCode(l.File, c.ClaudeCode, add); err != nil {
+		return l, nil, err
+	}
+	if len(c.MCPServers) > 0 {
+		servers, _ := mcp.ParseServers(c.MCPServers, mcp.ScopeLocal, l.File)
+		found, drop := expansionFindings(servers, l.File)
+		out = append(out, found...)
+		if c.MCPServers, err = dropKeys(c.MCPServers, drop...); err != nil {
+			return l, nil, &config.Error{File: l.File, Field: "mcpServers", Msg: err.Error()}
 		}
 	}
-	if len(l.ClaudeCode) > 0 {
-		var cc map[string]json.RawMessage
-		if json.Unmarshal(l.ClaudeCode, &cc) == nil {
-			for _, k := range []string{"path", "extra_args", "env", "allow_root"} {
-				if v, ok := cc[k]; ok && !emptyJSON(v) {
-					add("claude_code."+k, whyCLI)
+	return config.Layer{File: l.File, Scope: l.Scope, Config: &c}, out, nil
+}
+
+func gateProviders(in map[string]config.Provider, known func(string) bool, add func(key, why string)) map[string]config.Provider {
+	out := maps.Clone(in)
+	names := slices.Sorted(maps.Keys(out))
+	for _, n := range names {
+		p, key := out[n], "providers."+n
+		if len(p.Models) > 0 {
+			p.Models = maps.Clone(p.Models)
+			for _, id := range slices.Sorted(maps.Keys(p.Models)) {
+				if m := p.Models[id]; m.Price != nil {
+					add(key+".models."+id+".price", whyPrice)
+					m.Price = nil
+					p.Models[id] = m
 				}
 			}
 		}
+		endpoint := p.Kind != "" || p.BaseURL != "" || p.APIKey != "" || p.APIKeyEnv != "" || len(p.Headers) > 0 ||
+			p.CredentialsFile != "" || p.Profile != "" || p.Region != "" || p.Project != ""
+		if endpoint && !known(n) {
+			add(key, whyProvider)
+			delete(out, n)
+			continue
+		}
+		for _, g := range []struct {
+			key, why string
+			set      bool
+			clear    func()
+		}{
+			{"kind", whyEndpoint, p.Kind != "", func() { p.Kind = "" }},
+			{"base_url", whyEndpoint, p.BaseURL != "", func() { p.BaseURL = "" }},
+			{"headers", whyHeaders, len(p.Headers) > 0, func() { p.Headers = nil }},
+			{"api_key_env", whyKeyEnv, p.APIKeyEnv != "", func() { p.APIKeyEnv = "" }},
+			{"api_key", whyKeyEnv, p.APIKey != "", func() { p.APIKey = "" }},
+			{"credentials_file", whyCreds, p.CredentialsFile != "", func() { p.CredentialsFile = "" }},
+			{"profile", whyCreds, p.Profile != "", func() { p.Profile = "" }},
+		} {
+			if g.set {
+				add(key+"."+g.key, g.why)
+				g.clear()
+			}
+		}
+		out[n] = p
 	}
-	if len(l.MCPServers) > 0 {
-		servers, _ := mcp.ParseServers(l.MCPServers, mcp.ScopeLocal, l.File)
-		out = append(out, expansionFindings(servers, l.File)...)
+	return out
+}
+
+// gatePermissions judges the decoded "permissions" section and returns it
+// without allow rules, extra folders and hooks.
+func gatePermissions(file string, raw json.RawMessage, add func(key, why string)) (json.RawMessage, error) {
+	if len(raw) == 0 {
+		return raw, nil
+	}
+	var pc permission.Config
+	if err := strictjson.Unmarshal(raw, &pc); err != nil {
+		return nil, sectionError(file, "permissions", err)
+	}
+	var drop []string
+	if len(pc.Allow) > 0 {
+		add("permissions.allow", whyAllow)
+		drop = append(drop, "allow")
+	}
+	if len(pc.AdditionalDirectories) > 0 {
+		add("permissions.additionalDirectories", whyDirs)
+		drop = append(drop, "additionalDirectories")
+	}
+	if len(pc.Hooks) > 0 {
+		add("permissions.hooks", whyHooks)
+		drop = append(drop, "hooks")
+	}
+	out, err := dropKeys(raw, drop...)
+	if err != nil {
+		return nil, sectionError(file, "permissions", err)
+	}
+	if !slices.ContainsFunc(pc.Rules, func(r permission.Rule) bool { return r.Action == permission.ActionAllow }) {
+		return out, nil
+	}
+	add("permissions.rules", whyAllow)
+	// Keep the rules that are not allow rules, entry by entry as decoded.
+	var obj map[string]json.RawMessage
+	var rules []json.RawMessage
+	if err := json.Unmarshal(out, &obj); err != nil {
+		return nil, sectionError(file, "permissions", err)
+	}
+	if err := json.Unmarshal(obj["rules"], &rules); err != nil || len(rules) != len(pc.Rules) {
+		return nil, sectionError(file, "permissions.rules", errors.New("must be a list of rules"))
+	}
+	var keep []json.RawMessage
+	for i, r := range pc.Rules {
+		if r.Action != permission.ActionAllow {
+			keep = append(keep, rules[i])
+		}
+	}
+	if obj["rules"], err = json.Marshal(keep); err != nil {
+		return nil, err
+	}
+	return json.Marshal(obj)
+}
+
+// gateClaudeCode judges the decoded "claude_code" section and returns it
+// without the program, arguments, environment and root switch.
+func gateClaudeCode(file string, raw json.RawMessage, add func(key, why string)) (json.RawMessage, error) {
+	if len(raw) == 0 {
+		return raw, nil
+	}
+	var cc claudecode.Config
+	if err := strictjson.Unmarshal(raw, &cc); err != nil {
+		return nil, sectionError(file, "claude_code", err)
+	}
+	var drop []string
+	for _, g := range []struct {
+		key string
+		set bool
+	}{{"path", cc.Path != ""}, {"extra_args", len(cc.ExtraArgs) > 0}, {"env", len(cc.Env) > 0}, {"allow_root", cc.AllowRoot}} {
+		if g.set {
+			add("claude_code."+g.key, whyCLI)
+			drop = append(drop, g.key)
+		}
+	}
+	out, err := dropKeys(raw, drop...)
+	if err != nil {
+		return nil, sectionError(file, "claude_code", err)
+	}
+	return out, nil
+}
+
+// dropKeys removes keys from a JSON object. The object was checked by
+// strictjson, so each key appears once and exactly as the decoder reads it.
+func dropKeys(raw json.RawMessage, keys ...string) (json.RawMessage, error) {
+	if len(keys) == 0 {
+		return raw, nil
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return nil, err
+	}
+	for _, k := range keys {
+		delete(obj, k)
+	}
+	return json.Marshal(obj)
+}
+
+func sectionError(file, field string, err error) error {
+	var se *strictjson.Error
+	if errors.As(err, &se) {
+		field += "." + se.Field()
+	}
+	return &config.Error{File: file, Field: field, Msg: err.Error()}
+}
+
+// gateClaude finds what a project's Claude Code settings file (decoded)
+// sets that needs trust, and removes it from f. The claude-code runtime's
+// CLI reads these files itself, so every key that makes the CLI run a
+// command or change its environment counts too.
+func gateClaude(f *permission.ClaudeFile) []trust.Finding {
+	var out []trust.Finding
+	add := func(key, why string) { out = append(out, trust.Finding{File: f.Path, Key: key, Why: why}) }
+	if len(f.Permissions.Allow) > 0 {
+		add("permissions.allow", whyAllow)
+		f.Permissions.Allow = nil
+	}
+	if len(f.Permissions.AdditionalDirectories) > 0 {
+		add("permissions.additionalDirectories", whyDirs)
+		f.Permissions.AdditionalDirectories = nil
+	}
+	if len(f.Hooks) > 0 {
+		add("hooks", whyHooks)
+		f.Hooks = nil
+	}
+	for _, k := range []struct {
+		key, why string
+		v        *json.RawMessage
+	}{
+		{"env", whyEnv, &f.Env}, {"apiKeyHelper", whyHooks, &f.APIKeyHelper}, {"awsAuthRefresh", whyHooks, &f.AWSAuthRefresh},
+		{"awsCredentialExport", whyHooks, &f.AWSCredentialExport}, {"otelHeadersHelper", whyHooks, &f.OtelHeadersHelper},
+		{"statusLine", whyHooks, &f.StatusLine},
+		{"enableAllProjectMcpServers", whyApprove, &f.EnableAllProjectMcpServers}, {"enabledMcpjsonServers", whyApprove, &f.EnabledMcpjsonServers},
+	} {
+		if !emptyJSON(*k.v) {
+			add(k.key, k.why)
+			*k.v = nil
+		}
 	}
 	return out
 }
 
 func emptyJSON(v json.RawMessage) bool {
 	s := strings.TrimSpace(string(v))
-	return s == "null" || s == "false" || s == `""` || s == "[]" || s == "{}"
+	return s == "" || s == "null" || s == "false" || s == `""` || s == "[]" || s == "{}"
 }
 
-// claudeFindings checks a project's Claude Code settings file. The
-// claude-code runtime's CLI reads these files itself, so every key that
-// makes the CLI run a command or change its environment counts too.
-func claudeFindings(path string) []trust.Finding {
-	data, err := projectfile.Read(filepath.Dir(filepath.Dir(path)), path, projectfile.SettingsLimit)
-	if err != nil {
-		return nil
-	}
-	var doc map[string]json.RawMessage
-	if json.Unmarshal(data, &doc) != nil {
-		return nil
-	}
-	var out []trust.Finding
-	add := func(key, why string) { out = append(out, trust.Finding{File: path, Key: key, Why: why}) }
-	var perms map[string]json.RawMessage
-	if v, ok := doc["permissions"]; ok {
-		_ = json.Unmarshal(v, &perms)
-	}
-	if v, ok := perms["allow"]; ok && !emptyJSON(v) {
-		add("permissions.allow", whyAllow)
-	}
-	if v, ok := perms["additionalDirectories"]; ok && !emptyJSON(v) {
-		add("permissions.additionalDirectories", whyDirs)
-	}
-	for _, k := range []struct{ key, why string }{
-		{"env", whyEnv}, {"hooks", whyHooks}, {"apiKeyHelper", whyHooks}, {"awsAuthRefresh", whyHooks},
-		{"awsCredentialExport", whyHooks}, {"otelHeadersHelper", whyHooks}, {"statusLine", whyHooks},
-		{"enableAllProjectMcpServers", whyApprove}, {"enabledMcpjsonServers", whyApprove},
-	} {
-		if v, ok := doc[k.key]; ok && !emptyJSON(v) {
-			add(k.key, k.why)
-		}
-	}
-	return out
-}
-
-// mcpFindings checks .mcp.json: its servers start only once approved (see
-// internal/mcp), but ${VAR} in an entry would copy the user's environment
-// (ANTHROPIC_API_KEY) into the server's headers, URL or environment.
-func mcpFindings(path string) []trust.Finding {
-	servers, _ := mcp.LoadProjectFile(path)
-	return expansionFindings(servers, path)
-}
-
-func expansionFindings(servers mcp.Servers, file string) []trust.Finding {
-	var out []trust.Finding
+// expansionFindings are the servers whose entries copy the environment
+// (${VAR}) into their settings: a project's servers start only once
+// approved (see internal/mcp), but ${ANTHROPIC_API_KEY} in an entry would
+// copy the user's key into the server's headers, URL or environment.
+func expansionFindings(servers mcp.Servers, file string) (out []trust.Finding, names []string) {
 	for _, name := range servers.Names() {
-		for _, k := range servers[name].RefFields() {
+		refs := servers[name].RefFields()
+		for _, k := range refs {
 			out = append(out, trust.Finding{File: file, Key: "mcpServers." + name + "." + k, Why: whyExpand})
 		}
+		if len(refs) > 0 {
+			names = append(names, name)
+		}
 	}
-	return out
+	return out, names
+}
+
+// sortFindings orders findings by file, then key.
+func sortFindings(f []trust.Finding) {
+	sort.SliceStable(f, func(i, j int) bool {
+		if f[i].File != f[j].File {
+			return f[i].File < f[j].File
+		}
+		return f[i].Key < f[j].Key
+	})
 }

@@ -107,7 +107,7 @@ func (a *App) PromptView(ctx context.Context, req PromptViewRequest) (*PromptVie
 func (a *App) previewTools(s *Settings, spec string) (*tool.Registry, error) {
 	w := &wiring{app: a}
 	reg := tool.NewRegistry(tools.Default(w.toolOptions(s.Config, func() string { return spec }))...)
-	sk, ag, set, err := a.loadExtensions(s.Config, s.Cwd)
+	sk, ag, set, err := a.loadExtensions(s.Config, s.Cwd, s.Trusted)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tandem-agent/tandem/internal/compact"
 	"github.com/tandem-agent/tandem/internal/config"
+	"github.com/tandem-agent/tandem/internal/mcp"
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/permission/hooks"
 	"github.com/tandem-agent/tandem/internal/session"
@@ -51,6 +52,18 @@ type Settings struct {
 	// TrustProject option); TrustRoot is the trusted folder covering it.
 	Trusted   bool
 	TrustRoot string
+	// LeftOut lists the project settings an untrusted folder's session
+	// runs without (empty when trusted): each front end says so once, at
+	// the session's start (trust.Notice).
+	LeftOut []trust.Finding
+
+	// mcpLocal and mcpProject are the servers of .tandem/config.json and
+	// .mcp.json as decoded and gated; mcpErrs the entries that failed.
+	mcpLocal, mcpProject mcp.Servers
+	mcpErrs              []error
+	// claudeLeftOut says a project Claude Code settings file lost keys to
+	// the trust check: the Claude Code CLI must not read those files.
+	claudeLeftOut bool
 
 	home   string
 	perm   permLayers
@@ -61,29 +74,35 @@ type Settings struct {
 // ResolveSettings is the one place a session's settings are decided, for
 // `tandem run`, `tandem serve` (and its HTTP API) and `tandem doctor`. It
 // reads every config file once, validates all of it (file, line and key in
-// errors), refuses project settings an untrusted folder may not use
-// (*trust.UntrustedError), and lays the request over the result: request >
+// errors), leaves out the project settings an untrusted folder may not use
+// (Settings.LeftOut; refused with *trust.UntrustedError under
+// Options.RequireTrust), and lays the request over the result: request >
 // environment > project file > user file.
 func (a *App) ResolveSettings(ctx context.Context, req SettingsRequest) (*Settings, error) {
 	cwd, err := session.ResolveDir(req.Cwd)
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := a.ConfigFor(cwd)
+	f, err := a.openFolder(cwd)
 	if err != nil {
 		return nil, err
 	}
+	cfg := f.cfg
 	if err := a.checkEnvBaseURLs(); err != nil {
 		return nil, err
 	}
-	s := &Settings{Cwd: cwd, Config: cfg, home: a.home()}
+	s := &Settings{Cwd: cwd, Config: cfg, home: a.home(), Trusted: f.trusted, TrustRoot: f.trustRoot,
+		mcpLocal: f.mcpLocal, mcpProject: f.mcpProject, mcpErrs: f.mcpErrs, claudeLeftOut: f.claudeLeftOut}
+	if !f.trusted {
+		s.LeftOut = append(f.needs, skillFindings(cwd)...)
+		if a.opts.RequireTrust && len(s.LeftOut) > 0 {
+			return nil, &trust.UntrustedError{Dir: cwd, Findings: s.LeftOut}
+		}
+	}
 	if s.perm, err = permissionConfig(cfg); err != nil {
 		return nil, err
 	}
-	if s.claude, err = permission.LoadClaudeSettings(cwd, s.home); err != nil {
-		return nil, err
-	}
-	if err := a.checkTrust(s); err != nil {
+	if s.claude, err = permission.BuildClaudeLayers(f.claude); err != nil {
 		return nil, err
 	}
 	s.hooks = hooks.Merge(s.claude.Hooks, s.perm.user.Hooks, s.perm.project.Hooks)
@@ -137,28 +156,6 @@ func (a *App) checkModel(s *Settings) error {
 	}
 	if _, err := a.models.resolver(s.Config).Resolve(s.Model); err != nil {
 		return fmt.Errorf("model %s: %w", s.Model, err)
-	}
-	return nil
-}
-
-// checkTrust refuses what the folder's project files may set only when the
-// folder is trusted. It never drops such settings quietly: the user learns
-// which file and key, and the command that trusts the folder.
-func (a *App) checkTrust(s *Settings) error {
-	if a.opts.TrustProject {
-		s.Trusted, s.TrustRoot = true, s.Cwd
-		return nil
-	}
-	root, ok, err := a.Trust.Trusted(s.Cwd)
-	if err != nil {
-		return err
-	}
-	if ok {
-		s.Trusted, s.TrustRoot = true, root
-		return nil
-	}
-	if f := projectFindings(s.Cwd, s.Config, a.knownProvider); len(f) > 0 {
-		return &trust.UntrustedError{Dir: s.Cwd, Findings: f}
 	}
 	return nil
 }

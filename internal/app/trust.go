@@ -14,22 +14,30 @@ func (a *App) TrustStatus(dir string) (trust.Status, error) {
 		return trust.Status{}, err
 	}
 	st := trust.Status{Dir: cwd, NeedsTrust: []trust.Finding{}}
-	cfg, err := a.ConfigFor(cwd)
+	f, err := a.openFolder(cwd)
 	if err != nil {
 		return st, err
 	}
-	if f := projectFindings(cwd, cfg, a.knownProvider); len(f) > 0 {
-		st.NeedsTrust = f
+	if n := append(f.needs, skillFindings(cwd)...); len(n) > 0 {
+		st.NeedsTrust = n
 	}
 	st.TrustedBy, st.Trusted, err = a.Trust.Trusted(cwd)
 	return st, err
 }
 
-// TrustFolder trusts dir and its subfolders; it returns the real path stored.
+// TrustFolder trusts dir and its subfolders; it returns the real path
+// stored. / and the home folder are refused (*trust.BroadError).
 func (a *App) TrustFolder(dir string) (string, error) { return a.Trust.Add(dir) }
 
-// RevokeFolder stops trusting dir.
-func (a *App) RevokeFolder(dir string) (string, error) { return a.Trust.Remove(dir) }
+// TrustBroadFolder is TrustFolder that also trusts / or the home folder
+// (`tandem trust --broad`).
+func (a *App) TrustBroadFolder(dir string) (string, error) { return a.Trust.AddBroad(dir) }
+
+// RevokeFolder stops trusting dir; stillBy is the trusted folder that
+// still covers it ("" if none).
+func (a *App) RevokeFolder(dir string) (real, stillBy string, err error) {
+	return a.Trust.RemoveAndCheck(dir)
+}
 
 // TrustedFolders lists the trusted folders.
 func (a *App) TrustedFolders() ([]string, error) { return a.Trust.List() }
@@ -46,3 +54,7 @@ func (a *App) knownProvider(name string) bool {
 	_, ok := a.Catalog.Preset(name)
 	return ok
 }
+
+// TrustsEveryFolder says this process treats every folder as trusted
+// (--trust-project, TANDEM_TRUST_PROJECT=1).
+func (a *App) TrustsEveryFolder() bool { return a.opts.TrustProject }

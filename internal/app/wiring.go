@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"sync"
 
@@ -16,7 +15,9 @@ import (
 	"github.com/tandem-agent/tandem/internal/permission/hooks"
 	"github.com/tandem-agent/tandem/internal/prompt"
 	"github.com/tandem-agent/tandem/internal/session"
+	"github.com/tandem-agent/tandem/internal/strictjson"
 	"github.com/tandem-agent/tandem/internal/tools"
+	"github.com/tandem-agent/tandem/internal/trust"
 	"github.com/tandem-agent/tandem/internal/turn"
 )
 
@@ -43,9 +44,15 @@ type Equipment struct {
 	tracker     *checkpoint.Tracker // nil: checkpoints off
 	ext         *extensions
 	checker     *skillChecker
+	grants      skillGrants
 	// mu guards extras, which the claude-code runtime's first turn may add to.
 	mu sync.Mutex
 }
+
+// NoticeUntrusted is the "notice" of the status event that says what an
+// untrusted folder's session runs without (trust.Notice); its meta also
+// holds "dir" and "left_out" (the findings).
+const NoticeUntrusted = trust.NoticeKind
 
 // wiring implements session.Wiring for an App.
 type wiring struct {
@@ -72,7 +79,7 @@ func (w *wiring) Equip(ctx context.Context, l *session.Live) (session.Equipment,
 		return nil, err
 	}
 
-	sk, ag, skSet, err := w.app.loadExtensions(cfg, rec.Cwd)
+	sk, ag, skSet, err := w.app.loadExtensions(cfg, rec.Cwd, s.Trusted)
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +100,8 @@ func (w *wiring) Equip(ctx context.Context, l *session.Live) (session.Equipment,
 	eq.engine = permission.NewEngine(engineOpts)
 	// Before the extensions: sub-agents' runtimes fire hooks through it.
 	eq.hookFire = newHookAdapter(eq.hooks, func() string { return string(eq.engine.Mode()) }, l.Events.Emit, w.app.opts.Getenv)
-	eq.checker = &skillChecker{Engine: eq.engine, catalog: sk, state: l.Env.State}
+	eq.grants = skillGrants{engine: eq.engine, trusted: s.Trusted}
+	eq.checker = &skillChecker{Engine: eq.engine, grants: eq.grants, catalog: sk, state: l.Env.State}
 	ts, err := w.equipCheckpoints(cfg, l, eq, tools.Default(w.toolOptions(cfg, func() string { return l.Snapshot().Model })))
 	if err != nil {
 		return nil, err
@@ -106,6 +114,12 @@ func (w *wiring) Equip(ctx context.Context, l *session.Live) (session.Equipment,
 		return nil, err
 	}
 
+	if len(s.LeftOut) > 0 {
+		// Said once, as the session starts: every front end shows it (a
+		// line on stderr, a banner, a dialog, a notice).
+		l.Events.Emit(event.Event{Type: event.Status, Message: trust.Notice(s.Cwd, s.LeftOut),
+			Meta: map[string]any{"notice": NoticeUntrusted, "dir": s.Cwd, "left_out": s.LeftOut}})
+	}
 	source := hooks.SourceStartup
 	if rec.LastSeq > 0 {
 		source = hooks.SourceResume
@@ -188,7 +202,7 @@ func (w *wiring) native(eq *Equipment) (turn.Runtime, error) {
 }
 
 func (w *wiring) nativeOptions(eq *Equipment) (agent.Options, error) {
-	pb := prompt.Builder{ConfigDir: w.app.Paths.ConfigDir, Home: w.app.opts.Getenv("HOME"), Warn: w.app.opts.Stderr}
+	pb := prompt.Builder{ConfigDir: w.app.Paths.ConfigDir, Home: w.app.opts.Getenv("HOME"), Warn: w.app.opts.Stderr, NoProject: !w.app.projectFiles()}
 	cc, err := compact.Parse(eq.cfg.Compaction, eq.cfg.SectionSource("compaction"))
 	if err != nil {
 		return agent.Options{}, err
@@ -219,8 +233,8 @@ func permissionConfig(cfg *config.Config) (permLayers, error) {
 			continue
 		}
 		var pc permission.Config
-		if err := json.Unmarshal(layer.Permissions, &pc); err != nil {
-			return out, &config.Error{File: layer.File, Field: "permissions", Msg: err.Error()}
+		if err := strictjson.Unmarshal(layer.Permissions, &pc); err != nil {
+			return out, sectionError(layer.File, "permissions", err)
 		}
 		if err := pc.Validate(); err != nil {
 			return out, &config.Error{File: layer.File, Msg: err.Error()}

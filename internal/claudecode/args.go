@@ -31,6 +31,9 @@ func buildArgs(cfg Config, opts Options, in turn.Input, l launch) []string {
 		// tandem runs the hooks (through callbacks), so none runs twice.
 		"--settings", disableAllHooksSettings,
 	}
+	if opts.SettingSources != nil {
+		args = append(args, "--setting-sources="+*opts.SettingSources)
+	}
 	if cfg.partial() {
 		args = append(args, "--include-partial-messages")
 	}

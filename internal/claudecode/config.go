@@ -177,6 +177,12 @@ func (c Config) minVersion() string {
 // Options are what the runtime gets from the rest of tandem's
 // configuration: the provider to talk to and tandem's MCP servers.
 type Options struct {
+	// SettingSources, when set, is passed as --setting-sources: the
+	// settings files the CLI reads ("user" keeps it from reading a
+	// project's .claude/settings*.json, whose keys such as env or
+	// apiKeyHelper an untrusted folder may not set; "" reads none). nil:
+	// the CLI's default.
+	SettingSources *string
 	// ProviderName is the provider part of "provider/model"; it is stripped
 	// from the model name passed to the CLI.
 	ProviderName string

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/tandem-agent/tandem/internal/app"
@@ -120,7 +121,8 @@ func (d *driver) open() error {
 			return d.o.Getenv(k)
 		}
 	}
-	a, err := app.Open(app.Options{Home: d.f.Home, Getenv: getenv, Version: d.o.Version, Asker: asker, Stderr: d.o.Stderr})
+	a, err := app.Open(app.Options{Home: d.f.Home, Getenv: getenv, Version: d.o.Version, Asker: asker, Stderr: d.o.Stderr,
+		SettingSources: settingSources(d.f.SettingSources)})
 	if err != nil {
 		return err
 	}
@@ -132,6 +134,22 @@ func (d *driver) open() error {
 	}
 	a.FlagRules = rules
 	return nil
+}
+
+// settingSources reads --setting-sources (the Agent SDK sends it, empty
+// unless its settingSources names some): nil when absent, as Claude Code
+// then reads every source. docs/claude-code-cli.md.
+func settingSources(v *string) []string {
+	if v == nil {
+		return nil
+	}
+	out := []string{}
+	for _, s := range strings.Split(*v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func (d *driver) close() {

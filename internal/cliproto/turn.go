@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tandem-agent/tandem/internal/app"
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/session"
@@ -145,6 +146,16 @@ func (d *driver) disallowedTools(live *session.Live) []string {
 
 // onEvent turns tandem events that Claude Code also reports into its lines.
 func (d *driver) onEvent(e event.Event) {
+	if e.Type == event.Status && e.Meta["notice"] == app.NoticeUntrusted {
+		// Said once as the session starts: on stderr always, and as a
+		// system warning in stream-json.
+		fmt.Fprintln(d.o.Stderr, "tandem: warning:", e.Message)
+		if d.f.OutputFormat == "stream-json" {
+			d.w.line(map[string]any{"type": "system", "subtype": "warning", "message": e.Message, "left_out": e.Meta["left_out"],
+				"session_id": e.SessionID, "uuid": newUUID()})
+		}
+		return
+	}
 	if d.f.OutputFormat != "stream-json" {
 		return
 	}

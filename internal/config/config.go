@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/tandem-agent/tandem/internal/projectfile"
+	"github.com/tandem-agent/tandem/internal/strictjson"
 	"github.com/tandem-agent/tandem/internal/turn"
 )
 
@@ -222,7 +223,7 @@ func (c *Config) SectionSource(key string) string { return c.sectionSources[key]
 // and merges them, project over user. Environment and flags are applied by
 // the caller with ApplyEnv and its own overrides.
 func Load(userFile, projectFile string) (*Config, error) {
-	c := &Config{sectionSources: map[string]string{}}
+	var layers []Layer
 	for _, f := range []string{userFile, projectFile} {
 		if f == "" {
 			continue
@@ -243,15 +244,26 @@ func Load(userFile, projectFile string) (*Config, error) {
 			}
 			return nil, &Error{File: f, Field: field, Msg: "is read only from your user config (a project cannot approve its own MCP servers): move it there, or approve a server with `tandem mcp enable NAME`"}
 		}
-		c.merge(layer, f)
-		c.Sources = append(c.Sources, f)
 		scope := "user"
 		if f == projectFile {
 			scope = "project"
 		}
-		c.Layers = append(c.Layers, Layer{File: f, Scope: scope, Config: layer})
+		layers = append(layers, Layer{File: f, Scope: scope, Config: layer})
 	}
-	return c, nil
+	return FromLayers(layers), nil
+}
+
+// FromLayers merges decoded layers, weakest first: what Load returns for
+// them. The folder-trust check uses it to merge a project layer from which
+// it removed what an untrusted folder may not set.
+func FromLayers(layers []Layer) *Config {
+	c := &Config{sectionSources: map[string]string{}}
+	for _, l := range layers {
+		c.merge(l.Config, l.File)
+		c.Sources = append(c.Sources, l.File)
+		c.Layers = append(c.Layers, l)
+	}
+	return c
 }
 
 // readFile reads one config file; a project's (CWD/.tandem/config.json,
@@ -272,6 +284,14 @@ func readFile(path string, project bool) (*Config, error) {
 		return nil, fmt.Errorf("read config %s: %w", path, err)
 	}
 	var c Config
+	if err := strictjson.Check(data, &c); err != nil {
+		// encoding/json would read a case variant as the field and let a
+		// duplicate override the first: the trust check and the loader
+		// could then disagree about what the file sets.
+		var se *strictjson.Error
+		errors.As(err, &se)
+		return nil, &Error{File: path, Field: se.Field(), Msg: err.Error()}
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&c); err != nil {

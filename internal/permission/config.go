@@ -10,6 +10,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/permission/hooks"
 	"github.com/tandem-agent/tandem/internal/places"
 	"github.com/tandem-agent/tandem/internal/projectfile"
+	"github.com/tandem-agent/tandem/internal/strictjson"
 )
 
 // Config is the "permissions" section of tandem's config files.
@@ -81,16 +82,41 @@ func (c Config) ToRules(source, base string) ([]Rule, error) {
 	return out, nil
 }
 
-// claudeSettings is the part of Claude Code's settings.json tandem reads.
-type claudeSettings struct {
-	Permissions struct {
-		Allow                 []string `json:"allow"`
-		Ask                   []string `json:"ask"`
-		Deny                  []string `json:"deny"`
-		DefaultMode           string   `json:"defaultMode"`
-		AdditionalDirectories []string `json:"additionalDirectories"`
-	} `json:"permissions"`
-	Hooks hooks.Config `json:"hooks"`
+// ClaudeFile is one Claude Code settings file, decoded once: the folder
+// trust check judges this value and LoadClaudeSettings applies it, so the
+// two cannot disagree. Keys are case-sensitive and may appear once (see
+// internal/strictjson); keys tandem does not know are skipped, as Claude
+// Code's own files hold many.
+type ClaudeFile struct {
+	Path string `json:"-"`
+	// Base is the folder its `/path` rules are relative to.
+	Base string `json:"-"`
+	// User is ~/.claude/settings.json; the others are the project's.
+	User bool `json:"-"`
+
+	Permissions ClaudePermissions `json:"permissions"`
+	Hooks       hooks.Config      `json:"hooks"`
+	// The rest are applied by the Claude Code CLI itself (the claude-code
+	// runtime); tandem reads them only to know whether the folder's
+	// settings need trust, and keeps the CLI from reading a file that sets
+	// them when the folder is not trusted.
+	Env                        json.RawMessage `json:"env"`
+	APIKeyHelper               json.RawMessage `json:"apiKeyHelper"`
+	AWSAuthRefresh             json.RawMessage `json:"awsAuthRefresh"`
+	AWSCredentialExport        json.RawMessage `json:"awsCredentialExport"`
+	OtelHeadersHelper          json.RawMessage `json:"otelHeadersHelper"`
+	StatusLine                 json.RawMessage `json:"statusLine"`
+	EnableAllProjectMcpServers json.RawMessage `json:"enableAllProjectMcpServers"`
+	EnabledMcpjsonServers      json.RawMessage `json:"enabledMcpjsonServers"`
+}
+
+// ClaudePermissions is a settings file's "permissions" object.
+type ClaudePermissions struct {
+	Allow                 []string `json:"allow"`
+	Ask                   []string `json:"ask"`
+	Deny                  []string `json:"deny"`
+	DefaultMode           string   `json:"defaultMode"`
+	AdditionalDirectories []string `json:"additionalDirectories"`
 }
 
 // ClaudeLayers are the rules, hooks and settings read from Claude Code's
@@ -108,58 +134,74 @@ type ClaudeLayers struct {
 	Files []string
 }
 
-// LoadClaudeSettings reads ~/.claude/settings.json (user layer) and the
-// project's .claude/settings.json and .claude/settings.local.json (project
-// layer). Missing files are skipped; malformed ones are errors naming the
-// file.
-func LoadClaudeSettings(workDir, homeDir string) (ClaudeLayers, error) {
-	var out ClaudeLayers
-	type file struct {
-		path, base string
-		user       bool
-	}
-	var files []file
+// ReadClaudeSettings reads ~/.claude/settings.json (user layer; skipped
+// when homeDir is "") and, when project is true, the project's
+// .claude/settings.json and .claude/settings.local.json (internal/places
+// names them). Missing files are skipped; malformed ones are errors naming
+// the file and the fix.
+func ReadClaudeSettings(workDir, homeDir string, project bool) ([]ClaudeFile, error) {
+	var out []ClaudeFile
+	var files []ClaudeFile
 	for _, p := range places.Paths(homeDir, places.Home(), places.Settings) {
-		files = append(files, file{p, homeDir, true})
+		files = append(files, ClaudeFile{Path: p, Base: homeDir, User: true})
 	}
 	for _, p := range places.Paths(workDir, places.Project(), places.Settings) {
-		files = append(files, file{p, workDir, false})
+		files = append(files, ClaudeFile{Path: p, Base: workDir})
 	}
-	var hs []hooks.Config
 	for _, f := range files {
-		if homeDir == "" && f.user {
+		if (homeDir == "" && f.User) || (!project && !f.User) {
 			continue
 		}
-		data, err := readSettings(f.path, workDir, f.user)
+		data, err := readSettings(f.Path, workDir, f.User)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			return out, fmt.Errorf("read Claude Code settings %s: %w", f.path, err)
+			return nil, fmt.Errorf("read Claude Code settings %s: %w", f.Path, err)
 		}
-		var s claudeSettings
-		if err := json.Unmarshal(data, &s); err != nil {
-			return out, fmt.Errorf("parse Claude Code settings %s: %w", f.path, err)
+		if err := strictjson.Unmarshal(data, &f); err != nil {
+			return nil, fmt.Errorf("parse Claude Code settings %s: %w", f.Path, err)
 		}
-		cfg := Config{Allow: s.Permissions.Allow, Ask: s.Permissions.Ask, Deny: s.Permissions.Deny}
-		rules, err := cfg.ToRules(f.path, f.base)
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// BuildClaudeLayers turns decoded settings files into rules, hooks and
+// settings, weakest file first.
+func BuildClaudeLayers(files []ClaudeFile) (ClaudeLayers, error) {
+	var out ClaudeLayers
+	var hs []hooks.Config
+	for _, f := range files {
+		cfg := Config{Allow: f.Permissions.Allow, Ask: f.Permissions.Ask, Deny: f.Permissions.Deny}
+		rules, err := cfg.ToRules(f.Path, f.Base)
 		if err != nil {
-			return out, fmt.Errorf("rules in Claude Code settings %s: %w", f.path, err)
+			return out, fmt.Errorf("rules in Claude Code settings %s: %w", f.Path, err)
 		}
-		if f.user {
+		if f.User {
 			out.UserRules = append(out.UserRules, rules...)
 		} else {
 			out.ProjectRules = append(out.ProjectRules, rules...)
 		}
-		if s.Permissions.DefaultMode != "" {
-			out.DefaultMode, out.DefaultModeFile = s.Permissions.DefaultMode, f.path
+		if f.Permissions.DefaultMode != "" {
+			out.DefaultMode, out.DefaultModeFile = f.Permissions.DefaultMode, f.Path
 		}
-		out.AdditionalDirectories = append(out.AdditionalDirectories, s.Permissions.AdditionalDirectories...)
-		hs = append(hs, s.Hooks)
-		out.Files = append(out.Files, f.path)
+		out.AdditionalDirectories = append(out.AdditionalDirectories, f.Permissions.AdditionalDirectories...)
+		hs = append(hs, f.Hooks)
+		out.Files = append(out.Files, f.Path)
 	}
 	out.Hooks = hooks.Merge(hs...)
 	return out, nil
+}
+
+// LoadClaudeSettings reads and builds the user's and the project's Claude
+// Code settings, all of them applied (a trusted folder).
+func LoadClaudeSettings(workDir, homeDir string) (ClaudeLayers, error) {
+	files, err := ReadClaudeSettings(workDir, homeDir, true)
+	if err != nil {
+		return ClaudeLayers{}, err
+	}
+	return BuildClaudeLayers(files)
 }
 
 // readSettings reads one settings file: the project's through projectfile

@@ -33,6 +33,9 @@ type Builder struct {
 	// left out (unreadable, a FIFO, a link out of the repository), so a
 	// file the user relies on is never dropped unseen; nil: dropped.
 	Warn io.Writer
+	// NoProject leaves the project's instruction files out (a Claude Code
+	// host whose --setting-sources leaves out "project").
+	NoProject bool
 }
 
 // Request is what the system prompt depends on: everything that may
@@ -148,7 +151,11 @@ func (b Builder) Instructions(cwd string) string {
 		}
 	}
 	root := projectfile.Open(cwd)
-	for _, dir := range foldersFromRoot(cwd) {
+	dirs := foldersFromRoot(cwd)
+	if b.NoProject {
+		dirs = nil
+	}
+	for _, dir := range dirs {
 		for _, name := range instructionNames() {
 			p := filepath.Join(dir, name)
 			if s := b.read(p, &root); s != "" {

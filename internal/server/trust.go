@@ -14,7 +14,9 @@ type Trust interface {
 	// settings need trust.
 	TrustStatus(dir string) (trust.Status, error)
 	TrustFolder(dir string) (string, error)
-	RevokeFolder(dir string) (string, error)
+	// RevokeFolder stops trusting dir; stillBy is the trusted folder that
+	// still covers it ("" if none).
+	RevokeFolder(dir string) (real, stillBy string, err error)
 	TrustedFolders() ([]string, error)
 }
 
@@ -85,8 +87,14 @@ func (s *Server) deleteTrust(w http.ResponseWriter, r *http.Request) {
 		writeError(w, e)
 		return
 	}
-	if _, err := s.opts.Trust.RevokeFolder(p); err != nil {
+	_, stillBy, err := s.opts.Trust.RevokeFolder(p)
+	if err != nil {
 		writeError(w, errf(http.StatusBadRequest, "trust_failed", "%v", err))
+		return
+	}
+	if stillBy != "" {
+		// Removed, but a parent still trusts it: the status says which.
+		s.writeTrustStatus(w, p)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -22,9 +22,9 @@ func (t storeTrust) TrustStatus(dir string) (trust.Status, error) {
 	root, ok, err := t.s.Trusted(dir)
 	return trust.Status{Dir: dir, Trusted: ok, TrustedBy: root, NeedsTrust: []trust.Finding{}}, err
 }
-func (t storeTrust) TrustFolder(dir string) (string, error)  { return t.s.Add(dir) }
-func (t storeTrust) RevokeFolder(dir string) (string, error) { return t.s.Remove(dir) }
-func (t storeTrust) TrustedFolders() ([]string, error)       { return t.s.List() }
+func (t storeTrust) TrustFolder(dir string) (string, error)          { return t.s.Add(dir) }
+func (t storeTrust) RevokeFolder(dir string) (string, string, error) { return t.s.RemoveAndCheck(dir) }
+func (t storeTrust) TrustedFolders() ([]string, error)               { return t.s.List() }
 
 func TestTrustEndpoints(t *testing.T) {
 	bare := newEnv(t, scripted.Script{})

@@ -45,3 +45,21 @@ type Status struct {
 	// may use (empty: the folder works untrusted).
 	NeedsTrust []Finding `json:"needs_trust"`
 }
+
+// NoticeKind is the "notice" meta of the status event that carries a
+// Notice (with "dir" and "left_out", the findings), for front ends to show.
+const NoticeKind = "untrusted"
+
+// Notice says what a session in the untrusted folder dir runs without,
+// naming each file and key and the command that trusts the folder: what
+// every front end shows once when such a session starts.
+func Notice(dir string, leftOut []Finding) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "the folder %s is not trusted, so this session runs without these project settings:", dir)
+	for _, f := range leftOut {
+		b.WriteString("\n  ")
+		b.WriteString(f.String())
+	}
+	fmt.Fprintf(&b, "\nEverything else in the project's files applies. To use these too, run `tandem trust %s` (or pass --trust-project for one run).", dir)
+	return b.String()
+}

@@ -25,6 +25,9 @@ const File = "trusted-folders.json"
 type Store struct {
 	path string
 	mu   sync.Mutex
+	// Home is the user's home folder: trusting it, or a folder above it,
+	// needs AddBroad.
+	Home string
 }
 
 // NewStore returns the trust list kept in dataDir.
@@ -85,11 +88,48 @@ func Within(path, root string) bool {
 	return strings.HasPrefix(path, root+string(filepath.Separator))
 }
 
+// BroadError refuses to trust / or the home folder (or a folder above it)
+// without confirmation: that would trust every repository the user ever
+// clones there.
+type BroadError struct{ Dir string }
+
+func (e *BroadError) Error() string {
+	return fmt.Sprintf("trusting %s would trust the project files of every folder under it, every repository you clone there included; "+
+		"trust the project's own folder instead, or if you mean it, run `tandem trust --broad %s`", e.Dir, e.Dir)
+}
+
+// Broad reports whether trusting real would cover the whole file system
+// or the user's home folder.
+func (s *Store) Broad(real string) bool {
+	if real == string(filepath.Separator) {
+		return true
+	}
+	if s.Home == "" {
+		return false
+	}
+	home, err := RealPath(s.Home)
+	if err != nil {
+		home = filepath.Clean(s.Home)
+	}
+	return Within(home, real)
+}
+
 // Add trusts dir (and its subfolders) and returns the real path stored.
-func (s *Store) Add(dir string) (string, error) {
+// The root folder and the home folder (or one above it) are refused with a
+// *BroadError: AddBroad trusts them.
+func (s *Store) Add(dir string) (string, error) { return s.add(dir, false) }
+
+// AddBroad is Add that also trusts / or the home folder, for `tandem trust
+// --broad`.
+func (s *Store) AddBroad(dir string) (string, error) { return s.add(dir, true) }
+
+func (s *Store) add(dir string, broad bool) (string, error) {
 	real, err := RealPath(dir)
 	if err != nil {
 		return "", err
+	}
+	if !broad && s.Broad(real) {
+		return "", &BroadError{Dir: real}
 	}
 	if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
 		return "", fmt.Errorf("trust %s: not a folder", dir)
@@ -126,6 +166,16 @@ func (s *Store) Remove(dir string) (string, error) {
 	return real, s.update(func(list []string) []string {
 		return slices.DeleteFunc(list, func(f string) bool { return f == real })
 	})
+}
+
+// Remove stops trusting dir, and names the trusted folder that still
+// covers it ("" if none), so a revoke that leaves the folder trusted says so.
+func (s *Store) RemoveAndCheck(dir string) (real, stillBy string, err error) {
+	if real, err = s.Remove(dir); err != nil {
+		return "", "", err
+	}
+	stillBy, _, err = s.Trusted(real)
+	return real, stillBy, err
 }
 
 func (s *Store) load() (doc, error) {

@@ -1,6 +1,7 @@
 package trust
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,5 +50,42 @@ func TestStore(t *testing.T) {
 	}
 	if _, _, err := s.Trusted(proj); err == nil || !strings.Contains(err.Error(), s.Path()) {
 		t.Errorf("a corrupt trust file must be an error naming it, never trust: %v", err)
+	}
+}
+
+// Trusting / or the home folder (or a folder above it) would trust every
+// repository under it: refused without --broad (AddBroad), naming it.
+func TestBroadFoldersNeedConfirmation(t *testing.T) {
+	root := t.TempDir()
+	home := filepath.Join(root, "home", "u")
+	proj := filepath.Join(home, "src", "p")
+	if err := os.MkdirAll(proj, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s := NewStore(t.TempDir())
+	s.Home = home
+	for _, d := range []string{"/", home, filepath.Dir(home)} {
+		var be *BroadError
+		if _, err := s.Add(d); !errors.As(err, &be) || !strings.Contains(err.Error(), "tandem trust --broad") {
+			t.Errorf("Add(%s): %v", d, err)
+		}
+	}
+	if l, _ := s.List(); len(l) != 0 {
+		t.Fatalf("a refused folder was stored: %v", l)
+	}
+	if _, err := s.Add(proj); err != nil {
+		t.Fatal(err)
+	}
+	realHome, err := s.AddBroad(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Revoking the project leaves it trusted through home: said, not hidden.
+	real, stillBy, err := s.RemoveAndCheck(proj)
+	if err != nil || stillBy != realHome || real == "" {
+		t.Errorf("revoke under a trusted parent: %q %q %v", real, stillBy, err)
+	}
+	if _, stillBy, err := s.RemoveAndCheck(home); err != nil || stillBy != "" {
+		t.Errorf("revoke home: %q %v", stillBy, err)
 	}
 }

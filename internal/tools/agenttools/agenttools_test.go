@@ -8,19 +8,18 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/skills"
 	"github.com/tandem-agent/tandem/internal/subagent"
 	"github.com/tandem-agent/tandem/internal/tool"
 )
 
 type recordingGranter struct {
-	granted [][]permission.Rule
+	granted []*skills.Skill
 	revoked int
 }
 
-func (g *recordingGranter) Grant(_ string, rules []permission.Rule) func() {
-	g.granted = append(g.granted, rules)
+func (g *recordingGranter) GrantSkill(sk *skills.Skill, _ string) func() {
+	g.granted = append(g.granted, sk)
 	return func() { g.revoked++ }
 }
 
@@ -63,7 +62,7 @@ func TestSkillTool(t *testing.T) {
 	if res.IsError || !strings.Contains(res.Content, "NOTES today") || !strings.Contains(res.Content, "Base directory for this skill: ") {
 		t.Errorf("inline skill result: %+v", res)
 	}
-	if len(g.granted) != 1 || len(g.granted[0]) != 2 || g.granted[0][0].Action != permission.ActionAllow || g.granted[0][1].Action != permission.ActionDeny {
+	if len(g.granted) != 1 || g.granted[0].Name != "notes" {
 		t.Errorf("grants: %+v", g.granted)
 	}
 	if g.revoked != 0 {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/skills"
 	"github.com/tandem-agent/tandem/internal/subagent"
 	"github.com/tandem-agent/tandem/internal/tool"
@@ -16,10 +15,12 @@ import (
 //go:embed skill.md
 var skillDescription string
 
-// Granter gives rules for a while (permission.Engine implements it, also
-// through a narrowed view's parent).
+// Granter pre-approves a skill's allowed-tools (and refuses its
+// disallowed-tools) while it runs. The application implements it, deciding
+// there whether the skill's file may pre-approve anything (a project's
+// only in a trusted folder).
 type Granter interface {
-	Grant(source string, rules []permission.Rule) (revoke func())
+	GrantSkill(sk *skills.Skill, callID string) (revoke func())
 }
 
 // Skill is Claude Code's Skill tool: it loads a skill's instructions into
@@ -116,18 +117,7 @@ func (s *Skill) grant(sk *skills.Skill, callID string) (revoke func()) {
 	if s.Granter == nil || (len(sk.AllowedTools) == 0 && len(sk.DisallowedTools) == 0) {
 		return func() {}
 	}
-	var rules []permission.Rule
-	for _, list := range []struct {
-		items  []string
-		action permission.Action
-	}{{sk.AllowedTools, permission.ActionAllow}, {sk.DisallowedTools, permission.ActionDeny}} {
-		for _, item := range list.items {
-			if r, err := permission.ParseRule(item, list.action); err == nil {
-				rules = append(rules, r)
-			}
-		}
-	}
-	return s.Granter.Grant("skill "+sk.Name+" ("+callID+")", rules)
+	return s.Granter.GrantSkill(sk, callID)
 }
 
 func (s *Skill) fork(ctx context.Context, call tool.Call, sk *skills.Skill, args string) (tool.Result, error) {

@@ -29,6 +29,8 @@ const ui = {
   permMessage: $('perm-message'), permError: $('perm-error'), permOnce: $('perm-once'), permAlways: $('perm-always'), permDeny: $('perm-deny'),
   trustDialog: $('trust-dialog'), trustDir: $('trust-dir'), trustFindings: $('trust-findings'), trustError: $('trust-error'),
   trustYes: $('trust-yes'), trustNo: $('trust-no'),
+  trustBanner: $('trust-banner'), trustBannerList: $('trust-banner-list'), trustBannerCmd: $('trust-banner-cmd'),
+  trustBannerError: $('trust-banner-error'), trustBannerYes: $('trust-banner-yes'),
 };
 
 const state = {
@@ -146,6 +148,7 @@ async function openSession(id, minSeq = 0) {
   openStream();
   loadCommands(s.id);
   refreshMCP(s.id);
+  showTrustBanner(s.cwd);
   for (const b of document.querySelectorAll('.session-item')) b.classList.remove('current');
   ui.prompt.disabled = false;
   ui.send.disabled = false;
@@ -724,6 +727,32 @@ async function withTrust(call) {
     if (!(await askTrust(err.trust))) throw new Error('The folder is not trusted, so nothing was started. Trust it here or with `tandem trust ' + err.trust.dir + '`.');
     return call();
   }
+}
+
+// showTrustBanner says, above the conversation, which project settings a
+// session in the untrusted folder dir runs without, with a Trust button.
+async function showTrustBanner(dir) {
+  ui.trustBanner.hidden = true;
+  let st;
+  try { st = await api('GET', '/api/trust?path=' + encodeURIComponent(dir)); } catch { return; }
+  if (st.trusted || !(st.needs_trust || []).length || state.session?.cwd !== dir) return;
+  ui.trustBannerList.replaceChildren(...st.needs_trust.map((f) =>
+    el('li', {}, el('code', { text: f.key }), ' in ', el('code', { text: f.file }), ': ' + f.why)));
+  ui.trustBanner.querySelector('p').replaceChildren(el('strong', { text: 'This folder is not trusted.' }),
+    " The session runs without these project settings (everything else in the project's files applies):");
+  ui.trustBannerCmd.textContent = 'tandem trust ' + st.dir;
+  ui.trustBannerError.textContent = '';
+  ui.trustBannerYes.hidden = false;
+  ui.trustBannerYes.onclick = async () => {
+    try {
+      await api('POST', '/api/trust', { path: st.dir });
+      ui.trustBannerYes.hidden = true;
+      ui.trustBannerList.replaceChildren();
+      ui.trustBannerError.textContent = '';
+      ui.trustBanner.querySelector('p').textContent = 'This folder is trusted now: start a new session to use all of its project settings.';
+    } catch (err) { ui.trustBannerError.textContent = err.message; }
+  };
+  ui.trustBanner.hidden = false;
 }
 
 function askTrust(t) {
