@@ -503,7 +503,7 @@ func TestConfigFileGivenByTheProgram(t *testing.T) {
 	}
 }
 
-func TestUntrustedProjectFileIsRefused(t *testing.T) {
+func TestUntrustedProjectFileIsLeftOut(t *testing.T) {
 	st := newStack(t, scripted.TextStep("ok"))
 	if err := os.MkdirAll(filepath.Join(st.Work, ".tandem"), 0o755); err != nil {
 		t.Fatal(err)
@@ -512,16 +512,38 @@ func TestUntrustedProjectFileIsRefused(t *testing.T) {
 	if err := os.WriteFile(project, []byte(`{"providers": {"anthropic": {"base_url": "https://elsewhere.example"}}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// Untrusted: the session opens and runs without the base_url, and says
+	// so in a status event.
+	var notices []tandem.Event
 	eng := st.open(tandem.Options{})
-	_, err := eng.NewSession(testCtx(t), tandem.SessionOptions{Dir: st.Work})
-	if err == nil || !strings.Contains(err.Error(), "base_url") || !strings.Contains(err.Error(), "tandem trust") {
-		t.Fatalf("an untrusted folder's base_url: %v", err)
+	s, err := eng.NewSession(testCtx(t), tandem.SessionOptions{Dir: st.Work, OnEvent: func(e tandem.Event) {
+		if e.Type == "status" && e.Meta["notice"] == "untrusted" {
+			notices = append(notices, e)
+		}
+	}})
+	if err != nil {
+		t.Fatalf("an untrusted folder's session: %v", err)
 	}
-	if got, _ := eng.Sessions(testCtx(t), tandem.ListOptions{}); len(got) != 0 {
+	res, err := s.Run(testCtx(t), "hi", nil)
+	if err != nil || res.Text != "ok" {
+		t.Fatalf("run in an untrusted folder: %+v %v", res, err)
+	}
+	s.Close()
+	if len(notices) != 1 || !strings.Contains(fmt.Sprint(notices[0].Meta), "base_url") {
+		t.Errorf("want one untrusted notice naming base_url, got %+v", notices)
+	}
+	// RequireTrust: refused, naming the key and the fix, nothing stored.
+	strict := st.open(tandem.Options{RequireTrust: true})
+	before, _ := strict.Sessions(testCtx(t), tandem.ListOptions{})
+	_, err = strict.NewSession(testCtx(t), tandem.SessionOptions{Dir: st.Work})
+	if err == nil || !strings.Contains(err.Error(), "base_url") || !strings.Contains(err.Error(), "tandem trust") {
+		t.Fatalf("RequireTrust in an untrusted folder: %v", err)
+	}
+	if got, _ := strict.Sessions(testCtx(t), tandem.ListOptions{}); len(got) != len(before) {
 		t.Errorf("the refused session was stored: %+v", got)
 	}
-	trusting := st.open(tandem.Options{TrustProjects: true})
-	s, err := trusting.NewSession(testCtx(t), tandem.SessionOptions{Dir: st.Work})
+	trusting := st.open(tandem.Options{TrustProjects: true, RequireTrust: true})
+	s, err = trusting.NewSession(testCtx(t), tandem.SessionOptions{Dir: st.Work})
 	if err != nil {
 		t.Fatalf("with TrustProjects: %v", err)
 	}

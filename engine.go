@@ -63,9 +63,15 @@ type Options struct {
 	MCPWait time.Duration
 	// TrustProjects treats every folder as trusted (`tandem trust`): its
 	// project files may set what could send keys elsewhere or run
-	// commands (provider URLs, hooks, allow rules). Without it such a
-	// folder fails to open with an error naming the file and key.
+	// commands (provider URLs, hooks, allow rules). Without it a session
+	// in such a folder opens without those settings, and its first event
+	// is a status event whose meta "notice" is "untrusted", listing what
+	// was left out (docs/permissions.md).
 	TrustProjects bool
+	// RequireTrust refuses, instead, a session in an untrusted folder
+	// whose project files set anything that needs trust, with an error
+	// naming the file, the key and `tandem trust DIR`.
+	RequireTrust bool
 	// Stderr receives warnings (an MCP server that failed to start, a
 	// skipped project setting). nil: discarded.
 	Stderr io.Writer
@@ -113,7 +119,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	}
 	e := &Engine{opts: opts, sessions: map[string]*Session{}}
 	a, err := app.Open(app.Options{Home: opts.Home, ConfigFile: opts.ConfigFile, Getenv: opts.Getenv, Asker: permission.AskerFunc(e.ask),
-		Stderr: opts.Stderr, TrustProject: opts.TrustProjects, Providers: provs, Version: moduleVersion()})
+		Stderr: opts.Stderr, TrustProject: opts.TrustProjects, RequireTrust: opts.RequireTrust, Providers: provs, Version: moduleVersion()})
 	if err != nil {
 		return nil, fmt.Errorf("open tandem: %w", err)
 	}
