@@ -100,14 +100,21 @@ func TestFeatureSkillToolNative(t *testing.T) {
 	writeAt(t, filepath.Join(x.Home, ".claude", "skills", "style", "SKILL.md"), "---\nname: style\ndescription: House style guide.\n---\nSee reference.md.\n")
 	writeAt(t, refPath, "STYLE-REFERENCE-CONTENT\n")
 
-	// A project skill that pre-approves tools needs a trusted folder.
+	// In an untrusted folder the skill runs, but its allowed-tools
+	// pre-approve nothing: python3 is judged as usual (no terminal: denied),
+	// and the run says once what it left out.
 	untrusted := x.RunStream("write a note for Ana")
-	if untrusted.Code == 0 || !strings.Contains(untrusted.Stdout+untrusted.Stderr, "make-note/SKILL.md: \"allowed-tools\"") {
-		t.Fatalf("untrusted folder: exit %d\n%s\n%s", untrusted.Code, untrusted.Stdout, untrusted.Stderr)
+	mustSucceed(t, untrusted)
+	if strings.Count(untrusted.Stderr, "make-note/SKILL.md: \"allowed-tools\"") != 1 {
+		t.Fatalf("untrusted folder: want one notice naming the skill's allowed-tools:\n%s", untrusted.Stderr)
 	}
+	if res := toolResults(untrusted); !res["py1"].IsError || !strings.Contains(res["py1"].Output, "needs approval") {
+		t.Fatalf("untrusted folder: the skill's allowed-tools approved python3: %+v", res["py1"])
+	}
+	skip := len(x.srv.MainRequests())
 	r := x.RunStream("write a note for Ana", "--trust-project")
 	mustSucceed(t, r)
-	reqs := x.srv.MainRequests()
+	reqs := x.srv.MainRequests()[skip:]
 	if len(reqs) < 3 {
 		t.Fatalf("%d requests", len(reqs))
 	}

@@ -81,10 +81,17 @@ func TestE2ERunFallbackFromConfig(t *testing.T) {
 		t.Errorf("result %q", got)
 	}
 
+	// An untrusted project's fallback_models is left out (the user's still
+	// applies) and the run says so; --require-trust refuses it.
 	x.WriteFile(".tandem/config.json", `{"fallback_models":["openai/gpt-4.1-mini"]}`)
 	r = x.RunStream("hello")
+	mustSucceed(t, r)
+	if strings.Count(r.Stderr, `.tandem/config.json: "fallback_models"`) != 1 {
+		t.Errorf("an untrusted project's fallback_models was not named as left out:\n%s", r.Stderr)
+	}
+	r = x.RunStream("hello", "--require-trust")
 	if r.Code == 0 || !strings.Contains(r.Stderr, "fallback_models") {
-		t.Errorf("an untrusted project's fallback_models was accepted: exit %d\n%s", r.Code, r.Stderr)
+		t.Errorf("--require-trust accepted an untrusted project's fallback_models: exit %d\n%s", r.Code, r.Stderr)
 	}
 }
 

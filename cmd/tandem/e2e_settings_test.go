@@ -47,7 +47,9 @@ func TestE2ERunConfigErrorStoresNoSession(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("ok")}})
 			x.WriteFile(c.file, c.body)
-			r := x.RunStream("hi")
+			// Trusted, so that every key is read (an untrusted folder's hooks
+			// are left out unread).
+			r := x.RunStream("hi", "--trust-project")
 			if r.Code == 0 || !strings.Contains(r.Stderr, c.want) {
 				t.Fatalf("exit %d, stderr should name %q:\n%s", r.Code, c.want, r.Stderr)
 			}
