@@ -17,6 +17,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/session"
 	"github.com/tandem-agent/tandem/internal/strictjson"
 	"github.com/tandem-agent/tandem/internal/tools"
+	"github.com/tandem-agent/tandem/internal/tools/shell"
 	"github.com/tandem-agent/tandem/internal/trust"
 	"github.com/tandem-agent/tandem/internal/turn"
 )
@@ -63,6 +64,9 @@ type wiring struct {
 // permission engine and hooks.
 func (w *wiring) Equip(ctx context.Context, l *session.Live) (session.Equipment, error) {
 	rec := l.Snapshot()
+	// Commands an earlier tandem left running for this session when it
+	// died with its watchdog (kill -9 of both, the OOM killer).
+	shell.ReapOrphans(l.Env.DataDir, rec.ID)
 	s, _ := l.Settings.(*Settings)
 	if s == nil { // opened without the Manager's resolver (tests)
 		var err error

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
@@ -31,8 +32,9 @@ const procTagKey = "shell.proctag"
 // and start time, so a pid the system reused is never taken for ours),
 // and the watchdog that stops them if tandem dies.
 type sessionProcs struct {
-	tag   string
-	watch *watchdog // nil where none could start
+	tag    string
+	watch  *watchdog // nil where none could start
+	record string    // the groups on disk, for a later open to reap (see orphans.go); "": none
 
 	mu     sync.Mutex
 	groups []procGroup
@@ -52,7 +54,11 @@ func sessionProcsOf(env *tool.Env) *sessionProcs {
 		var b [8]byte
 		_, _ = rand.Read(b[:])
 		tag := fmt.Sprintf("%d-%s-%s", os.Getpid(), env.SessionID, hex.EncodeToString(b[:]))
-		return &sessionProcs{tag: tag, watch: startWatchdog(tag)}
+		p := &sessionProcs{tag: tag, watch: startWatchdog(tag)}
+		if dir, owner := procRecordDir(env.DataDir, env.SessionID), ownerName(); dir != "" && owner != "" {
+			p.record = filepath.Join(dir, owner)
+		}
+		return p
 	}).(*sessionProcs)
 	if created {
 		env.State.OnClose(func() { p.stopAll(killGrace) })
@@ -71,7 +77,16 @@ func (s *sessionProcs) add(pid int) {
 	}
 	g := procGroup{pgid: pid, start: st}
 	s.mu.Lock()
-	s.groups = append(s.groups, g)
+	// Groups that ended leave the record: their pgid may name a new
+	// process.
+	kept := s.groups[:0]
+	for _, o := range s.groups {
+		if !groupEnded(o.pgid) {
+			kept = append(kept, o)
+		}
+	}
+	s.groups = append(kept, g)
+	writeProcRecord(s.record, s.tag, s.groups)
 	s.mu.Unlock()
 	s.watch.add(g)
 }
@@ -84,11 +99,17 @@ func (s *sessionProcs) signalGroups(sig syscall.Signal) {
 	groups := append([]procGroup(nil), s.groups...)
 	s.mu.Unlock()
 	for _, g := range groups {
-		if st, ok := startTime(g.pgid); ok && st != g.start {
-			continue // the pid now names another process
+		if ours(g) {
+			_ = syscall.Kill(-g.pgid, sig)
 		}
-		_ = syscall.Kill(-g.pgid, sig)
 	}
+}
+
+// ours is false when the group's pid now names another process (its start
+// time differs).
+func ours(g procGroup) bool {
+	st, ok := startTime(g.pgid)
+	return !ok || st == g.start
 }
 
 // stopAll stops every process of the session: SIGTERM to its groups and
@@ -98,6 +119,10 @@ func (s *sessionProcs) stopAll(grace time.Duration) {
 	s.signalGroups(syscall.SIGTERM)
 	killTagged(s.tag, grace)
 	s.signalGroups(syscall.SIGKILL)
+	s.mu.Lock()
+	s.groups = nil
+	writeProcRecord(s.record, s.tag, nil)
+	s.mu.Unlock()
 }
 
 // killTagged stops every process carrying tag: SIGTERM, then SIGKILL for
