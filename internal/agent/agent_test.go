@@ -363,6 +363,32 @@ func TestDisallowedServerNotOffered(t *testing.T) {
 	}
 }
 
+// writingTool is a custom tool that declares it writes the file its
+// "target" names (tool.FileAccessor).
+type writingTool struct{ namedTool }
+
+func (*writingTool) FileAccess(input json.RawMessage) ([]tool.Access, error) {
+	return tool.PathField("target", true).FileAccess(input)
+}
+
+// --disallowedTools Edit takes away every tool whose declaration writes,
+// whatever its name, and leaves the others.
+func TestDisallowedEditTakesDeclaredWriters(t *testing.T) {
+	h := newHarness(t, toolStep([2]string{"Scribble", `{"target":"a.txt"}`}), textStep("ok"))
+	h.deps.Tools.Add(&writingTool{namedTool{name: "Scribble"}}, &namedTool{name: "Other"})
+	h.run(t, context.Background(), turn.Input{DisallowedTools: []string{"Edit"}})
+	var offered []string
+	for _, s := range h.prov.calls[0].Tools {
+		offered = append(offered, s.Name)
+	}
+	if slices.Contains(offered, "Scribble") || !slices.Contains(offered, "Other") || !slices.Contains(offered, "Echo") {
+		t.Errorf("offered %v", offered)
+	}
+	if c := h.rec.Messages()[2].Content[0]; !c.IsError {
+		t.Errorf("a call to a tool that writes ran under --disallowedTools Edit: %+v", c)
+	}
+}
+
 var _ = errors.New
 
 func TestSystemPromptReplaceAndAppend(t *testing.T) {

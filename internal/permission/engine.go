@@ -284,7 +284,7 @@ func (e *Engine) judge(mode Mode, req Request) verdict {
 
 // judgeByRules applies the strongest matching rule, else def.
 func (e *Engine) judgeByRules(tool string, match func(Rule) bool, def verdict) verdict {
-	r, ok := e.strongest(func(r Rule) bool { return r.matchesTool(tool) && match(r) })
+	r, ok := e.strongest(func(r Rule) bool { return r.matchesTool(tool, e.fileTool) && match(r) })
 	if !ok {
 		return def
 	}

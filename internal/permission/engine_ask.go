@@ -21,7 +21,7 @@ func (e *Engine) ask(ctx context.Context, mode Mode, req Request, v verdict) (De
 func (e *Engine) askAt(ctx context.Context, mode Mode, req Request, v verdict, depth int) (Decision, error) {
 	in := decodeInput(req.Input)
 	q := Question{SessionID: req.SessionID, ToolName: req.Tool, ToolUseID: req.ToolUseID, Input: req.Input,
-		Summary: summarize(req.Tool, in, e.opts.WorkDir), Reason: v.reason}
+		Summary: summarize(req.Tool, req.Input, in, e.opts.WorkDir, e.fileTool), Reason: v.reason}
 	if !v.noAlways && len(v.suggest) > 0 {
 		q.Rules = dedupRules(v.suggest)
 		names := make([]string, len(q.Rules))
@@ -30,9 +30,7 @@ func (e *Engine) askAt(ctx context.Context, mode Mode, req Request, v verdict, d
 		}
 		q.Suggestion = strings.Join(names, ", ")
 	}
-	if e.writesFiles(req) {
-		q.Diff = previewDiff(req.Tool, in, e.opts.WorkDir)
-	}
+	q.Diff = previewDiff(req.Tool, req.Input, e.opts.WorkDir, e.fileTool)
 	if mode == DontAsk {
 		return Decision{Behavior: Deny, Rule: "mode:dontAsk", Message: q.Summary + " needs approval (" + v.reason +
 			") and the permission mode is dontAsk, which never asks: " + e.approvers(mode, req, in, q.Rules).message()}, nil
@@ -63,25 +61,6 @@ func (e *Engine) askAt(ctx context.Context, mode Mode, req Request, v verdict, d
 		msg += " They said: " + ans.Message
 	}
 	return Decision{Behavior: Deny, Rule: "user:deny", Message: msg}, nil
-}
-
-// writesFiles reports whether the call's tool declares it writes a file
-// (tool.FileAccessor): its question shows the diff.
-func (e *Engine) writesFiles(req Request) bool {
-	acc, ok := e.fileTool(req.Tool)
-	if !ok {
-		return false
-	}
-	accesses, err := acc.FileAccess(req.Input)
-	if err != nil {
-		return false
-	}
-	for _, a := range accesses {
-		if a.Write {
-			return true
-		}
-	}
-	return false
 }
 
 func (e *Engine) saveGrants(ctx context.Context, scope Scope, rules []Rule) {

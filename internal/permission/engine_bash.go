@@ -142,7 +142,7 @@ func (e *Engine) gitConfigRisk(dirs []string) string {
 func (e *Engine) exactAllow(command string) (Rule, bool) {
 	command = strings.TrimSpace(command)
 	return e.strongest(func(r Rule) bool {
-		return r.Action == ActionAllow && r.matchesTool("Bash") && r.Pattern != "" &&
+		return r.Action == ActionAllow && r.matchesTool("Bash", nil) && r.Pattern != "" &&
 			!strings.Contains(r.Pattern, "*") && r.Pattern == command
 	})
 }
@@ -228,7 +228,7 @@ func (e *Engine) bashRule(action Action, whole string, cmds []shell.Command) (Ru
 		}
 	}
 	return e.strongest(func(r Rule) bool {
-		if r.Action != action || !r.matchesTool("Bash") {
+		if r.Action != action || !r.matchesTool("Bash", nil) {
 			return false
 		}
 		for _, f := range forms {
@@ -373,7 +373,7 @@ func (e *Engine) fileRulesOnShell(c shell.Command, cwd, label string) (verdict, 
 			resolved = abs
 		}
 		r, ok := e.strongest(func(r Rule) bool {
-			return (r.Action == ActionDeny || r.Action == ActionAsk) && r.Pattern != "" && r.matchesTool(tool) &&
+			return (r.Action == ActionDeny || r.Action == ActionAsk) && r.Pattern != "" && r.matchesTool(tool, nil) &&
 				(r.matchPath(resolved, e.opts.WorkDir, e.opts.HomeDir) || r.matchPath(abs, e.opts.WorkDir, e.opts.HomeDir))
 		})
 		if !ok {

@@ -25,12 +25,7 @@ func (e *Engine) judgeFiles(mode Mode, name string, accesses []tool.Access) verd
 // fileTool is what the named tool declares of the files it touches: the
 // session's tools (and the Claude Code CLI's) first, then tandem's own.
 func (e *Engine) fileTool(name string) (tool.FileAccessor, bool) {
-	if e.opts.FileTools != nil {
-		if a, ok := e.opts.FileTools(name); ok {
-			return a, true
-		}
-	}
-	return builtinFileTool(name)
+	return withBuiltins(e.opts.FileTools)(name)
 }
 
 func (e *Engine) judgePath(mode Mode, name string, a tool.Access) verdict {

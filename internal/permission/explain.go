@@ -57,10 +57,11 @@ func CallFromText(what string) Request {
 			in["command"] = m[2]
 		case "WebFetch":
 			req.Tool, in = m[1], map[string]string{"url": m[2]}
-		case "NotebookEdit", "NotebookRead":
-			req.Tool, in = m[1], map[string]string{"notebook_path": m[2]}
 		default:
-			req.Tool, in = m[1], map[string]string{"file_path": m[2], "path": m[2]}
+			// Every key a file tool's declaration (tool.FileAccessor) may
+			// read its path from: the tool's own declaration then picks
+			// its key, whatever its name.
+			req.Tool, in = m[1], map[string]string{"file_path": m[2], "notebook_path": m[2], "path": m[2]}
 		}
 	}
 	req.Input, _ = json.Marshal(in)

@@ -95,23 +95,22 @@ func ParseRule(s string, action Action) (Rule, error) {
 	return r, r.Validate()
 }
 
-// fileReadTools are the tools a `Read(...)` rule covers; fileEditTools
-// those an `Edit(...)` rule covers (as Claude Code defines them).
-var (
-	fileReadTools = map[string]bool{"Read": true, "Glob": true, "Grep": true, "LS": true, "NotebookRead": true}
-	fileEditTools = map[string]bool{"Edit": true, "Write": true, "MultiEdit": true, "NotebookEdit": true}
-)
-
-// matchesTool reports whether the rule's permission covers tool.
-func (r Rule) matchesTool(tool string) bool {
+// matchesTool reports whether the rule's permission covers tool. A
+// `Read` rule covers every tool whose declaration (tool.FileAccessor,
+// found by files) reads a file, an `Edit` rule every tool whose
+// declaration writes one, whatever its name, as Claude Code defines them
+// ("Edit rules apply to all built-in tools that edit files"); files may
+// be nil when no file tool is in question.
+func (r Rule) matchesTool(tool string, files fileLookup) bool {
 	p := r.Permission
 	switch {
 	case p == "*" || p == tool:
 		return true
 	case (p == "Task" && tool == "Agent") || (p == "Agent" && tool == "Task"):
 		return true // the sub-agent tool's old and new names
-	case p == "Read" && fileReadTools[tool], p == "Edit" && fileEditTools[tool]:
-		return true
+	case p == "Read" || p == "Edit":
+		read, write := files.kinds(tool)
+		return p == "Read" && read || p == "Edit" && write
 	case strings.HasPrefix(p, "mcp__") && strings.Count(p, "__") == 1 && strings.HasPrefix(tool, p+"__"):
 		return true // `mcp__server` covers every tool of that server
 	case strings.ContainsAny(p, "*?["):
@@ -132,7 +131,7 @@ func (r Rule) matchesFile(tool string, write bool) bool {
 	case "Edit":
 		return write || tool == "Edit"
 	}
-	return r.matchesTool(tool)
+	return r.matchesTool(tool, nil)
 }
 
 // bashPatternRegexp turns a command pattern into a regexp: `*` matches any

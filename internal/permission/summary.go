@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,45 +9,73 @@ import (
 
 	"github.com/tandem-agent/tandem/internal/permission/shell"
 	"github.com/tandem-agent/tandem/internal/regular"
-	"github.com/tandem-agent/tandem/internal/tools/fs"
+	"github.com/tandem-agent/tandem/internal/tool"
 )
 
-// summarize is the one-line description of a call for the prompt.
-func summarize(tool string, in toolInput, workDir string) string {
+// summarize is the one-line description of a call for the prompt. A
+// file tool's comes from what it declares of the files the call touches
+// (tool.FileAccessor), whatever its name: the first path it writes (or,
+// writing none, reads).
+func summarize(name string, raw json.RawMessage, in toolInput, workDir string, files fileLookup) string {
 	rel := func(p string) string {
 		if r, err := filepath.Rel(workDir, p); err == nil && !strings.HasPrefix(r, "..") && filepath.IsAbs(p) {
 			return r
 		}
 		return p
 	}
-	switch tool {
+	switch name {
 	case "Bash":
 		return "Run `" + oneLine(in.Command, 200) + "`"
-	case "Edit", "MultiEdit", "NotebookEdit":
-		return "Edit " + rel(in.FilePath+in.NotebookPath)
-	case "Write":
-		if _, err := os.Stat(in.FilePath); err != nil {
-			return "Create " + rel(in.FilePath)
-		}
-		return "Overwrite " + rel(in.FilePath)
-	case "Read":
-		return "Read " + rel(in.FilePath)
-	case "Glob", "Grep":
-		where := in.Path
-		if where == "" {
-			where = "."
-		}
-		return fmt.Sprintf("Search %s for %q", rel(where), in.Pattern)
 	case "WebFetch":
 		return "Fetch " + in.URL
 	}
-	if strings.HasPrefix(tool, "mcp__") {
-		parts := strings.SplitN(strings.TrimPrefix(tool, "mcp__"), "__", 2)
+	if a, ok := firstAccess(files, name, raw); ok {
+		abs := a.Path
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(workDir, abs)
+		}
+		switch {
+		case a.Write:
+			if _, err := os.Stat(abs); err != nil {
+				return "Create " + rel(a.Path)
+			}
+			return "Edit " + rel(a.Path)
+		case a.Folder && in.Pattern != "":
+			return fmt.Sprintf("Search %s for %q", rel(a.Path), in.Pattern)
+		case a.Folder:
+			return "List " + rel(a.Path)
+		}
+		return "Read " + rel(a.Path)
+	}
+	if strings.HasPrefix(name, "mcp__") {
+		parts := strings.SplitN(strings.TrimPrefix(name, "mcp__"), "__", 2)
 		if len(parts) == 2 {
 			return fmt.Sprintf("Call %s on MCP server %s", parts[1], parts[0])
 		}
 	}
-	return "Use " + tool
+	return "Use " + name
+}
+
+// firstAccess is the first path the named tool declares the call writes,
+// else the first it reads.
+func firstAccess(files fileLookup, name string, raw json.RawMessage) (tool.Access, bool) {
+	if files == nil {
+		return tool.Access{}, false
+	}
+	acc, ok := files(name)
+	if !ok {
+		return tool.Access{}, false
+	}
+	accesses, err := acc.FileAccess(raw)
+	if err != nil || len(accesses) == 0 {
+		return tool.Access{}, false
+	}
+	for _, a := range accesses {
+		if a.Write && a.Path != "" {
+			return a, true
+		}
+	}
+	return accesses[0], accesses[0].Path != ""
 }
 
 func oneLine(s string, max int) string {
@@ -109,15 +138,24 @@ func bashSuggestion(c shell.Command) (Rule, bool) {
 // maxDiffBytes bounds the files a diff preview reads.
 const maxDiffBytes = 1 << 20
 
-// previewDiff is the diff an edit would make, computed by the same code
-// the file tools apply (internal/tools/fs), so what the user approves is
-// what gets written, tolerant matches and CRLF files included. It is empty
-// when the edit would fail (the tool then reports why).
-func previewDiff(tool string, in toolInput, workDir string) string {
-	path := in.FilePath
-	if path == "" {
+// previewDiff is the diff a call would make to the file its tool
+// declares it writes, as the tool's declaration computes it
+// (tool.WritePreviewer; tandem's file tools plan with the code they
+// apply, internal/tools/fs, so what the user approves is what gets
+// written, tolerant matches and CRLF files included). It is empty when
+// the tool previews nothing or the call would fail (the tool then
+// reports why).
+func previewDiff(name string, raw json.RawMessage, workDir string, files fileLookup) string {
+	a, ok := firstAccess(files, name, raw)
+	if !ok || !a.Write {
 		return ""
 	}
+	acc, _ := files(name)
+	pv, ok := acc.(tool.WritePreviewer)
+	if !ok {
+		return ""
+	}
+	path := a.Path
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(workDir, path)
 	}
@@ -125,26 +163,9 @@ func previewDiff(tool string, in toolInput, workDir string) string {
 	if err != nil && !os.IsNotExist(err) || len(oldBytes) > maxDiffBytes {
 		return ""
 	}
-	old := string(oldBytes)
-	switch tool {
-	case "Write":
-		return fs.PlanWrite(path, old, in.Content)
-	case "Edit":
-		_, d, err := fs.PlanEdit(path, old, in.OldString, in.NewString, in.ReplaceAll)
-		if err != nil {
-			return ""
-		}
-		return d
-	case "MultiEdit":
-		edits := make([]fs.Replacement, len(in.Edits))
-		for i, e := range in.Edits {
-			edits[i] = fs.Replacement{Old: e.OldString, New: e.NewString, ReplaceAll: e.ReplaceAll}
-		}
-		_, d, err := fs.PlanEdits(path, old, edits)
-		if err != nil {
-			return ""
-		}
-		return d
+	d, err := pv.PreviewWrite(raw, path, string(oldBytes))
+	if err != nil {
+		return ""
 	}
-	return ""
+	return d
 }

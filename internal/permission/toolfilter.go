@@ -1,6 +1,10 @@
 package permission
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/tandem-agent/tandem/internal/tool"
+)
 
 // ToolFilter is what --allowedTools / --disallowedTools (and the API's
 // disallowed_tools) say about which tools a turn has. A disallowed entry
@@ -13,7 +17,8 @@ import "strings"
 // (patterns included: "Bash(git:*)" keeps Bash).
 type ToolFilter struct {
 	allowed, disallowed []Rule
-	entries             []string // disallowed entries as given, split
+	entries             []string   // disallowed entries as given, split
+	files               fileLookup // see WithFileTools
 }
 
 // NewToolFilter reads flag or API values (each may hold several entries,
@@ -42,10 +47,21 @@ func NewToolFilter(allowed, disallowed []string) ToolFilter {
 	return f
 }
 
+// WithFileTools is f judging which tools `Read` and `Edit` entries cover
+// by what the tools declare of the files their calls touch (lookup: the
+// turn's tools, as EngineOptions.FileTools finds them for the engine);
+// tandem's own file tools are known without it. A tool whose declaration
+// writes is taken away by --disallowedTools Edit, one that reads by Read,
+// whatever its name, as the engine's deny rule denies its calls.
+func (f ToolFilter) WithFileTools(lookup func(name string) (tool.FileAccessor, bool)) ToolFilter {
+	f.files = lookup
+	return f
+}
+
 // Offered reports whether the model gets the tool named name.
 func (f ToolFilter) Offered(name string) bool {
 	for _, r := range f.disallowed {
-		if r.Pattern == "" && r.matchesTool(name) {
+		if r.Pattern == "" && r.matchesTool(name, withBuiltins(f.files)) {
 			return false
 		}
 	}
@@ -53,7 +69,7 @@ func (f ToolFilter) Offered(name string) bool {
 		return true
 	}
 	for _, r := range f.allowed {
-		if r.matchesTool(name) {
+		if r.matchesTool(name, withBuiltins(f.files)) {
 			return true
 		}
 	}

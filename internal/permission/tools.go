@@ -65,3 +65,48 @@ func builtinFileTool(name string) (tool.FileAccessor, bool) {
 	}
 	return tool.AccessorOf(t)
 }
+
+// fileLookup finds, by a tool's name, what the tool declares of the files
+// its calls touch (tool.FileAccessor).
+type fileLookup func(name string) (tool.FileAccessor, bool)
+
+// withBuiltins is l, then tandem's own file tools, which every lookup
+// knows (l may be nil).
+func withBuiltins(l fileLookup) fileLookup {
+	return func(name string) (tool.FileAccessor, bool) {
+		if l != nil {
+			if a, ok := l(name); ok {
+				return a, true
+			}
+		}
+		return builtinFileTool(name)
+	}
+}
+
+// kinds says whether the named tool's calls read or write files, as its
+// declaration says of a call with no arguments (a declaration names the
+// access even when the input names no path): what `Read` and `Edit`
+// rules without a pattern, and --disallowedTools Read/Edit, cover. A
+// tool that declares nothing, or whose declaration refuses an empty
+// input, does neither.
+func (l fileLookup) kinds(name string) (read, write bool) {
+	if l == nil {
+		return false, false
+	}
+	acc, ok := l(name)
+	if !ok {
+		return false, false
+	}
+	accesses, err := acc.FileAccess(json.RawMessage(`{}`))
+	if err != nil {
+		return false, false
+	}
+	for _, a := range accesses {
+		if a.Write {
+			write = true
+		} else {
+			read = true
+		}
+	}
+	return read, write
+}

@@ -122,3 +122,13 @@ func StringField(input json.RawMessage, key string) (string, error) {
 	}
 	return s, nil
 }
+
+// WritePreviewer is implemented by FileAccessors that can say, without
+// touching the disk, what a call would change in a file it declares it
+// writes: the unified diff for the file at path (absolute) whose current
+// bytes are current ("" for a file that does not exist yet). The
+// permission question shows it, so it must be what the call applies; an
+// error (the call would fail) shows none.
+type WritePreviewer interface {
+	PreviewWrite(input json.RawMessage, path, current string) (string, error)
+}
