@@ -39,7 +39,8 @@ type Config struct {
 	// ThinkingBudget > 0 turns on extended thinking with that many tokens
 	// (MAX_THINKING_TOKENS in the environment, as Claude Code reads it).
 	ThinkingBudget int64 `json:"thinking_budget,omitempty"`
-	// Effort is low, medium or high where the model supports it.
+	// Effort is low, medium, high, xhigh or max where the model takes it
+	// (the catalog's efforts; a model that does not is refused it).
 	Effort    string              `json:"effort,omitempty"`
 	Providers map[string]Provider `json:"providers,omitempty"`
 	Tools     Tools               `json:"tools,omitempty"`
@@ -324,9 +325,9 @@ func (c *Config) validate(path string) error {
 		}
 	}
 	switch c.Effort {
-	case "", "low", "medium", "high":
+	case "", "low", "medium", "high", "xhigh", "max":
 	default:
-		return &Error{File: path, Field: "effort", Msg: fmt.Sprintf("%q is not an effort level; use low, medium or high", c.Effort)}
+		return &Error{File: path, Field: "effort", Msg: fmt.Sprintf("%q is not an effort level; use low, medium, high, xhigh or max (tandem models shows which a model takes)", c.Effort)}
 	}
 	if c.ThinkingBudget < 0 || (c.ThinkingBudget > 0 && c.ThinkingBudget < 1024) {
 		return &Error{File: path, Field: "thinking_budget", Msg: "use 0 (off) or at least 1024 tokens"}
