@@ -477,7 +477,7 @@ func TestCustomToolsNeedTheNativeRuntime(t *testing.T) {
 func TestConfigFileGivenByTheProgram(t *testing.T) {
 	st := newStack(t, deploySteps(1)...)
 	cfg := filepath.Join(t.TempDir(), "program.json")
-	if err := os.WriteFile(cfg, []byte(`{"model": "anthropic/claude-sonnet-4-5", "permissions": {"allow": ["deploy"]}}`), 0o644); err != nil {
+	if err := os.WriteFile(cfg, []byte(`{"model": "anthropic/claude-sonnet-5-5", "permissions": {"allow": ["deploy"]}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	var runs atomic.Int32

@@ -71,7 +71,7 @@ func TestE2ERunPromptFromStdinAndTextOutput(t *testing.T) {
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("The streamed answer.")}})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cmd := x.Command(ctx, "run", "--model", "anthropic/claude-sonnet-4-5")
+	cmd := x.Command(ctx, "run", "--model", "anthropic/claude-sonnet-5-5")
 	cmd.Stdin = strings.NewReader("prompt from stdin\n")
 	out, err := cmd.Output()
 	if err != nil {
@@ -92,7 +92,7 @@ func TestE2ERunJSONOutput(t *testing.T) {
 		scripted.ToolStep(scripted.Call("Glob", map[string]any{"pattern": "*"})).WithUsage(scripted.Usage{InputTokens: 1000, OutputTokens: 100}),
 		scripted.TextStep("Answer.").WithUsage(scripted.Usage{InputTokens: 2000, OutputTokens: 200}),
 	}})
-	r := x.Run("run", "-p", "hi", "--output-format", "json", "--model", "anthropic/claude-sonnet-4-5")
+	r := x.Run("run", "-p", "hi", "--output-format", "json", "--model", "anthropic/claude-sonnet-5-5")
 	mustSucceed(t, r)
 	lines := strings.Split(strings.TrimSpace(r.Stdout), "\n")
 	if len(lines) != 1 || len(r.Events) != 1 {
@@ -193,7 +193,7 @@ func TestE2ERunMalformedConfig(t *testing.T) {
 		name, body, field string
 	}{
 		{"bad kind", `{"providers":{"local":{"kind":"grpc"}}}`, "providers.local.kind"},
-		{"unknown field", `{"modle":"anthropic/claude-sonnet-4-5"}`, "modle"},
+		{"unknown field", `{"modle":"anthropic/claude-sonnet-5-5"}`, "modle"},
 		{"wrong type", `{"max_turns":"ten"}`, "max_turns"},
 		{"syntax", "{\n\"model\": }", "invalid JSON"},
 	}
@@ -294,7 +294,7 @@ func TestE2ESessionsCommands(t *testing.T) {
 	if len(got) != 2 || got[idA] == nil || got[idB] == nil {
 		t.Fatalf("list --all: %+v", list)
 	}
-	if s := got[idA]; s["cwd"] != x.Work || s["model"] != "anthropic/claude-sonnet-4-5" || s["message_count"].(float64) != 4 || s["cost_usd"] == nil {
+	if s := got[idA]; s["cwd"] != x.Work || s["model"] != "anthropic/claude-sonnet-5-5" || s["message_count"].(float64) != 4 || s["cost_usd"] == nil {
 		t.Errorf("session A in list: %+v", s)
 	}
 	// Without --all only this folder's.
@@ -331,7 +331,7 @@ func TestE2EModelsAndVersion(t *testing.T) {
 	}
 	var line string
 	for _, l := range strings.Split(m.Stdout, "\n") {
-		if strings.HasPrefix(l, "anthropic/claude-sonnet-4-5 ") {
+		if strings.HasPrefix(l, "anthropic/claude-sonnet-5-5 ") {
 			line = l
 		}
 	}
@@ -351,7 +351,7 @@ func TestE2ERunStdinOpenButSilent(t *testing.T) {
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("answer")}})
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	cmd := x.Command(ctx, "run", "-p", "hi", "--model", "anthropic/claude-sonnet-4-5")
+	cmd := x.Command(ctx, "run", "-p", "hi", "--model", "anthropic/claude-sonnet-5-5")
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -370,7 +370,7 @@ func TestE2ERunStdinOpenButSilent(t *testing.T) {
 		t.Errorf("no notice on stderr: %q", stderr.String())
 	}
 	// Piped input that does arrive is appended to the -p prompt.
-	cmd = x.Command(ctx, "run", "-p", "review this", "--model", "anthropic/claude-sonnet-4-5")
+	cmd = x.Command(ctx, "run", "-p", "review this", "--model", "anthropic/claude-sonnet-5-5")
 	cmd.Stdin = strings.NewReader("diff --git a/x b/x")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%v: %s", err, out)
@@ -387,7 +387,7 @@ func TestE2ERunTextOutputAfterMidStreamRetry(t *testing.T) {
 	t.Parallel()
 	const answer = "Finished after a bumpy stream with a long enough answer."
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep(answer).WithFault(scripted.MidStreamFault())}})
-	r := x.Run("run", "-p", "hi", "--model", "anthropic/claude-sonnet-4-5")
+	r := x.Run("run", "-p", "hi", "--model", "anthropic/claude-sonnet-5-5")
 	mustSucceed(t, r)
 	if r.Stdout != answer+"\n" {
 		t.Errorf("stdout %q", r.Stdout)
@@ -421,7 +421,7 @@ func TestE2ERunNoModelStoresNothing(t *testing.T) {
 	if r.Code == 0 || !strings.Contains(r.Stderr, "no model chosen") {
 		t.Fatalf("exit %d, stderr:\n%s", r.Code, r.Stderr)
 	}
-	r = x.Run("run", "-p", "hi", "--model", "anthropic/claude-sonnet-4-5")
+	r = x.Run("run", "-p", "hi", "--model", "anthropic/claude-sonnet-5-5")
 	if r.Code == 0 || !strings.Contains(r.Stderr, "ANTHROPIC_API_KEY") {
 		t.Fatalf("missing key: exit %d, stderr:\n%s", r.Code, r.Stderr)
 	}

@@ -32,7 +32,7 @@ func TestE2ETUIConversation(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(x.Work, "build"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	p := x.startTUI(100, 30, "--model", "anthropic/claude-sonnet-4-5")
+	p := x.startTUI(100, 30, "--model", "anthropic/claude-sonnet-5-5")
 	p.waitText("Ask tandem")
 	if p.flag("alternate_on") != "1" {
 		t.Fatal("the UI did not take the alternate screen")
@@ -151,7 +151,7 @@ func TestE2ERootWithoutTerminal(t *testing.T) {
 	if r.Code != 0 || !strings.Contains(r.Stdout, "Usage:") {
 		t.Fatalf("no help without a terminal (exit %d):\n%s\n%s", r.Code, r.Stdout, r.Stderr)
 	}
-	r = x.RunDetached("-p", "hi", "--model", "anthropic/claude-sonnet-4-5")
+	r = x.RunDetached("-p", "hi", "--model", "anthropic/claude-sonnet-5-5")
 	if r.Code != 0 || !strings.Contains(r.Stdout, "headless answer") {
 		t.Fatalf("tandem -p did not run headless (exit %d):\n%s\n%s", r.Code, r.Stdout, r.Stderr)
 	}
@@ -199,7 +199,7 @@ func TestE2ETUIContinuesHeadlessSessionAndDenies(t *testing.T) {
 func TestE2ETUIAsksToTrustTheFolder(t *testing.T) {
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("trusted now")}})
 	x.WriteFile(".claude/settings.json", `{"permissions": {"allow": ["Bash(rm:*)"]}}`)
-	p := x.startTUI(100, 30, "--model", "anthropic/claude-sonnet-4-5")
+	p := x.startTUI(100, 30, "--model", "anthropic/claude-sonnet-5-5")
 	p.waitText("Trust the files in")
 	p.typeText("y")
 	p.keys("Enter")
@@ -213,7 +213,7 @@ func TestE2ETUIAsksToTrustTheFolder(t *testing.T) {
 	// Declined: nothing starts.
 	y := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("never")}})
 	y.WriteFile(".claude/settings.json", `{"permissions": {"allow": ["Bash(rm:*)"]}}`)
-	q := y.startTUI(100, 30, "--model", "anthropic/claude-sonnet-4-5")
+	q := y.startTUI(100, 30, "--model", "anthropic/claude-sonnet-5-5")
 	q.waitText("Trust the files in")
 	q.keys("Enter")
 	q.waitText("Nothing was started.")
@@ -227,7 +227,7 @@ func TestE2ETUIMCPPanel(t *testing.T) {
 	bin := testdepBin(t, "mcp-server-everything")
 	x := newE2E(t, scripted.Script{Fallback: &scripted.Step{Text: "ok"}})
 	writeJSONFile(t, filepath.Join(x.Work, ".mcp.json"), map[string]any{"mcpServers": map[string]any{"everything": map[string]any{"command": bin}}})
-	p := x.startTUI(110, 30, "--model", "anthropic/claude-sonnet-4-5")
+	p := x.startTUI(110, 30, "--model", "anthropic/claude-sonnet-5-5")
 	p.waitText("Ask tandem")
 	p.typeText("/mcp")
 	p.keys("Enter")

@@ -136,7 +136,7 @@ func TestDoctor(t *testing.T) {
 }
 
 func TestBuildArgs(t *testing.T) {
-	in := turn.Input{Cwd: "/w", Roots: []string{"/w", "/extra"}, Model: "anthropic/claude-sonnet-4-5",
+	in := turn.Input{Cwd: "/w", Roots: []string{"/w", "/extra"}, Model: "anthropic/claude-sonnet-5-5",
 		MaxTurns: 7, MaxBudgetUSD: 2.5, AppendSystemPrompt: "be brief", DisallowedTools: []string{"Bash(rm *)"}, AllowedTools: []string{"Bash"}}
 	args := buildArgs(Config{}, Options{MCPConfig: []byte(`{"mcpServers":{}}`)}, in, launch{resumeID: "-abc"})
 	joined := strings.Join(args, " ")
