@@ -393,7 +393,7 @@ func TestSetPermissionModeAndModel(t *testing.T) {
 	if err := s.SetModel(testCtx(t), "nosuchprovider/x"); err == nil {
 		t.Error("a model of an unknown provider was accepted")
 	}
-	if err := s.SetModel(testCtx(t), "anthropic/claude-opus-4-1"); err != nil {
+	if err := s.SetModel(testCtx(t), "anthropic/claude-opus-5-5"); err != nil {
 		t.Error(err)
 	}
 }

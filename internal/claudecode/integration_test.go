@@ -297,7 +297,7 @@ func TestRealCLISetModelAndModeMidTurn(t *testing.T) {
 	var modeErr, modelErr error
 	checker := checkerFunc(func(ctx context.Context, r permission.Request) (permission.Decision, error) {
 		modeErr = rt.SetPermissionMode(ctx, r.SessionID, "acceptEdits")
-		modelErr = rt.SetModel(ctx, r.SessionID, "anthropic/claude-opus-4-1")
+		modelErr = rt.SetModel(ctx, r.SessionID, "anthropic/claude-opus-5-5")
 		return permission.Decision{Behavior: permission.Allow}, nil
 	})
 	res := h.run(context.Background(), rt, h.input("read a.txt"), checker)

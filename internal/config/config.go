@@ -339,7 +339,7 @@ func (c *Config) validate(path string) error {
 		return &Error{File: path, Field: "max_budget_usd", Msg: "must be an amount in US dollars, e.g. 2.5 (0: no limit)"}
 	}
 	if c.Model != "" && strings.HasSuffix(c.Model, "/") {
-		return &Error{File: path, Field: "model", Msg: "write provider/model, e.g. anthropic/claude-sonnet-4-5"}
+		return &Error{File: path, Field: "model", Msg: "write provider/model, e.g. anthropic/claude-sonnet-5-5"}
 	}
 	for i, m := range c.FallbackModels {
 		if err := CheckModelSpec(m); err != nil {
