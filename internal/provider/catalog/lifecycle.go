@@ -232,3 +232,25 @@ func (c *Catalog) checkAliases() error {
 	}
 	return nil
 }
+
+// StatusLabel says where the model stands on day now, for lists and
+// pickers: "" when active, else the status with its date ("legacy",
+// "deprecated, retires 2027-03-01", "retired 2026-11-30").
+func (l Lifecycle) StatusLabel(now time.Time) string {
+	switch s := l.StatusAt(now); s {
+	case Active:
+		return ""
+	case Retired:
+		if l.Retires != "" {
+			return "retired " + l.Retires
+		}
+		return Retired
+	case Deprecated:
+		if l.Retires != "" {
+			return "deprecated, retires " + l.Retires
+		}
+		return Deprecated
+	default:
+		return s
+	}
+}
