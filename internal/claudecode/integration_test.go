@@ -306,7 +306,7 @@ func TestRealCLISetModelAndModeMidTurn(t *testing.T) {
 	}
 	main := h.srv.MainRequests()
 	// The CLI may map an old id onto a newer one of the same family.
-	if first, got := main[0].Model(), main[len(main)-1].Model(); first != "claude-sonnet-4-5" || !strings.Contains(got, "opus") {
+	if first, got := main[0].Model(), main[len(main)-1].Model(); first != "claude-sonnet-5-5" || !strings.Contains(got, "opus") {
 		t.Errorf("model before set_model %q, after %q", first, got)
 	}
 	if err := rt.SetModel(context.Background(), "sess-test", "x"); err == nil {

@@ -143,7 +143,7 @@ func TestBuildArgs(t *testing.T) {
 	for _, want := range []string{
 		"--output-format stream-json --verbose", "--permission-prompt-tool stdio", "--permission-mode default",
 		"--tools Read,Write,Edit,Bash,Glob,Grep,NotebookEdit,TodoWrite", "--include-partial-messages",
-		"--model claude-sonnet-4-5", "--resume=-abc", "--append-system-prompt be brief", "--max-turns 7",
+		"--model claude-sonnet-5-5", "--resume=-abc", "--append-system-prompt be brief", "--max-turns 7",
 		"--max-budget-usd 2.5", "--disallowedTools Bash(rm *)", "--add-dir /extra", `--mcp-config {"mcpServers":{}}`, "--strict-mcp-config",
 		`--settings {"disableAllHooks":true}`,
 	} {
