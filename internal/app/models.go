@@ -281,3 +281,11 @@ func (m *models) now() time.Time {
 	}
 	return time.Now()
 }
+
+// ModelLifecycle judges spec on today's date as a session would: err when
+// the model is retired (or does not resolve), a notice when it is legacy
+// or deprecated, neither when it is active or unknown to the catalog.
+func (a *App) ModelLifecycle(spec string) (notice string, err error) {
+	_, notice, err = a.models.resolveChecked(spec)
+	return notice, err
+}
