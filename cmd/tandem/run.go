@@ -188,6 +188,7 @@ func runTurnBody(cmd *cobra.Command, g *globalFlags, f *runFlags, args []string)
 		return err
 	}
 	defer a.Close()
+	sayStaleCatalog(cmd.ErrOrStderr(), a)
 	if a.FlagRules, err = flagRules(f); err != nil {
 		return err
 	}

@@ -77,6 +77,7 @@ func runTUI(cmd *cobra.Command, g *globalFlags, f *runFlags, prompt string) erro
 		return err
 	}
 	defer a.Close()
+	sayStaleCatalog(warn, a)
 	if a.FlagRules, err = flagRules(f); err != nil {
 		return err
 	}
