@@ -204,6 +204,12 @@ func TestE2ETUIAsksToTrustTheFolder(t *testing.T) {
 	p.typeText("y")
 	p.keys("Enter")
 	p.waitText("Ask tandem")
+	// /model shows a legacy model's status beside it; choosing it works.
+	p.typeText("/model claude-opus-4-8")
+	p.waitFor("the legacy model's status", func(s string) bool {
+		return regexp.MustCompile(`anthropic/claude-opus-4-8\s+legacy`).MatchString(s)
+	})
+	p.keys("Enter")
 	p.typeText("hi")
 	p.keys("Enter")
 	p.waitText("trusted now")
