@@ -393,7 +393,7 @@ func TestSetPermissionModeAndModel(t *testing.T) {
 	if err := s.SetModel(testCtx(t), "nosuchprovider/x"); err == nil {
 		t.Error("a model of an unknown provider was accepted")
 	}
-	if err := s.SetModel(testCtx(t), "anthropic/claude-opus-4-1"); err != nil {
+	if err := s.SetModel(testCtx(t), "anthropic/claude-opus-5-5"); err != nil {
 		t.Error(err)
 	}
 }
@@ -477,7 +477,7 @@ func TestCustomToolsNeedTheNativeRuntime(t *testing.T) {
 func TestConfigFileGivenByTheProgram(t *testing.T) {
 	st := newStack(t, deploySteps(1)...)
 	cfg := filepath.Join(t.TempDir(), "program.json")
-	if err := os.WriteFile(cfg, []byte(`{"model": "anthropic/claude-sonnet-4-5", "permissions": {"allow": ["deploy"]}}`), 0o644); err != nil {
+	if err := os.WriteFile(cfg, []byte(`{"model": "anthropic/claude-sonnet-5-5", "permissions": {"allow": ["deploy"]}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	var runs atomic.Int32

@@ -10,7 +10,7 @@
 // `tandem sessions list` shows them and `tandem run --resume ID` continues
 // them, and ResumeSession continues the CLI's.
 //
-//	eng, err := tandem.Open(ctx, tandem.Options{Model: "anthropic/claude-sonnet-4-5"})
+//	eng, err := tandem.Open(ctx, tandem.Options{Model: "anthropic/claude-sonnet-5-5"})
 //	if err != nil { ... }
 //	defer eng.Close()
 //	s, err := eng.NewSession(ctx, tandem.SessionOptions{Dir: ".", OnEvent: func(e tandem.Event) {

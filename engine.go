@@ -36,7 +36,7 @@ type Options struct {
 	// the built-in providers and config entries of the same name.
 	Providers map[string]Provider
 	// Model is the model for sessions that name none ("provider/model",
-	// e.g. anthropic/claude-sonnet-4-5). "": the config's, else one
+	// e.g. anthropic/claude-sonnet-5-5). "": the config's, else one
 	// chosen from the API keys in the environment.
 	Model string
 	// PermissionMode is the mode for sessions that name none ("": the

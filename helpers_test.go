@@ -55,7 +55,7 @@ func (st *stack) open(opts tandem.Options) *tandem.Engine {
 	opts.Home = st.Home
 	opts.Getenv = func(k string) string { return st.env[k] }
 	if opts.Model == "" {
-		opts.Model = "anthropic/claude-sonnet-4-5"
+		opts.Model = "anthropic/claude-sonnet-5-5"
 	}
 	eng, err := tandem.Open(context.Background(), opts)
 	if err != nil {

@@ -87,7 +87,7 @@ func TestSessionsListsStoredSessions(t *testing.T) {
 	if len(got) != 2 || got[0].ID != ids[1] || got[1].ID != ids[0] || got[0].Title != "second" {
 		t.Fatalf("sessions: %+v", got)
 	}
-	if got[0].Dir != st.Work || got[0].Model != "anthropic/claude-sonnet-4-5" || got[0].MessageCount != 2 || got[0].Usage.OutputTokens == 0 {
+	if got[0].Dir != st.Work || got[0].Model != "anthropic/claude-sonnet-5-5" || got[0].MessageCount != 2 || got[0].Usage.OutputTokens == 0 {
 		t.Errorf("first listed: %+v", got[0])
 	}
 	if one, err := eng.Sessions(testCtx(t), tandem.ListOptions{Limit: 1}); err != nil || len(one) != 1 {

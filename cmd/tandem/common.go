@@ -1,6 +1,10 @@
 package main
 
 import (
+	"fmt"
+	"io"
+	"time"
+
 	"github.com/spf13/cobra"
 
 	"github.com/tandem-agent/tandem/internal/app"
@@ -20,3 +24,11 @@ func withApp(g *globalFlags, fn func(*cobra.Command, *app.App, []string) error) 
 }
 
 func absCwd(dir string) (string, error) { return session.ResolveDir(dir) }
+
+// sayStaleCatalog tells, once a day, at the start of a session's command
+// (run, serve, the TUI), that the binary's model catalog is old.
+func sayStaleCatalog(w io.Writer, a *app.App) {
+	if n := a.StaleCatalogNotice(time.Now()); n != "" {
+		fmt.Fprintf(w, "tandem: %s\n", n)
+	}
+}

@@ -25,21 +25,27 @@ type doctorReport struct {
 	DataDir   string `json:"data_dir"`
 	Database  string `json:"database"`
 	// DatabaseCheck is ok, corrupt or error; DatabaseProblems says what.
-	DatabaseCheck    string            `json:"database_check"`
-	DatabaseProblems []string          `json:"database_problems,omitempty"`
-	ConfigFiles      []string          `json:"config_files,omitempty"`
-	ConfigError      string            `json:"config_error,omitempty"`
-	Untrusted        string            `json:"untrusted,omitempty"`
-	DefaultModel     string            `json:"default_model,omitempty"`
-	FallbackModels   []string          `json:"fallback_models,omitempty"`
-	Runtime          string            `json:"runtime,omitempty"`
-	Mode             string            `json:"permission_mode,omitempty"`
-	TrustedBy        string            `json:"trusted_by,omitempty"`
-	Ripgrep          string            `json:"ripgrep,omitempty"`
-	Providers        []providers.Probe `json:"providers"`
-	ClaudeCode       claudecode.Report `json:"claude_code"`
-	ClaudeCodeCfg    string            `json:"claude_code_config_error,omitempty"`
-	settings         *app.Settings     // nil when the settings did not resolve
+	DatabaseCheck    string   `json:"database_check"`
+	DatabaseProblems []string `json:"database_problems,omitempty"`
+	ConfigFiles      []string `json:"config_files,omitempty"`
+	ConfigError      string   `json:"config_error,omitempty"`
+	Untrusted        string   `json:"untrusted,omitempty"`
+	DefaultModel     string   `json:"default_model,omitempty"`
+	FallbackModels   []string `json:"fallback_models,omitempty"`
+	// ModelErrors name default and fallback models a session cannot use:
+	// retired (sessions refuse them) or missing from their provider's live
+	// list; any makes doctor exit 1. ModelWarnings name legacy and
+	// deprecated ones, which work for now.
+	ModelErrors   []string          `json:"model_errors,omitempty"`
+	ModelWarnings []string          `json:"model_warnings,omitempty"`
+	Runtime       string            `json:"runtime,omitempty"`
+	Mode          string            `json:"permission_mode,omitempty"`
+	TrustedBy     string            `json:"trusted_by,omitempty"`
+	Ripgrep       string            `json:"ripgrep,omitempty"`
+	Providers     []providers.Probe `json:"providers"`
+	ClaudeCode    claudecode.Report `json:"claude_code"`
+	ClaudeCodeCfg string            `json:"claude_code_config_error,omitempty"`
+	settings      *app.Settings     // nil when the settings did not resolve
 }
 
 func newDoctorCmd(g *globalFlags) *cobra.Command {
@@ -79,7 +85,7 @@ func newDoctorCmd(g *globalFlags) *cobra.Command {
 					return exitError{code: 1}
 				}
 			}
-			return nil
+			return exitIf(len(rep.ModelErrors) > 0)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
@@ -124,6 +130,7 @@ func collectDoctor(cmd *cobra.Command, a *app.App, offline bool) *doctorReport {
 		if !offline {
 			rep.Providers = a.CheckProviders(cmd.Context(), s)
 		}
+		rep.ModelErrors, rep.ModelWarnings = modelProblems(a, s, rep.Providers)
 	}
 	if p, err := exec.LookPath("rg"); err == nil {
 		rep.Ripgrep = p
@@ -136,6 +143,33 @@ func collectDoctor(cmd *cobra.Command, a *app.App, offline bool) *doctorReport {
 	}
 	rep.ClaudeCode = claudecode.Doctor(cc)
 	return rep
+}
+
+// modelProblems judges the default and fallback models: their lifecycle
+// today (the catalog's dates), and whether their provider's live list, when
+// it was read, has them.
+func modelProblems(a *app.App, s *app.Settings, probes []providers.Probe) (errs, warnings []string) {
+	for i, spec := range append([]string{s.Model}, s.FallbackModels...) {
+		if spec == "" {
+			continue
+		}
+		role := "default model"
+		if i > 0 {
+			role = "fallback model"
+		}
+		switch notice, err := a.ModelLifecycle(spec); {
+		case err != nil:
+			errs = append(errs, fmt.Sprintf("%s %s: %v", role, spec, err))
+		case notice != "":
+			warnings = append(warnings, fmt.Sprintf("%s %s: %s", role, spec, notice))
+		}
+	}
+	for _, p := range probes {
+		if p.Model != "" && p.ModelAvailable != nil && !*p.ModelAvailable {
+			errs = append(errs, fmt.Sprintf("model %s is not in %s's live model list: check the id with `tandem models --refresh`", p.Model, p.Provider))
+		}
+	}
+	return errs, warnings
 }
 
 func (rep *doctorReport) print(w io.Writer, offline bool) {
@@ -162,6 +196,12 @@ func (rep *doctorReport) print(w io.Writer, offline bool) {
 		fmt.Fprintf(w, "default model: %s\n", firstNonEmpty(rep.DefaultModel, "(none: set --model, \"model\" in config, or an API key)"))
 		if len(rep.FallbackModels) > 0 {
 			fmt.Fprintf(w, "fallbacks:     %v\n", rep.FallbackModels)
+		}
+		for _, p := range rep.ModelErrors {
+			fmt.Fprintf(w, "model:         ERROR %s\n", p)
+		}
+		for _, p := range rep.ModelWarnings {
+			fmt.Fprintf(w, "model:         WARNING %s\n", p)
 		}
 		fmt.Fprintf(w, "runtime:       %s\npermissions:   %s mode\n", rep.Runtime, rep.Mode)
 		if rep.TrustedBy != "" {

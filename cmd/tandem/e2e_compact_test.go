@@ -109,7 +109,7 @@ func TestE2ECompactionSignalDuringSummary(t *testing.T) {
 			slow := &scripted.Step{Text: e2eSummary, Fault: &scripted.Fault{FirstByteDelayMS: 30_000, Times: 1}}
 			x.restart(t, scripted.Script{Steps: readScript(x, 26), StepMarkers: true, ContextLimit: 200_000, Fallback: slow})
 			writeUserConfig(t, x, `{"compaction": {"prune": false}}`)
-			p := x.Start("run", "-p", "read every file under src", "--output-format", "stream-json", "--model", "anthropic/claude-sonnet-4-5", "--permission-mode", "trust")
+			p := x.Start("run", "-p", "read every file under src", "--output-format", "stream-json", "--model", "anthropic/claude-sonnet-5-5", "--permission-mode", "trust")
 			st := p.WaitEvent("compaction start", 30*time.Second, func(e event.Event) bool {
 				return e.Type == event.Status && strings.Contains(e.Message, "compacting")
 			})

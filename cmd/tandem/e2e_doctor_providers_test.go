@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -49,11 +51,11 @@ func TestE2EDoctorHealthyProviders(t *testing.T) {
 			t.Errorf("%s: %+v (found %v)", name, p, ok)
 		}
 	}
-	if p, _ := probeOf(d, "anthropic"); p.Model != "claude-sonnet-4-5" || p.ModelAvailable == nil || !*p.ModelAvailable {
+	if p, _ := probeOf(d, "anthropic"); p.Model != "claude-sonnet-5-5" || p.ModelAvailable == nil || !*p.ModelAvailable {
 		t.Errorf("default model not checked: %+v", p)
 	}
 	text := x.Run("doctor")
-	if text.Code != 0 || !strings.Contains(text.Stdout, "Providers:") || !strings.Contains(text.Stdout, "claude-sonnet-4-5 available") {
+	if text.Code != 0 || !strings.Contains(text.Stdout, "Providers:") || !strings.Contains(text.Stdout, "claude-sonnet-5-5 available") {
 		t.Errorf("text report: exit %d\n%s", text.Code, text.Stdout)
 	}
 	if off := x.Run("doctor", "--offline"); off.Code != 0 || !strings.Contains(off.Stdout, "not checked") {
@@ -84,6 +86,45 @@ func TestE2EDoctorFailingProviders(t *testing.T) {
 	}
 	text := x.Run("doctor")
 	if text.Code != 1 || !strings.Contains(text.Stdout, "AUTH REFUSED") || !strings.Contains(text.Stdout, "UNREACHABLE") {
+		t.Errorf("text report: exit %d\n%s", text.Code, text.Stdout)
+	}
+}
+
+// Doctor flags the configured models: a retired fallback (sessions refuse
+// it) and a default missing from the live list fail it; a legacy default
+// is a warning.
+func TestE2EDoctorFlagsModelLifecycles(t *testing.T) {
+	t.Parallel()
+	x := newE2E(t, scripted.Script{Models: []string{"claude-sonnet-5-5", "gpt-4o"}})
+	if err := os.WriteFile(filepath.Join(x.Home, "config.json"),
+		[]byte(`{"model": "anthropic/claude-opus-4-8", "fallback_models": ["anthropic/claude-sonnet-4-5"]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := x.Run("doctor", "--json")
+	var d struct {
+		Errors   []string `json:"model_errors"`
+		Warnings []string `json:"model_warnings"`
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &d); err != nil {
+		t.Fatalf("doctor --json: %v\n%s\n%s", err, r.Stdout, r.Stderr)
+	}
+	if r.Code != 1 || len(d.Errors) != 2 || len(d.Warnings) != 1 {
+		t.Fatalf("exit %d, errors %q, warnings %q", r.Code, d.Errors, d.Warnings)
+	}
+	for _, want := range []string{
+		"fallback model anthropic/claude-sonnet-4-5: claude-sonnet-4-5 was retired on 2026-11-30 on the Anthropic API; use claude-sonnet-5-5 (--model sonnet)",
+		"model claude-opus-4-8 is not in anthropic's live model list",
+	} {
+		if !strings.Contains(strings.Join(d.Errors, "\n"), want) {
+			t.Errorf("errors lack %q: %q", want, d.Errors)
+		}
+	}
+	if !strings.Contains(d.Warnings[0], "default model anthropic/claude-opus-4-8: claude-opus-4-8 is a legacy model on the Anthropic API") {
+		t.Errorf("warning %q", d.Warnings[0])
+	}
+	text := x.Run("doctor", "--offline")
+	if text.Code != 1 || !strings.Contains(text.Stdout, "model:         ERROR fallback model anthropic/claude-sonnet-4-5") ||
+		!strings.Contains(text.Stdout, "model:         WARNING default model anthropic/claude-opus-4-8") {
 		t.Errorf("text report: exit %d\n%s", text.Code, text.Stdout)
 	}
 }

@@ -30,7 +30,7 @@ func TestE2EEarlyErrorsEmitResultLine(t *testing.T) {
 		{"no prompt", nil, []string{"run", "--output-format", "FORMAT"}, "no prompt"},
 		{"unopenable store", func(x *e2e) {
 			os.MkdirAll(filepath.Join(x.Home, "tandem.db", "in-the-way"), 0o755) // a folder where the database file goes
-		}, []string{"run", "-p", "hi", "--output-format", "FORMAT", "--model", "anthropic/claude-sonnet-4-5"}, "tandem.db"},
+		}, []string{"run", "-p", "hi", "--output-format", "FORMAT", "--model", "anthropic/claude-sonnet-5-5"}, "tandem.db"},
 	}
 	for _, format := range []string{"stream-json", "json"} {
 		for _, c := range cases {

@@ -100,7 +100,7 @@ func (x *e2e) RunDetached(args ...string) runResult {
 
 // streamArgs are RunStream's arguments, for RunDetached.
 func streamArgs(prompt string, args ...string) []string {
-	return append([]string{"run", "-p", prompt, "--output-format", "stream-json", "--model", "anthropic/claude-sonnet-4-5"}, args...)
+	return append([]string{"run", "-p", prompt, "--output-format", "stream-json", "--model", "anthropic/claude-sonnet-5-5"}, args...)
 }
 
 // deniedIDs lists the tool_use ids in the result's permission_denials.

@@ -388,7 +388,7 @@ func TestFeatureInterruptStopsSubagentsNative(t *testing.T) {
 			{Match: "SLOW-TASK", Steps: []scripted.Step{scripted.TextStep("late").WithFault(scripted.Fault{FirstByteDelayMS: 30000})}},
 		},
 	})
-	p := x.Start("run", "-p", "delegate", "--output-format", "stream-json", "--model", "anthropic/claude-sonnet-4-5", "--permission-mode", "trust")
+	p := x.Start("run", "-p", "delegate", "--output-format", "stream-json", "--model", "anthropic/claude-sonnet-5-5", "--permission-mode", "trust")
 	waitFor(t, "the child's sleep to start", 15*time.Second, func() bool { return len(pidsWithArg(t, marker)) > 0 })
 	t.Cleanup(func() {
 		for _, pid := range pidsWithArg(t, marker) {

@@ -258,6 +258,6 @@ func (s *serveProc) call(method, path string, body any) map[string]any {
 
 func (s *serveProc) newSession() string {
 	s.t.Helper()
-	sess := s.call("POST", "/api/sessions", map[string]string{"cwd": s.x.Work, "mode": "trust", "model": "anthropic/claude-sonnet-4-5"})
+	sess := s.call("POST", "/api/sessions", map[string]string{"cwd": s.x.Work, "mode": "trust", "model": "anthropic/claude-sonnet-5-5"})
 	return fmt.Sprint(sess["id"])
 }

@@ -48,7 +48,7 @@ func TestE2ETextOutputReportsDenials(t *testing.T) {
 		scripted.ToolStep(scripted.Call("Bash", map[string]any{"command": "rm -rf build"})),
 		scripted.TextStep("could not clean"),
 	}})
-	r := x.RunDetached("run", "-p", "clean", "--model", "anthropic/claude-sonnet-4-5")
+	r := x.RunDetached("run", "-p", "clean", "--model", "anthropic/claude-sonnet-5-5")
 	if r.Code != 0 || !strings.Contains(r.Stdout, "could not clean") {
 		t.Fatalf("exit %d\n%s\n%s", r.Code, r.Stdout, r.Stderr)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -36,13 +37,33 @@ func TestE2EModelsRefresh(t *testing.T) {
 	if fresh == nil || fresh.Price != nil || known == nil || known.Price == nil {
 		t.Fatalf("fresh %+v known %+v", fresh, known)
 	}
+	// The status on the day is in the JSON, and the refresh says where
+	// the live list and the catalog part.
+	if known.Status != catalog.Retired || fresh.Status != catalog.Active {
+		t.Errorf("status: known %q fresh %q", known.Status, fresh.Status)
+	}
+	for _, want := range []string{
+		"anthropic: new (not in the catalog, prices unknown): claude-fresh-1\n",
+		"anthropic: gone (active in the catalog, not live): claude-fable-5-2, claude-haiku-5-5, claude-opus-5-5, claude-sonnet-5-5\n",
+	} {
+		if !strings.Contains(r.Stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.Stderr)
+		}
+	}
 	saved, err := catalog.LoadRefreshed(filepath.Join(x.Home, catalog.RefreshedFile))
 	if err != nil || len(saved.Providers["anthropic"]) != 2 || len(saved.Providers["openai"]) != 2 {
 		t.Fatalf("saved list %+v %v", saved, err)
 	}
 	// Later listings without --refresh still show it.
-	if plain := x.Run("models"); !strings.Contains(plain.Stdout, "anthropic/claude-fresh-1") {
+	plain := x.Run("models")
+	if !strings.Contains(plain.Stdout, "anthropic/claude-fresh-1") {
 		t.Errorf("plain listing lacks the refreshed model:\n%s", plain.Stdout)
+	}
+	for _, re := range []string{`anthropic/claude-sonnet-4-5 +retired 2026-11-30 `, `anthropic/claude-opus-4-5 +deprecated, retires 2027-01-22 `,
+		`anthropic/claude-opus-4-8 +legacy `, `anthropic/claude-sonnet-5-5 +active `} {
+		if !regexp.MustCompile(re).MatchString(plain.Stdout) {
+			t.Errorf("listing lacks %s:\n%s", re, plain.Stdout)
+		}
 	}
 
 	x.Env = append(x.Env, "OPENAI_BASE_URL=http://127.0.0.1:1/v1")

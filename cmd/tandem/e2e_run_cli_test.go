@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -71,7 +72,7 @@ func TestE2ERunPromptFromStdinAndTextOutput(t *testing.T) {
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("The streamed answer.")}})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cmd := x.Command(ctx, "run", "--model", "anthropic/claude-sonnet-4-5")
+	cmd := x.Command(ctx, "run", "--model", "anthropic/claude-sonnet-5-5")
 	cmd.Stdin = strings.NewReader("prompt from stdin\n")
 	out, err := cmd.Output()
 	if err != nil {
@@ -92,7 +93,7 @@ func TestE2ERunJSONOutput(t *testing.T) {
 		scripted.ToolStep(scripted.Call("Glob", map[string]any{"pattern": "*"})).WithUsage(scripted.Usage{InputTokens: 1000, OutputTokens: 100}),
 		scripted.TextStep("Answer.").WithUsage(scripted.Usage{InputTokens: 2000, OutputTokens: 200}),
 	}})
-	r := x.Run("run", "-p", "hi", "--output-format", "json", "--model", "anthropic/claude-sonnet-4-5")
+	r := x.Run("run", "-p", "hi", "--output-format", "json", "--model", "anthropic/claude-sonnet-5-5")
 	mustSucceed(t, r)
 	lines := strings.Split(strings.TrimSpace(r.Stdout), "\n")
 	if len(lines) != 1 || len(r.Events) != 1 {
@@ -193,7 +194,7 @@ func TestE2ERunMalformedConfig(t *testing.T) {
 		name, body, field string
 	}{
 		{"bad kind", `{"providers":{"local":{"kind":"grpc"}}}`, "providers.local.kind"},
-		{"unknown field", `{"modle":"anthropic/claude-sonnet-4-5"}`, "modle"},
+		{"unknown field", `{"modle":"anthropic/claude-sonnet-5-5"}`, "modle"},
 		{"wrong type", `{"max_turns":"ten"}`, "max_turns"},
 		{"syntax", "{\n\"model\": }", "invalid JSON"},
 	}
@@ -294,7 +295,7 @@ func TestE2ESessionsCommands(t *testing.T) {
 	if len(got) != 2 || got[idA] == nil || got[idB] == nil {
 		t.Fatalf("list --all: %+v", list)
 	}
-	if s := got[idA]; s["cwd"] != x.Work || s["model"] != "anthropic/claude-sonnet-4-5" || s["message_count"].(float64) != 4 || s["cost_usd"] == nil {
+	if s := got[idA]; s["cwd"] != x.Work || s["model"] != "anthropic/claude-sonnet-5-5" || s["message_count"].(float64) != 4 || s["cost_usd"] == nil {
 		t.Errorf("session A in list: %+v", s)
 	}
 	// Without --all only this folder's.
@@ -331,12 +332,14 @@ func TestE2EModelsAndVersion(t *testing.T) {
 	}
 	var line string
 	for _, l := range strings.Split(m.Stdout, "\n") {
-		if strings.HasPrefix(l, "anthropic/claude-sonnet-4-5 ") {
+		if strings.HasPrefix(l, "anthropic/claude-sonnet-5-5 ") {
 			line = l
 		}
 	}
-	if !strings.Contains(line, "$3.00") || !strings.Contains(line, "$15.00") {
-		t.Errorf("models line for claude-sonnet-4-5: %q\n%s", line, m.Stdout)
+	// Claude Sonnet 5.5: active, a 1M window, 128K out, $2 in, $10 out,
+	// $0.20 cache read, $2.50 cache write (5 min).
+	if !regexp.MustCompile(`^anthropic/claude-sonnet-5-5 +active +1000000 +128000 +\$2\.00 +\$10\.00 +\$0\.20 +\$2\.50$`).MatchString(strings.TrimRight(line, " ")) {
+		t.Errorf("models line for claude-sonnet-5-5: %q\n%s", line, m.Stdout)
 	}
 	v := x.Run("--version")
 	if v.Code != 0 || !strings.HasPrefix(v.Stdout, "tandem ") {
@@ -351,7 +354,7 @@ func TestE2ERunStdinOpenButSilent(t *testing.T) {
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("answer")}})
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	cmd := x.Command(ctx, "run", "-p", "hi", "--model", "anthropic/claude-sonnet-4-5")
+	cmd := x.Command(ctx, "run", "-p", "hi", "--model", "anthropic/claude-sonnet-5-5")
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -370,7 +373,7 @@ func TestE2ERunStdinOpenButSilent(t *testing.T) {
 		t.Errorf("no notice on stderr: %q", stderr.String())
 	}
 	// Piped input that does arrive is appended to the -p prompt.
-	cmd = x.Command(ctx, "run", "-p", "review this", "--model", "anthropic/claude-sonnet-4-5")
+	cmd = x.Command(ctx, "run", "-p", "review this", "--model", "anthropic/claude-sonnet-5-5")
 	cmd.Stdin = strings.NewReader("diff --git a/x b/x")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%v: %s", err, out)
@@ -387,7 +390,7 @@ func TestE2ERunTextOutputAfterMidStreamRetry(t *testing.T) {
 	t.Parallel()
 	const answer = "Finished after a bumpy stream with a long enough answer."
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep(answer).WithFault(scripted.MidStreamFault())}})
-	r := x.Run("run", "-p", "hi", "--model", "anthropic/claude-sonnet-4-5")
+	r := x.Run("run", "-p", "hi", "--model", "anthropic/claude-sonnet-5-5")
 	mustSucceed(t, r)
 	if r.Stdout != answer+"\n" {
 		t.Errorf("stdout %q", r.Stdout)
@@ -421,7 +424,7 @@ func TestE2ERunNoModelStoresNothing(t *testing.T) {
 	if r.Code == 0 || !strings.Contains(r.Stderr, "no model chosen") {
 		t.Fatalf("exit %d, stderr:\n%s", r.Code, r.Stderr)
 	}
-	r = x.Run("run", "-p", "hi", "--model", "anthropic/claude-sonnet-4-5")
+	r = x.Run("run", "-p", "hi", "--model", "anthropic/claude-sonnet-5-5")
 	if r.Code == 0 || !strings.Contains(r.Stderr, "ANTHROPIC_API_KEY") {
 		t.Fatalf("missing key: exit %d, stderr:\n%s", r.Code, r.Stderr)
 	}
@@ -430,9 +433,9 @@ func TestE2ERunNoModelStoresNothing(t *testing.T) {
 	}
 }
 
-// --max-budget-usd: at claude-sonnet-4-5's $3 per million input tokens each
-// step below costs $0.30, so a $0.50 budget lets two calls run and stops
-// before the third, in tandem's run and in the Claude Code CLI protocol alike. A
+// --max-budget-usd: at claude-sonnet-5-5's $2 per million input tokens each
+// step below costs $0.20 (and a few output tokens at $10 per million), so a
+// $0.30 budget lets two calls run and stops before the third, in tandem's run and in the Claude Code CLI protocol alike. A
 // model with no price cannot run under a budget until the config gives
 // it one.
 func TestE2ERunMaxBudget(t *testing.T) {
@@ -441,13 +444,13 @@ func TestE2ERunMaxBudget(t *testing.T) {
 	}
 	script := scripted.Script{Steps: []scripted.Step{step("*"), step("*.go"), scripted.TextStep("never reached")}}
 	x := newE2E(t, script)
-	r := x.RunStream("loop", "--max-budget-usd", "0.5")
+	r := x.RunStream("loop", "--max-budget-usd", "0.3")
 	res := r.Result()
 	if r.Code == 0 || res.Subtype != event.SubtypeMaxBudget || !res.IsError || res.NumTurns != 2 {
 		t.Fatalf("exit %d result %+v", r.Code, res)
 	}
-	// (the few output tokens cost a little more than $0.60)
-	if !strings.Contains(res.Error, "spent $0.60") || !strings.Contains(res.Error, "of the $0.50 budget") || res.CostUSD == nil || *res.CostUSD < 0.6 || *res.CostUSD > 0.61 {
+	// (the few output tokens cost a little more than $0.40)
+	if !strings.Contains(res.Error, "spent $0.40") || !strings.Contains(res.Error, "of the $0.30 budget") || res.CostUSD == nil || *res.CostUSD < 0.4 || *res.CostUSD > 0.41 {
 		t.Errorf("error %q cost %v", res.Error, res.CostUSD)
 	}
 	if n := len(x.srv.MainRequests()); n != 2 {
@@ -459,14 +462,14 @@ func TestE2ERunMaxBudget(t *testing.T) {
 	// max_budget_usd in the project's config (which may only tighten it,
 	// so it needs no trust) applies when the flag is not given.
 	x = newE2E(t, script)
-	x.WriteFile(".tandem/config.json", `{"max_budget_usd": 0.5}`)
+	x.WriteFile(".tandem/config.json", `{"max_budget_usd": 0.3}`)
 	if res := x.RunStream("loop").Result(); res.Subtype != event.SubtypeMaxBudget || res.NumTurns != 2 {
 		t.Errorf("config max_budget_usd: %+v", res)
 	}
 
 	// The Claude Code CLI protocol's flag stops the same way.
 	x = newE2E(t, script)
-	r = x.Run("-p", "loop", "--max-budget-usd", "0.5", "--output-format", "json", "--model", "claude-sonnet-4-5")
+	r = x.Run("-p", "loop", "--max-budget-usd", "0.3", "--output-format", "json", "--model", "claude-sonnet-5-5")
 	var line struct {
 		Subtype        string   `json:"subtype"`
 		TerminalReason string   `json:"terminal_reason"`
@@ -477,7 +480,7 @@ func TestE2ERunMaxBudget(t *testing.T) {
 		t.Fatalf("claude protocol output %q: %v", r.Stdout, err)
 	}
 	if line.Subtype != "error_max_budget_usd" || line.TerminalReason != "max_budget" || line.NumTurns != 2 ||
-		len(line.Errors) != 1 || !strings.Contains(line.Errors[0], "$0.50 budget") {
+		len(line.Errors) != 1 || !strings.Contains(line.Errors[0], "$0.30 budget") {
 		t.Errorf("claude protocol result %+v", line)
 	}
 
@@ -514,7 +517,7 @@ func TestE2ERunMaxBudgetCoversSubagents(t *testing.T) {
 			scripted.TextStep("CHILD-REPORT never reached"),
 		}}},
 	})
-	cfg := `{"providers": {"anthropic": {"models": {"claude-sonnet-4-5": {"price": {"input": 1000000, "output": 0}}}}}}`
+	cfg := `{"providers": {"anthropic": {"models": {"claude-sonnet-5-5": {"price": {"input": 1000000, "output": 0}}}}}}`
 	if err := os.WriteFile(filepath.Join(x.Home, "config.json"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -573,7 +576,7 @@ func TestE2ERunMaxBudgetSharedByParallelSubagents(t *testing.T) {
 		},
 		Threads: []scripted.Thread{child("CHILD-ONE"), child("CHILD-TWO")},
 	})
-	cfg := `{"providers": {"anthropic": {"models": {"claude-sonnet-4-5": {"price": {"input": 1000000, "output": 0}}}}}}`
+	cfg := `{"providers": {"anthropic": {"models": {"claude-sonnet-5-5": {"price": {"input": 1000000, "output": 0}}}}}}`
 	if err := os.WriteFile(filepath.Join(x.Home, "config.json"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,7 @@ func TestE2ERunKill9MidToolResumes(t *testing.T) {
 		scripted.ToolStep(scripted.Call("Bash", map[string]any{"command": "sleep " + marker})),
 		scripted.TextStep("Recovered."),
 	}})
-	p := x.Start("run", "-p", "work slowly", "--output-format", "stream-json", "--model", "anthropic/claude-sonnet-4-5", "--permission-mode", "trust")
+	p := x.Start("run", "-p", "work slowly", "--output-format", "stream-json", "--model", "anthropic/claude-sonnet-5-5", "--permission-mode", "trust")
 	first := p.WaitEvent("status event", 10*time.Second, func(e event.Event) bool { return e.Type == event.Status })
 	id := first.SessionID
 	// The sleep running means the second step's assistant message is stored.
@@ -73,7 +73,7 @@ func TestE2ERunKill9DuringModelCall(t *testing.T) {
 		scripted.TextStep("late").WithFault(scripted.Fault{FirstByteDelayMS: 20000, Times: 1}),
 		scripted.TextStep("after resume"),
 	}})
-	p := x.Start("run", "-p", "go", "--output-format", "stream-json", "--model", "anthropic/claude-sonnet-4-5", "--permission-mode", "trust")
+	p := x.Start("run", "-p", "go", "--output-format", "stream-json", "--model", "anthropic/claude-sonnet-5-5", "--permission-mode", "trust")
 	tr := p.WaitEvent("tool_result", 10*time.Second, func(e event.Event) bool { return e.Type == event.ToolResult })
 	id := tr.SessionID
 	waitFor(t, "the stored tool result", 10*time.Second, func() bool {
@@ -151,7 +151,7 @@ func TestE2ERunInterruptDuringBash(t *testing.T) {
 		scripted.ToolStep(scripted.Call("Bash", map[string]any{"command": "sleep " + marker})),
 		scripted.TextStep("Picked up again."),
 	}})
-	p := x.Start("run", "-p", "wait a while", "--output-format", "stream-json", "--model", "anthropic/claude-sonnet-4-5", "--permission-mode", "trust")
+	p := x.Start("run", "-p", "wait a while", "--output-format", "stream-json", "--model", "anthropic/claude-sonnet-5-5", "--permission-mode", "trust")
 	waitFor(t, "the sleep to start", 10*time.Second, func() bool { return len(pidsWithArg(t, marker)) > 0 })
 	t.Cleanup(func() {
 		for _, pid := range pidsWithArg(t, marker) {
@@ -208,7 +208,7 @@ func TestE2ERunInterruptDuringModelCallAndRetryWait(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("late").WithFault(c.fault), scripted.TextStep("resumed")}})
-			p := x.Start("run", "-p", "go", "--output-format", "stream-json", "--model", "anthropic/claude-sonnet-4-5")
+			p := x.Start("run", "-p", "go", "--output-format", "stream-json", "--model", "anthropic/claude-sonnet-5-5")
 			c.ready(x, p)
 			start := time.Now()
 			p.Signal(c.sig)

@@ -101,7 +101,7 @@ func TestE2EDropinFallbackModel(t *testing.T) {
 	t.Parallel()
 	x, _ := fallbackE2E(t)
 	r := x.Run("-p", "hello", "--output-format", "stream-json", "--verbose",
-		"--model", "anthropic/claude-sonnet-4-5", "--fallback-model", "openai/gpt-4.1-mini")
+		"--model", "anthropic/claude-sonnet-5-5", "--fallback-model", "openai/gpt-4.1-mini")
 	if r.Code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", r.Code, r.Stdout, r.Stderr)
 	}

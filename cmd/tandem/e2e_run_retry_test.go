@@ -61,7 +61,7 @@ func TestE2ERunAuthErrorFailsFast(t *testing.T) {
 		t.Errorf("stderr does not name the API key problem:\n%s", r.Stderr)
 	}
 	// Text output says it on stderr too.
-	rt := x.Run("run", "-p", "hello", "--model", "anthropic/claude-sonnet-4-5")
+	rt := x.Run("run", "-p", "hello", "--model", "anthropic/claude-sonnet-5-5")
 	if rt.Code != 1 || !strings.Contains(rt.Stderr, "API key") || strings.TrimSpace(rt.Stdout) != "" {
 		t.Errorf("text output: exit %d\nstdout:\n%s\nstderr:\n%s", rt.Code, rt.Stdout, rt.Stderr)
 	}

@@ -29,7 +29,7 @@ func TestE2ERunJSONSchema(t *testing.T) {
 	}
 
 	x.srv.Reset()
-	d := x.Run("-p", "list", "--output-format", "json", "--model", "anthropic/claude-sonnet-4-5", "--json-schema", todoSchema)
+	d := x.Run("-p", "list", "--output-format", "json", "--model", "anthropic/claude-sonnet-5-5", "--json-schema", todoSchema)
 	if d.Code != 0 || !strings.Contains(d.Stdout, `"structured_output":{"done":true,"items":["a","b"]}`) {
 		t.Errorf("drop-in: exit %d\n%s\n%s", d.Code, d.Stdout, d.Stderr)
 	}

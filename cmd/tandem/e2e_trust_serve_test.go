@@ -116,7 +116,7 @@ func TestE2EServeRefusesUnknownModel(t *testing.T) {
 		t.Errorf("a refused session was stored: %v", list)
 	}
 	// PATCH checks a model the same way.
-	code, sess := c.do("POST", "/api/sessions", map[string]string{"cwd": x.Work, "model": "anthropic/claude-sonnet-4-5"})
+	code, sess := c.do("POST", "/api/sessions", map[string]string{"cwd": x.Work, "model": "anthropic/claude-sonnet-5-5"})
 	if code != http.StatusCreated {
 		t.Fatalf("create: %d %v", code, sess)
 	}
@@ -124,7 +124,7 @@ func TestE2EServeRefusesUnknownModel(t *testing.T) {
 	if code, out := c.do("PATCH", path, map[string]string{"model": "no-such-model-9"}); code != http.StatusBadRequest || errCode(out) != "bad_model" {
 		t.Errorf("PATCH to an unknown model: %d %v", code, out)
 	}
-	if _, got := c.do("GET", path, nil); got["model"] != "anthropic/claude-sonnet-4-5" {
+	if _, got := c.do("GET", path, nil); got["model"] != "anthropic/claude-sonnet-5-5" {
 		t.Errorf("the refused model was stored: %v", got["model"])
 	}
 }
@@ -145,7 +145,7 @@ func TestE2EServeTrustEndpoint(t *testing.T) {
 	c := startServe(t, x)
 
 	// Untrusted: the session starts without the project's base_url.
-	if code, out := c.do("POST", "/api/sessions", map[string]string{"cwd": x.Work, "model": "anthropic/claude-sonnet-4-5"}); code != http.StatusCreated {
+	if code, out := c.do("POST", "/api/sessions", map[string]string{"cwd": x.Work, "model": "anthropic/claude-sonnet-5-5"}); code != http.StatusCreated {
 		t.Fatalf("an untrusted folder was refused: %d %v", code, out)
 	}
 	q := "/api/trust?path=" + url.QueryEscape(x.Work)
@@ -158,7 +158,7 @@ func TestE2EServeTrustEndpoint(t *testing.T) {
 	if code, st := c.do("POST", "/api/trust", map[string]string{"path": x.Work}); code != http.StatusOK || st["trusted"] != true {
 		t.Fatalf("trust: %d %v", code, st)
 	}
-	code, sess := c.do("POST", "/api/sessions", map[string]string{"cwd": x.Work, "model": "anthropic/claude-sonnet-4-5"})
+	code, sess := c.do("POST", "/api/sessions", map[string]string{"cwd": x.Work, "model": "anthropic/claude-sonnet-5-5"})
 	if code != http.StatusCreated {
 		t.Fatalf("trusted folder: %d %v", code, sess)
 	}

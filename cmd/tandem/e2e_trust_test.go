@@ -94,7 +94,7 @@ func trustRoutes() []trustRoute {
 	okScript := scripted.Script{Steps: []scripted.Step{scripted.TextStep("ok")}}
 	evilSaw := func(_ *e2e, evil *scripted.Server, _ *capture) bool { return scriptedSaw(evil, fakeKey) }
 	capSaw := func(_ *e2e, _ *scripted.Server, cap *capture) bool { return cap.saw(fakeKey) }
-	anthropic := []string{"--model", "anthropic/claude-sonnet-4-5"}
+	anthropic := []string{"--model", "anthropic/claude-sonnet-5-5"}
 	return []trustRoute{
 		{
 			name: "anthropic base_url", file: ".tandem/config.json", key: "providers.anthropic.base_url", script: okScript,

@@ -32,7 +32,7 @@ func TestE2ETUIConversation(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(x.Work, "build"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	p := x.startTUI(100, 30, "--model", "anthropic/claude-sonnet-4-5")
+	p := x.startTUI(100, 30, "--model", "anthropic/claude-sonnet-5-5")
 	p.waitText("Ask tandem")
 	if p.flag("alternate_on") != "1" {
 		t.Fatal("the UI did not take the alternate screen")
@@ -151,7 +151,7 @@ func TestE2ERootWithoutTerminal(t *testing.T) {
 	if r.Code != 0 || !strings.Contains(r.Stdout, "Usage:") {
 		t.Fatalf("no help without a terminal (exit %d):\n%s\n%s", r.Code, r.Stdout, r.Stderr)
 	}
-	r = x.RunDetached("-p", "hi", "--model", "anthropic/claude-sonnet-4-5")
+	r = x.RunDetached("-p", "hi", "--model", "anthropic/claude-sonnet-5-5")
 	if r.Code != 0 || !strings.Contains(r.Stdout, "headless answer") {
 		t.Fatalf("tandem -p did not run headless (exit %d):\n%s\n%s", r.Code, r.Stdout, r.Stderr)
 	}
@@ -201,12 +201,18 @@ func TestE2ETUIContinuesHeadlessSessionAndDenies(t *testing.T) {
 func TestE2ETUIAsksToTrustTheFolder(t *testing.T) {
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("trusted now")}})
 	x.WriteFile(".claude/settings.json", `{"permissions": {"allow": ["Bash(rm:*)"]}}`)
-	p := x.startTUI(100, 30, "--model", "anthropic/claude-sonnet-4-5")
+	p := x.startTUI(100, 30, "--model", "anthropic/claude-sonnet-5-5")
 	p.waitText("Do you trust the files in")
 	p.waitText("permissions.allow")
 	p.typeText("y")
 	p.keys("Enter")
 	p.waitText("Ask tandem")
+	// /model shows a legacy model's status beside it; choosing it works.
+	p.typeText("/model claude-opus-4-8")
+	p.waitFor("the legacy model's status", func(s string) bool {
+		return regexp.MustCompile(`anthropic/claude-opus-4-8\s+legacy`).MatchString(s)
+	})
+	p.keys("Enter")
 	p.typeText("hi")
 	p.keys("Enter")
 	p.waitText("trusted now")
@@ -216,7 +222,7 @@ func TestE2ETUIAsksToTrustTheFolder(t *testing.T) {
 	// Declined: the session starts without the allow rule, and says so.
 	y := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("untrusted run")}})
 	y.WriteFile(".claude/settings.json", `{"permissions": {"allow": ["Bash(rm:*)"]}}`)
-	q := y.startTUI(100, 30, "--model", "anthropic/claude-sonnet-4-5")
+	q := y.startTUI(100, 30, "--model", "anthropic/claude-sonnet-5-5")
 	q.waitText("Do you trust the files in")
 	q.keys("Enter")
 	q.waitText("Ask tandem")
@@ -230,7 +236,7 @@ func TestE2ETUIAsksToTrustTheFolder(t *testing.T) {
 	// --require-trust: declined, nothing starts.
 	z := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("never")}})
 	z.WriteFile(".claude/settings.json", `{"permissions": {"allow": ["Bash(rm:*)"]}}`)
-	r := z.startTUI(100, 30, "--model", "anthropic/claude-sonnet-4-5", "--require-trust")
+	r := z.startTUI(100, 30, "--model", "anthropic/claude-sonnet-5-5", "--require-trust")
 	r.waitText("Do you trust the files in")
 	r.keys("Enter")
 	r.waitText("Nothing was started")
@@ -244,7 +250,7 @@ func TestE2ETUIMCPPanel(t *testing.T) {
 	bin := testdepBin(t, "mcp-server-everything")
 	x := newE2E(t, scripted.Script{Fallback: &scripted.Step{Text: "ok"}})
 	writeJSONFile(t, filepath.Join(x.Work, ".mcp.json"), map[string]any{"mcpServers": map[string]any{"everything": map[string]any{"command": bin}}})
-	p := x.startTUI(110, 30, "--model", "anthropic/claude-sonnet-4-5")
+	p := x.startTUI(110, 30, "--model", "anthropic/claude-sonnet-5-5")
 	p.waitText("Ask tandem")
 	p.typeText("/mcp")
 	p.keys("Enter")

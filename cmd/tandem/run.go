@@ -61,7 +61,7 @@ func newRunCmd(g *globalFlags) *cobra.Command {
 func addRunFlags(fl *pflag.FlagSet, f *runFlags) {
 	fl.StringVarP(&f.prompt, "print", "p", "", "the prompt")
 	fl.StringVar(&f.cwd, "cwd", "", "working folder (default: the current folder)")
-	fl.StringVar(&f.model, "model", "", "model as provider/model (e.g. anthropic/claude-sonnet-4-5) or a catalog id")
+	fl.StringVar(&f.model, "model", "", "model as provider/model (e.g. anthropic/claude-sonnet-5-5) or a catalog id")
 	fl.StringSliceVar(&f.fallbackModels, "fallback-model", nil, "models to try, in order, when the model stays overloaded or failing after retries (repeat or comma-separate)")
 	fl.StringVar(&f.jsonSchema, "json-schema", "", "make the final answer a JSON value conforming to this JSON Schema (inline JSON or a file); the result carries it in structured_output")
 	fl.StringVar(&f.outputFormat, "output-format", "text", "text, json or stream-json")
@@ -186,6 +186,7 @@ func runTurnBody(cmd *cobra.Command, g *globalFlags, f *runFlags, args []string)
 		return err
 	}
 	defer a.Close()
+	sayStaleCatalog(cmd.ErrOrStderr(), a)
 	if a.FlagRules, err = flagRules(f); err != nil {
 		return err
 	}

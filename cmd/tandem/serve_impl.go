@@ -74,6 +74,7 @@ func serve(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 		return err
 	}
 	defer a.Close()
+	sayStaleCatalog(cmd.ErrOrStderr(), a)
 	if f.runtime != "" {
 		if _, err := turn.ParseRuntime(f.runtime); err != nil {
 			return fmt.Errorf("--runtime: %w", err)

@@ -75,6 +75,7 @@ func runTUI(cmd *cobra.Command, g *globalFlags, f *runFlags, prompt string) erro
 		return err
 	}
 	defer a.Close()
+	sayStaleCatalog(warn, a)
 	if a.FlagRules, err = flagRules(f); err != nil {
 		return err
 	}
@@ -103,12 +104,12 @@ func runTUI(cmd *cobra.Command, g *globalFlags, f *runFlags, prompt string) erro
 	err = tui.Run(ctx, tui.Options{Backend: be, Sink: sink, Prompt: prompt,
 		HistoryFile: filepath.Join(a.Paths.DataDir, "prompt-history.jsonl"),
 		Commands:    sessionCommands(a, be.Info().Cwd),
-		Models: func() []string {
-			var ids []string
+		Models: func() []tui.ModelOption {
+			var out []tui.ModelOption
 			for _, c := range a.ModelChoices() {
-				ids = append(ids, c.ID)
+				out = append(out, tui.ModelOption{ID: c.ID, Status: c.Status})
 			}
-			return ids
+			return out
 		}})
 	if id := be.Info().ID; id != "" {
 		fmt.Fprintf(cmd.OutOrStdout(), "Resume this session: tandem --resume %s\n", id)

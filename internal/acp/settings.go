@@ -50,8 +50,8 @@ func (ag *Agent) state(s *liveSession) sessionState {
 	mst := &acpsdk.SessionModelState{CurrentModelId: acpsdk.ModelId(model)}
 	modelOpts := acpsdk.SessionConfigSelectOptionsUngrouped{}
 	for _, m := range models {
-		mst.AvailableModels = append(mst.AvailableModels, acpsdk.ModelInfo{ModelId: acpsdk.ModelId(m.ID), Name: m.Name})
-		modelOpts = append(modelOpts, acpsdk.SessionConfigSelectOption{Value: acpsdk.SessionConfigValueId(m.ID), Name: m.Name})
+		mst.AvailableModels = append(mst.AvailableModels, acpsdk.ModelInfo{ModelId: acpsdk.ModelId(m.ID), Name: m.Label()})
+		modelOpts = append(modelOpts, acpsdk.SessionConfigSelectOption{Value: acpsdk.SessionConfigValueId(m.ID), Name: m.Label()})
 	}
 	return sessionState{modes: ms, models: mst, options: []acpsdk.SessionConfigOption{
 		selectOption(optMode, "Mode", acpsdk.SessionConfigOptionCategoryMode, string(cur), modeOpts),

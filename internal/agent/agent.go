@@ -9,6 +9,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/tandem-agent/tandem/internal/compact"
@@ -37,6 +38,11 @@ type Model struct {
 	// structured-output field, sent beside the schema-in-prompt for
 	// --json-schema (provider.Request.NativeOutput).
 	NativeOutput bool
+	// ThinkingMode is the catalog's (provider.Request.ThinkingMode).
+	ThinkingMode string
+	// Notice is said once per session when the model is used (a legacy
+	// or deprecated model, with what to use instead).
+	Notice string
 }
 
 // Resolver turns a "provider/model" spec into a Model. The loop resolves at
@@ -107,6 +113,10 @@ type RetryPolicy struct {
 // Runtime is the native implementation of turn.Runtime.
 type Runtime struct {
 	opts Options
+	// noticed holds the model notices already said (a Runtime serves one
+	// session, so once per session).
+	mu      sync.Mutex
+	noticed map[string]bool
 }
 
 // New returns a native runtime.

@@ -16,6 +16,7 @@ func (r *Runtime) resolveModel(st *turnState) error {
 	model, err := r.opts.Models.Resolve(st.spec)
 	if err == nil {
 		st.model = model
+		r.notice(st, model)
 		return nil
 	}
 	err = fmt.Errorf("model %q: %w", st.spec, err)
@@ -91,5 +92,22 @@ func (st *turnState) applyTurnModel() {
 	}
 	if b := st.in.ThinkingBudget; b != nil {
 		st.model.ThinkingBudget = max(*b, 0)
+	}
+}
+
+// notice says a model's notice (legacy, deprecated) once per session.
+func (r *Runtime) notice(st *turnState, m Model) {
+	if m.Notice == "" {
+		return
+	}
+	r.mu.Lock()
+	said := r.noticed[m.Notice]
+	if r.noticed == nil {
+		r.noticed = map[string]bool{}
+	}
+	r.noticed[m.Notice] = true
+	r.mu.Unlock()
+	if !said {
+		st.d.Events.Emit(event.Event{Type: event.Status, Model: st.spec, Message: m.Notice})
 	}
 }

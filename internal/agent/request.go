@@ -39,6 +39,7 @@ func (r *Runtime) buildRequest(st *turnState, msgs []message.Message) provider.R
 		MaxTokens:      st.model.MaxOutput,
 		ThinkingBudget: st.model.ThinkingBudget,
 		Effort:         st.model.Effort,
+		ThinkingMode:   st.model.ThinkingMode,
 	}
 }
 

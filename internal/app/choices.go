@@ -1,24 +1,41 @@
 package app
 
-import "github.com/tandem-agent/tandem/internal/skills"
+import (
+	"github.com/tandem-agent/tandem/internal/provider/catalog"
+	"github.com/tandem-agent/tandem/internal/skills"
+)
 
 // ModelChoice is a model a picker may offer.
 type ModelChoice struct {
 	ID   string // provider/model
 	Name string
+	// Status is "" for an active model, else its lifecycle on the day
+	// ("legacy", "deprecated, retires 2027-01-22"): pickers show it.
+	Status string
+}
+
+// Label is the name a picker shows: the name, and the status when the
+// model is not active.
+func (c ModelChoice) Label() string {
+	if c.Status == "" {
+		return c.Name
+	}
+	return c.Name + " (" + c.Status + ")"
 }
 
 // ModelChoices lists the catalog's models whose provider has a key in the
 // user's configuration or environment: the ones a session can switch to.
+// Retired models are left out (a session would refuse them).
 func (a *App) ModelChoices() []ModelChoice {
 	keyed := map[string]bool{}
 	for _, p := range (ServerCatalog{App: a}).Providers() {
 		keyed[p.Name] = p.HasKey
 	}
+	now := a.models.now()
 	var out []ModelChoice
 	for _, m := range a.Catalog.Models() {
-		if keyed[m.Provider] {
-			out = append(out, ModelChoice{ID: m.Provider + "/" + m.ID, Name: m.Name})
+		if keyed[m.Provider] && m.StatusAt(now) != catalog.Retired {
+			out = append(out, ModelChoice{ID: m.Provider + "/" + m.ID, Name: m.Name, Status: m.StatusLabel(now)})
 		}
 	}
 	return out

@@ -76,6 +76,6 @@ func (a *App) checkClaudeCodeProvider(s *Settings) error {
 	if err != nil || pc.Kind == provider.KindAnthropic || pc.Kind == "" {
 		return nil
 	}
-	return fmt.Errorf("model %s: the claude-code runtime speaks only the Anthropic Messages API, and provider %s is kind %s. Use --runtime native for this model, or an Anthropic model (e.g. --model anthropic/claude-sonnet-4-5)",
+	return fmt.Errorf("model %s: the claude-code runtime speaks only the Anthropic Messages API, and provider %s is kind %s. Use --runtime native for this model, or an Anthropic model (e.g. --model anthropic/claude-sonnet-5-5)",
 		s.Model, name, pc.Kind)
 }

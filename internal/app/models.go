@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/tandem-agent/tandem/internal/agent"
 	"github.com/tandem-agent/tandem/internal/config"
@@ -28,6 +30,8 @@ type models struct {
 	// install gives the claude-code-compat transport its install id; nil
 	// in tests that build models alone (a random id per adapter then).
 	install *installID
+	// clock is "now" for lifecycle checks; nil: the real time.
+	clock func() time.Time
 }
 
 func newModels(cat *catalog.Catalog, getenv func(string) string) *models {
@@ -41,9 +45,9 @@ func (m *models) resolver(c *config.Config) agent.Resolver {
 			spec = m.defaultFromEnv()
 		}
 		if spec == "" {
-			return agent.Model{}, fmt.Errorf("no model chosen: pass --model provider/model (e.g. anthropic/claude-sonnet-4-5), set \"model\" in tandem's config, or set ANTHROPIC_API_KEY or OPENAI_API_KEY")
+			return agent.Model{}, fmt.Errorf("no model chosen: pass --model provider/model (e.g. anthropic/%s), set \"model\" in tandem's config, or set ANTHROPIC_API_KEY or OPENAI_API_KEY", m.cat.Default("anthropic"))
 		}
-		res, err := m.cat.Resolve(spec)
+		res, notice, err := m.resolveChecked(spec)
 		if err != nil {
 			return agent.Model{}, err
 		}
@@ -71,7 +75,7 @@ func (m *models) resolver(c *config.Config) agent.Resolver {
 				priced = &catalog.ModelInfo{Price: pr}
 			}
 		}
-		model := agent.Model{Provider: p, ID: res.Model}
+		model := agent.Model{Provider: p, ID: res.Model, Notice: notice}
 		if priced != nil && priced.Price != nil { // else unknown: no costs, and no budget
 			model.Cost = func(u message.Usage) *float64 { return catalog.Cost(priced, u) }
 		}
@@ -81,6 +85,7 @@ func (m *models) resolver(c *config.Config) agent.Resolver {
 			// The clouds' Claude (same_as) is not assumed to take the
 			// first-party API's structured-output field.
 			model.NativeOutput = info.StructuredOutput && info.SameAs == ""
+			model.ThinkingMode = info.ThinkingMode
 		}
 		if c != nil {
 			if w := c.Providers[res.Provider].ContextWindowFor(res.Model); w > 0 {
@@ -92,6 +97,9 @@ func (m *models) resolver(c *config.Config) agent.Resolver {
 		}
 		if c != nil && (info == nil || info.SupportsThinking) {
 			model.ThinkingBudget, model.Effort = c.ThinkingBudget, c.Effort
+		}
+		if info != nil && model.Effort != "" && len(info.Efforts) > 0 && !slices.Contains(info.Efforts, model.Effort) {
+			return agent.Model{}, fmt.Errorf("model %s takes effort %s, not %q: change \"effort\" in tandem's config", info.ID, strings.Join(info.Efforts, ", "), model.Effort)
 		}
 		return model, nil
 	})
@@ -222,15 +230,62 @@ func (m *models) adapter(pc provider.Config) (provider.Provider, error) {
 	return p, nil
 }
 
-// defaultFromEnv picks a model for a user who set only an API key.
-func (m *models) defaultFromEnv() string {
+// resolveChecked resolves spec through the catalog (a bare best or fast
+// is the key's provider's) and judges the model's lifecycle today: a
+// retired model is refused here, before any request.
+func (m *models) resolveChecked(spec string) (catalog.Resolved, string, error) {
+	if (spec == "best" || spec == "fast") && !strings.Contains(spec, "/") {
+		prov := m.keyProvider()
+		if prov == "" {
+			return catalog.Resolved{}, "", fmt.Errorf("%q needs a provider: write anthropic/%s, openai/%s or gemini/%s, or set that provider's API key", spec, spec, spec, spec)
+		}
+		spec = prov + "/" + spec
+	}
+	res, err := m.cat.Resolve(spec)
+	if err != nil {
+		return res, "", err
+	}
+	notice, err := m.cat.Check(res, m.now())
+	return res, notice, err
+}
+
+// keyProvider is the first provider, in tandem's order of preference,
+// whose key is in the environment.
+func (m *models) keyProvider() string {
 	switch {
-	case m.getenv("TANDEM_MODEL") != "":
-		return m.getenv("TANDEM_MODEL")
 	case m.getenv("ANTHROPIC_API_KEY") != "" || m.getenv("ANTHROPIC_AUTH_TOKEN") != "":
-		return "anthropic/claude-sonnet-4-5"
+		return "anthropic"
 	case m.getenv("OPENAI_API_KEY") != "":
-		return "openai/gpt-5"
+		return "openai"
+	case m.getenv("GEMINI_API_KEY") != "":
+		return "gemini"
 	}
 	return ""
+}
+
+// defaultFromEnv picks a model for a user who set only an API key: the
+// catalog's recommended model of that key's provider.
+func (m *models) defaultFromEnv() string {
+	if v := m.getenv("TANDEM_MODEL"); v != "" {
+		return v
+	}
+	if prov := m.keyProvider(); prov != "" && m.cat.Default(prov) != "" {
+		return prov + "/" + m.cat.Default(prov)
+	}
+	return ""
+}
+
+func (m *models) now() time.Time {
+	if m.clock != nil {
+		return m.clock()
+	}
+	return time.Now()
+}
+
+// ModelLifecycle judges spec on today's date as a session would: err when
+// the model is retired (or does not resolve), a notice when it is legacy
+// or deprecated, neither when it is active or unknown to the catalog.
+func (a *App) ModelLifecycle(spec string) (notice string, err error) {
+	_, notice, err = a.models.resolveChecked(spec)
+	return notice, err
 }

@@ -77,16 +77,16 @@ func TestContextWindowFromCatalogAndConfig(t *testing.T) {
 	}
 	env := map[string]string{"ANTHROPIC_API_KEY": "k"}
 	m := newModels(cat, func(k string) string { return env[k] })
-	got, err := m.resolver(&config.Config{}).Resolve("anthropic/claude-sonnet-4-5")
+	got, err := m.resolver(&config.Config{}).Resolve("anthropic/claude-haiku-4-5")
 	if err != nil || got.ContextWindow != 200000 {
 		t.Fatalf("catalog window: %d %v", got.ContextWindow, err)
 	}
 	cfg := &config.Config{Providers: map[string]config.Provider{"anthropic": {ContextWindow: 150000,
-		Models: map[string]config.ProviderModel{"claude-sonnet-4-5": {ContextWindow: 50000}}}}}
-	if got, _ = m.resolver(cfg).Resolve("anthropic/claude-sonnet-4-5"); got.ContextWindow != 50000 {
+		Models: map[string]config.ProviderModel{"claude-haiku-4-5": {ContextWindow: 50000}}}}}
+	if got, _ = m.resolver(cfg).Resolve("anthropic/claude-haiku-4-5"); got.ContextWindow != 50000 {
 		t.Errorf("per-model override: %d", got.ContextWindow)
 	}
-	if got, _ = m.resolver(cfg).Resolve("anthropic/claude-opus-4-1"); got.ContextWindow != 150000 {
+	if got, _ = m.resolver(cfg).Resolve("anthropic/claude-opus-4-6"); got.ContextWindow != 150000 {
 		t.Errorf("per-provider override: %d", got.ContextWindow)
 	}
 }

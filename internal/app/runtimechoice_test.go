@@ -95,7 +95,7 @@ func TestModelProviderMismatchRefused(t *testing.T) {
 			t.Errorf("%s (%s): got %v, want %q", tc.model, tc.runtime, err, tc.want)
 		}
 	}
-	for _, model := range []string{"anthropic/claude-sonnet-4-5", "openai/gpt-5", "gemini/gemini-2.5-pro",
+	for _, model := range []string{"anthropic/claude-sonnet-5-5", "openai/gpt-5", "gemini/gemini-2.5-pro",
 		"local/gpt-5", "local/some-unknown-model", "work/some-unknown-model", "gw/gpt-5"} {
 		if _, err := a.ResolveSettings(context.Background(), SettingsRequest{Cwd: work, Model: model, Runtime: "native", CheckModel: true}); err != nil {
 			t.Errorf("%s refused: %v", model, err)

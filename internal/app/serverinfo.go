@@ -2,6 +2,7 @@ package app
 
 import (
 	"github.com/tandem-agent/tandem/internal/provider"
+	"github.com/tandem-agent/tandem/internal/provider/catalog"
 	"github.com/tandem-agent/tandem/internal/server"
 )
 
@@ -38,14 +39,19 @@ func (c ServerCatalog) Providers() []server.ProviderInfo {
 	return out
 }
 
-// Models lists the catalog's models, marking the default.
+// Models lists the catalog's models, marking the default and the status
+// of those not active; retired ones are left out (sessions refuse them).
 func (c ServerCatalog) Models() []server.ModelInfo {
 	def := c.App.DefaultModel(c.App.User)
+	now := c.App.models.now()
 	var out []server.ModelInfo
 	for _, m := range c.App.Catalog.Models() {
+		if m.StatusAt(now) == catalog.Retired {
+			continue
+		}
 		id := m.Provider + "/" + m.ID
 		mi := server.ModelInfo{ID: id, Provider: m.Provider, Name: m.Name, ContextWindow: m.ContextWindow,
-			MaxOutput: m.MaxOutputTokens, Default: id == def}
+			MaxOutput: m.MaxOutputTokens, Default: id == def, Status: m.StatusLabel(now)}
 		if m.Price != nil {
 			in, outp := m.Price.Input, m.Price.Output
 			mi.InputPerMTok, mi.OutputPerMTok = &in, &outp

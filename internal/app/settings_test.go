@@ -65,7 +65,7 @@ var projectKeyCases = []struct {
 	gatedKey   string // "" = applied untrusted
 }{
 	// Applied: choices that do not move keys, run commands or loosen a guard.
-	{tandemFile, `{"model":"anthropic/claude-sonnet-4-5"}`, ""},
+	{tandemFile, `{"model":"anthropic/claude-sonnet-5-5"}`, ""},
 	{tandemFile, `{"small_model":"anthropic/claude-haiku-4-5"}`, ""},
 	{tandemFile, `{"runtime":"native"}`, ""},
 	{tandemFile, `{"permission_mode":"explore"}`, ""},

@@ -23,11 +23,11 @@ func TestNativeOutputFromCatalogAndConfig(t *testing.T) {
 		"ollama": {Models: map[string]config.ProviderModel{"qwen3": {StructuredOutput: &on}}},
 	}}
 	for spec, want := range map[string]bool{
-		"anthropic/claude-sonnet-4-5": true,
+		"anthropic/claude-sonnet-5-5": true,
 		"anthropic/claude-haiku-4-5":  true,
-		"anthropic/claude-opus-4-1":   true,
-		"anthropic/claude-sonnet-4":   false,
-		"bedrock/claude-sonnet-4-5":   false,
+		"anthropic/claude-opus-4-5":   true,
+		"bedrock/claude-sonnet-4":     false,
+		"bedrock/claude-sonnet-5-5":   false,
 		"ollama/qwen3":                true,
 		"ollama/llama3.2":             false,
 	} {

@@ -133,7 +133,7 @@ func (h *harness) start(script scripted.Script, opts ...scripted.Option) {
 func (h *harness) input(prompt string) turn.Input {
 	return turn.Input{
 		SessionID: "sess-test", Prompt: prompt, Cwd: h.work, Roots: []string{h.work},
-		Model: "anthropic/claude-sonnet-4-5", Mode: permission.Normal,
+		Model: "anthropic/claude-sonnet-5-5", Mode: permission.Normal,
 	}
 }
 

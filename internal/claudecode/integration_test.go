@@ -297,7 +297,7 @@ func TestRealCLISetModelAndModeMidTurn(t *testing.T) {
 	var modeErr, modelErr error
 	checker := checkerFunc(func(ctx context.Context, r permission.Request) (permission.Decision, error) {
 		modeErr = rt.SetPermissionMode(ctx, r.SessionID, "acceptEdits")
-		modelErr = rt.SetModel(ctx, r.SessionID, "anthropic/claude-opus-4-1")
+		modelErr = rt.SetModel(ctx, r.SessionID, "anthropic/claude-opus-5-5")
 		return permission.Decision{Behavior: permission.Allow}, nil
 	})
 	res := h.run(context.Background(), rt, h.input("read a.txt"), checker)
@@ -306,7 +306,7 @@ func TestRealCLISetModelAndModeMidTurn(t *testing.T) {
 	}
 	main := h.srv.MainRequests()
 	// The CLI may map an old id onto a newer one of the same family.
-	if first, got := main[0].Model(), main[len(main)-1].Model(); first != "claude-sonnet-4-5" || !strings.Contains(got, "opus") {
+	if first, got := main[0].Model(), main[len(main)-1].Model(); first != "claude-sonnet-5-5" || !strings.Contains(got, "opus") {
 		t.Errorf("model before set_model %q, after %q", first, got)
 	}
 	if err := rt.SetModel(context.Background(), "sess-test", "x"); err == nil {

@@ -136,14 +136,14 @@ func TestDoctor(t *testing.T) {
 }
 
 func TestBuildArgs(t *testing.T) {
-	in := turn.Input{Cwd: "/w", Roots: []string{"/w", "/extra"}, Model: "anthropic/claude-sonnet-4-5",
+	in := turn.Input{Cwd: "/w", Roots: []string{"/w", "/extra"}, Model: "anthropic/claude-sonnet-5-5",
 		MaxTurns: 7, MaxBudgetUSD: 2.5, AppendSystemPrompt: "be brief", DisallowedTools: []string{"Bash(rm *)"}, AllowedTools: []string{"Bash"}}
 	args := buildArgs(Config{}, Options{MCPConfig: []byte(`{"mcpServers":{}}`)}, in, launch{resumeID: "-abc"})
 	joined := strings.Join(args, " ")
 	for _, want := range []string{
 		"--output-format stream-json --verbose", "--permission-prompt-tool stdio", "--permission-mode default",
 		"--tools Read,Write,Edit,Bash,Glob,Grep,NotebookEdit,TodoWrite", "--include-partial-messages",
-		"--model claude-sonnet-4-5", "--resume=-abc", "--append-system-prompt be brief", "--max-turns 7",
+		"--model claude-sonnet-5-5", "--resume=-abc", "--append-system-prompt be brief", "--max-turns 7",
 		"--max-budget-usd 2.5", "--disallowedTools Bash(rm *)", "--add-dir /extra", `--mcp-config {"mcpServers":{}}`, "--strict-mcp-config",
 		`--settings {"disableAllHooks":true}`,
 	} {

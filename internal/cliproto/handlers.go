@@ -108,7 +108,7 @@ func (d *driver) initialize(id string, hooks, system json.RawMessage, appendSys 
 	}
 	models := []map[string]any{}
 	for _, m := range d.app.ModelChoices() {
-		models = append(models, map[string]any{"value": m.ID, "displayName": m.Name, "description": m.ID})
+		models = append(models, map[string]any{"value": m.ID, "displayName": m.Label(), "description": m.ID})
 	}
 	d.ctl.reply(id, map[string]any{"commands": commands, "agents": []any{}, "output_style": "default",
 		"available_output_styles": []string{"default"}, "models": models, "account": map[string]any{}, "pid": os.Getpid()})

@@ -40,7 +40,8 @@ type Config struct {
 	// ThinkingBudget > 0 turns on extended thinking with that many tokens
 	// (MAX_THINKING_TOKENS in the environment, as Claude Code reads it).
 	ThinkingBudget int64 `json:"thinking_budget,omitempty"`
-	// Effort is low, medium or high where the model supports it.
+	// Effort is low, medium, high, xhigh or max where the model takes it
+	// (the catalog's efforts; a model that does not is refused it).
 	Effort    string              `json:"effort,omitempty"`
 	Providers map[string]Provider `json:"providers,omitempty"`
 	Tools     Tools               `json:"tools,omitempty"`
@@ -353,9 +354,9 @@ func (c *Config) validate(path string) error {
 		}
 	}
 	switch c.Effort {
-	case "", "low", "medium", "high":
+	case "", "low", "medium", "high", "xhigh", "max":
 	default:
-		return &Error{File: path, Field: "effort", Msg: fmt.Sprintf("%q is not an effort level; use low, medium or high", c.Effort)}
+		return &Error{File: path, Field: "effort", Msg: fmt.Sprintf("%q is not an effort level; use low, medium, high, xhigh or max (tandem models shows which a model takes)", c.Effort)}
 	}
 	if c.ThinkingBudget < 0 || (c.ThinkingBudget > 0 && c.ThinkingBudget < 1024) {
 		return &Error{File: path, Field: "thinking_budget", Msg: "use 0 (off) or at least 1024 tokens"}
@@ -367,7 +368,7 @@ func (c *Config) validate(path string) error {
 		return &Error{File: path, Field: "max_budget_usd", Msg: "must be an amount in US dollars, e.g. 2.5 (0: no limit)"}
 	}
 	if c.Model != "" && strings.HasSuffix(c.Model, "/") {
-		return &Error{File: path, Field: "model", Msg: "write provider/model, e.g. anthropic/claude-sonnet-4-5"}
+		return &Error{File: path, Field: "model", Msg: "write provider/model, e.g. anthropic/claude-sonnet-5-5"}
 	}
 	for i, m := range c.FallbackModels {
 		if err := CheckModelSpec(m); err != nil {

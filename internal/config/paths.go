@@ -69,6 +69,10 @@ func (p Paths) DBFile() string { return filepath.Join(p.DataDir, "tandem.db") }
 // TokenFile holds the bearer token of `tandem serve`.
 func (p Paths) TokenFile() string { return filepath.Join(p.DataDir, "server-token") }
 
+// CatalogNoticeFile holds the day tandem last said its model catalog is
+// old, so it says so once a day.
+func (p Paths) CatalogNoticeFile() string { return filepath.Join(p.DataDir, "catalog-notice") }
+
 // SecretFiles are the files of tandem's own that grant access to it: tools
 // may read them only with the user's say-so, like credential files.
 func (p Paths) SecretFiles() []string { return []string{p.TokenFile()} }

@@ -34,8 +34,13 @@ type Request struct {
 	MaxTokens int64
 	// ThinkingBudget > 0 turns on extended thinking where supported.
 	ThinkingBudget int64
-	// Effort is "low" | "medium" | "high" | "" (provider default).
+	// Effort is "low" | "medium" | "high" | "xhigh" | "max" (or OpenAI's
+	// "none" and "minimal") where the model takes it; "" is its default.
 	Effort string
+	// ThinkingMode is the catalog's for the model ("budget", "adaptive",
+	// "always", ...; "" unknown): adapters send adaptive thinking for the
+	// adaptive and always-on modes rather than a budget those reject.
+	ThinkingMode string
 	// Headers are extra HTTP headers for this call (beta flags, ...).
 	Headers map[string]string
 	// ServerTools are provider-executed tools in the provider's own JSON

@@ -182,5 +182,5 @@ const defaultSideModelPattern = "haiku"
 const defaultChunkSize = 12
 
 func defaultModels() []string {
-	return []string{"claude-sonnet-4-5", "claude-haiku-4-5", "claude-opus-4-1", "gpt-4o", "gpt-4o-mini"}
+	return []string{"claude-sonnet-5-5", "claude-opus-5-5", "claude-haiku-5-5", "claude-sonnet-4-5", "claude-haiku-4-5", "claude-opus-4-1", "gpt-6.2-sol", "gpt-4o", "gpt-4o-mini"}
 }

@@ -272,7 +272,7 @@ func text[S chromedp.Selectable](t *testing.T, ctx context.Context, sel S) strin
 func TestBrowserCompactButton(t *testing.T) {
 	chromium(t)
 	script := scripted.Script{Steps: []scripted.Step{scripted.TextStep("first answer")}, Fallback: &scripted.Step{Text: "BROWSER-SUMMARY"}}
-	e := newEnv(t, script)
+	e := newEnv(t, script, func(o *server.Options, _ *servertest.Config) { o.Catalog = statusCatalog{} })
 	id := e.newSession()
 	ch, stop := e.stream(id, "")
 	defer stop()
@@ -287,6 +287,9 @@ func TestBrowserCompactButton(t *testing.T) {
 		chromedp.WaitVisible(chromedp.ID("new-session")),
 		chromedp.Navigate(e.ts.URL+"/#"+id),
 		chromedp.WaitVisible(chromedp.ID("ctx")),
+		// The model picker marks a legacy model with its status.
+		chromedp.WaitReady(chromedp.Search(`//select[@id="model-select"]/option[@value="anthropic/claude-opus-4-8"][.="anthropic/claude-opus-4-8 (legacy)"]`)),
+		chromedp.WaitReady(chromedp.Search(`//select[@id="model-select"]/option[@value="anthropic/claude-sonnet-5-5"][.="anthropic/claude-sonnet-5-5"]`)),
 		chromedp.WaitEnabled(chromedp.ID("compact")),
 		chromedp.Click(chromedp.ID("compact")),
 		chromedp.WaitVisible(chromedp.Search(`//details[contains(@class,"compaction")][contains(., "Conversation compacted (manual)")]`)),
@@ -300,4 +303,14 @@ func TestBrowserCompactButton(t *testing.T) {
 		shot(t, ctx, screenshotDir(t), "compact-failure")
 		t.Fatal(err)
 	}
+}
+
+// statusCatalog lists an active and a legacy model, as the application's
+// catalog does.
+type statusCatalog struct{}
+
+func (statusCatalog) Providers() []server.ProviderInfo { return nil }
+func (statusCatalog) Models() []server.ModelInfo {
+	return []server.ModelInfo{{ID: "anthropic/claude-sonnet-5-5", Provider: "anthropic", Default: true},
+		{ID: "anthropic/claude-opus-4-8", Provider: "anthropic", Status: "legacy"}}
 }

@@ -14,7 +14,7 @@ type panicCatalog struct{}
 
 func (panicCatalog) Providers() []server.ProviderInfo { panic("catalog exploded: sk-secret-key") }
 func (panicCatalog) Models() []server.ModelInfo {
-	return []server.ModelInfo{{ID: "anthropic/claude-sonnet-4-5", Provider: "anthropic"}}
+	return []server.ModelInfo{{ID: "anthropic/claude-sonnet-5-5", Provider: "anthropic"}}
 }
 
 func TestPanicBecomesJSON500(t *testing.T) {

@@ -62,6 +62,9 @@ type ModelInfo struct {
 	InputPerMTok  *float64 `json:"input_cost_per_mtok,omitempty"`
 	OutputPerMTok *float64 `json:"output_cost_per_mtok,omitempty"`
 	Default       bool     `json:"default,omitempty"`
+	// Status is "" for an active model, else where it stands ("legacy",
+	// "deprecated, retires 2027-01-22"); retired models are not listed.
+	Status string `json:"status,omitempty"`
 }
 
 // SessionMCP is what the API needs of a live session's MCP servers (the

@@ -136,9 +136,14 @@ func (m *model) refreshCompletion() tea.Cmd {
 		if m.models == nil {
 			m.models = m.opts.Models()
 		}
+		ids := make([]string, len(m.models))
+		status := map[string]string{}
+		for i, o := range m.models {
+			ids[i], status[o.ID] = o.ID, o.Status
+		}
 		c.items = c.items[:0]
-		for _, id := range rank(strings.TrimSpace(strings.TrimPrefix(v, "/model ")), m.models, compShown) {
-			c.items = append(c.items, compItem{label: id, value: "/model " + id})
+		for _, id := range rank(strings.TrimSpace(strings.TrimPrefix(v, "/model ")), ids, compShown) {
+			c.items = append(c.items, compItem{label: id, desc: status[id], value: "/model " + id})
 		}
 		c.token, c.open = v, len(c.items) > 0
 		c.sel = min(c.sel, max(len(c.items)-1, 0))

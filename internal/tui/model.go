@@ -52,7 +52,7 @@ type model struct {
 	ticking           bool
 	ctxUsed, ctxLimit int64
 	files             []string
-	models            []string
+	models            []ModelOption
 	filesLoading      bool
 	quitting          bool
 	now               func() time.Time

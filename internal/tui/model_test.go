@@ -534,11 +534,12 @@ func TestScrolledViewStaysPutWhileStreaming(t *testing.T) {
 }
 
 func TestModelCompletionAndCompact(t *testing.T) {
-	h := newHarness(t, Options{Models: func() []string {
-		return []string{"anthropic/claude-sonnet-4-5", "openai/gpt-5", "anthropic/claude-haiku-4-5"}
+	h := newHarness(t, Options{Models: func() []ModelOption {
+		return []ModelOption{{ID: "anthropic/claude-sonnet-5-5"}, {ID: "openai/gpt-5"}, {ID: "anthropic/claude-haiku-4-5", Status: "legacy"}}
 	}})
 	h.typeText("/model hai")
 	h.mustShow("anthropic/claude-haiku-4-5")
+	h.mustShow("legacy") // the status is shown beside the model
 	h.press(tea.KeyEnter, 0)
 	h.waitFor("the model change", func() bool { f := h.be; f.mu.Lock(); defer f.mu.Unlock(); return len(f.models) == 1 })
 	if got := h.be.models[0]; got != "anthropic/claude-haiku-4-5" {

@@ -58,6 +58,10 @@ type SubagentHistory interface {
 	SubagentHistory(ctx context.Context, msgs []message.Message) ([]store.SubagentRun, error)
 }
 
+// ModelOption is a model /model offers: its provider/model id, and its
+// status when it is not active ("legacy", "deprecated, retires ...").
+type ModelOption struct{ ID, Status string }
+
 // Options configure one UI run.
 type Options struct {
 	Backend Backend
@@ -71,8 +75,8 @@ type Options struct {
 	Commands []Command
 	// Files lists the paths offered for @ mentions; nil walks Backend's cwd.
 	Files func() []string
-	// Models lists the models /model completes (provider/model).
-	Models func() []string
+	// Models lists the models /model completes.
+	Models func() []ModelOption
 	// Input and Output default to the terminal; tests and benchmarks pass
 	// pipes.
 	Input  io.Reader

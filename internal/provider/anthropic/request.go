@@ -83,7 +83,13 @@ func (a *anthropicAdapter) setOutputFormat(p *anthropic.MessageNewParams, req pr
 // thinking (or deprecate the budgeted form) get adaptive thinking instead.
 func setThinking(p *anthropic.MessageNewParams, req provider.Request) {
 	model := strings.ToLower(strings.TrimSpace(req.Model))
+	adaptive := req.ThinkingMode == "adaptive" || req.ThinkingMode == "always"
 	switch {
+	case req.ThinkingBudget > 0 && adaptive:
+		// The catalog's adaptive models (Claude 5 and later) reject a budget
+		// and omit the thinking text unless a display is asked for.
+		p.Thinking = anthropic.ThinkingConfigParamUnion{OfAdaptive: &anthropic.ThinkingConfigAdaptiveParam{Display: anthropic.ThinkingConfigAdaptiveDisplaySummarized}}
+		return
 	case req.ThinkingBudget > 0 && adaptiveOnly(model):
 		p.Thinking = anthropic.ThinkingConfigParamUnion{OfAdaptive: adaptiveThinking(model)}
 	case req.ThinkingBudget > 0:

@@ -11,8 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
-
-	"github.com/tandem-agent/tandem/internal/message"
+	"time"
 )
 
 //go:embed models.json
@@ -20,10 +19,30 @@ var modelsJSON []byte
 
 // Price is in US dollars per million tokens.
 type Price struct {
-	Input      float64 `json:"input"`
-	Output     float64 `json:"output"`
-	CacheRead  float64 `json:"cache_read"`
-	CacheWrite float64 `json:"cache_write"`
+	Input     float64 `json:"input"`
+	Output    float64 `json:"output"`
+	CacheRead float64 `json:"cache_read"`
+	// CacheWrite is the price of a cache write with the default (5 min)
+	// lifetime; CacheWrite1h that of a one-hour write (Anthropic), 0 when
+	// the provider has none.
+	CacheWrite   float64 `json:"cache_write"`
+	CacheWrite1h float64 `json:"cache_write_1h,omitempty"`
+	// LongContext is the tier a request's whole usage is priced at when
+	// its prompt is longer than LongContext.Above tokens (OpenAI's 272K,
+	// Anthropic's and Google's long-prompt tiers); nil: one rate.
+	LongContext *Tier `json:"long_context,omitempty"`
+}
+
+// Tier is a long-context price tier: prices of a request whose prompt
+// (input, cache reads and cache writes together) exceeds Above tokens.
+// A price left 0 is the base price's.
+type Tier struct {
+	Above        int64   `json:"above"`
+	Input        float64 `json:"input"`
+	Output       float64 `json:"output"`
+	CacheRead    float64 `json:"cache_read,omitempty"`
+	CacheWrite   float64 `json:"cache_write,omitempty"`
+	CacheWrite1h float64 `json:"cache_write_1h,omitempty"`
 }
 
 // ModelInfo describes one model.
@@ -56,6 +75,33 @@ type ModelInfo struct {
 	// prices and capabilities are that provider's entry's (filled in on
 	// load, written once), and a bare model id resolves to that provider.
 	SameAs string `json:"same_as,omitempty"`
+
+	// Family groups a provider's models for its aliases (opus, sonnet,
+	// haiku, fable; sol, luna; pro, flash).
+	Family string `json:"family,omitempty"`
+	// MaxInputTokens is the prompt limit when it is below the window.
+	MaxInputTokens int64 `json:"max_input_tokens,omitempty"`
+	// ThinkingMode says how the model thinks: "budget" (extended thinking
+	// with a token budget, off unless asked), "adaptive" (the model
+	// decides, steered by effort; a budget is sent as adaptive thinking),
+	// "always" (adaptive and cannot be turned off), "effort" (OpenAI
+	// reasoning steered by effort, "none" turns it off), "level"
+	// (Gemini 3's thinking levels); "" when unknown or none.
+	ThinkingMode string `json:"thinking_mode,omitempty"`
+	// DefaultEffort is the effort the model uses when none is sent.
+	DefaultEffort string `json:"default_effort,omitempty"`
+	// Efforts lists the effort levels the model takes; empty: unknown or
+	// none (an effort is then passed through unchecked).
+	Efforts []string `json:"efforts,omitempty"`
+	// ToolUse: the model calls tools (function calling).
+	ToolUse         bool   `json:"tools,omitempty"`
+	KnowledgeCutoff string `json:"knowledge_cutoff,omitempty"`
+	Lifecycle
+	// Source names where the row's facts were read, Checked when (a
+	// date); Note says which facts could not be verified there.
+	Source  string `json:"source,omitempty"`
+	Checked string `json:"checked,omitempty"`
+	Note    string `json:"note,omitempty"`
 }
 
 // ResponsesModels lists the ids (and aliases) of provider's models that
@@ -100,9 +146,12 @@ type Preset struct {
 
 // Catalog is read-only after Load.
 type Catalog struct {
-	models  []ModelInfo
-	presets map[string]Preset
-	order   []string // preset names in file order, for messages
+	models   []ModelInfo
+	presets  map[string]Preset
+	order    []string // preset names in file order, for messages
+	date     time.Time
+	defaults map[string]string
+	aliases  map[string]map[string]string
 }
 
 // Resolved is a model spec resolved to a provider and the id to send.
@@ -110,11 +159,21 @@ type Resolved struct {
 	Provider string
 	Model    string
 	Info     *ModelInfo // nil when the catalog does not know the model
+	// Alias is the short name the spec used (sonnet, best), if any.
+	Alias string
 }
 
 type file struct {
-	Presets []Preset    `json:"presets"`
-	Models  []ModelInfo `json:"models"`
+	// Date is when the catalog's facts were last checked (YYYY-MM-DD).
+	Date string `json:"date"`
+	// Defaults names each provider's recommended model: the one tandem
+	// picks when that provider's key is the one present.
+	Defaults map[string]string `json:"defaults"`
+	// Aliases maps, per provider, a short name (opus, sonnet, haiku,
+	// best, fast) to the current model it stands for.
+	Aliases map[string]map[string]string `json:"aliases"`
+	Presets []Preset                     `json:"presets"`
+	Models  []ModelInfo                  `json:"models"`
 }
 
 var load = sync.OnceValues(func() (*Catalog, error) { return parse(modelsJSON) })
@@ -127,7 +186,11 @@ func parse(data []byte) (*Catalog, error) {
 	if err := json.Unmarshal(data, &f); err != nil {
 		return nil, fmt.Errorf("model catalog: %w", err)
 	}
-	c := &Catalog{models: f.Models, presets: map[string]Preset{}}
+	date, err := time.Parse(time.DateOnly, f.Date)
+	if err != nil {
+		return nil, fmt.Errorf("model catalog: its date %q is not YYYY-MM-DD", f.Date)
+	}
+	c := &Catalog{models: f.Models, presets: map[string]Preset{}, date: date, defaults: f.Defaults, aliases: f.Aliases}
 	for _, p := range f.Presets {
 		if _, dup := c.presets[p.Name]; dup {
 			return nil, fmt.Errorf("model catalog: preset %q twice", p.Name)
@@ -136,6 +199,12 @@ func parse(data []byte) (*Catalog, error) {
 		c.order = append(c.order, p.Name)
 	}
 	if err := c.fillSameAs(); err != nil {
+		return nil, err
+	}
+	if err := c.checkLifecycles(); err != nil {
+		return nil, err
+	}
+	if err := c.checkAliases(); err != nil {
 		return nil, err
 	}
 	seen := map[string]bool{}
@@ -170,8 +239,12 @@ func (c *Catalog) fillSameAs() error {
 		}
 		hosted := *src
 		hosted.Provider, hosted.APIID, hosted.Aliases, hosted.SameAs = m.Provider, m.APIID, m.Aliases, m.SameAs
+		hosted.Lifecycle = hostedLifecycle(src, m)
 		if m.Name != "" {
 			hosted.Name = m.Name
+		}
+		if m.Note != "" {
+			hosted.Note = m.Note
 		}
 		*m = hosted
 	}
@@ -208,6 +281,10 @@ func (c *Catalog) Resolve(spec string) (Resolved, error) {
 			return Resolved{}, fmt.Errorf("model %q: %s", spec, c.howTo())
 		}
 		r := Resolved{Provider: prov, Model: id}
+		if full, ok := c.aliases[prov][id]; ok {
+			r.Alias, id = id, full
+			r.Model = id
+		}
 		if info, sendID := c.find(prov, id); info != nil {
 			r.Info, r.Model = info, sendID
 		} else if _, preset := c.presets[prov]; !preset {
@@ -218,6 +295,15 @@ func (c *Catalog) Resolve(spec string) (Resolved, error) {
 		return r, nil
 	}
 	matches := c.byID(spec)
+	if len(matches) == 0 {
+		prov, _, err := c.alias(spec)
+		if err != nil {
+			return Resolved{}, err
+		}
+		if prov != "" {
+			return c.Resolve(prov + "/" + spec)
+		}
+	}
 	switch len(matches) {
 	case 0:
 		return Resolved{}, fmt.Errorf("unknown model %q: %s", spec, c.howTo())
@@ -296,22 +382,6 @@ func contains(list []string, s string) bool {
 func (c *Catalog) howTo() string {
 	names := append([]string(nil), c.order...)
 	sort.Strings(names)
-	return fmt.Sprintf("write the model as provider/model, e.g. anthropic/claude-sonnet-4-5, openai/gpt-5 or ollama/llama3.2 (known providers: %s; other names work when configured)",
-		strings.Join(names, ", "))
-}
-
-// Cost prices one usage in US dollars, or returns nil when the model or its
-// prices are unknown. Usage follows Anthropic's convention, which the
-// provider adapters normalise to: InputTokens excludes cache reads and
-// cache writes, and reasoning tokens are already inside OutputTokens.
-func Cost(info *ModelInfo, u message.Usage) *float64 {
-	if info == nil || info.Price == nil {
-		return nil
-	}
-	p := info.Price
-	usd := (float64(u.InputTokens)*p.Input +
-		float64(u.OutputTokens)*p.Output +
-		float64(u.CacheReadTokens)*p.CacheRead +
-		float64(u.CacheCreationTokens)*p.CacheWrite) / 1e6
-	return &usd
+	return fmt.Sprintf("write the model as provider/model, e.g. %s, %s or ollama/llama3.2, or a short name such as sonnet, opus, haiku, best or fast (known providers: %s; other names work when configured)",
+		"anthropic/"+c.defaults["anthropic"], "openai/"+c.defaults["openai"], strings.Join(names, ", "))
 }

@@ -19,6 +19,12 @@ func TestResolve(t *testing.T) {
 		errHas                string
 	}{
 		{spec: "claude-sonnet-4-5", provider: "anthropic", model: "claude-sonnet-4-5", known: true},
+		{spec: "sonnet", provider: "anthropic", model: "claude-sonnet-5-5", known: true},
+		{spec: "opus", provider: "anthropic", model: "claude-opus-5-5", known: true},
+		{spec: "haiku", provider: "anthropic", model: "claude-haiku-5-5", known: true},
+		{spec: "bedrock/sonnet", provider: "bedrock", model: "us.anthropic.claude-sonnet-5-5", known: true},
+		{spec: "openai/best", provider: "openai", model: "gpt-6-astra", known: true},
+		{spec: "best", errHas: "several providers"},
 		{spec: "anthropic/claude-sonnet-4-5", provider: "anthropic", model: "claude-sonnet-4-5", known: true},
 		{spec: "claude-sonnet-4", provider: "anthropic", model: "claude-sonnet-4-20250514", known: true},
 		{spec: "claude-3-5-haiku-20241022", provider: "anthropic", model: "claude-3-5-haiku-20241022", known: true},
@@ -71,8 +77,12 @@ func TestPresets(t *testing.T) {
 		if _, ok := c.Preset(m.Provider); !ok {
 			t.Errorf("model %s: provider %s has no preset", m.ID, m.Provider)
 		}
-		if m.ContextWindow == 0 || m.MaxOutputTokens == 0 || m.Price == nil {
-			t.Errorf("model %s incomplete: %+v", m.ID, m)
+		// A fact the providers' pages did not give is said in the row.
+		if (m.ContextWindow == 0 || m.MaxOutputTokens == 0 || m.Price == nil) && m.Note == "" {
+			t.Errorf("model %s incomplete and its note does not say so: %+v", m.ID, m)
+		}
+		if m.Source == "" || m.Checked == "" {
+			t.Errorf("model %s/%s has no source or checked date", m.Provider, m.ID)
 		}
 	}
 }

@@ -89,7 +89,7 @@ func TestBedrockScripted(t *testing.T) {
 	if u := first.Usage; u.InputTokens != 1200 || u.OutputTokens != 80 || u.CacheReadTokens != 3000 {
 		t.Errorf("usage %+v", u)
 	}
-	own, _ := cat.Resolve("anthropic/claude-sonnet-4-5")
+	own, _ := cat.Resolve("anthropic/claude-sonnet-4-5") // the same model: the same prices
 	got, want := catalog.Cost(res.Info, first.Usage), catalog.Cost(own.Info, first.Usage)
 	if got == nil || want == nil || *got != *want || *got == 0 {
 		t.Errorf("cost %v, Anthropic's %v", got, want)

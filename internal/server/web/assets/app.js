@@ -464,8 +464,11 @@ function fillSelect(select, values, current, labels = {}) {
 }
 
 function setControls(s) {
+  // A model that is not active shows its status ("legacy",
+  // "deprecated, retires ..."); retired ones are not listed.
   const models = state.catalog.models.map((m) => m.id);
-  fillSelect(ui.model, models, s.model);
+  const labels = Object.fromEntries(state.catalog.models.filter((m) => m.status).map((m) => [m.id, `${m.id} (${m.status})`]));
+  fillSelect(ui.model, models, s.model, labels);
   fillSelect(ui.mode, state.catalog.modes, s.mode);
   fillSelect(ui.runtime, state.catalog.runtimes, s.runtime);
 }
