@@ -422,13 +422,3 @@ func expansionFindings(servers mcp.Servers, file string) (out []trust.Finding, n
 	}
 	return out, names
 }
-
-// sortFindings orders findings by file, then key.
-func sortFindings(f []trust.Finding) {
-	sort.SliceStable(f, func(i, j int) bool {
-		if f[i].File != f[j].File {
-			return f[i].File < f[j].File
-		}
-		return f[i].Key < f[j].Key
-	})
-}
