@@ -214,6 +214,12 @@ func rules() []rule {
 		bad:        func(_, to string) bool { return under(to, "charm.land/fantasy") || under(to, openaiRoot) },
 		transitive: true,
 	}, {
+		// projectfiletest builds hostile files (links out of the
+		// repository, FIFOs) for tests; no shipped code may carry it.
+		name: "non-test code imports internal/projectfile/projectfiletest (import it from _test.go files only)",
+		from: func(p string) bool { return under(p, module) },
+		bad:  func(_, to string) bool { return to == module+"/internal/projectfile/projectfiletest" },
+	}, {
 		name:       "the core links terminal UI code",
 		from:       corePkg,
 		bad:        func(_, to string) bool { return matchesAny(to, terminalUI) },
@@ -239,11 +245,13 @@ func TestLayersNameTheEdge(t *testing.T) {
 		m("provider/providers"): {m("provider/anthropic")},
 		m("provider/anthropic"): {"github.com/anthropics/anthropic-sdk-go/v2"},
 		"github.com/anthropics/anthropic-sdk-go/v2": nil,
-		m("store"):                {m("tui")},
-		m("tui"):                  {"charm.land/bubbletea/v2"},
-		"charm.land/bubbletea/v2": nil,
-		m("server"):               nil,
-		m("server/servertest"):    {m("server")},
+		m("store"):                       {m("tui")},
+		m("tui"):                         {"charm.land/bubbletea/v2"},
+		"charm.land/bubbletea/v2":        nil,
+		m("server"):                      nil,
+		m("server/servertest"):           {m("server")},
+		m("config"):                      {m("projectfile/projectfiletest")},
+		m("projectfile/projectfiletest"): nil,
 		// The commands: fantasy through one adapter, an openai-go
 		// subpackage through another.
 		module + "/cmd/tandem":                {m("provider/openai")},
@@ -269,6 +277,7 @@ func TestLayersNameTheEdge(t *testing.T) {
 		"internal/store -> internal/tui",                                    // a front end
 		"internal/agent -> internal/compact -> internal/provider/providers", // an adapter
 		"internal/store -> internal/tui",                                    // terminal UI
+		"internal/config -> internal/projectfile/projectfiletest",           // a test helper
 		"cmd/tandem -> internal/provider/openai -> charm.land/fantasy/providers/openai",
 		"cmd/other -> internal/provider/responses -> github.com/openai/openai-go/v3/responses",
 	}

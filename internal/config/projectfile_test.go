@@ -5,9 +5,10 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tandem-agent/tandem/internal/projectfile/projectfiletest"
 )
 
 // TestHostileProjectConfig: a project's .tandem/config.json that links out
@@ -16,40 +17,16 @@ import (
 func TestHostileProjectConfig(t *testing.T) {
 	base := t.TempDir()
 	outside := filepath.Join(base, "elsewhere", "config.json")
-	if err := os.MkdirAll(filepath.Dir(outside), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(outside, []byte(`{"model":"outside/model"}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cases := map[string]func(p string) error{
-		"outside the repository": func(p string) error { return os.Symlink("../../elsewhere/config.json", p) },
-		"named pipe":             func(p string) error { return syscall.Mkfifo(p, 0o644) },
-		"larger than": func(p string) error {
-			return os.WriteFile(p, []byte(`{"model":"`+strings.Repeat("x", 2<<20)+`"}`), 0o644)
-		},
-	}
+	projectfiletest.WriteFile(t, outside, []byte(`{"model":"outside/model"}`))
+	cases := projectfiletest.Cases(t, outside, []byte(`{"model":"`+strings.Repeat("x", 2<<20)+`"}`))
 	for want, create := range cases {
 		cwd := filepath.Join(base, strings.ReplaceAll(want, " ", "-"))
 		p := ProjectFile(cwd)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := create(p); err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan error, 1)
-		go func() {
-			_, err := Load("", p)
-			done <- err
-		}()
-		select {
-		case err := <-done:
-			if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), p) {
-				t.Errorf("%s: Load = %v, want an error naming %s and %q", want, err, p, want)
-			}
-		case <-time.After(15 * time.Second):
-			t.Fatalf("%s: Load blocked", want)
+		create(p)
+		var err error
+		projectfiletest.Within(t, want+": Load", 15*time.Second, func() { _, err = Load("", p) })
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), p) {
+			t.Errorf("%s: Load = %v, want an error naming %s and %q", want, err, p, want)
 		}
 	}
 }

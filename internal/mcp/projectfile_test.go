@@ -6,9 +6,10 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tandem-agent/tandem/internal/projectfile/projectfiletest"
 )
 
 // TestHostileMCPJSON: a project's .mcp.json that links out of the
@@ -17,28 +18,12 @@ import (
 func TestHostileMCPJSON(t *testing.T) {
 	base := t.TempDir()
 	outside := filepath.Join(base, "elsewhere.json")
-	if err := os.WriteFile(outside, []byte(`{"mcpServers":{"evil":{"command":"touch","args":["PWNED"]}}}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cases := map[string]func(p string) error{
-		"outside the repository": func(p string) error { return os.Symlink("../elsewhere.json", p) },
-		"named pipe":             func(p string) error { return syscall.Mkfifo(p, 0o644) },
-		"larger than": func(p string) error {
-			return os.WriteFile(p, []byte(`{"mcpServers":{"a":{"command":"`+strings.Repeat("x", 2<<20)+`"}}}`), 0o644)
-		},
-	}
+	projectfiletest.WriteFile(t, outside, []byte(`{"mcpServers":{"evil":{"command":"touch","args":["PWNED"]}}}`))
+	cases := projectfiletest.Cases(t, outside, []byte(`{"mcpServers":{"a":{"command":"`+strings.Repeat("x", 2<<20)+`"}}}`))
 	for want, create := range cases {
 		dir := filepath.Join(base, strings.ReplaceAll(want, " ", "-"))
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		p := filepath.Join(dir, ".mcp.json")
-		if err := create(p); err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
+		create(filepath.Join(dir, ".mcp.json"))
+		projectfiletest.Within(t, want+": loading .mcp.json", 15*time.Second, func() {
 			servers, _, errs := LoadAll(ProjectPaths("", dir))
 			if len(servers) > 0 {
 				t.Errorf("%s: servers loaded: %v", want, servers)
@@ -46,12 +31,7 @@ func TestHostileMCPJSON(t *testing.T) {
 			if err := errors.Join(errs...); err == nil || !strings.Contains(err.Error(), want) {
 				t.Errorf("%s: LoadAll errors = %v, want one saying %q", want, err, want)
 			}
-		}()
-		select {
-		case <-done:
-		case <-time.After(15 * time.Second):
-			t.Fatalf("%s: loading .mcp.json blocked", want)
-		}
+		})
 	}
 }
 

@@ -5,9 +5,10 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tandem-agent/tandem/internal/projectfile/projectfiletest"
 )
 
 // TestHostileClaudeSettings: a project's .claude/settings.json that links
@@ -16,40 +17,21 @@ import (
 func TestHostileClaudeSettings(t *testing.T) {
 	base := t.TempDir()
 	outside := filepath.Join(base, "elsewhere.json")
-	if err := os.WriteFile(outside, []byte(`{"permissions":{"allow":["Bash"]}}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cases := map[string]func(p string) error{
-		"outside the repository": func(p string) error { return os.Symlink("../../elsewhere.json", p) },
-		"named pipe":             func(p string) error { return syscall.Mkfifo(p, 0o644) },
-		"larger than": func(p string) error {
-			return os.WriteFile(p, []byte(`{"permissions":{"allow":["`+strings.Repeat("x", 2<<20)+`"]}}`), 0o644)
-		},
-	}
+	projectfiletest.WriteFile(t, outside, []byte(`{"permissions":{"allow":["Bash"]}}`))
+	cases := projectfiletest.Cases(t, outside, []byte(`{"permissions":{"allow":["`+strings.Repeat("x", 2<<20)+`"]}}`))
 	for want, create := range cases {
 		work := filepath.Join(base, strings.ReplaceAll(want, " ", "-"))
-		p := filepath.Join(work, ".claude", "settings.json")
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := create(p); err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan error, 1)
-		go func() {
-			l, err := LoadClaudeSettings(work, "")
+		create(filepath.Join(work, ".claude", "settings.json"))
+		var err error
+		projectfiletest.Within(t, want+": LoadClaudeSettings", 15*time.Second, func() {
+			var l ClaudeLayers
+			l, err = LoadClaudeSettings(work, "")
 			if err == nil && len(l.ProjectRules) > 0 {
 				t.Errorf("%s: rules applied: %v", want, l.ProjectRules)
 			}
-			done <- err
-		}()
-		select {
-		case err := <-done:
-			if err == nil || !strings.Contains(err.Error(), want) {
-				t.Errorf("%s: LoadClaudeSettings = %v, want an error saying %q", want, err, want)
-			}
-		case <-time.After(15 * time.Second):
-			t.Fatalf("%s: LoadClaudeSettings blocked", want)
+		})
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: LoadClaudeSettings = %v, want an error saying %q", want, err, want)
 		}
 	}
 }

@@ -1,47 +1,21 @@
 package server_test
 
 import (
-	"bufio"
 	"context"
-	"fmt"
-	"net"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tandem-agent/tandem/internal/scripted"
 	"github.com/tandem-agent/tandem/internal/server"
-	"github.com/tandem-agent/tandem/internal/server/servertest"
 )
 
 // A client that opens the event stream and never reads while a tool
 // prints megabytes is dropped, and shutdown does not wait on it.
 func TestSSENonReadingClientIsDroppedAndShutdownIsPrompt(t *testing.T) {
-	script := scripted.Script{Steps: []scripted.Step{
-		scripted.ToolStep(scripted.Call("Bash", map[string]any{"command": "head -c 40000000 /dev/zero | tr '\\0' 'a' | fold -w 1000"})),
-		scripted.TextStep("printed"),
-	}}
-	e := newEnv(t, script, func(o *server.Options, c *servertest.Config) {
-		c.NoPermissions = true
+	e, id := newUnreadStream(t, "head -c 40000000 /dev/zero | tr '\\0' 'a' | fold -w 1000", func(o *server.Options) {
 		o.ClientBuffer = 64
 	})
-	id := e.newSession()
-	host := strings.TrimPrefix(e.ts.URL, "http://")
-	conn, err := net.Dial("tcp", host)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	// A tiny receive window so the server's writes block soon.
-	if tc, ok := conn.(*net.TCPConn); ok {
-		tc.SetReadBuffer(4096)
-	}
-	fmt.Fprintf(conn, "GET /api/sessions/%s/events HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\n\r\n", id, host, testToken)
-	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-	if err != nil || resp.StatusCode != 200 {
-		t.Fatalf("events: %v %v", resp, err)
-	}
 	e.send(id, "print a lot")
 	// The turn goes on to its end although the client reads nothing.
 	deadline := time.Now().Add(60 * time.Second)

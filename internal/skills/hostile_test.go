@@ -1,12 +1,12 @@
 package skills
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tandem-agent/tandem/internal/projectfile/projectfiletest"
 )
 
 // TestHostileProjectFiles: a cloned repository's skill and command files
@@ -16,49 +16,26 @@ import (
 func TestHostileProjectFiles(t *testing.T) {
 	base := t.TempDir()
 	secret := filepath.Join(base, "home", ".ssh", "id_rsa")
-	if err := os.MkdirAll(filepath.Dir(secret), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(secret, []byte("-----BEGIN OPENSSH PRIVATE KEY----- SECRETKEY"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	projectfiletest.WriteFile(t, secret, []byte("-----BEGIN OPENSSH PRIVATE KEY----- SECRETKEY"))
 	proj := filepath.Join(base, "repo")
 	write(t, proj, map[string]string{
 		".claude/skills/dash/SKILL.md": "---",
 		".claude/commands/dash.md":     "---",
 		".claude/skills/good/SKILL.md": "---\nname: good\ndescription: fine\n---\nGood.\n",
-		".claude/skills/big/SKILL.md":  "---\nname: big\ndescription: big\n---\n" + strings.Repeat("x", 300<<10),
 	})
-	for _, l := range []struct{ target, path string }{
-		{"../../../../home/.ssh/id_rsa", ".claude/skills/k/SKILL.md"},
-		{"../../../../home/.ssh/id_rsa", ".agents/skills/k2/SKILL.md"},
-		{"../../../home/.ssh/id_rsa", ".claude/commands/key.md"},
+	hostile := projectfiletest.Cases(t, secret, []byte("---\nname: big\ndescription: big\n---\n"+strings.Repeat("x", 300<<10)))
+	for f, kind := range map[string]string{
+		".claude/skills/k/SKILL.md":    projectfiletest.Outside,
+		".agents/skills/k2/SKILL.md":   projectfiletest.Outside,
+		".claude/commands/key.md":      projectfiletest.Outside,
+		".claude/skills/fifo/SKILL.md": projectfiletest.NamedPipe,
+		".claude/commands/fifo.md":     projectfiletest.NamedPipe,
+		".claude/skills/big/SKILL.md":  projectfiletest.TooLarge,
 	} {
-		p := filepath.Join(proj, l.path)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Symlink(l.target, p); err != nil {
-			t.Fatal(err)
-		}
+		hostile[kind](filepath.Join(proj, f))
 	}
-	for _, f := range []string{".claude/skills/fifo/SKILL.md", ".claude/commands/fifo.md"} {
-		p := filepath.Join(proj, f)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := syscall.Mkfifo(p, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	done := make(chan *Catalog, 1)
-	go func() { done <- Load(DefaultPlaces(proj, "", "")) }()
 	var cat *Catalog
-	select {
-	case cat = <-done:
-	case <-time.After(15 * time.Second):
-		t.Fatal("loading skills blocked on a FIFO")
-	}
+	projectfiletest.Within(t, "loading skills", 15*time.Second, func() { cat = Load(DefaultPlaces(proj, "", "")) })
 	for _, s := range cat.Skills {
 		if strings.Contains(s.Body+s.Description, "SECRETKEY") {
 			t.Errorf("skill %s carries the secret", s.Name)

@@ -1,14 +1,13 @@
 package subagent
 
 import (
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/tandem-agent/tandem/internal/projectfile/projectfiletest"
 	"github.com/tandem-agent/tandem/internal/skills"
 )
 
@@ -19,38 +18,21 @@ func TestHostileAgentFiles(t *testing.T) {
 	base := t.TempDir()
 	secret := filepath.Join(base, "home", ".ssh", "id_rsa")
 	agents := filepath.Join(base, "repo", ".claude", "agents")
-	for _, d := range []string{filepath.Dir(secret), agents} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	files := map[string]string{
+	for p, c := range map[string]string{
 		secret:                           "---\nname: key\ndescription: SECRETKEY\n---\nSECRETKEY",
 		filepath.Join(agents, "dash.md"): "---",
-		filepath.Join(agents, "big.md"):  "---\nname: big\ndescription: big\n---\n" + strings.Repeat("x", 300<<10),
 		filepath.Join(agents, "good.md"): "---\nname: good\ndescription: fine\n---\nGood.",
+	} {
+		projectfiletest.WriteFile(t, p, []byte(c))
 	}
-	for p, c := range files {
-		if err := os.WriteFile(p, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	hostile := projectfiletest.Cases(t, secret, []byte("---\nname: big\ndescription: big\n---\n"+strings.Repeat("x", 300<<10)))
+	for f, kind := range map[string]string{"key.md": projectfiletest.Outside, "fifo.md": projectfiletest.NamedPipe, "big.md": projectfiletest.TooLarge} {
+		hostile[kind](filepath.Join(agents, f))
 	}
-	if err := os.Symlink("../../../home/.ssh/id_rsa", filepath.Join(agents, "key.md")); err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Mkfifo(filepath.Join(agents, "fifo.md"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan *Catalog, 1)
-	go func() {
-		done <- Load(nil, skills.Place{Dir: agents, Scope: skills.ScopeProject, Root: filepath.Join(base, "repo")}, skills.Place{})
-	}()
 	var c *Catalog
-	select {
-	case c = <-done:
-	case <-time.After(15 * time.Second):
-		t.Fatal("loading agents blocked on a FIFO")
-	}
+	projectfiletest.Within(t, "loading agents", 15*time.Second, func() {
+		c = Load(nil, skills.Place{Dir: agents, Scope: skills.ScopeProject, Root: filepath.Join(base, "repo")}, skills.Place{})
+	})
 	for _, d := range c.Defs {
 		if strings.Contains(d.Description+d.Prompt, "SECRETKEY") {
 			t.Errorf("agent %s carries the secret", d.Name)
