@@ -36,7 +36,8 @@ func writeUserConfig(t *testing.T, x *e2e, body string) {
 	}
 }
 
-// 26 reads of 36 KB under claude-sonnet-4-5's 200k window, with pruning off
+// 26 reads of 36 KB under a 200k window (the user's config gives the
+// default model that window, as the scripted server has), with pruning off
 // so compaction has to do the work: the turn completes, no request passes
 // the window, the boundary shows in sessions show, export keeps every
 // original message, and --resume continues from the summary.
@@ -45,9 +46,9 @@ func TestE2ECompactionLongSessionAndResume(t *testing.T) {
 	steps := readScript(x, 26)
 	steps = append(steps, scripted.TextStep("resumed fine"))
 	x.restart(t, scripted.Script{Steps: steps, StepMarkers: true, ContextLimit: 200_000, Fallback: &scripted.Step{Text: e2eSummary}})
-	writeUserConfig(t, x, `{"compaction": {"prune": false}}`)
+	writeUserConfig(t, x, `{"compaction": {"prune": false}, "providers": {"anthropic": {"models": {"claude-sonnet-5-5": {"context_window": 200000}}}}}`)
 
-	res := x.RunStream("read every file under src", "--permission-mode", "trust")
+	res := x.RunStream("read every file under src", "--permission-mode", "trust", "--model", "anthropic/claude-sonnet-5-5")
 	mustSucceed(t, res)
 	if res.Result().Result != "all files read" {
 		t.Fatalf("result %+v", res.Result())

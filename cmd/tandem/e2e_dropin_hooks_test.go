@@ -100,8 +100,10 @@ func TestClaudeProtocolHookCallbacksAndThinking(t *testing.T) {
 	p.answerHook("Stop", map[string]any{})
 	p.next("result", isType("result", ""))
 	reqs = x.srv.MainRequests()
-	if body := string(reqs[len(reqs)-1].RawBody); !strings.Contains(body, `"budget_tokens":4096`) {
-		t.Errorf("the request after set_max_thinking_tokens 4096 does not carry that budget:\n%.3000s", body)
+	// The default model (claude-sonnet-5-5) thinks adaptively and takes no
+	// budget: a budget turns its adaptive thinking on.
+	if body := string(reqs[len(reqs)-1].RawBody); !strings.Contains(body, `"type":"adaptive"`) {
+		t.Errorf("the request after set_max_thinking_tokens 4096 does not think:\n%.3000s", body)
 	}
 	p.send(map[string]any{"type": "control_request", "request_id": "think2", "request": map[string]any{
 		"subtype": "set_max_thinking_tokens", "max_thinking_tokens": nil}})
@@ -111,7 +113,7 @@ func TestClaudeProtocolHookCallbacksAndThinking(t *testing.T) {
 	p.answerHook("Stop", map[string]any{})
 	p.next("result", isType("result", ""))
 	reqs = x.srv.MainRequests()
-	if body := string(reqs[len(reqs)-1].RawBody); strings.Contains(body, `"budget_tokens"`) {
+	if body := string(reqs[len(reqs)-1].RawBody); strings.Contains(body, `"type":"adaptive"`) || strings.Contains(body, `"budget_tokens"`) {
 		t.Errorf("thinking is still on after set_max_thinking_tokens null:\n%.3000s", body)
 	}
 }

@@ -27,7 +27,7 @@ func TestE2EPromptShowIsWhatRunSends(t *testing.T) {
 	if err := json.Unmarshal(x.srv.MainRequests()[0].RawBody, &sent); err != nil {
 		t.Fatal(err)
 	}
-	r := x.Run("prompt", "show", "--json", "--model", "anthropic/claude-sonnet-4-5", "--mode", "explore", "--headless")
+	r := x.Run("prompt", "show", "--json", "--model", "anthropic/claude-sonnet-5-5", "--mode", "explore", "--headless")
 	if r.Code != 0 {
 		t.Fatalf("exit %d: %s", r.Code, r.Stderr)
 	}

@@ -112,8 +112,8 @@ func TestE2ERunJSONOutput(t *testing.T) {
 	if res.Type != event.Result || res.Result != "Answer." || res.NumTurns != 2 || res.Usage.InputTokens != 3000 || res.Usage.OutputTokens != 300 {
 		t.Errorf("result %+v", res)
 	}
-	// claude-sonnet-4-5: $3 in, $15 out per million tokens.
-	if want := 3000*3e-6 + 300*15e-6; res.CostUSD == nil || abs(*res.CostUSD-want) > 1e-9 {
+	// claude-sonnet-5-5: $2 in, $10 out per million tokens.
+	if want := 3000*2e-6 + 300*10e-6; res.CostUSD == nil || abs(*res.CostUSD-want) > 1e-9 {
 		t.Errorf("cost %v, want %v", res.CostUSD, want)
 	}
 }

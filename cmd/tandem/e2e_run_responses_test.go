@@ -9,7 +9,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/scripted"
 )
 
-// The openai preset sends a Responses-only model (gpt-5-codex) through the
+// The openai preset sends a Responses-only model (gpt-5-pro) through the
 // Responses API: a tool step with reasoning, throttled once (retried with a
 // retry event), then the answer, priced from the catalog. The reasoning
 // goes back encrypted, before the call it led to, with the call's output.
@@ -20,7 +20,7 @@ func TestE2ERunOpenAIResponses(t *testing.T) {
 		WithThinking(thinking).WithFault(scripted.StatusFault(429, 1))
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{tool, scripted.TextStep("a.txt says hello.")}})
 	x.WriteFile("a.txt", "hello\n")
-	r := x.RunStream("read a.txt", "--model", "openai/gpt-5-codex")
+	r := x.RunStream("read a.txt", "--model", "openai/gpt-5-pro")
 	mustSucceed(t, r)
 	res := r.Result()
 	if res.Result != "a.txt says hello." || res.CostUSD == nil || *res.CostUSD <= 0 {
@@ -34,7 +34,7 @@ func TestE2ERunOpenAIResponses(t *testing.T) {
 		t.Fatalf("%d requests, want 3", len(reqs))
 	}
 	for _, q := range reqs {
-		if q.API != scripted.APIResponses || q.Path != "/v1/responses" || q.Model() != "gpt-5-codex" ||
+		if q.API != scripted.APIResponses || q.Path != "/v1/responses" || q.Model() != "gpt-5-pro" ||
 			q.Header.Get("Authorization") != "Bearer test-key" || !q.Stream() {
 			t.Errorf("request %s %s api=%s model=%s auth=%q", q.Method, q.Path, q.API, q.Model(), q.Header.Get("Authorization"))
 		}

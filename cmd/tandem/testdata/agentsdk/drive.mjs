@@ -22,7 +22,7 @@ const base = {
   pathToClaudeCodeExecutable: process.env.EXE,
   cwd: process.env.WORK,
   env: env(),
-  model: process.env.MODEL || "claude-sonnet-4-5",
+  model: process.env.MODEL || "claude-sonnet-5-5",
   stderr: (s) => { out.stderr += s; },
 };
 
