@@ -73,7 +73,14 @@ func (s *sessionProcs) add(pid int) {
 	}
 	st, ok := startTime(pid)
 	if !ok {
-		return
+		// The leader has already exited (a command that only starts
+		// something in the background): the group is still ours while it
+		// lives, since no new process takes a live group's number; 0
+		// matches no later leader's start time.
+		if groupEnded(pid) {
+			return
+		}
+		st = 0
 	}
 	g := procGroup{pgid: pid, start: st}
 	s.mu.Lock()
