@@ -63,7 +63,7 @@ func tandemEnv(home, url string) []string {
 // model steps.
 func runSession(ctx context.Context, bin, work, home, url string, wantTurns int) (sample, error) {
 	cmd := exec.CommandContext(ctx, bin, "run", "-p", "Look around the workspace.",
-		"--output-format", "stream-json", "--model", "anthropic/claude-sonnet-4-5", "--permission-mode", "trust")
+		"--output-format", "stream-json", "--model", "anthropic/claude-sonnet-5-5", "--permission-mode", "trust")
 	cmd.Dir = work
 	cmd.Env = tandemEnv(home, url)
 	var stdout, stderr bytes.Buffer

@@ -86,7 +86,7 @@ func measurePrompt(ctx context.Context, bin, work, home string, calls []stepCall
 }
 
 // familyModels is one model per prompt family (internal/prompt.Families).
-var familyModels = [][2]string{{"claude", "anthropic/claude-sonnet-4-5"}, {"gpt", "openai/gpt-5"},
+var familyModels = [][2]string{{"claude", "anthropic/claude-sonnet-5-5"}, {"gpt", "openai/gpt-5"},
 	{"gemini", "google/gemini-2.5-pro"}, {"open", "ollama/qwen3-coder:30b"}}
 
 // familySizes asks `tandem prompt show` for the first request of the

@@ -70,7 +70,7 @@ type backend struct {
 }
 
 func (b *backend) Info() tui.SessionInfo {
-	return tui.SessionInfo{ID: "ses_bench", Cwd: os.TempDir(), Model: "anthropic/claude-sonnet-4-5", Mode: "normal"}
+	return tui.SessionInfo{ID: "ses_bench", Cwd: os.TempDir(), Model: "anthropic/claude-sonnet-5-5", Mode: "normal"}
 }
 func (b *backend) Run(ctx context.Context, prompt string) (event.Event, error) {
 	n := int(b.turns.Add(1))
