@@ -1,9 +1,9 @@
 package config
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -49,10 +49,6 @@ func FuzzConfigFile(f *testing.F) {
 		return Load(file, "")
 	}
 	f.Fuzz(func(t *testing.T, data string) {
-		c1, err1 := load(t, data)
-		c2, err2 := load(t, data)
-		if (err1 == nil) != (err2 == nil) || (err1 != nil && err1.Error() != err2.Error()) || !reflect.DeepEqual(c1, c2) {
-			t.Fatalf("Load(%q) differs between two calls: %v / %v", data, err1, err2)
-		}
+		projectfiletest.SameTwice(t, fmt.Sprintf("Load(%q)", data), func() (*Config, error) { return load(t, data) })
 	})
 }

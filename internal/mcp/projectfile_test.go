@@ -2,9 +2,9 @@ package mcp
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -47,21 +47,14 @@ func FuzzMCPJSON(f *testing.F) {
 	}
 	dir := f.TempDir()
 	file := filepath.Join(dir, ".mcp.json")
-	load := func(t *testing.T, data string) (Servers, string) {
+	load := func(t *testing.T, data string) (Servers, error) {
 		if err := os.WriteFile(file, []byte(data), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		s, errs := LoadProjectFile(file)
-		if err := errors.Join(errs...); err != nil {
-			return s, err.Error()
-		}
-		return s, ""
+		return s, errors.Join(errs...)
 	}
 	f.Fuzz(func(t *testing.T, data string) {
-		s1, e1 := load(t, data)
-		s2, e2 := load(t, data)
-		if e1 != e2 || !reflect.DeepEqual(s1, s2) {
-			t.Fatalf("LoadProjectFile(%q) differs between two calls: %q / %q", data, e1, e2)
-		}
+		projectfiletest.SameTwice(t, fmt.Sprintf("LoadProjectFile(%q)", data), func() (Servers, error) { return load(t, data) })
 	})
 }

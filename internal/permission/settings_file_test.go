@@ -1,9 +1,9 @@
 package permission
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -57,10 +57,6 @@ func FuzzClaudeSettings(f *testing.F) {
 		return LoadClaudeSettings(work, "")
 	}
 	f.Fuzz(func(t *testing.T, data string) {
-		l1, err1 := load(t, data)
-		l2, err2 := load(t, data)
-		if (err1 == nil) != (err2 == nil) || (err1 != nil && err1.Error() != err2.Error()) || !reflect.DeepEqual(l1, l2) {
-			t.Fatalf("LoadClaudeSettings(%q) differs between two calls: %v / %v", data, err1, err2)
-		}
+		projectfiletest.SameTwice(t, fmt.Sprintf("LoadClaudeSettings(%q)", data), func() (ClaudeLayers, error) { return load(t, data) })
 	})
 }

@@ -8,6 +8,7 @@ package projectfiletest
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"syscall"
 	"testing"
 	"time"
@@ -86,5 +87,17 @@ func Within(t testing.TB, what string, d time.Duration, f func()) {
 	case <-done:
 	case <-time.After(d):
 		t.Fatalf("%s blocked", what)
+	}
+}
+
+// SameTwice fails t unless two loads give the same value and the same
+// error: a parser of a repository's file must judge the same bytes the
+// same way every time (the fuzz targets of every such parser).
+func SameTwice[T any](t testing.TB, what string, load func() (T, error)) {
+	t.Helper()
+	v1, err1 := load()
+	v2, err2 := load()
+	if (err1 == nil) != (err2 == nil) || (err1 != nil && err1.Error() != err2.Error()) || !reflect.DeepEqual(v1, v2) {
+		t.Fatalf("%s differs between two calls: %v / %v", what, err1, err2)
 	}
 }
