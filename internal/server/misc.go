@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tandem-agent/tandem/internal/permission"
+	"github.com/tandem-agent/tandem/internal/store"
 	"github.com/tandem-agent/tandem/internal/turn"
 )
 
@@ -59,7 +60,25 @@ type replyReq struct {
 	Scope    string `json:"scope,omitempty"`
 }
 
+// replyPermission answers a request found among every live session (the
+// first path, kept as an alias).
 func (s *Server) replyPermission(w http.ResponseWriter, r *http.Request) {
+	s.answerPermission(w, r, s.livePermissions())
+}
+
+// replySessionPermission answers a request of the session the path names:
+// only that session is asked, so a request id of another session is not
+// found here.
+func (s *Server) replySessionPermission(w http.ResponseWriter, r *http.Request) {
+	sid := r.PathValue("id")
+	if err := store.CheckID("session", sid); err != nil {
+		writeError(w, errf(http.StatusBadRequest, "bad_id", "%v", err))
+		return
+	}
+	s.answerPermission(w, r, s.livePermissions(sid))
+}
+
+func (s *Server) answerPermission(w http.ResponseWriter, r *http.Request, asked []SessionPermissions) {
 	var req replyReq
 	if e := decodeBody(w, r, &req); e != nil {
 		writeError(w, e)
@@ -72,7 +91,7 @@ func (s *Server) replyPermission(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := r.PathValue("request_id")
-	err := s.reply(id, permission.Answer{Decision: req.Decision, Message: req.Message,
+	err := reply(asked, id, permission.Answer{Decision: req.Decision, Message: req.Message,
 		Scope: permission.Scope(req.Scope), By: "http:" + r.RemoteAddr})
 	switch {
 	case err == nil:
@@ -158,13 +177,21 @@ func (s *Server) models(w http.ResponseWriter, r *http.Request) {
 		"runtimes": turn.RuntimeNames(), "modes": permission.Modes()})
 }
 
-// reply gives the answer to the live session asking the question: a
-// question is asked only while its turn runs, so its session is live here.
-func (s *Server) reply(requestID string, ans permission.Answer) error {
+// livePermissions are the permission askers of the live sessions named
+// (every live session when none is named): a question is asked only while
+// its turn runs, so its session is live here.
+func (s *Server) livePermissions(ids ...string) []SessionPermissions {
 	s.mu.Lock()
 	states := make([]*sessState, 0, len(s.sessions))
-	for _, st := range s.sessions {
-		states = append(states, st)
+	if len(ids) == 0 {
+		for _, st := range s.sessions {
+			states = append(states, st)
+		}
+	}
+	for _, id := range ids {
+		if st, ok := s.sessions[id]; ok {
+			states = append(states, st)
+		}
 	}
 	s.mu.Unlock()
 	var asked []SessionPermissions
@@ -179,6 +206,11 @@ func (s *Server) reply(requestID string, ans permission.Answer) error {
 			asked = append(asked, p)
 		}
 	}
+	return asked
+}
+
+// reply gives the answer to whichever of the askers holds the request.
+func reply(asked []SessionPermissions, requestID string, ans permission.Answer) error {
 	for _, p := range asked {
 		if err := p.Reply(requestID, ans); !errors.Is(err, permission.ErrUnknownRequest) {
 			return err

@@ -4,30 +4,49 @@ import (
 	"net/http"
 )
 
+// route is one API path with its handlers by method. The list is the one
+// owner of what the API serves: routes registers it and a test holds
+// docs/openapi.yaml to it.
+type route struct {
+	path    string
+	methods methods
+}
+
+func (s *Server) apiRoutes() []route {
+	return []route{
+		{"/api/health", methods{"GET": s.health}},
+		{"/api/login", methods{"POST": s.login}},
+		{"/api/logout", methods{"POST": s.logout}},
+		{"/api/sessions", methods{"GET": s.listSessions, "POST": s.createSession}},
+		{"/api/sessions/{id}", methods{"GET": s.getSession, "PATCH": s.patchSession, "DELETE": s.deleteSession}},
+		{"/api/sessions/{id}/messages", methods{"POST": s.postMessage}},
+		{"/api/sessions/{id}/events", methods{"GET": s.events}},
+		{"/api/sessions/{id}/interrupt", methods{"POST": s.interrupt}},
+		{"/api/sessions/{id}/compact", methods{"POST": s.compactSession}},
+		{"/api/sessions/{id}/usage", methods{"GET": s.usage}},
+		{"/api/sessions/{id}/checkpoints", methods{"GET": s.listCheckpoints}},
+		{"/api/sessions/{id}/rewind", methods{"POST": s.rewind}},
+		{"/api/sessions/{id}/mcp", methods{"GET": s.mcpStatus}},
+		{"/api/sessions/{id}/skills", methods{"GET": s.sessionSkills}},
+		{"/api/skills", methods{"GET": s.folderSkills}},
+		{"/api/sessions/{id}/mcp/{server}", methods{"POST": s.mcpAction}},
+		{"/api/sessions/{id}/permissions/{request_id}", methods{"POST": s.replySessionPermission}},
+		// The first path, kept for clients written against it; it finds
+		// the request among every live session.
+		{"/api/permissions/{request_id}", methods{"POST": s.replyPermission}},
+		{"/api/workspaces", methods{"GET": s.listWorkspaces, "POST": s.addWorkspace}},
+		{"/api/workspaces/{id}", methods{"DELETE": s.deleteWorkspace}},
+		{"/api/trust", methods{"GET": s.getTrust, "POST": s.postTrust, "DELETE": s.deleteTrust}},
+		{"/api/providers", methods{"GET": s.providers}},
+		{"/api/models", methods{"GET": s.models}},
+	}
+}
+
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("/api/health", methods{"GET": s.health})
-	mux.Handle("/api/login", methods{"POST": s.login})
-	mux.Handle("/api/logout", methods{"POST": s.logout})
-	mux.Handle("/api/sessions", methods{"GET": s.listSessions, "POST": s.createSession})
-	mux.Handle("/api/sessions/{id}", methods{"GET": s.getSession, "PATCH": s.patchSession, "DELETE": s.deleteSession})
-	mux.Handle("/api/sessions/{id}/messages", methods{"POST": s.postMessage})
-	mux.Handle("/api/sessions/{id}/events", methods{"GET": s.events})
-	mux.Handle("/api/sessions/{id}/interrupt", methods{"POST": s.interrupt})
-	mux.Handle("/api/sessions/{id}/compact", methods{"POST": s.compactSession})
-	mux.Handle("/api/sessions/{id}/usage", methods{"GET": s.usage})
-	mux.Handle("/api/sessions/{id}/checkpoints", methods{"GET": s.listCheckpoints})
-	mux.Handle("/api/sessions/{id}/rewind", methods{"POST": s.rewind})
-	mux.Handle("/api/sessions/{id}/mcp", methods{"GET": s.mcpStatus})
-	mux.Handle("/api/sessions/{id}/skills", methods{"GET": s.sessionSkills})
-	mux.Handle("/api/skills", methods{"GET": s.folderSkills})
-	mux.Handle("/api/sessions/{id}/mcp/{server}", methods{"POST": s.mcpAction})
-	mux.Handle("/api/permissions/{request_id}", methods{"POST": s.replyPermission})
-	mux.Handle("/api/workspaces", methods{"GET": s.listWorkspaces, "POST": s.addWorkspace})
-	mux.Handle("/api/workspaces/{id}", methods{"DELETE": s.deleteWorkspace})
-	mux.Handle("/api/trust", methods{"GET": s.getTrust, "POST": s.postTrust, "DELETE": s.deleteTrust})
-	mux.Handle("/api/providers", methods{"GET": s.providers})
-	mux.Handle("/api/models", methods{"GET": s.models})
+	for _, rt := range s.apiRoutes() {
+		mux.Handle(rt.path, rt.methods)
+	}
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errf(http.StatusNotFound, "not_found", "no API endpoint %s %s: see docs/api.md", r.Method, r.URL.Path))
 	})

@@ -285,8 +285,18 @@ func TestPermissionReply(t *testing.T) {
 	if req.RequestID == "" || req.ToolName != "Write" {
 		t.Fatalf("request %+v", req)
 	}
-	path := "/api/permissions/" + req.RequestID
+	other := e.newSession()
+	if code, data := e.do("POST", "/api/sessions/"+other+"/permissions/"+req.RequestID, map[string]string{"decision": "allow_once"}); code != 404 || errCode(t, data) != "not_found" {
+		t.Fatalf("answer through another session: %d %s", code, data)
+	}
+	if code, data := e.do("POST", "/api/sessions/..%2f/permissions/"+req.RequestID, map[string]string{"decision": "allow_once"}); code != 400 {
+		t.Fatalf("answer through a bad session id: %d %s", code, data)
+	}
+	path := "/api/sessions/" + id + "/permissions/" + req.RequestID
 	e.mustDo("POST", path, map[string]string{"decision": "allow_once"}, 200, nil)
+	if code, data := e.do("POST", "/api/permissions/"+req.RequestID, map[string]string{"decision": "deny"}); code != 409 {
+		t.Fatalf("the old path after the answer: %d %s", code, data)
+	}
 	code, data := e.do("POST", path, map[string]string{"decision": "deny"})
 	if code != 409 || errCode(t, data) != "already_answered" {
 		t.Fatalf("second reply: %d %s", code, data)

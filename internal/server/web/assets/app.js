@@ -692,7 +692,10 @@ async function answer(decision) {
   const body = { decision };
   if (decision === 'deny' && ui.permMessage.value.trim()) body.message = ui.permMessage.value.trim();
   try {
-    await api('POST', '/api/permissions/' + encodeURIComponent(q.request_id), body);
+    // The queue is emptied when another session opens, so its requests
+    // belong to the open session.
+    await api('POST', '/api/sessions/' + encodeURIComponent(state.session.id) +
+      '/permissions/' + encodeURIComponent(q.request_id), body);
   } catch (err) {
     if (err.status !== 409 && err.status !== 404) { ui.permError.textContent = err.message; return; }
   }
