@@ -14,6 +14,7 @@ import (
 	"go.yaml.in/yaml/v4"
 
 	"github.com/tandem-agent/tandem/internal/config"
+	"github.com/tandem-agent/tandem/internal/provider/providertest"
 	"github.com/tandem-agent/tandem/internal/tools/web"
 )
 
@@ -21,16 +22,7 @@ import (
 // keeps the request body.
 func recordedWebSearch(t *testing.T) (*httptest.Server, *[]byte) {
 	t.Helper()
-	var path string
-	for _, p := range []string{"../../../shared/fixtures/provider-recordings", "/work/shared/fixtures/provider-recordings"} {
-		if _, err := os.Stat(p); err == nil {
-			path = filepath.Join(p, "TestAnthropicWebSearch", "stream.yaml")
-			break
-		}
-	}
-	if path == "" {
-		t.Fatal("provider recordings not found beside the checkout")
-	}
+	path := filepath.Join(providertest.RecordingsDir(t), "TestAnthropicWebSearch", "stream.yaml")
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)

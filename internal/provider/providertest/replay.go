@@ -6,6 +6,7 @@ package providertest
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -37,24 +38,71 @@ type Cassette struct {
 	} `yaml:"interactions"`
 }
 
-// recordingsDir finds shared/fixtures beside the checkout (as CI lays it
-// out) or at the workplace's shared folder.
+// RecordingsDir finds shared/fixtures/provider-recordings beside the
+// checkout (as CI lays it out): found from the module's root, so it does
+// not depend on the test's package depth or on where the workplace sits;
+// TANDEM_PROVIDER_RECORDINGS points elsewhere.
 func RecordingsDir(t *testing.T) string {
 	t.Helper()
-	for _, d := range []string{
-		os.Getenv("TANDEM_PROVIDER_RECORDINGS"),
-		"../../../../shared/fixtures/provider-recordings",
-		"/work/shared/fixtures/provider-recordings",
-	} {
-		if d == "" {
+	if d := os.Getenv("TANDEM_PROVIDER_RECORDINGS"); d != "" {
+		return d
+	}
+	root, err := moduleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tried []string
+	for _, checkout := range []string{root, mainCheckout(root)} {
+		if checkout == "" {
 			continue
 		}
+		d := filepath.Join(filepath.Dir(checkout), "shared", "fixtures", "provider-recordings")
 		if st, err := os.Stat(d); err == nil && st.IsDir() {
 			return d
 		}
+		tried = append(tried, d)
 	}
-	t.Fatal("provider recordings not found: expected shared/fixtures/provider-recordings beside the checkout (or set TANDEM_PROVIDER_RECORDINGS)")
+	t.Fatalf("provider recordings not found at %s: lay shared/fixtures beside the checkout, or set TANDEM_PROVIDER_RECORDINGS", strings.Join(tried, " or "))
 	return ""
+}
+
+// mainCheckout is, for a linked git worktree, the checkout that owns it
+// (its .git file says "gitdir: MAIN/.git/worktrees/NAME"), so a worktree
+// finds the fixtures beside its main checkout; "" otherwise.
+func mainCheckout(root string) string {
+	b, err := os.ReadFile(filepath.Join(root, ".git"))
+	if err != nil {
+		return "" // a folder (a plain checkout) or no git at all
+	}
+	gitdir, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: ")
+	if !ok {
+		return ""
+	}
+	for dir := filepath.Clean(gitdir); dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
+		if filepath.Base(dir) == ".git" {
+			return filepath.Dir(dir)
+		}
+	}
+	return ""
+}
+
+// moduleRoot is the nearest folder at or above the working folder (a
+// test's package folder) holding go.mod.
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no go.mod above the test's folder: run the tests inside the checkout")
+		}
+		dir = parent
+	}
 }
 
 func LoadCassette(t *testing.T, rel string) Cassette {
