@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/tandem-agent/tandem/internal/listing"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,7 +14,6 @@ import (
 	"github.com/tandem-agent/tandem/internal/config"
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/places"
-	"github.com/tandem-agent/tandem/internal/server"
 	"github.com/tandem-agent/tandem/internal/session"
 	"github.com/tandem-agent/tandem/internal/skills"
 	"github.com/tandem-agent/tandem/internal/store"
@@ -45,7 +45,7 @@ type skillsSettings struct {
 // Extensions is what a folder offers: skills, commands and agents, with
 // the warnings and notices their files produced (for `tandem skills list`
 // and the HTTP API, whose shape it is).
-type Extensions = server.ExtensionList
+type Extensions = listing.Extensions
 
 // ExtensionsFor loads the skills, commands and agents for a working folder.
 func (a *App) ExtensionsFor(cwd string) (*Extensions, error) {

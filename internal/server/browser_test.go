@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"github.com/tandem-agent/tandem/internal/listing"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -309,8 +310,8 @@ func TestBrowserCompactButton(t *testing.T) {
 // catalog does.
 type statusCatalog struct{}
 
-func (statusCatalog) Providers() []server.ProviderInfo { return nil }
-func (statusCatalog) Models() []server.ModelInfo {
-	return []server.ModelInfo{{ID: "anthropic/claude-sonnet-5-5", Provider: "anthropic", Default: true},
+func (statusCatalog) Providers() []listing.ProviderInfo { return nil }
+func (statusCatalog) Models() []listing.ModelInfo {
+	return []listing.ModelInfo{{ID: "anthropic/claude-sonnet-5-5", Provider: "anthropic", Default: true},
 		{ID: "anthropic/claude-opus-4-8", Provider: "anthropic", Status: "legacy"}}
 }

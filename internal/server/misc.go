@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"fmt"
+	"github.com/tandem-agent/tandem/internal/listing"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -155,7 +156,7 @@ func (s *Server) deleteWorkspace(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) providers(w http.ResponseWriter, r *http.Request) {
-	out := []ProviderInfo{}
+	out := []listing.ProviderInfo{}
 	if s.opts.Catalog != nil {
 		out = append(out, s.opts.Catalog.Providers()...)
 	}
@@ -163,7 +164,7 @@ func (s *Server) providers(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) models(w http.ResponseWriter, r *http.Request) {
-	out := []ModelInfo{}
+	out := []listing.ModelInfo{}
 	if s.opts.Catalog != nil {
 		out = append(out, s.opts.Catalog.Models()...)
 	}

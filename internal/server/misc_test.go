@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"github.com/tandem-agent/tandem/internal/listing"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,9 +13,9 @@ import (
 
 type panicCatalog struct{}
 
-func (panicCatalog) Providers() []server.ProviderInfo { panic("catalog exploded: sk-secret-key") }
-func (panicCatalog) Models() []server.ModelInfo {
-	return []server.ModelInfo{{ID: "anthropic/claude-sonnet-5-5", Provider: "anthropic"}}
+func (panicCatalog) Providers() []listing.ProviderInfo { panic("catalog exploded: sk-secret-key") }
+func (panicCatalog) Models() []listing.ModelInfo {
+	return []listing.ModelInfo{{ID: "anthropic/claude-sonnet-5-5", Provider: "anthropic"}}
 }
 
 func TestPanicBecomesJSON500(t *testing.T) {
@@ -27,7 +28,7 @@ func TestPanicBecomesJSON500(t *testing.T) {
 		t.Fatalf("panic details leaked: %s", data)
 	}
 	var models struct {
-		Models []server.ModelInfo
+		Models []listing.ModelInfo
 	}
 	e.mustDo("GET", "/api/models", nil, 200, &models)
 	if len(models.Models) != 1 {

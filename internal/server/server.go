@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/tandem-agent/tandem/internal/listing"
 	"log/slog"
 	"net"
 	"net/http"
@@ -43,30 +44,6 @@ type SessionPermissions interface {
 	Reply(requestID string, a permission.Answer) error
 }
 
-// ProviderInfo describes a configured provider. It never carries a key.
-type ProviderInfo struct {
-	Name    string `json:"name"`
-	Kind    string `json:"kind"`
-	BaseURL string `json:"base_url,omitempty"`
-	// HasKey says a key is configured (the key itself is never sent).
-	HasKey bool `json:"has_key"`
-}
-
-// ModelInfo describes a model a session may use.
-type ModelInfo struct {
-	ID            string   `json:"id"` // "provider/model"
-	Provider      string   `json:"provider"`
-	Name          string   `json:"name,omitempty"`
-	ContextWindow int64    `json:"context_window,omitempty"`
-	MaxOutput     int64    `json:"max_output,omitempty"`
-	InputPerMTok  *float64 `json:"input_cost_per_mtok,omitempty"`
-	OutputPerMTok *float64 `json:"output_cost_per_mtok,omitempty"`
-	Default       bool     `json:"default,omitempty"`
-	// Status is "" for an active model, else where it stands ("legacy",
-	// "deprecated, retires 2027-01-22"); retired models are not listed.
-	Status string `json:"status,omitempty"`
-}
-
 // SessionMCP is what the API needs of a live session's MCP servers (the
 // application's equipment implements it). A session whose equipment does
 // not gets 501 from the MCP endpoints.
@@ -80,8 +57,8 @@ type SessionMCP interface {
 
 // Catalog lists providers and models for the UI's pickers.
 type Catalog interface {
-	Providers() []ProviderInfo
-	Models() []ModelInfo
+	Providers() []listing.ProviderInfo
+	Models() []listing.ModelInfo
 }
 
 // Options configure a Server.

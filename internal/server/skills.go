@@ -1,35 +1,22 @@
 package server
 
 import (
+	"github.com/tandem-agent/tandem/internal/listing"
 	"net/http"
 	"path/filepath"
-
-	"github.com/tandem-agent/tandem/internal/skills"
-	"github.com/tandem-agent/tandem/internal/subagent"
 )
-
-// ExtensionList is what a session or a folder offers: skills, commands and
-// agents, with the warnings and notices their files produced.
-type ExtensionList struct {
-	Skills   []*skills.Skill   `json:"skills"`
-	Commands []*skills.Command `json:"commands"`
-	Agents   []*subagent.Def   `json:"agents"`
-	Builtins []string          `json:"builtin_commands"`
-	Notices  []string          `json:"notices,omitempty"`
-	Warnings []skills.Warning  `json:"warnings,omitempty"`
-}
 
 // Extensions lists the skills, custom commands and agents of a folder
 // (internal/app implements it). nil: the skills endpoints answer 501.
 type Extensions interface {
-	ExtensionsFor(cwd string) (*ExtensionList, error)
+	ExtensionsFor(cwd string) (*listing.Extensions, error)
 }
 
 // SessionExtensions is what a live session loaded when it was equipped
 // (the application's equipment implements it); a session whose equipment
 // does not is listed from its folder.
 type SessionExtensions interface {
-	Extensions() *ExtensionList
+	Extensions() *listing.Extensions
 }
 
 // sessionSkills answers GET /api/sessions/{id}/skills: what the session's
