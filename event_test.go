@@ -2,6 +2,7 @@ package tandem
 
 import (
 	"encoding/json"
+	"github.com/tandem-agent/tandem/internal/runtimes"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -13,7 +14,6 @@ import (
 
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/permission"
-	"github.com/tandem-agent/tandem/internal/turn"
 )
 
 // fill sets every field of v (a pointer) to a non-zero value.
@@ -135,7 +135,7 @@ func TestPublicRuntimesAndModesAreAccepted(t *testing.T) {
 	for _, r := range []Runtime{RuntimeNative, RuntimeClaudeCode, RuntimeAuto} {
 		public = append(public, string(r))
 	}
-	for _, r := range turn.RuntimeNames() {
+	for _, r := range runtimes.Names() {
 		core = append(core, string(r))
 	}
 	if !slices.Equal(public, core) {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/tandem-agent/tandem/internal/runtimes"
 	"io"
 	"math"
 	"os"
@@ -21,7 +22,6 @@ import (
 	"github.com/tandem-agent/tandem/internal/session"
 	"github.com/tandem-agent/tandem/internal/structured"
 	"github.com/tandem-agent/tandem/internal/termsafe"
-	"github.com/tandem-agent/tandem/internal/turn"
 )
 
 type runFlags struct {
@@ -75,7 +75,7 @@ func addRunFlags(fl *pflag.FlagSet, f *runFlags) {
 	fl.StringSliceVar(&f.allowed, "allowedTools", nil, "tools or rules to allow, e.g. \"Bash(git log:*)\" Read")
 	fl.StringSliceVar(&f.disallowed, "disallowedTools", nil, "tools or rules to deny, e.g. Bash \"Edit(/docs/**)\"")
 	fl.StringSliceVar(&f.addDirs, "add-dir", nil, "more folders the agent may work in")
-	fl.StringVar(&f.runtime, "runtime", "", turn.RuntimeList())
+	fl.StringVar(&f.runtime, "runtime", "", runtimes.List())
 	fl.BoolVar(&f.verbose, "verbose", false, "print every event to stderr (text output)")
 	fl.BoolVar(&f.trustProject, "trust-project", false, "trust the folder's project files for this run (as `tandem trust` does for good)")
 	fl.BoolVar(&f.requireTrust, "require-trust", false, "refuse to start in an untrusted folder whose project files set what needs trust (default: run without those settings and say which)")
@@ -111,7 +111,7 @@ func (f *runFlags) validate() error {
 		}
 	}
 	if f.runtime != "" {
-		if _, err := turn.ParseRuntime(f.runtime); err != nil {
+		if _, err := runtimes.Parse(f.runtime); err != nil {
 			return fmt.Errorf("--runtime: %w", err)
 		}
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/tandem-agent/tandem/internal/runtimes"
 	"log/slog"
 	"os"
 	"strings"
@@ -12,7 +13,6 @@ import (
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/regular"
 	"github.com/tandem-agent/tandem/internal/server"
-	"github.com/tandem-agent/tandem/internal/turn"
 )
 
 type serveFlags struct {
@@ -42,7 +42,7 @@ func newServeCommand(g *globalFlags) *cobra.Command {
 	fl.StringSliceVar(&f.allowHost, "allow-host", nil, "extra Host names to accept (behind a proxy)")
 	fl.StringSliceVar(&f.allowOrig, "allow-origin", nil, "extra browser origins allowed to call the API (enables CORS for them)")
 	fl.StringVar(&f.model, "model", "", "default model for new sessions")
-	fl.StringVar(&f.runtime, "runtime", "", "default runtime for new sessions: "+turn.RuntimeList())
+	fl.StringVar(&f.runtime, "runtime", "", "default runtime for new sessions: "+runtimes.List())
 	fl.StringVar(&f.mode, "permission-mode", "", "default permission mode for new sessions: "+permission.ModeList())
 	fl.BoolVar(&f.verbose, "verbose", false, "log requests and turns to stderr")
 	fl.BoolVar(&f.requireTrust, "require-trust", false, "refuse sessions in untrusted folders whose project files set what needs trust (default: run without those settings and say which)")
@@ -76,7 +76,7 @@ func serve(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	defer a.Close()
 	sayStaleCatalog(cmd.ErrOrStderr(), a)
 	if f.runtime != "" {
-		if _, err := turn.ParseRuntime(f.runtime); err != nil {
+		if _, err := runtimes.Parse(f.runtime); err != nil {
 			return fmt.Errorf("--runtime: %w", err)
 		}
 	}

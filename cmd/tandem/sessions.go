@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/tandem-agent/tandem/internal/runtimes"
 	"io"
 	"strings"
 	"text/tabwriter"
@@ -15,7 +16,6 @@ import (
 	"github.com/tandem-agent/tandem/internal/store"
 	"github.com/tandem-agent/tandem/internal/termsafe"
 	"github.com/tandem-agent/tandem/internal/tool"
-	"github.com/tandem-agent/tandem/internal/turn"
 )
 
 func newSessionsCmd(g *globalFlags) *cobra.Command {
@@ -121,7 +121,7 @@ func printTranscript(cmd *cobra.Command, s store.Session, msgs []message.Message
 	w := termsafe.Writer(out)
 	line := termsafe.LineFor(out)
 	fmt.Fprintf(w, "session %s  %s\nfolder  %s\nmodel   %s (%s runtime)\ntokens  %d in, %d out, %d cache read, %d cache write; cost %s\n\n",
-		s.ID, line(s.Title), line(s.Cwd), line(s.Model), firstNonEmpty(s.Runtime, string(turn.Native)), s.Usage.InputTokens, s.Usage.OutputTokens,
+		s.ID, line(s.Title), line(s.Cwd), line(s.Model), firstNonEmpty(s.Runtime, string(runtimes.Native)), s.Usage.InputTokens, s.Usage.OutputTokens,
 		s.Usage.CacheReadTokens, s.Usage.CacheCreationTokens, costString(s.CostUSD))
 	printContext(w, s)
 	for _, m := range msgs {

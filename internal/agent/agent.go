@@ -9,13 +9,13 @@ package agent
 import (
 	"context"
 	"fmt"
+	"github.com/tandem-agent/tandem/internal/runtimes"
 	"sync"
 	"time"
 
 	"github.com/tandem-agent/tandem/internal/compact"
 	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/provider"
-	"github.com/tandem-agent/tandem/internal/turn"
 )
 
 // Model is a resolved model: the adapter to call and what we know of it.
@@ -142,8 +142,8 @@ func New(opts Options) (*Runtime, error) {
 	return &Runtime{opts: opts}, nil
 }
 
-// Name is turn.Native.
-func (r *Runtime) Name() string { return string(turn.Native) }
+// Name is runtimes.Native.
+func (r *Runtime) Name() string { return string(runtimes.Native) }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)

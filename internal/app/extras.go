@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"github.com/tandem-agent/tandem/internal/runtimes"
 	"os"
 	"strings"
 	"time"
@@ -119,7 +120,7 @@ func ClaudeCodeConfig(c *config.Config) (claudecode.Config, error) {
 	return cc, nil
 }
 
-func (w *wiring) claudeCode(name turn.RuntimeName, l *session.Live, eq *Equipment) (turn.Runtime, error) {
+func (w *wiring) claudeCode(name runtimes.Name, l *session.Live, eq *Equipment) (turn.Runtime, error) {
 	cc, err := ClaudeCodeConfig(eq.cfg)
 	if err != nil {
 		return nil, err
@@ -130,7 +131,7 @@ func (w *wiring) claudeCode(name turn.RuntimeName, l *session.Live, eq *Equipmen
 		provName = res.Provider
 	}
 	pc, perr := w.app.models.providerConfig(provName, eq.cfg)
-	if name == turn.ClaudeCode {
+	if name == runtimes.ClaudeCode {
 		// A session may be stored with claude-code before the CLI is
 		// installed (or resumed natively); its turns are refused here,
 		// before any request, naming both fixes.
@@ -138,13 +139,13 @@ func (w *wiring) claudeCode(name turn.RuntimeName, l *session.Live, eq *Equipmen
 			return nil, err
 		}
 	}
-	if name == turn.Auto {
+	if name == runtimes.Auto {
 		kind := pc.Kind
 		if perr != nil {
 			kind = ""
 		}
 		sel, err := claudecode.AutoSelect(name, cc, kind)
-		if err != nil || sel.Runtime != turn.ClaudeCode {
+		if err != nil || sel.Runtime != runtimes.ClaudeCode {
 			return w.native(eq)
 		}
 	}

@@ -2,11 +2,11 @@ package app
 
 import (
 	"fmt"
+	"github.com/tandem-agent/tandem/internal/runtimes"
 
 	"github.com/tandem-agent/tandem/internal/claudecode"
 	"github.com/tandem-agent/tandem/internal/config"
 	"github.com/tandem-agent/tandem/internal/provider"
-	"github.com/tandem-agent/tandem/internal/turn"
 )
 
 // routeCompat: for a provider with "transport": "claude-code-compat" (a
@@ -21,7 +21,7 @@ func (a *App) routeCompat(s *Settings, unnamed bool) {
 		return
 	}
 	if _, entry, ok := a.modelProvider(s); ok && entry.Transport == provider.TransportClaudeCodeCompat {
-		s.Runtime = turn.Auto
+		s.Runtime = runtimes.Auto
 	}
 }
 
@@ -29,7 +29,7 @@ func (a *App) routeCompat(s *Settings, unnamed bool) {
 // when the CLI cannot be used, naming both ways out: install the CLI, or
 // run natively, with the compat transport when the provider needs it.
 func (a *App) checkClaudeCodeCLI(s *Settings) error {
-	if s.Runtime != turn.ClaudeCode {
+	if s.Runtime != runtimes.ClaudeCode {
 		return nil
 	}
 	cc, err := ClaudeCodeConfig(s.Config)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/tandem-agent/tandem/internal/runtimes"
 	"os"
 
 	"github.com/tandem-agent/tandem/internal/compact"
@@ -15,7 +16,6 @@ import (
 	"github.com/tandem-agent/tandem/internal/session"
 	"github.com/tandem-agent/tandem/internal/store"
 	"github.com/tandem-agent/tandem/internal/trust"
-	"github.com/tandem-agent/tandem/internal/turn"
 )
 
 // SettingsRequest is what an entry point asks for a session: `tandem run`
@@ -41,7 +41,7 @@ type Settings struct {
 	// Model is the model spec in force ("" only when nothing names one and
 	// no key is set, for runtimes that may not need one).
 	Model    string
-	Runtime  turn.RuntimeName
+	Runtime  runtimes.Name
 	Mode     permission.Mode
 	MaxTurns int
 	// MaxBudgetUSD is the config's max_budget_usd (0: none).
@@ -116,9 +116,9 @@ func (a *App) ResolveSettings(ctx context.Context, req SettingsRequest) (*Settin
 		return nil, err
 	}
 	// The config's runtime was checked when it was read.
-	s.Runtime = cmp.Or(cfg.Runtime, turn.Native)
+	s.Runtime = cmp.Or(cfg.Runtime, runtimes.Native)
 	if req.Runtime != "" {
-		if s.Runtime, err = turn.ParseRuntime(req.Runtime); err != nil {
+		if s.Runtime, err = runtimes.Parse(req.Runtime); err != nil {
 			return nil, err
 		}
 	}
@@ -145,10 +145,10 @@ func (a *App) ResolveSettings(ctx context.Context, req SettingsRequest) (*Settin
 // settings, without calling the provider. The claude-code runtime may have
 // its own login and model names; it reports problems itself.
 func (a *App) checkModel(s *Settings) error {
-	if s.Runtime == turn.ClaudeCode {
+	if s.Runtime == runtimes.ClaudeCode {
 		return a.checkClaudeCodeProvider(s)
 	}
-	if s.Runtime == turn.Auto {
+	if s.Runtime == runtimes.Auto {
 		return nil
 	}
 	if s.Model == "" {

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"github.com/tandem-agent/tandem/internal/runtimes"
 	"os"
 	"sync"
 
@@ -175,21 +176,21 @@ func (eq *Equipment) addExtra(f func()) {
 }
 
 // Runtime implements session.Equipment.
-func (eq *Equipment) Runtime(name turn.RuntimeName) (turn.Runtime, error) {
+func (eq *Equipment) Runtime(name runtimes.Name) (turn.Runtime, error) {
 	w := eq.w
 	var rt turn.Runtime
 	var err error
 	switch name {
-	case "", turn.Native:
+	case "", runtimes.Native:
 		eq.checker.cli.Store(false)
 		rt, err = w.native(eq)
-	case turn.ClaudeCode, turn.Auto:
+	case runtimes.ClaudeCode, runtimes.Auto:
 		rt, err = w.claudeCode(name, eq.l, eq)
 		if err == nil {
-			eq.checker.cli.Store(rt.Name() == string(turn.ClaudeCode))
+			eq.checker.cli.Store(rt.Name() == string(runtimes.ClaudeCode))
 		}
 	default:
-		_, err = turn.ParseRuntime(string(name))
+		_, err = runtimes.Parse(string(name))
 	}
 	if err != nil {
 		return nil, err

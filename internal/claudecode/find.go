@@ -4,13 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/tandem-agent/tandem/internal/runtimes"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
-
-	"github.com/tandem-agent/tandem/internal/turn"
 )
 
 // CLIInfo describes the claude executable Find settled on.
@@ -125,9 +124,9 @@ func checkVersion(info CLIInfo, out, minimum string) (CLIInfo, error) {
 
 // Selection is the outcome of AutoSelect.
 type Selection struct {
-	Runtime turn.RuntimeName // turn.Native or turn.ClaudeCode
-	Reason  string           // why, for `tandem doctor` and verbose logs
-	CLI     CLIInfo          // what Find reported (empty when not needed)
+	Runtime runtimes.Name // runtimes.Native or runtimes.ClaudeCode
+	Reason  string        // why, for `tandem doctor` and verbose logs
+	CLI     CLIInfo       // what Find reported (empty when not needed)
 }
 
 // AutoSelect resolves a requested runtime ("native", "claude-code", "auto"
@@ -135,27 +134,27 @@ type Selection struct {
 // found and the provider speaks the Anthropic protocol (providerKind
 // "anthropic"), native otherwise. An explicit "claude-code" with no usable
 // CLI is an error naming the problem.
-func AutoSelect(requested turn.RuntimeName, cfg Config, providerKind string) (Selection, error) {
+func AutoSelect(requested runtimes.Name, cfg Config, providerKind string) (Selection, error) {
 	switch requested {
-	case turn.Native:
-		return Selection{Runtime: turn.Native, Reason: "requested"}, nil
-	case turn.ClaudeCode:
+	case runtimes.Native:
+		return Selection{Runtime: runtimes.Native, Reason: "requested"}, nil
+	case runtimes.ClaudeCode:
 		info, err := Find(cfg)
 		if err != nil {
 			return Selection{CLI: info}, fmt.Errorf("runtime claude-code: %w", err)
 		}
-		return Selection{Runtime: turn.ClaudeCode, Reason: "requested", CLI: info}, nil
-	case "", turn.Auto:
+		return Selection{Runtime: runtimes.ClaudeCode, Reason: "requested", CLI: info}, nil
+	case "", runtimes.Auto:
 	default:
-		_, err := turn.ParseRuntime(string(requested))
+		_, err := runtimes.Parse(string(requested))
 		return Selection{}, err
 	}
 	if providerKind != "anthropic" {
-		return Selection{Runtime: turn.Native, Reason: fmt.Sprintf("provider protocol %q is not Anthropic-compatible", providerKind)}, nil
+		return Selection{Runtime: runtimes.Native, Reason: fmt.Sprintf("provider protocol %q is not Anthropic-compatible", providerKind)}, nil
 	}
 	info, err := Find(cfg)
 	if err != nil {
-		return Selection{Runtime: turn.Native, Reason: info.Problem, CLI: info}, nil
+		return Selection{Runtime: runtimes.Native, Reason: info.Problem, CLI: info}, nil
 	}
-	return Selection{Runtime: turn.ClaudeCode, Reason: fmt.Sprintf("Claude Code %s found at %s", info.Version, info.Path), CLI: info}, nil
+	return Selection{Runtime: runtimes.ClaudeCode, Reason: fmt.Sprintf("Claude Code %s found at %s", info.Version, info.Path), CLI: info}, nil
 }

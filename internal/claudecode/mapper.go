@@ -3,16 +3,16 @@ package claudecode
 import (
 	"cmp"
 	"encoding/json"
+	"github.com/tandem-agent/tandem/internal/runtimes"
 	"strings"
 	"time"
 
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/message"
-	"github.com/tandem-agent/tandem/internal/turn"
 )
 
 // runtimeName is what status events and Runtime.Name report.
-const runtimeName = string(turn.ClaudeCode)
+const runtimeName = string(runtimes.ClaudeCode)
 
 // Mapper turns the CLI's parsed stdout messages into tandem events and
 // stored messages. It has no I/O: feed it messages in order with Map, and

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/tandem-agent/tandem/internal/runtimes"
 	"os"
 	"path/filepath"
 	"slices"
@@ -99,17 +100,17 @@ func TestAutoSelect(t *testing.T) {
 	good := Config{Path: fakeCLI(t, "2.1.332")}
 	missing := Config{Path: "/nonexistent/claude"}
 	cases := []struct {
-		req     turn.RuntimeName
+		req     runtimes.Name
 		kind    string
 		cfg     Config
-		want    turn.RuntimeName
+		want    runtimes.Name
 		wantErr bool
 	}{
-		{"auto", "anthropic", good, turn.ClaudeCode, false},
-		{"", "anthropic", missing, turn.Native, false},
-		{"auto", "openai", good, turn.Native, false},
-		{"native", "anthropic", good, turn.Native, false},
-		{"claude-code", "anthropic", good, turn.ClaudeCode, false},
+		{"auto", "anthropic", good, runtimes.ClaudeCode, false},
+		{"", "anthropic", missing, runtimes.Native, false},
+		{"auto", "openai", good, runtimes.Native, false},
+		{"native", "anthropic", good, runtimes.Native, false},
+		{"claude-code", "anthropic", good, runtimes.ClaudeCode, false},
 		{"claude-code", "anthropic", missing, "", true},
 		{"bogus", "anthropic", good, "", true},
 	}

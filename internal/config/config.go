@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"github.com/tandem-agent/tandem/internal/provider"
 	"github.com/tandem-agent/tandem/internal/provider/catalog"
+	"github.com/tandem-agent/tandem/internal/runtimes"
 	"io"
 	"io/fs"
 	"net/url"
@@ -18,7 +19,6 @@ import (
 
 	"github.com/tandem-agent/tandem/internal/projectfile"
 	"github.com/tandem-agent/tandem/internal/strictjson"
-	"github.com/tandem-agent/tandem/internal/turn"
 )
 
 // Config is the merged configuration. Sections owned by other packages stay
@@ -30,10 +30,10 @@ type Config struct {
 	SmallModel string `json:"small_model,omitempty"` // for summaries (WebFetch prompts, titles)
 	// FallbackModels ("provider/model") are tried in order when the model
 	// keeps failing after retries (overloaded, server errors, not found).
-	FallbackModels []string         `json:"fallback_models,omitempty"`
-	Runtime        turn.RuntimeName `json:"runtime,omitempty"`
-	Mode           string           `json:"permission_mode,omitempty"`
-	MaxTurns       int              `json:"max_turns,omitempty"`
+	FallbackModels []string      `json:"fallback_models,omitempty"`
+	Runtime        runtimes.Name `json:"runtime,omitempty"`
+	Mode           string        `json:"permission_mode,omitempty"`
+	MaxTurns       int           `json:"max_turns,omitempty"`
 	// MaxBudgetUSD is the --max-budget-usd of turns that give none. Layers
 	// keep the smallest, so a project can only tighten it.
 	MaxBudgetUSD float64 `json:"max_budget_usd,omitempty"`
@@ -349,7 +349,7 @@ func (c *Config) validate(path string) error {
 		return &Error{File: path, Field: "hooks", Msg: `tandem reads hooks from "permissions": {"hooks": {...}}; move this object there (Claude Code's .claude/settings.json keeps "hooks" at the top level)`}
 	}
 	if c.Runtime != "" {
-		if _, err := turn.ParseRuntime(string(c.Runtime)); err != nil {
+		if _, err := runtimes.Parse(string(c.Runtime)); err != nil {
 			return &Error{File: path, Field: "runtime", Msg: err.Error()}
 		}
 	}
@@ -550,7 +550,7 @@ func (c *Config) ApplyEnv(getenv func(string) string) error {
 		c.Model = v
 	}
 	if v := getenv("TANDEM_RUNTIME"); v != "" {
-		c.Runtime = turn.RuntimeName(v)
+		c.Runtime = runtimes.Name(v)
 	}
 	if v := getenv("TANDEM_PERMISSION_MODE"); v != "" {
 		c.Mode = v

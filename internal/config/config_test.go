@@ -2,6 +2,7 @@ package config
 
 import (
 	"encoding/json"
+	"github.com/tandem-agent/tandem/internal/runtimes"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -9,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/tandem-agent/tandem/internal/provider"
-	"github.com/tandem-agent/tandem/internal/turn"
 )
 
 func writeFile(t *testing.T, dir, name, body string) string {
@@ -214,15 +214,15 @@ func TestSchemaRuntimesAreRuntimeNames(t *testing.T) {
 	var s struct {
 		Properties struct {
 			Runtime struct {
-				Enum []turn.RuntimeName `json:"enum"`
+				Enum []runtimes.Name `json:"enum"`
 			} `json:"runtime"`
 		} `json:"properties"`
 	}
 	if err := json.Unmarshal(schema, &s); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := s.Properties.Runtime.Enum, turn.RuntimeNames(); !reflect.DeepEqual(got, want) {
-		t.Errorf("schema runtimes %v, turn.RuntimeNames() %v", got, want)
+	if got, want := s.Properties.Runtime.Enum, runtimes.Names(); !reflect.DeepEqual(got, want) {
+		t.Errorf("schema runtimes %v, runtimes.Names() %v", got, want)
 	}
 }
 

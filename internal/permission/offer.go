@@ -1,13 +1,13 @@
 package permission
 
-// Offers reports whether a tool can do anything in mode, so a request in
+// Offers reports whether a tool can do anything in mode m, so a request in
 // that mode offers it: explore mode denies every call that may change
 // something (it never asks), so offering Edit there only teaches the model
 // by denials. Read-only tools, the tools judged harmless, Skill (its work
 // is judged call by call), WebFetch (judged by its URL rules only) and Bash (read-only commands run in explore mode)
 // stay. The rest of the engine's judgement depends on a call's input and
 // is made when the call comes.
-func (m Mode) Offers(tool string, readOnly bool) bool {
+func Offers(m Mode, tool string, readOnly bool) bool {
 	if m != Explore {
 		return true
 	}

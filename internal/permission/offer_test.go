@@ -16,11 +16,11 @@ func TestModeOffers(t *testing.T) {
 		{"Edit", false, false}, {"Write", false, false}, {"MultiEdit", false, false}, {"NotebookEdit", false, false},
 		{"mcp__gh__create_issue", false, false}, {"mcp__gh__list_issues", true, true},
 	} {
-		if got := Explore.Offers(c.tool, c.readOnly); got != c.explore {
+		if got := Offers(Explore, c.tool, c.readOnly); got != c.explore {
 			t.Errorf("explore offers %s: %t, want %t", c.tool, got, c.explore)
 		}
 		for _, m := range []Mode{Normal, AcceptEdits, Trust, DontAsk, AskEdits} {
-			if !m.Offers(c.tool, c.readOnly) {
+			if !Offers(m, c.tool, c.readOnly) {
 				t.Errorf("%s does not offer %s", m, c.tool)
 			}
 		}

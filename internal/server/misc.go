@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/tandem-agent/tandem/internal/listing"
+	"github.com/tandem-agent/tandem/internal/runtimes"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -11,7 +12,6 @@ import (
 
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/store"
-	"github.com/tandem-agent/tandem/internal/turn"
 )
 
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
@@ -175,7 +175,7 @@ func (s *Server) models(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"models": out, "default_model": def,
-		"runtimes": turn.RuntimeNames(), "modes": permission.Modes()})
+		"runtimes": runtimes.Names(), "modes": permission.Modes()})
 }
 
 // livePermissions are the permission askers of the live sessions named

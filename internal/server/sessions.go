@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/tandem-agent/tandem/internal/runtimes"
 	"net/http"
 	"path/filepath"
 	"strconv"
@@ -17,11 +18,10 @@ import (
 	"github.com/tandem-agent/tandem/internal/store"
 	"github.com/tandem-agent/tandem/internal/structured"
 	"github.com/tandem-agent/tandem/internal/tool"
-	"github.com/tandem-agent/tandem/internal/turn"
 )
 
 func checkRuntime(rt string) *apiError {
-	if _, err := turn.ParseRuntime(rt); err != nil {
+	if _, err := runtimes.Parse(rt); err != nil {
 		return errf(http.StatusBadRequest, "bad_runtime", "%v", err)
 	}
 	return nil

@@ -2,10 +2,10 @@ package session
 
 import (
 	"context"
+	"github.com/tandem-agent/tandem/internal/runtimes"
 
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/store"
-	"github.com/tandem-agent/tandem/internal/turn"
 )
 
 // Resolver is implemented by a Wiring that decides a session's settings
@@ -23,7 +23,7 @@ type Resolver interface {
 // Resolved is what a Resolver decided.
 type Resolved struct {
 	Model   string
-	Runtime turn.RuntimeName
+	Runtime runtimes.Name
 	Mode    permission.Mode
 	// MaxTurns applies to turns run without their own limit (0: none).
 	MaxTurns int

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/tandem-agent/tandem/internal/runtimes"
 	"os"
 	"path/filepath"
 	"sync"
@@ -42,7 +43,7 @@ type Equipment interface {
 	// Checker judges the session's tool calls; nil allows every call.
 	Checker() permission.Checker
 	// Runtime builds the runtime a turn runs under ("" is native).
-	Runtime(name turn.RuntimeName) (turn.Runtime, error)
+	Runtime(name runtimes.Name) (turn.Runtime, error)
 	// ExpandPrompt expands a custom slash command (`/name args`) before a
 	// turn runs, under either runtime; other prompts come back unchanged.
 	ExpandPrompt(prompt string) Expansion
@@ -234,7 +235,7 @@ func (m *Manager) record(ctx context.Context, req OpenRequest) (store.Session, R
 	if req.Mode != "" || req.ModeFromRequest {
 		rec.Mode = req.Mode // empty: the config default decides; the stored value is kept for the server
 	}
-	res := Resolved{Model: rec.Model, Runtime: turn.RuntimeName(rec.Runtime), Mode: permission.Mode(rec.Mode)}
+	res := Resolved{Model: rec.Model, Runtime: runtimes.Name(rec.Runtime), Mode: permission.Mode(rec.Mode)}
 	if r, ok := m.wiring.(Resolver); ok {
 		if res, err = r.Resolve(ctx, rec, isNew || req.Model != ""); err != nil {
 			return rec, res, err
@@ -301,7 +302,7 @@ func (l *Live) Run(ctx context.Context, prompt string, opts TurnOptions) (event.
 	l.mu.Unlock()
 	l.stopIdle()
 	defer l.armIdle()
-	rt, err := l.eq.Runtime(turn.RuntimeName(rec.Runtime))
+	rt, err := l.eq.Runtime(runtimes.Name(rec.Runtime))
 	if err != nil {
 		return event.Event{}, err
 	}

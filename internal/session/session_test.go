@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"fmt"
+	"github.com/tandem-agent/tandem/internal/runtimes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,10 +48,10 @@ func (w *fakeWiring) Equip(_ context.Context, l *Live) (Equipment, error) {
 // fakeEquipment runs every turn on its wiring's runtime.
 type fakeEquipment struct{ w *fakeWiring }
 
-func (e fakeEquipment) Checker() permission.Checker                    { return nil }
-func (e fakeEquipment) Runtime(turn.RuntimeName) (turn.Runtime, error) { return e.w.rt, nil }
-func (e fakeEquipment) ExpandPrompt(prompt string) Expansion           { return Expansion{Prompt: prompt} }
-func (e fakeEquipment) Close()                                         { e.w.mu.Lock(); e.w.closed++; e.w.mu.Unlock() }
+func (e fakeEquipment) Checker() permission.Checker                 { return nil }
+func (e fakeEquipment) Runtime(runtimes.Name) (turn.Runtime, error) { return e.w.rt, nil }
+func (e fakeEquipment) ExpandPrompt(prompt string) Expansion        { return Expansion{Prompt: prompt} }
+func (e fakeEquipment) Close()                                      { e.w.mu.Lock(); e.w.closed++; e.w.mu.Unlock() }
 func (e fakeEquipment) Idle() {
 	if e.w.idle != nil {
 		e.w.idle <- struct{}{}

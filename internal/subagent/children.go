@@ -2,6 +2,7 @@ package subagent
 
 import (
 	"context"
+	"github.com/tandem-agent/tandem/internal/runtimes"
 
 	"github.com/tandem-agent/tandem/internal/session"
 	"github.com/tandem-agent/tandem/internal/store"
@@ -13,7 +14,7 @@ type StoreChildren struct{ Store *store.Store }
 
 // NewChild implements Children.
 func (c StoreChildren) NewChild(ctx context.Context, parentID, parentToolUseID, cwd, model, title string, lastSeq func() int64) (string, turn.Recorder, error) {
-	s, err := c.Store.CreateSession(ctx, store.Session{Cwd: cwd, Model: model, Runtime: string(turn.Native),
+	s, err := c.Store.CreateSession(ctx, store.Session{Cwd: cwd, Model: model, Runtime: string(runtimes.Native),
 		ParentID: parentID, ParentToolUseID: parentToolUseID, Title: title})
 	if err != nil {
 		return "", nil, err

@@ -73,6 +73,8 @@ func (f *fakeBackend) SetModel(_ context.Context, m string) error {
 	return nil
 }
 func (f *fakeBackend) Sessions(context.Context) ([]store.Session, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	return f.sessions, nil
 }
 func (f *fakeBackend) Open(_ context.Context, id string) error {

@@ -361,12 +361,14 @@ func TestNoColor(t *testing.T) {
 
 func TestResumePickerAndHistory(t *testing.T) {
 	h := newHarness(t, Options{})
+	h.be.mu.Lock() // the model loads its first history in the background
 	h.be.sessions = []store.Session{{ID: "ses_old", Title: "fix the parser"}, {ID: "ses_1", Title: "this one"}}
 	h.be.history = []message.Message{
 		{Role: message.User, Content: []message.Block{message.TextBlock("earlier question")}},
 		{Role: message.Assistant, Content: []message.Block{message.TextBlock("earlier answer"), {Type: message.ToolUse, ID: "tu", Name: "Read", Input: jsonIn(map[string]any{"file_path": "go.mod"})}}},
 		{Role: message.User, Content: []message.Block{{Type: message.ToolResult, ToolUseID: "tu", Content: []message.Block{message.TextBlock("module x")}}}},
 	}
+	h.be.mu.Unlock()
 	h.typeText("/resume")
 	h.press(tea.KeyEnter, 0)
 	h.waitFor("picker", func() bool { return h.contains("fix the parser") })
@@ -415,6 +417,9 @@ func TestResumedSubagentNested(t *testing.T) {
 	result := func(id, text string) message.Block {
 		return message.Block{Type: message.ToolResult, ToolUseID: id, Content: []message.Block{message.TextBlock(text)}}
 	}
+	// The harness's model loads its first history in the background:
+	// the backend's fields are set under its lock.
+	h.be.mu.Lock()
 	h.be.sessions = []store.Session{{ID: "ses_old", Title: "explore"}}
 	h.be.history = []message.Message{
 		{Role: message.User, Content: []message.Block{message.TextBlock("explore the repo")}},
@@ -428,6 +433,7 @@ func TestResumedSubagentNested(t *testing.T) {
 		{Role: message.User, Content: []message.Block{result("c1", "3 matches")}},
 		{Role: message.Assistant, Content: []message.Block{message.TextBlock("found three")}},
 	}}}
+	h.be.mu.Unlock()
 	h.typeText("/resume")
 	h.press(tea.KeyEnter, 0)
 	h.waitFor("picker", func() bool { return h.contains("explore") })

@@ -11,7 +11,7 @@ import (
 
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/message"
-	"github.com/tandem-agent/tandem/internal/permission"
+	"github.com/tandem-agent/tandem/internal/permit"
 	"github.com/tandem-agent/tandem/internal/tool"
 )
 
@@ -27,7 +27,7 @@ type Input struct {
 	// retries (overloaded, server errors, model not found) or cannot be
 	// used at all (its provider disabled or without a key).
 	FallbackModels []string
-	Mode           permission.Mode
+	Mode           permit.Mode
 	MaxTurns       int // 0: no limit
 	// MaxBudgetUSD stops the turn before a model call once the turn has
 	// spent this much, sub-agents included (0: no limit). Budget, when
@@ -80,7 +80,7 @@ type ChildRecorder interface {
 type Deps struct {
 	Events   *event.Emitter
 	Recorder Recorder
-	Checker  permission.Checker
+	Checker  permit.Checker
 	Tools    *tool.Registry
 	Env      *tool.Env
 }

@@ -1,8 +1,10 @@
-// Package permission decides, for every tool call, whether it runs. The agent
-// loop and the claude-code runtime depend only on Checker; the engine that
-// implements modes, rules, the shell-command validator, the workspace
-// boundary, asking and hooks lives in this package too.
-package permission
+// Package permit is the permission contract: the modes, a call to judge
+// (Request), the verdict (Decision) and who judges (Checker). The turn,
+// the agent loop and the claude-code runtime depend only on it; the engine
+// that implements modes, rules, the shell-command validator, the workspace
+// boundary, asking and hooks is internal/permission, which links the shell
+// parser and the file tools' previews that this leaf keeps out of them.
+package permit
 
 import (
 	"context"
