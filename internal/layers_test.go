@@ -171,6 +171,24 @@ func matchesAny(p string, prefixes []string) bool {
 	return false
 }
 
+// ground are the packages of the ground floor (their subpackages too).
+var ground = []string{"event", "message", "structured", "runtimes", "permit", "turn", "store", "provider"}
+
+// engineDeps are what the ground floor must not reach: the permission
+// engine, the tools, the agent loop, the adapters and what they link.
+var engineDeps = append([]string{module + "/internal/permission", module + "/internal/tools", module + "/internal/tool/",
+	module + "/internal/agent", "mvdan.cc/sh", "github.com/ledongthuc/pdf", "golang.org/x/image"}, sdkPkgs...)
+
+func groundPkg(p string) bool {
+	for _, g := range ground {
+		// provider's adapters (provider/anthropic, ...) are not ground.
+		if p == module+"/internal/"+g || (g != "provider" && under(p, module+"/internal/"+g)) {
+			return true
+		}
+	}
+	return false
+}
+
 func corePkg(p string) bool {
 	for _, c := range core {
 		if under(p, module+"/internal/"+c) {
@@ -216,6 +234,14 @@ func rules() []rule {
 		from: func(p string) bool { return under(p, module) },
 		bad:  func(_, to string) bool { return to == module+"/internal/projectfile/projectfiletest" },
 	}, {
+		// The ground floor: contracts and data every layer shares. They
+		// reach no engine, tool or adapter, so what builds on them does
+		// not link the shell parser, the PDF reader or image decoders.
+		name:       "a ground package (event, message, structured, runtimes, permit, turn, store, provider) reaches the engine, a tool or an adapter",
+		from:       groundPkg,
+		bad:        func(_, to string) bool { return matchesAny(to, engineDeps) },
+		transitive: true,
+	}, {
 		name:       "the core links terminal UI code",
 		from:       corePkg,
 		bad:        func(_, to string) bool { return matchesAny(to, terminalUI) },
@@ -247,6 +273,9 @@ func TestLayersNameTheEdge(t *testing.T) {
 		m("server"):                      nil,
 		m("server/servertest"):           {m("server")},
 		m("app"):                         {m("server")},
+		m("turn"):                        {m("permission")},
+		m("permission"):                  {"mvdan.cc/sh/v3/syntax"},
+		"mvdan.cc/sh/v3/syntax":          nil,
 		m("config"):                      {m("projectfile/projectfiletest")},
 		m("projectfile/projectfiletest"): nil,
 		// The commands: fantasy through one adapter, an openai-go
@@ -273,6 +302,7 @@ func TestLayersNameTheEdge(t *testing.T) {
 	want := []string{
 		"internal/store -> internal/tui",                                    // a front end
 		"internal/app -> internal/server",                                   // a front end, from the application
+		"internal/turn -> internal/permission",                              // the engine, from the ground floor
 		"internal/agent -> internal/compact -> internal/provider/providers", // an adapter
 		"internal/store -> internal/tui",                                    // terminal UI
 		"internal/config -> internal/projectfile/projectfiletest",           // a test helper
