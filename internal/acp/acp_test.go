@@ -17,7 +17,7 @@ func TestPromptContent(t *testing.T) {
 		acpsdk.ResourceLinkBlock("main.go", "file:///src/app/main.go"),
 		acpsdk.ResourceBlock(acpsdk.EmbeddedResourceResource{TextResourceContents: &acpsdk.TextResourceContents{Uri: "file:///src/a.go", Text: "package a"}}),
 		acpsdk.ImageBlock("aGVsbG8=", "image/png"),
-	})
+	}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func TestPromptContent(t *testing.T) {
 		{acpsdk.AudioBlock("AAAA", "audio/wav")},
 		{acpsdk.ImageBlock("", "image/png")},
 	} {
-		if _, _, err := promptContent(bad); err == nil {
+		if _, _, err := promptContent(bad, nil); err == nil {
 			t.Errorf("promptContent(%+v) accepted", bad)
 		}
 	}

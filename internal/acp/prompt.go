@@ -23,7 +23,7 @@ func (ag *Agent) Prompt(ctx context.Context, p acpsdk.PromptRequest) (acpsdk.Pro
 	if err != nil {
 		return acpsdk.PromptResponse{}, err
 	}
-	text, images, err := promptContent(p.Prompt)
+	text, images, err := promptContent(p.Prompt, ag.spool())
 	if err != nil {
 		return acpsdk.PromptResponse{}, acpsdk.NewInvalidParams(map[string]any{"error": err.Error()})
 	}
@@ -72,26 +72,27 @@ func (ag *Agent) Cancel(ctx context.Context, p acpsdk.CancelNotification) error 
 
 // promptContent turns ACP content blocks into tandem's prompt text and
 // images. Resource links and embedded resources become references the
-// model can read, as an editor's @-mention means.
-func promptContent(blocks []acpsdk.ContentBlock) (string, []message.Block, error) {
+// model can read, as an editor's @-mention means. A long text or image
+// the frame filter set aside is taken back from the spool.
+func promptContent(blocks []acpsdk.ContentBlock, sp *spool) (string, []message.Block, error) {
 	var parts []string
 	var images []message.Block
 	for i, b := range blocks {
 		switch {
 		case b.Text != nil:
-			parts = append(parts, b.Text.Text)
+			parts = append(parts, sp.take(b.Text.Text))
 		case b.Image != nil:
 			if b.Image.Data == "" {
 				return "", nil, fmt.Errorf("prompt[%d]: an image needs its data (base64); tandem does not fetch image URIs", i)
 			}
-			images = append(images, message.Block{Type: message.Image, MediaType: b.Image.MimeType, ImageData: b.Image.Data})
+			images = append(images, message.Block{Type: message.Image, MediaType: b.Image.MimeType, ImageData: sp.take(b.Image.Data)})
 		case b.ResourceLink != nil:
 			parts = append(parts, fmt.Sprintf("[@%s](%s)", linkName(b.ResourceLink), b.ResourceLink.Uri))
 		case b.Resource != nil:
 			r := b.Resource.Resource
 			switch {
 			case r.TextResourceContents != nil:
-				parts = append(parts, fmt.Sprintf("<context ref=%q>\n%s\n</context>", r.TextResourceContents.Uri, r.TextResourceContents.Text))
+				parts = append(parts, fmt.Sprintf("<context ref=%q>\n%s\n</context>", r.TextResourceContents.Uri, sp.take(r.TextResourceContents.Text)))
 			case r.BlobResourceContents != nil:
 				parts = append(parts, fmt.Sprintf("[@%s](%s)", pathOf(r.BlobResourceContents.Uri), r.BlobResourceContents.Uri))
 			}
