@@ -34,6 +34,9 @@ func (ag *Agent) Prompt(ctx context.Context, p acpsdk.PromptRequest) (acpsdk.Pro
 		// to connect, so their tools are offered from the start.
 		app.WaitMCP(ctx, s.live, app.DefaultMCPWait)
 	}
+	if notice := s.turns.takeNotice(); notice != "" {
+		_ = ag.conn.SessionUpdate(ctx, acpsdk.SessionNotification{SessionId: p.SessionId, Update: acpsdk.UpdateAgentMessageText(notice)})
+	}
 	s.turns.setCancel(cancel)
 	defer s.turns.setCancel(nil)
 	res, err := s.live.Run(ctx, text, session.TurnOptions{Images: images})
@@ -148,6 +151,23 @@ type turnState struct {
 	calls  map[string]*toolCall
 	cancel context.CancelFunc
 	turns  int
+	notice string // said with the next prompt
+}
+
+// holdNotice keeps a notice for the session's next prompt.
+func (t *turnState) holdNotice(text string) {
+	t.mu.Lock()
+	t.notice += text
+	t.mu.Unlock()
+}
+
+// takeNotice returns the held notice, once.
+func (t *turnState) takeNotice() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := t.notice
+	t.notice = ""
+	return n
 }
 
 // firstTurn reports whether no turn has started in this process yet.
