@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -108,5 +109,38 @@ func TestACPAnswersBadLines(t *testing.T) {
 	}
 	if got[3]["id"] != float64(3) || got[3]["result"] == nil {
 		t.Errorf("the connection did not go on: %v", got[3])
+	}
+}
+
+// An edit whose new text would not fit one message to a client on the ACP
+// Go SDK (fs/write_text_file of a 13 MB file) is written on disk instead,
+// where the editor sees it; a small one still goes through the client.
+func TestACPClientWriteOverMessageLimit(t *testing.T) {
+	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
+		scripted.ToolStep(scripted.CallID("r1", "Read", map[string]any{"file_path": "huge.txt", "offset": 1, "limit": 1})),
+		scripted.ToolStep(scripted.CallID("e1", "Edit", map[string]any{"file_path": "huge.txt", "old_string": "first line on disk", "new_string": "FIRST LINE EDITED"})),
+		scripted.ToolStep(scripted.CallID("w1", "Write", map[string]any{"file_path": "new.txt", "content": "small and new\n"})),
+		scripted.TextStep("Edited."),
+	}})
+	huge := x.WriteFile("huge.txt", "first line on disk\n"+strings.Repeat("0123456789abcdef\n", 13<<20/17))
+	small := filepath.Join(x.Work, "new.txt")
+	l := runACPClient(t, x, "SCENARIO=client-big-read")
+	if r := l.response(t, "read"); r["stopReason"] != "end_turn" {
+		t.Fatalf("prompt: %v", r)
+	}
+	if got := x.ReadFile("huge.txt"); !strings.HasPrefix(got, "FIRST LINE EDITED\n0123456789abcdef\n") || len(got) != len("FIRST LINE EDITED\n")+13<<20/17*17 {
+		t.Errorf("huge.txt was not edited on disk: %d bytes, %.60q", len(got), got)
+	}
+	for _, u := range l.updates("tool_call_update") {
+		if u["toolCallId"] == "e1" && u["status"] != "completed" {
+			t.Errorf("the edit: %v", u)
+		}
+	}
+	var wrote []string
+	for _, w := range l.Writes {
+		wrote = append(wrote, w.Path)
+	}
+	if slices.Contains(wrote, huge) || !slices.Contains(wrote, small) {
+		t.Errorf("fs/write_text_file calls: %v, want only %s", wrote, small)
 	}
 }
