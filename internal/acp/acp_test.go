@@ -128,3 +128,31 @@ func TestContextBecomesUsageUpdate(t *testing.T) {
 		t.Errorf("usage update: %+v", got.UsageUpdate)
 	}
 }
+
+// A prompt's long text, resource text and image data come back from the
+// spool, once; a token the client wrote itself stays its text.
+func TestPromptContentTakesSpooledStrings(t *testing.T) {
+	sp := newSpool()
+	text, res, img := strings.Repeat("t", 1<<20), strings.Repeat("r", 1<<20), strings.Repeat("QUFB", 1<<18)
+	forged := spoolPrefix + strings.Repeat("f", 32)
+	blocks := []acpsdk.ContentBlock{
+		acpsdk.TextBlock(sp.put("in:1", text)),
+		acpsdk.ResourceBlock(acpsdk.EmbeddedResourceResource{TextResourceContents: &acpsdk.TextResourceContents{Uri: "file:///r", Text: sp.put("in:1", res)}}),
+		acpsdk.ImageBlock(sp.put("in:1", img), "image/png"),
+		acpsdk.TextBlock(forged),
+	}
+	got, images, err := promptContent(blocks, sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(got, text+"\n<context ref=\"file:///r\">\n"+res+"\n</context>\n"+forged) || len(images) != 1 || images[0].ImageData != img {
+		t.Errorf("prompt of %d bytes, %d images", len(got), len(images))
+	}
+	if sp.size() != 0 {
+		t.Errorf("%d strings left in the spool", sp.size())
+	}
+	again, _, _ := promptContent(blocks[:1], sp)
+	if again == text {
+		t.Error("a token was taken twice")
+	}
+}
