@@ -183,11 +183,10 @@ func (f *frameFilter) long(line []byte, env envelope, size int) error {
 	owner := inOwner(id)
 	if env.Method == "" {
 		owner = outOwner(id)
-		method, cancelled := f.w.answered(id)
 		result, _ := msg["result"].(map[string]any)
-		field := spooledAnswer(method)
+		field := spooledAnswer(f.w.answered(id))
 		s, isString := result[field].(string)
-		if cancelled || field == "" || !isString || len(s) < spoolMin {
+		if field == "" || !isString || len(s) < spoolMin {
 			// Nothing waits for it, or its long part is not one tandem reads.
 			return f.failAnswer(env.ID, size)
 		}

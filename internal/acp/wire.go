@@ -33,13 +33,12 @@ type wire struct {
 	// tandem's that could not be sent is given (set by filterFrames).
 	sdk *io.PipeWriter
 
-	askMu     sync.Mutex
-	asked     map[string]string // tandem's unanswered requests: id → method
-	cancelled map[string]bool   // tandem's requests it stopped waiting for
+	askMu sync.Mutex
+	asked map[string]string // tandem's requests waited for: id → method
 }
 
 func newWire(out, log io.Writer) *wire {
-	return &wire{out: out, log: log, spool: newSpool(), asked: map[string]string{}, cancelled: map[string]bool{}}
+	return &wire{out: out, log: log, spool: newSpool(), asked: map[string]string{}}
 }
 
 // Write takes one whole message from the SDK.
@@ -64,12 +63,11 @@ func (w *wire) Write(p []byte) (int, error) {
 			} `json:"params"`
 		}
 		if json.Unmarshal(p, &c) == nil && len(c.Params.RequestID) > 0 {
+			// tandem stopped waiting: the SDK drops the answer, and
+			// what of it is spooled goes.
 			rid := idKey(c.Params.RequestID)
 			w.askMu.Lock()
-			if _, open := w.asked[rid]; open {
-				delete(w.asked, rid)
-				w.cancelled[rid] = true
-			}
+			delete(w.asked, rid)
 			w.askMu.Unlock()
 			w.spool.drop(outOwner(rid))
 		}
@@ -115,17 +113,15 @@ func (w *wire) tooLong(head envelope, n int) error {
 	return nil
 }
 
-// answered reports the method of tandem's request an answer is for ("" if
-// tandem asked nothing by that id) and whether tandem stopped waiting for
-// it; either way the request is no longer open.
-func (w *wire) answered(id string) (method string, cancelled bool) {
+// answered reports the method of tandem's request an answer is for: ""
+// if tandem asked nothing by that id or stopped waiting for it. Either
+// way the request is no longer waited for.
+func (w *wire) answered(id string) string {
 	w.askMu.Lock()
 	defer w.askMu.Unlock()
-	method = w.asked[id]
-	cancelled = w.cancelled[id]
+	method := w.asked[id]
 	delete(w.asked, id)
-	delete(w.cancelled, id)
-	return method, cancelled
+	return method
 }
 
 // errorLine is a JSON-RPC error response line (id null when id is nil).
