@@ -196,6 +196,8 @@ func (f *frameFilter) long(line []byte, env envelope, size int) error {
 			msg[k] = spoolStrings(v, func(s string) string { return f.w.spool.put(owner, s) })
 		}
 	}
+	// The id as sent: the answer echoes it, and ends the spooled strings.
+	msg["id"] = *env.ID
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)

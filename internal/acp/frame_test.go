@@ -178,6 +178,18 @@ func TestSpoolLifetimeAndForgedTokens(t *testing.T) {
 		t.Errorf("the answer to request 3 left %d strings in the spool", n)
 	}
 
+	// The answer echoes the id as the client wrote it.
+	line = send(`{"jsonrpc":"2.0","id":"\u0041","method":"session/prompt","params":{"a":"` + big + `"}}`)
+	if !strings.Contains(line, `"id":"\u0041"`) || w.spool.size() != 1 {
+		t.Fatalf("the id changed or nothing was spooled: %.100s", line)
+	}
+	if _, err := w.Write([]byte(`{"jsonrpc":"2.0","id":"\u0041","result":{}}` + "\n")); err != nil {
+		t.Fatal(err)
+	}
+	if n := w.spool.size(); n != 0 {
+		t.Errorf("the answer to request \"\\u0041\" left %d strings in the spool", n)
+	}
+
 	// tandem stopped waiting for its request 5: a long answer to it is not kept.
 	for _, l := range []string{
 		`{"jsonrpc":"2.0","id":5,"method":"fs/read_text_file","params":{}}`,
