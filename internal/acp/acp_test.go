@@ -17,7 +17,7 @@ func TestPromptContent(t *testing.T) {
 		acpsdk.ResourceLinkBlock("main.go", "file:///src/app/main.go"),
 		acpsdk.ResourceBlock(acpsdk.EmbeddedResourceResource{TextResourceContents: &acpsdk.TextResourceContents{Uri: "file:///src/a.go", Text: "package a"}}),
 		acpsdk.ImageBlock("aGVsbG8=", "image/png"),
-	})
+	}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func TestPromptContent(t *testing.T) {
 		{acpsdk.AudioBlock("AAAA", "audio/wav")},
 		{acpsdk.ImageBlock("", "image/png")},
 	} {
-		if _, _, err := promptContent(bad); err == nil {
+		if _, _, err := promptContent(bad, nil); err == nil {
 			t.Errorf("promptContent(%+v) accepted", bad)
 		}
 	}
@@ -126,5 +126,33 @@ func TestContextBecomesUsageUpdate(t *testing.T) {
 	got, ok := u.convert(event.Event{Type: event.Context, ContextTokens: 1200, ContextWindow: 200000})
 	if !ok || got.UsageUpdate == nil || got.UsageUpdate.Used != 1200 || got.UsageUpdate.Size != 200000 {
 		t.Errorf("usage update: %+v", got.UsageUpdate)
+	}
+}
+
+// A prompt's long text, resource text and image data come back from the
+// spool, once; a token the client wrote itself stays its text.
+func TestPromptContentTakesSpooledStrings(t *testing.T) {
+	sp := newSpool()
+	text, res, img := strings.Repeat("t", 1<<20), strings.Repeat("r", 1<<20), strings.Repeat("QUFB", 1<<18)
+	forged := spoolPrefix + strings.Repeat("f", 32)
+	blocks := []acpsdk.ContentBlock{
+		acpsdk.TextBlock(sp.put("in:1", text)),
+		acpsdk.ResourceBlock(acpsdk.EmbeddedResourceResource{TextResourceContents: &acpsdk.TextResourceContents{Uri: "file:///r", Text: sp.put("in:1", res)}}),
+		acpsdk.ImageBlock(sp.put("in:1", img), "image/png"),
+		acpsdk.TextBlock(forged),
+	}
+	got, images, err := promptContent(blocks, sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(got, text+"\n<context ref=\"file:///r\">\n"+res+"\n</context>\n"+forged) || len(images) != 1 || images[0].ImageData != img {
+		t.Errorf("prompt of %d bytes, %d images", len(got), len(images))
+	}
+	if sp.size() != 0 {
+		t.Errorf("%d strings left in the spool", sp.size())
+	}
+	again, _, _ := promptContent(blocks[:1], sp)
+	if again == text {
+		t.Error("a token was taken twice")
 	}
 }

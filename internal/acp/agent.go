@@ -33,6 +33,7 @@ type Options struct {
 type Agent struct {
 	app     *app.App
 	conn    *acpsdk.AgentSideConnection
+	wire    *wire
 	version string
 	log     io.Writer
 
@@ -61,8 +62,8 @@ func Serve(ctx context.Context, opts Options, in io.Reader, out io.Writer) error
 	defer a.Close()
 	ag.app = a
 	// The SDK and the frame filter answer on one stream, a message at a time.
-	w := &lockedWriter{w: out}
-	ag.conn = acpsdk.NewAgentSideConnection(ag, w, filterFrames(in, w, opts.Log))
+	ag.wire = newWire(out, opts.Log)
+	ag.conn = acpsdk.NewAgentSideConnection(ag, ag.wire, filterFrames(in, ag.wire))
 	defer ag.closeAll()
 	select {
 	case <-ag.conn.Done():
@@ -97,4 +98,13 @@ func (ag *Agent) clientCaps() acpsdk.ClientCapabilities {
 	ag.mu.Lock()
 	defer ag.mu.Unlock()
 	return ag.client
+}
+
+// spool is where the connection keeps the long strings of the client's
+// messages (nil before Serve connects).
+func (ag *Agent) spool() *spool {
+	if ag.wire == nil {
+		return nil
+	}
+	return ag.wire.spool
 }

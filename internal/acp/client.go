@@ -2,6 +2,7 @@ package acp
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -23,10 +24,10 @@ func (ag *Agent) useClient(s *liveSession) {
 	id := acpsdk.SessionId(s.live.Snapshot().ID)
 	env := s.live.Env
 	if caps.Fs.ReadTextFile || caps.Fs.WriteTextFile {
-		env.Files = clientFiles{conn: ag.conn, session: id, read: caps.Fs.ReadTextFile, write: caps.Fs.WriteTextFile}
+		env.Files = clientFiles{conn: ag.conn, spool: ag.spool(), session: id, read: caps.Fs.ReadTextFile, write: caps.Fs.WriteTextFile}
 	}
 	if caps.Terminal {
-		env.Terminal = clientTerminal{conn: ag.conn, session: id, turns: s.turns}
+		env.Terminal = clientTerminal{conn: ag.conn, spool: ag.spool(), session: id, turns: s.turns}
 	}
 }
 
@@ -34,14 +35,16 @@ func (ag *Agent) useClient(s *liveSession) {
 // local disk otherwise.
 type clientFiles struct {
 	conn        *acpsdk.AgentSideConnection
+	spool       *spool
 	session     acpsdk.SessionId
 	read, write bool
 }
 
 // clientReadLimit is the largest file on disk read through the client:
-// its answer, the text JSON-escaped, has to fit the SDK's 10 MiB message
-// (an answer over it fails this read, not the connection; see frame.go).
-const clientReadLimit = 8 << 20
+// its answer, the text JSON-escaped, has to fit the frameCap a message
+// may have (an answer over it fails this read, not the connection; see
+// frame.go). The file tools read larger files from disk anyway.
+const clientReadLimit = 32 << 20
 
 func (c clientFiles) ReadFile(ctx context.Context, path string) ([]byte, error) {
 	if !c.read || overClientLimit(path) {
@@ -51,7 +54,7 @@ func (c clientFiles) ReadFile(ctx context.Context, path string) ([]byte, error) 
 	if err != nil {
 		return nil, fmt.Errorf("the client could not read %s: %w", path, err)
 	}
-	return []byte(resp.Content), nil
+	return []byte(c.spool.take(resp.Content)), nil
 }
 
 // overClientLimit says a file on disk is too large to ask the client for.
@@ -61,7 +64,9 @@ func overClientLimit(path string) bool {
 }
 
 func (c clientFiles) WriteFile(ctx context.Context, path string, data []byte) error {
-	if !c.write {
+	if !c.write || !fitsMessage(path, data) {
+		// A client on the ACP Go SDK could not read a longer request; the
+		// editor sees the file change on disk.
 		return tool.LocalFiles{}.WriteFile(ctx, path, data)
 	}
 	if _, err := c.conn.WriteTextFile(ctx, acpsdk.WriteTextFileRequest{SessionId: c.session, Path: path, Content: string(data)}); err != nil {
@@ -69,6 +74,19 @@ func (c clientFiles) WriteFile(ctx context.Context, path string, data []byte) er
 	}
 	return nil
 }
+
+// fitsMessage says an fs/write_text_file request with data fits the
+// message a client on the ACP Go SDK reads (wire.go sends nothing longer).
+func fitsMessage(path string, data []byte) bool {
+	if len(data) < (sdkLineLimit+1)/8 {
+		return true // even with every byte escaped as \u00XX
+	}
+	b, err := json.Marshal(acpsdk.WriteTextFileRequest{Path: path, Content: string(data)})
+	return err == nil && len(b)+messageSlack <= sdkLineLimit
+}
+
+// messageSlack is room for a request's envelope around its params.
+const messageSlack = 4 << 10
 
 // terminalOutputLimit is what a client terminal keeps of a command's output.
 const terminalOutputLimit = 1 << 20
@@ -81,6 +99,7 @@ const killWait = 10 * time.Second
 // command times out), read the output, release.
 type clientTerminal struct {
 	conn    *acpsdk.AgentSideConnection
+	spool   *spool
 	session acpsdk.SessionId
 	turns   *turnState
 }
@@ -134,7 +153,7 @@ func (c clientTerminal) Run(ctx context.Context, cmd tool.TerminalCommand) (tool
 	if oerr != nil {
 		return tool.TerminalResult{}, fmt.Errorf("terminal/output: %w", oerr)
 	}
-	return tool.TerminalResult{Output: out.Output, Truncated: out.Truncated, ExitCode: exitCode(ex.resp.ExitCode, ex.resp.Signal)}, nil
+	return tool.TerminalResult{Output: c.spool.take(out.Output), Truncated: out.Truncated, ExitCode: exitCode(ex.resp.ExitCode, ex.resp.Signal)}, nil
 }
 
 // exitCode is a shell's way of saying how a command ended: its code, or

@@ -7,7 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync"
+
+	acpsdk "github.com/coder/acp-go-sdk"
 )
 
 // The ACP SDK reads its input with a bufio.Scanner capped at 10 MiB and
@@ -15,14 +16,15 @@ import (
 // not a JSON-RPC object, so a client waits forever for the answer. The
 // frame filter stands between the client and the SDK: it reads every line
 // itself and hands the SDK only lines it will take, answering the rest
-// as JSON-RPC 2.0 says.
+// as JSON-RPC 2.0 says. A line over the SDK's limit and at most frameCap
+// reaches it with its large strings in the connection's spool (spool.go).
 const (
 	// sdkLineLimit is the longest line the SDK's scanner takes (its
 	// buffer holds the line and its newline).
 	sdkLineLimit = 10<<20 - 1
-	// frameKeep is how much of a longer line is kept to find its id
-	// and method; the rest is read and dropped.
-	frameKeep = 64 << 20
+	// frameCap is the longest message tandem takes; of a longer line this
+	// much is kept to find its id and method, the rest is read and dropped.
+	frameCap = 64 << 20
 )
 
 // JSON-RPC 2.0 error codes the filter answers with.
@@ -32,36 +34,25 @@ const (
 	codeInternalError  = -32603
 )
 
-// lockedWriter serialises whole-message writes of the SDK and the filter
-// onto one stream (the SDK writes each message in one Write).
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
-}
-
 // frameFilter copies the client's lines from in to the SDK's pipe,
 // answering on out what the SDK would drop: an unparseable line (-32700,
 // id null), a batch or a non-request (-32600, id null), a request over
-// the SDK's limit (-32600 with its id). An answer over the limit to one
-// of tandem's own requests reaches the SDK as a -32603 error for that
-// request, so the call that asked fails instead of the connection.
+// frameCap (-32600 with its id). A line over the SDK's limit reaches it
+// with its large strings spooled; an answer to one of tandem's requests
+// that still cannot reach it does as a -32603 error for that request, so
+// the call that asked fails instead of the connection.
 type frameFilter struct {
 	in  io.Reader
 	sdk *io.PipeWriter
-	out io.Writer
-	log io.Writer
+	w   *wire
 }
 
-// filterFrames starts the filter and returns what the SDK reads.
-func filterFrames(in io.Reader, out io.Writer, log io.Writer) io.Reader {
+// filterFrames starts the filter and returns what the SDK reads; w is
+// where both write.
+func filterFrames(in io.Reader, w *wire) io.Reader {
 	pr, pw := io.Pipe()
-	f := &frameFilter{in: in, sdk: pw, out: out, log: log}
+	w.sdk = pw
+	f := &frameFilter{in: in, sdk: pw, w: w}
 	go f.run()
 	return pr
 }
@@ -69,7 +60,7 @@ func filterFrames(in io.Reader, out io.Writer, log io.Writer) io.Reader {
 func (f *frameFilter) run() {
 	br := bufio.NewReaderSize(f.in, 1<<20)
 	for {
-		line, size, err := readLine(br, frameKeep)
+		line, size, err := readLine(br, frameCap)
 		if size > 0 {
 			if werr := f.line(line, size); werr != nil {
 				f.sdk.CloseWithError(werr)
@@ -128,8 +119,8 @@ func (f *frameFilter) line(line []byte, size int) error {
 	if len(trimmed) == 0 {
 		return nil
 	}
-	if size > sdkLineLimit {
-		return f.oversized(trimmed, size)
+	if size > frameCap {
+		return f.overCap(trimmed, size)
 	}
 	if !json.Valid(trimmed) {
 		return f.answer(nil, codeParseError, "parse error: the line is not JSON; send one JSON-RPC 2.0 object per line")
@@ -141,34 +132,136 @@ func (f *frameFilter) line(line []byte, size int) error {
 	bad := trimmed[0] != '{' || json.Unmarshal(trimmed, &env) != nil
 	if !bad && env.ID == nil && env.Method == "" && isResponse(trimmed) {
 		// A response to nothing (id null): answering it could start a loop.
-		fmt.Fprintf(f.log, "tandem acp: dropped a response without an id: %.200s\n", trimmed)
+		fmt.Fprintf(f.w.log, "tandem acp: dropped a response without an id: %.200s\n", trimmed)
 		return nil
 	}
 	if bad || (env.ID == nil && env.Method == "") {
 		return f.answer(env.ID, codeInvalidRequest, "invalid request: a JSON-RPC 2.0 object with a string method (and an id for a request), or an id with a result or error, is expected")
 	}
-	_, err := f.sdk.Write(append(trimmed, '\n'))
+	if size > sdkLineLimit {
+		return f.long(trimmed, env, size)
+	}
+	if env.ID != nil && env.Method == "" {
+		f.w.answered(idKey(*env.ID))
+	}
+	return f.toSDK(trimmed)
+}
+
+func (f *frameFilter) toSDK(line []byte) error {
+	_, err := f.sdk.Write(append(line, '\n'))
 	return err
 }
 
-// oversized answers a line longer than the SDK takes.
-func (f *frameFilter) oversized(kept []byte, size int) error {
-	env := peekEnvelope(kept)
-	msg := fmt.Sprintf("message of %d bytes is over the %d MiB a message may have on tandem's ACP connection", size, (sdkLineLimit+1)>>20)
-	switch {
-	case env.ID != nil && env.Method == "":
-		// An answer to tandem's own request: the request fails, not the connection.
-		b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": env.ID, "error": map[string]any{"code": codeInternalError, "message": msg}})
-		if err != nil {
-			return err
-		}
-		_, err = f.sdk.Write(append(b, '\n'))
-		return err
-	case env.Method != "" && env.ID == nil:
-		fmt.Fprintf(f.log, "tandem acp: dropped the %s notification: %s\n", env.Method, msg)
+// spooledAnswer names, for a request of tandem's, the member of its
+// answer's result that may be long and that tandem takes from the spool
+// (client.go): a file's text, a terminal's output.
+func spooledAnswer(method string) string {
+	switch method {
+	case acpsdk.ClientMethodFsReadTextFile:
+		return "content"
+	case acpsdk.ClientMethodTerminalOutput:
+		return "output"
+	}
+	return ""
+}
+
+// long hands the SDK a message over its limit (and at most frameCap) with
+// its large strings spooled: every one of a client's request, the one
+// tandem reads of an answer to its own request.
+func (f *frameFilter) long(line []byte, env envelope, size int) error {
+	if env.ID == nil {
+		fmt.Fprintf(f.w.log, "tandem acp: dropped the %s notification of %d bytes: a notification may have %d MiB\n", env.Method, size, (sdkLineLimit+1)>>20)
 		return nil
 	}
-	return f.answer(env.ID, codeInvalidRequest, msg+": send less (attach large files as resource links)")
+	id := idKey(*env.ID)
+	var msg map[string]any
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.UseNumber()
+	if err := dec.Decode(&msg); err != nil {
+		return f.answer(env.ID, codeInvalidRequest, "invalid request: "+err.Error())
+	}
+	owner := inOwner(id)
+	if env.Method == "" {
+		owner = outOwner(id)
+		result, _ := msg["result"].(map[string]any)
+		field := spooledAnswer(f.w.answered(id))
+		s, isString := result[field].(string)
+		if field == "" || !isString || len(s) < spoolMin {
+			// Nothing waits for it, or its long part is not one tandem reads.
+			return f.failAnswer(env.ID, size)
+		}
+		result[field] = f.w.spool.put(owner, s)
+	} else {
+		for k, v := range msg {
+			msg[k] = spoolStrings(v, func(s string) string { return f.w.spool.put(owner, s) })
+		}
+	}
+	// The id as sent: the answer echoes it, and ends the spooled strings.
+	msg["id"] = *env.ID
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(msg); err != nil {
+		f.w.spool.drop(owner)
+		return f.answer(env.ID, codeInternalError, "could not re-encode the message: "+err.Error())
+	}
+	if b.Len()-1 > sdkLineLimit {
+		// Long without long strings: too many members to take apart.
+		f.w.spool.drop(owner)
+		if env.Method == "" {
+			return f.failAnswer(env.ID, size)
+		}
+		return f.answer(env.ID, codeInvalidRequest, fmt.Sprintf("message of %d bytes is over the %d MiB tandem's ACP connection takes when its strings are set aside (strings of %d KiB and more are): send less",
+			size, (sdkLineLimit+1)>>20, spoolMin>>10))
+	}
+	return f.toSDK(bytes.TrimRight(b.Bytes(), "\n"))
+}
+
+// spoolStrings replaces, in a decoded JSON value, every string of at least
+// spoolMin bytes by what put returns for it.
+func spoolStrings(v any, put func(string) string) any {
+	switch v := v.(type) {
+	case string:
+		if len(v) >= spoolMin {
+			return put(v)
+		}
+	case map[string]any:
+		for k, x := range v {
+			v[k] = spoolStrings(x, put)
+		}
+	case []any:
+		for i, x := range v {
+			v[i] = spoolStrings(x, put)
+		}
+	}
+	return v
+}
+
+// failAnswer hands the SDK an error in place of an answer to tandem's
+// request that cannot reach it: the request fails, not the connection.
+func (f *frameFilter) failAnswer(id *json.RawMessage, size int) error {
+	b, err := errorLine(id, codeInternalError, fmt.Sprintf("the client's answer of %d bytes could not be taken: tandem's ACP connection takes messages of up to %d MiB, and of an answer over %d MiB only a file's text or a terminal's output",
+		size, frameCap>>20, (sdkLineLimit+1)>>20))
+	if err != nil {
+		return err
+	}
+	_, err = f.sdk.Write(b)
+	return err
+}
+
+// overCap answers a line longer than tandem takes at all.
+func (f *frameFilter) overCap(kept []byte, size int) error {
+	env := peekEnvelope(kept)
+	switch {
+	case env.ID != nil && env.Method == "":
+		f.w.answered(idKey(*env.ID))
+		return f.failAnswer(env.ID, size)
+	case env.Method != "" && env.ID == nil:
+		fmt.Fprintf(f.w.log, "tandem acp: dropped the %s notification of %d bytes: over the %d MiB a message may have\n", env.Method, size, frameCap>>20)
+		return nil
+	}
+	return f.answer(env.ID, codeInvalidRequest, fmt.Sprintf("message of %d bytes is over the %d MiB a message may have on tandem's ACP connection: send less (attach large files as resource links, which tandem reads itself)",
+		size, frameCap>>20))
 }
 
 // peekEnvelope reads the top-level id and method of a message that may
@@ -201,18 +294,15 @@ func peekEnvelope(b []byte) envelope {
 	return env
 }
 
-// answer writes a JSON-RPC error response (id null when id is nil).
+// answer writes a JSON-RPC error response to the client (id null when id
+// is nil).
 func (f *frameFilter) answer(id *json.RawMessage, code int, message string) error {
-	var rid any
-	if id != nil {
-		rid = id
-	}
-	b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": rid, "error": map[string]any{"code": code, "message": message}})
+	b, err := errorLine(id, code, message)
 	if err != nil {
 		return err
 	}
 	// A client that stopped reading is the SDK's to notice; the filter
 	// goes on reading.
-	_, _ = f.out.Write(append(b, '\n'))
+	_, _ = f.w.write(b)
 	return nil
 }

@@ -23,7 +23,7 @@ func (ag *Agent) Prompt(ctx context.Context, p acpsdk.PromptRequest) (acpsdk.Pro
 	if err != nil {
 		return acpsdk.PromptResponse{}, err
 	}
-	text, images, err := promptContent(p.Prompt)
+	text, images, err := promptContent(p.Prompt, ag.spool())
 	if err != nil {
 		return acpsdk.PromptResponse{}, acpsdk.NewInvalidParams(map[string]any{"error": err.Error()})
 	}
@@ -33,6 +33,9 @@ func (ag *Agent) Prompt(ctx context.Context, p acpsdk.PromptRequest) (acpsdk.Pro
 		// Give the session's MCP servers (the client's among them) a moment
 		// to connect, so their tools are offered from the start.
 		app.WaitMCP(ctx, s.live, app.DefaultMCPWait)
+	}
+	if notice := s.turns.takeNotice(); notice != "" {
+		_ = ag.conn.SessionUpdate(ctx, acpsdk.SessionNotification{SessionId: p.SessionId, Update: acpsdk.UpdateAgentMessageText(notice)})
 	}
 	s.turns.setCancel(cancel)
 	defer s.turns.setCancel(nil)
@@ -72,26 +75,27 @@ func (ag *Agent) Cancel(ctx context.Context, p acpsdk.CancelNotification) error 
 
 // promptContent turns ACP content blocks into tandem's prompt text and
 // images. Resource links and embedded resources become references the
-// model can read, as an editor's @-mention means.
-func promptContent(blocks []acpsdk.ContentBlock) (string, []message.Block, error) {
+// model can read, as an editor's @-mention means. A long text or image
+// the frame filter set aside is taken back from the spool.
+func promptContent(blocks []acpsdk.ContentBlock, sp *spool) (string, []message.Block, error) {
 	var parts []string
 	var images []message.Block
 	for i, b := range blocks {
 		switch {
 		case b.Text != nil:
-			parts = append(parts, b.Text.Text)
+			parts = append(parts, sp.take(b.Text.Text))
 		case b.Image != nil:
 			if b.Image.Data == "" {
 				return "", nil, fmt.Errorf("prompt[%d]: an image needs its data (base64); tandem does not fetch image URIs", i)
 			}
-			images = append(images, message.Block{Type: message.Image, MediaType: b.Image.MimeType, ImageData: b.Image.Data})
+			images = append(images, message.Block{Type: message.Image, MediaType: b.Image.MimeType, ImageData: sp.take(b.Image.Data)})
 		case b.ResourceLink != nil:
 			parts = append(parts, fmt.Sprintf("[@%s](%s)", linkName(b.ResourceLink), b.ResourceLink.Uri))
 		case b.Resource != nil:
 			r := b.Resource.Resource
 			switch {
 			case r.TextResourceContents != nil:
-				parts = append(parts, fmt.Sprintf("<context ref=%q>\n%s\n</context>", r.TextResourceContents.Uri, r.TextResourceContents.Text))
+				parts = append(parts, fmt.Sprintf("<context ref=%q>\n%s\n</context>", r.TextResourceContents.Uri, sp.take(r.TextResourceContents.Text)))
 			case r.BlobResourceContents != nil:
 				parts = append(parts, fmt.Sprintf("[@%s](%s)", pathOf(r.BlobResourceContents.Uri), r.BlobResourceContents.Uri))
 			}
@@ -147,6 +151,23 @@ type turnState struct {
 	calls  map[string]*toolCall
 	cancel context.CancelFunc
 	turns  int
+	notice string // said with the next prompt
+}
+
+// holdNotice keeps a notice for the session's next prompt.
+func (t *turnState) holdNotice(text string) {
+	t.mu.Lock()
+	t.notice += text
+	t.mu.Unlock()
+}
+
+// takeNotice returns the held notice, once.
+func (t *turnState) takeNotice() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := t.notice
+	t.notice = ""
+	return n
 }
 
 // firstTurn reports whether no turn has started in this process yet.

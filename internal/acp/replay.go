@@ -43,6 +43,9 @@ func (ag *Agent) replay(ctx context.Context, s *liveSession) error {
 	return nil
 }
 
+// replayImageMax bounds an image's base64 data replayed as it was sent.
+const replayImageMax = 8 << 20
+
 type replayer struct {
 	up        *updater
 	send      func(acpsdk.SessionUpdate) error
@@ -61,31 +64,30 @@ func (r *replayer) messages(msgs []message.Message, runs []store.SubagentRun, ne
 			if b.Type == message.ToolUse && b.Name == "TodoWrite" && !nested {
 				r.lastTodos = b.Input
 			}
-			var u acpsdk.SessionUpdate
-			ok := true
+			var us []acpsdk.SessionUpdate
 			switch {
 			case nested && b.Type != message.ToolUse && b.Type != message.ToolResult:
-				ok = false
 			case b.Type == message.Text && m.Role == message.User:
-				u = acpsdk.UpdateUserMessageText(b.Text)
+				us = textUpdates(b.Text, acpsdk.UpdateUserMessageText)
+			case b.Type == message.Image && m.Role == message.User && len(b.ImageData) > replayImageMax:
+				// An image cannot be sent in parts; a client on the ACP Go
+				// SDK could not read it whole.
+				us = textUpdates(fmt.Sprintf("[an image of %d bytes (base64), too large to replay]", len(b.ImageData)), acpsdk.UpdateUserMessageText)
 			case b.Type == message.Image && m.Role == message.User:
-				u = acpsdk.UpdateUserMessage(acpsdk.ImageBlock(b.ImageData, b.MediaType))
+				us = []acpsdk.SessionUpdate{acpsdk.UpdateUserMessage(acpsdk.ImageBlock(b.ImageData, b.MediaType))}
 			case b.Type == message.Text:
-				u = acpsdk.UpdateAgentMessageText(b.Text)
+				us = textUpdates(b.Text, acpsdk.UpdateAgentMessageText)
 			case b.Type == message.Thinking && b.Text != "":
-				u = acpsdk.UpdateAgentThoughtText(b.Text)
+				us = textUpdates(b.Text, acpsdk.UpdateAgentThoughtText)
 			case b.Type == message.ToolUse:
-				u = r.up.toolStart(event.Event{ToolUseID: b.ID, ToolName: b.Name, Input: b.Input})
+				us = []acpsdk.SessionUpdate{r.up.toolStart(event.Event{ToolUseID: b.ID, ToolName: b.Name, Input: b.Input})}
 			case b.Type == message.ToolResult:
-				u = r.up.toolResult(event.Event{ToolUseID: b.ToolUseID, IsError: b.IsError, Output: resultText(b)})
-			default:
-				ok = false
+				us = []acpsdk.SessionUpdate{r.up.toolResult(event.Event{ToolUseID: b.ToolUseID, IsError: b.IsError, Output: resultText(b)})}
 			}
-			if !ok {
-				continue
-			}
-			if err := r.send(u); err != nil {
-				return err
+			for _, u := range us {
+				if err := r.send(u); err != nil {
+					return err
+				}
 			}
 			if run, started := subs[b.ID]; started && b.Type == message.ToolUse {
 				if err := r.messages(run.Messages, run.Subagents, true); err != nil {

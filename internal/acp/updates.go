@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	acpsdk "github.com/coder/acp-go-sdk"
 
@@ -18,6 +19,26 @@ const outputTail = 8 << 10
 // resultShown bounds the tool output sent with a finished call.
 const resultShown = 32 << 10
 
+// textChunk bounds the text of one message or thought chunk: a prompt of
+// tens of MiB, replayed, goes as many chunks, each far under the 10 MiB a
+// client on the ACP Go SDK reads in one message.
+const textChunk = 1 << 20
+
+// textUpdates sends text as chunks of at most textChunk bytes, cut between
+// characters.
+func textUpdates(text string, update func(string) acpsdk.SessionUpdate) []acpsdk.SessionUpdate {
+	var out []acpsdk.SessionUpdate
+	for len(text) > textChunk {
+		cut := textChunk
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut--
+		}
+		out = append(out, update(text[:cut]))
+		text = text[cut:]
+	}
+	return append(out, update(text))
+}
+
 // updater is a session's event sink: it turns tandem events into
 // session/update notifications.
 type updater struct {
@@ -27,11 +48,23 @@ type updater struct {
 
 // Emit implements event.Sink.
 func (u *updater) Emit(e event.Event) {
-	upd, ok := u.convert(e)
-	if !ok || u.ag.conn == nil {
+	if u.ag.conn == nil {
 		return
 	}
-	_ = u.ag.conn.SessionUpdate(context.Background(), acpsdk.SessionNotification{SessionId: acpsdk.SessionId(e.SessionID), Update: upd})
+	updates := []acpsdk.SessionUpdate{}
+	switch {
+	case len(e.Text) > textChunk && e.Type == event.Text && e.ParentToolUseID == "":
+		updates = textUpdates(e.Text, acpsdk.UpdateAgentMessageText)
+	case len(e.Text) > textChunk && e.Type == event.Thinking && e.ParentToolUseID == "":
+		updates = textUpdates(e.Text, acpsdk.UpdateAgentThoughtText)
+	default:
+		if upd, ok := u.convert(e); ok {
+			updates = append(updates, upd)
+		}
+	}
+	for _, upd := range updates {
+		_ = u.ag.conn.SessionUpdate(context.Background(), acpsdk.SessionNotification{SessionId: acpsdk.SessionId(e.SessionID), Update: upd})
+	}
 }
 
 func (u *updater) convert(e event.Event) (acpsdk.SessionUpdate, bool) {
@@ -70,8 +103,11 @@ func (u *updater) convert(e event.Event) (acpsdk.SessionUpdate, bool) {
 		return acpsdk.UpdateAgentThoughtText("\n[the conversation was compacted into a summary]\n"), true
 	case event.Status:
 		if e.Meta["notice"] == trust.NoticeKind {
-			// What an untrusted folder's session runs without, once.
-			return acpsdk.UpdateAgentMessageText("[tandem: " + e.Message + "]\n\n"), true
+			// What an untrusted folder's session runs without, once. It is
+			// said as the session opens, before the client has its id
+			// (an editor drops updates of a session it does not know), so
+			// it waits for the session's first prompt.
+			u.turns.holdNotice("[tandem: " + e.Message + "]\n\n")
 		}
 	case event.Retry:
 		return acpsdk.UpdateAgentThoughtText(fmt.Sprintf("\n[provider error, retrying in %.1fs (attempt %d): %s]\n",
