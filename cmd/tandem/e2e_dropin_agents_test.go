@@ -256,3 +256,26 @@ func initLineOf(t *testing.T, stdout string) map[string]any {
 	t.Fatalf("no system/init line:\n%s", stdout)
 	return nil
 }
+
+// Under the claude-code runtime the host's agents reach the Claude Code
+// CLI (with tandem's config agents, in its initialize): the CLI's child
+// request carries the agent's prompt and only its tools.
+func TestDropInAgentsFlagClaudeCode(t *testing.T) {
+	none := ""
+	cc := newClaudeCodeE2E(t, func(work string) scripted.Script {
+		s := reviewerScript()
+		s.SideModelPattern = &none
+		s.Threads[0].Steps[0] = scripted.ToolStep(scripted.CallID("rd1", "Read", map[string]any{"file_path": filepath.Join(work, "notes.txt")}))
+		return s
+	})
+	writeJSONFile(t, filepath.Join(cc.Home, "config.json"), map[string]any{"runtime": "claude-code",
+		"claude_code": map[string]any{"path": testdepBin(t, "claude"), "first_byte_timeout": "30s", "turn_timeout": "90s"}})
+	cc.WriteFile("notes.txt", "hello\n")
+	agents := `{"reviewer":{"description":"Reviews files.","prompt":"REVIEWER-SYSTEM-PROMPT: you review.","tools":["Read","Grep"]}}`
+	r := cc.RunDetached("-p", "review the notes", "--output-format", "stream-json", "--verbose", "--permission-mode", "bypassPermissions",
+		"--setting-sources", "", "--agents", agents)
+	if r.Code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.Code, r.Stdout, r.Stderr)
+	}
+	checkReviewerRan(t, cc)
+}
