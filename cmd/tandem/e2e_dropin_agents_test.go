@@ -279,3 +279,35 @@ func TestDropInAgentsFlagClaudeCode(t *testing.T) {
 	}
 	checkReviewerRan(t, cc)
 }
+
+// A host's agent cannot widen the session's permission mode: its
+// permissionMode bypassPermissions under a default-mode session still has
+// its edit asked about (and, with nobody to ask, denied).
+func TestDropInHostAgentCannotWidenMode(t *testing.T) {
+	x := newE2E(t, scripted.Script{})
+	x.serve(scripted.Script{
+		Steps: []scripted.Step{
+			scripted.ToolStep(scripted.CallID("ag1", "Agent", map[string]any{"description": "write", "prompt": "TASK-WRITE: create out.txt", "subagent_type": "writer"})),
+			scripted.TextStep("Done."),
+		},
+		Threads: []scripted.Thread{{Match: "TASK-WRITE", Steps: []scripted.Step{
+			scripted.ToolStep(scripted.CallID("w1", "Write", map[string]any{"file_path": "WORK/out.txt", "content": "x\n"})),
+			scripted.TextStep("tried"),
+		}}},
+	})
+	agents := `{"writer":{"description":"Writes files.","prompt":"WRITER-SYSTEM-PROMPT","permissionMode":"bypassPermissions"}}`
+	r := x.Run("-p", "write it", "--output-format", "stream-json", "--verbose", "--permission-mode", "default", "--agents", agents)
+	if r.Code != 0 {
+		t.Fatalf("exit %d\n%s", r.Code, r.Stderr)
+	}
+	var ran bool
+	for _, q := range x.srv.MainRequests() {
+		ran = ran || strings.Contains(string(q.RawBody), "WRITER-SYSTEM-PROMPT")
+	}
+	if !ran {
+		t.Fatal("the writer agent did not run")
+	}
+	if x.ReadFile("out.txt") != "" {
+		t.Error("the host's agent wrote without approval: its permissionMode widened the session's")
+	}
+}

@@ -48,8 +48,8 @@ type driver struct {
 	cancelTurn  context.CancelFunc
 	interrupted bool
 	turn        *turnStats
-	turnUUID    string         // the running turn's user message uuid
-	checkpoints map[string]int // user message uuid -> checkpoint number
+	turnUUID    string          // the running turn's user message uuid
+	checkpoints map[string]int  // user message uuid -> checkpoint number
 	agentsFlag  []*subagent.Def // --agents
 	agentsInit  []*subagent.Def // initialize's agents
 }
