@@ -114,6 +114,19 @@ func TestAgentSDKSettingSourcesProjectFiles(t *testing.T) {
 				if cmds, _ := init["slash_commands"].([]any); tc.want && !slices.Contains(cmds, any("house-style")) {
 					t.Errorf("settingSources %s: the skill is not listed as a command: %v", tc.sources, cmds)
 				}
+				if name != "tandem" {
+					continue
+				}
+				// The command reaches the model as its text only when read
+				// (claude answers an unknown /command itself, without a
+				// model call, so this is asked of tandem alone).
+				sources := strings.Trim(strings.ReplaceAll(tc.sources, `"`, ""), "[]")
+				if r := x.Run("-p", "/ship", "--output-format", "stream-json", "--verbose", "--setting-sources", sources); r.Code != 0 {
+					t.Fatalf("/ship: exit %d\n%s", r.Code, r.Stderr)
+				}
+				if got := strings.Contains(x.lastRequestBody(), "SHIP-COMMAND-BODY"); got != tc.want {
+					t.Errorf("--setting-sources %q: /ship expanded = %v, want %v", sources, got, tc.want)
+				}
 			}
 		})
 	}
