@@ -177,15 +177,21 @@ func TestAgentSDKEditDenyHookResume(t *testing.T) {
 }
 
 // serve replaces the test's model server by one serving s, with the WORK/
-// placeholder in tool inputs made the workspace: Claude Code's file tools
+// placeholder in tool inputs (of its steps and threads) made the workspace: Claude Code's file tools
 // take absolute paths.
 func (x *e2e) serve(s scripted.Script) {
 	x.t.Helper()
-	for i := range s.Steps {
-		for j := range s.Steps[i].ToolCalls {
-			c := &s.Steps[i].ToolCalls[j]
-			c.Input = json.RawMessage(strings.ReplaceAll(string(c.Input), "WORK/", x.Work+"/"))
+	fill := func(steps []scripted.Step) {
+		for i := range steps {
+			for j := range steps[i].ToolCalls {
+				c := &steps[i].ToolCalls[j]
+				c.Input = json.RawMessage(strings.ReplaceAll(string(c.Input), "WORK/", x.Work+"/"))
+			}
 		}
+	}
+	fill(s.Steps)
+	for i := range s.Threads {
+		fill(s.Threads[i].Steps)
 	}
 	srv := scripted.New(s)
 	url, err := srv.Start()

@@ -18,6 +18,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/provider/catalog"
 	"github.com/tandem-agent/tandem/internal/session"
 	"github.com/tandem-agent/tandem/internal/store"
+	"github.com/tandem-agent/tandem/internal/subagent"
 	"github.com/tandem-agent/tandem/internal/trust"
 )
 
@@ -48,6 +49,12 @@ type Options struct {
 	// commands, agents or CLAUDE.md); without "user", ~/.claude/settings.json
 	// is not read. docs/claude-code-cli.md.
 	SettingSources []string
+	// HostAgents returns the sub-agents the program driving tandem gave it
+	// (Claude Code's --agents, the Agent SDK's agents option in
+	// initialize; subagent.ParseHost validated them): the strongest of a
+	// session's agents, not gated by folder trust. Called when a session
+	// is equipped and a folder's extensions are listed; nil: none.
+	HostAgents func() []*subagent.Def
 	// RequireTrust refuses a session in an untrusted folder whose project
 	// files set what only a trusted folder may (--require-trust), rather
 	// than leaving those settings out.
@@ -171,7 +178,10 @@ func (a *App) projectFiles() bool {
 	return a.opts.SettingSources == nil || slices.Contains(a.opts.SettingSources, "project")
 }
 
-// userClaudeSettings says whether ~/.claude/settings.json is read.
+// userClaudeSettings says whether the user's Claude Code files are read:
+// ~/.claude/settings.json, the skills, commands and agents under the home
+// folder, ~/.claude/CLAUDE.md (a host's --setting-sources without "user"
+// says no).
 func (a *App) userClaudeSettings() bool {
 	return a.opts.SettingSources == nil || slices.Contains(a.opts.SettingSources, "user")
 }

@@ -54,12 +54,28 @@ type SlashCommand struct {
 // built-ins that run as turns (/compact, /init); a folder whose files
 // cannot be read offers those alone (the session reports its files itself).
 func (a *App) SlashCommands(cwd string) []SlashCommand {
+	ext, err := a.ExtensionsFor(cwd)
+	if err != nil {
+		ext = nil
+	}
+	return slashCommands(ext)
+}
+
+// SlashCommands lists the commands the live session accepts, from what it
+// loaded when it was equipped (as App.SlashCommands lists a folder's).
+func (eq *Equipment) SlashCommands() []SlashCommand {
+	return slashCommands(eq.Extensions())
+}
+
+// slashCommands is the one list of commands a session accepts: the
+// built-ins that run as turns, then the custom commands and user-invocable
+// skills of ext (nil: the built-ins alone).
+func slashCommands(ext *Extensions) []SlashCommand {
 	var out []SlashCommand
 	for _, c := range skills.TurnBuiltins {
 		out = append(out, SlashCommand{Name: c.Name, Description: c.Description, ArgumentHint: c.ArgumentHint})
 	}
-	ext, err := a.ExtensionsFor(cwd)
-	if err != nil {
+	if ext == nil {
 		return out
 	}
 	for _, c := range ext.Commands {

@@ -79,14 +79,22 @@ func (a *App) loadExtensions(cfg *config.Config, cwd string, trusted bool) (*ski
 		}
 	}
 	home := a.home()
+	if !a.userClaudeSettings() {
+		home = "" // the host asked for none of the user's Claude Code files
+	}
 	projectDir := cwd
 	if !a.projectFiles() {
 		projectDir = "" // the host asked for no project files
 	}
 	sk := skills.Load(skills.DefaultPlaces(projectDir, home, a.Paths.ConfigDir))
-	// Config agents: the project file's win over the user file's, name by
-	// name (a whole-section replace would drop the user's).
+	// The host's agents first: they win over every file's, as Claude
+	// Code's --agents do. Then config agents: the project file's win over
+	// the user file's, name by name (a whole-section replace would drop
+	// the user's).
 	var defs []*subagent.Def
+	if a.opts.HostAgents != nil {
+		defs = append(defs, a.opts.HostAgents()...)
+	}
 	seen := map[string]bool{}
 	for i := len(cfg.Layers) - 1; i >= 0; i-- {
 		layer := cfg.Layers[i]
@@ -220,6 +228,25 @@ func resolveAgentModel(field, parent, small string) string {
 	return f
 }
 
+// CheckAgentModel reports whether a host-given agent's model field names
+// a model the config in force for cwd reaches, resolved as a sub-agent's
+// model is (resolveAgentModel) under a session on parent (empty: the
+// configured default). An alias that keeps the parent's model is not
+// checked again: the session's own model is checked when it opens.
+func (a *App) CheckAgentModel(field, parent, cwd string) error {
+	cfg, err := a.ConfigFor(cwd)
+	if err != nil {
+		return err
+	}
+	parent = firstNonEmpty(parent, a.DefaultModel(cfg))
+	spec := resolveAgentModel(field, parent, cfg.SmallModel)
+	if spec == "" || spec == parent {
+		return nil
+	}
+	_, err = a.models.resolver(cfg).Resolve(spec)
+	return err
+}
+
 // ExpandPrompt implements session.Equipment: `/name args` becomes the
 // custom command's (or user-invocable skill's) text; its allowed-tools are
 // pre-approved for the turn.
@@ -256,7 +283,8 @@ func (eq *Equipment) Extensions() *Extensions {
 
 // claudeExtras is what the claude-code runtime needs beyond what the CLI
 // reads itself (.claude/skills, .claude/agents, .claude/commands of the
-// project and the user): tandem's config-defined agents for initialize,
+// project and the user): tandem's config-defined agents and the host's
+// (--agents, the SDK's initialize) for the CLI's initialize,
 // and a folder whose .claude/skills links the skills found elsewhere
 // (.agents/skills, tandem's folders), passed with --add-dir.
 func (w *wiring) claudeExtras(l *session.Live, eq *Equipment) (addDirs []string, agents map[string]any, err error) {
@@ -264,7 +292,7 @@ func (w *wiring) claudeExtras(l *session.Live, eq *Equipment) (addDirs []string,
 		return nil, nil, nil
 	}
 	for _, d := range eq.ext.agents.Custom() {
-		if d.Scope == skills.ScopeConfig {
+		if d.Scope == skills.ScopeConfig || d.Scope == subagent.ScopeHost {
 			if agents == nil {
 				agents = map[string]any{}
 			}

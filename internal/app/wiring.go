@@ -207,7 +207,11 @@ func (w *wiring) native(eq *Equipment) (turn.Runtime, error) {
 }
 
 func (w *wiring) nativeOptions(eq *Equipment) (agent.Options, error) {
-	pb := prompt.Builder{ConfigDir: w.app.Paths.ConfigDir, Home: w.app.opts.Getenv("HOME"), Warn: w.app.opts.Stderr, NoProject: !w.app.projectFiles()}
+	home := w.app.opts.Getenv("HOME")
+	if !w.app.userClaudeSettings() {
+		home = "" // no ~/.claude/CLAUDE.md: the host left out the user's files
+	}
+	pb := prompt.Builder{ConfigDir: w.app.Paths.ConfigDir, Home: home, Warn: w.app.opts.Stderr, NoProject: !w.app.projectFiles()}
 	cc, err := compact.Parse(eq.cfg.Compaction, eq.cfg.SectionSource("compaction"))
 	if err != nil {
 		return agent.Options{}, err

@@ -162,3 +162,19 @@ func TestParseFallbackModel(t *testing.T) {
 		t.Errorf("warnings %q", warns)
 	}
 }
+
+// --agents is acted on (it was once ignored): its value is kept for the
+// driver to validate once tandem's config is open; --agent stays ignored.
+func TestAgentsFlag(t *testing.T) {
+	f, warns, err := Parse([]string{"-p", "hi", "--agents", `{"r":{"description":"d","prompt":"p"}}`, "--agent", "r"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Agents != `{"r":{"description":"d","prompt":"p"}}` {
+		t.Errorf("Agents = %q", f.Agents)
+	}
+	joined := strings.Join(warns, "\n")
+	if strings.Contains(joined, "--agents is") || !strings.Contains(joined, "--agent is ignored") {
+		t.Errorf("warnings: %q", joined)
+	}
+}

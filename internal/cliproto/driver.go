@@ -13,6 +13,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/permission/hooks"
 	"github.com/tandem-agent/tandem/internal/session"
+	"github.com/tandem-agent/tandem/internal/subagent"
 )
 
 // Options are what Main needs from the process.
@@ -47,8 +48,10 @@ type driver struct {
 	cancelTurn  context.CancelFunc
 	interrupted bool
 	turn        *turnStats
-	turnUUID    string         // the running turn's user message uuid
-	checkpoints map[string]int // user message uuid -> checkpoint number
+	turnUUID    string          // the running turn's user message uuid
+	checkpoints map[string]int  // user message uuid -> checkpoint number
+	agentsFlag  []*subagent.Def // --agents
+	agentsInit  []*subagent.Def // initialize's agents
 }
 
 // Main runs tandem as the Claude Code CLI would run with these arguments
@@ -122,7 +125,7 @@ func (d *driver) open() error {
 		}
 	}
 	a, err := app.Open(app.Options{Home: d.f.Home, Getenv: getenv, Version: d.o.Version, Asker: asker, Stderr: d.o.Stderr,
-		SettingSources: settingSources(d.f.SettingSources)})
+		SettingSources: settingSources(d.f.SettingSources), HostAgents: d.hostAgents})
 	if err != nil {
 		return err
 	}
@@ -133,6 +136,10 @@ func (d *driver) open() error {
 		return err
 	}
 	a.FlagRules = rules
+	if err := d.flagAgents(); err != nil {
+		a.Close()
+		return err
+	}
 	return nil
 }
 

@@ -55,6 +55,7 @@ type Flags struct {
 	MaxThinkingTokens      *int
 	SkipPermissions        bool
 	Home                   string
+	Agents                 string // --agents: JSON, or a file of it
 	Version                bool
 	Prompt                 []string // positional arguments
 }
@@ -77,8 +78,7 @@ var ignoredFlags = map[string]struct {
 	"--debug":                              {false, "use --verbose"},
 	"--debug-file":                         {true, "use --verbose"},
 	"--betas":                              {true, "beta headers come from tandem's provider config"},
-	"--agents":                             {true, "custom agents are not supported yet"},
-	"--agent":                              {true, "custom agents are not supported yet"},
+	"--agent":                              {true, "the main thread cannot run as a sub-agent; --agents defines sub-agents"},
 	"--plugin-dir":                         {true, "plugins are not supported"},
 	"--plugin-dir-no-mcp":                  {true, "plugins are not supported"},
 	"--no-session-persistence":             {false, "tandem always stores sessions"},
@@ -209,6 +209,7 @@ var flagTable = map[string]flagSpec{
 	}},
 	"--dangerously-skip-permissions": {false, yes(func(f *Flags) *bool { return &f.SkipPermissions })},
 	"--home":                         {true, str(func(f *Flags) *string { return &f.Home })},
+	"--agents":                       {true, str(func(f *Flags) *string { return &f.Agents })},
 	"-v":                             {false, yes(func(f *Flags) *bool { return &f.Version })},
 	"--version":                      {false, yes(func(f *Flags) *bool { return &f.Version })},
 }

@@ -25,6 +25,7 @@ func (d *driver) handleControl(ctx context.Context, id string, raw json.RawMessa
 		UserMessageID      string          `json:"user_message_id"`
 		DryRun             bool            `json:"dry_run"`
 		MaxThinkingTokens  *int64          `json:"max_thinking_tokens"`
+		Agents             json.RawMessage `json:"agents"`
 	}
 	if err := json.Unmarshal(raw, &req); err != nil {
 		d.ctl.fail(id, "malformed control request: "+err.Error(), "invalid_request")
@@ -32,7 +33,7 @@ func (d *driver) handleControl(ctx context.Context, id string, raw json.RawMessa
 	}
 	switch req.Subtype {
 	case "initialize":
-		d.initialize(id, req.Hooks, req.SystemPrompt, req.AppendSystemPrompt, req.SDKMCPServers)
+		d.initialize(id, req.Hooks, req.SystemPrompt, req.AppendSystemPrompt, req.SDKMCPServers, req.Agents)
 	case "interrupt":
 		d.interrupt()
 		d.ctl.reply(id, map[string]any{"still_queued": []any{}})
@@ -75,8 +76,13 @@ func (d *driver) handleControl(ctx context.Context, id string, raw json.RawMessa
 
 // initialize registers the host's hooks and prompt settings and says what
 // tandem offers.
-func (d *driver) initialize(id string, hooks, system json.RawMessage, appendSys string, sdkServers []string) {
+func (d *driver) initialize(id string, hooks, system json.RawMessage, appendSys string, sdkServers []string, agents json.RawMessage) {
 	hs, err := d.parseHooks(hooks)
+	if err != nil {
+		d.ctl.fail(id, err.Error(), "invalid_request")
+		return
+	}
+	hostAgents, err := d.parseHostAgents(agents, "initialize agents")
 	if err != nil {
 		d.ctl.fail(id, err.Error(), "invalid_request")
 		return
@@ -96,7 +102,7 @@ func (d *driver) initialize(id string, hooks, system json.RawMessage, appendSys 
 		sys = &s
 	}
 	d.mu.Lock()
-	d.hooks, d.appendInit, d.sdkServers = hs, appendSys, sdkServers
+	d.hooks, d.appendInit, d.sdkServers, d.agentsInit = hs, appendSys, sdkServers, hostAgents
 	if sys != nil && *sys != "" {
 		d.systemInit = sys
 	}
@@ -106,11 +112,21 @@ func (d *driver) initialize(id string, hooks, system json.RawMessage, appendSys 
 	for _, c := range d.app.SlashCommands(wd) {
 		commands = append(commands, map[string]any{"name": c.Name, "description": c.Description, "argumentHint": c.ArgumentHint})
 	}
+	agentList := []map[string]any{}
+	if ext, err := d.app.ExtensionsFor(wd); err == nil {
+		for _, a := range ext.Agents {
+			e := map[string]any{"name": a.Name, "description": a.Description}
+			if a.Model != "" {
+				e["model"] = a.Model
+			}
+			agentList = append(agentList, e)
+		}
+	}
 	models := []map[string]any{}
 	for _, m := range d.app.ModelChoices() {
 		models = append(models, map[string]any{"value": m.ID, "displayName": m.Label(), "description": m.ID})
 	}
-	d.ctl.reply(id, map[string]any{"commands": commands, "agents": []any{}, "output_style": "default",
+	d.ctl.reply(id, map[string]any{"commands": commands, "agents": agentList, "output_style": "default",
 		"available_output_styles": []string{"default"}, "models": models, "account": map[string]any{}, "pid": os.Getpid()})
 }
 

@@ -32,14 +32,32 @@ func (d *driver) initLine(live *session.Live) map[string]any {
 			servers = append(servers, map[string]any{"name": s.Name, "status": mcpState(s)})
 		}
 	}
-	commands := []string{}
-	for _, c := range d.app.SlashCommands(rec.Cwd) {
-		commands = append(commands, c.Name)
+	commands, agents, skillNames := []string{}, []string{}, []string{}
+	if eq, ok := live.Equipment().(sessionExtensions); ok {
+		for _, c := range eq.SlashCommands() {
+			commands = append(commands, c.Name)
+		}
+		ext := eq.Extensions()
+		for _, a := range ext.Agents {
+			agents = append(agents, a.Name)
+		}
+		for _, s := range ext.Skills {
+			skillNames = append(skillNames, s.Name)
+		}
 	}
+	// tandem has no plugins and no output styles: plugins is empty (its
+	// entries would be {name, path, source}) and the style is "default".
 	return map[string]any{"type": "system", "subtype": "init", "cwd": rec.Cwd, "session_id": rec.ID, "tools": tools,
 		"mcp_servers": servers, "model": bareModel(rec.Model), "permissionMode": modeName(currentMode(live, d.mode)),
 		"slash_commands": commands, "apiKeySource": "none", "claude_code_version": ProtocolVersion,
-		"output_style": "default", "agents": []string{}, "skills": []string{}, "plugins": []any{}, "uuid": newUUID()}
+		"output_style": "default", "agents": agents, "skills": skillNames, "plugins": []any{}, "uuid": newUUID()}
+}
+
+// sessionExtensions is what the application's equipment says of a live
+// session's commands, skills and agents (what it loaded when equipped).
+type sessionExtensions interface {
+	SlashCommands() []app.SlashCommand
+	Extensions() *app.Extensions
 }
 
 func currentMode(live *session.Live, fallback permission.Mode) permission.Mode {

@@ -4,8 +4,9 @@
 // assertions about both.
 //
 // env: AGENT_SDK (path of the SDK's sdk.mjs), EXE (the executable), WORK
-// (the workspace), SCENARIO (edit | resume | interrupt), RESUME (a session
-// id, for resume), MODEL.
+// (the workspace), SCENARIO (edit | resume | interrupt | sdkmcp | agents |
+// sources), RESUME (a session id, for resume), SETTING_SOURCES (JSON, for
+// sources), MODEL.
 import { pathToFileURL } from "node:url";
 
 const { query, tool, createSdkMcpServer } = await import(pathToFileURL(process.env.AGENT_SDK).href);
@@ -117,6 +118,19 @@ try {
         })],
       });
       await collect(query({ prompt: "add 2 and 3", options: { ...base, permissionMode: "bypassPermissions", mcpServers: { calc } } }));
+      break;
+    }
+    case "agents": {
+      // A sub-agent the host defines: the model runs it with the Agent tool.
+      await collect(query({ prompt: "review the notes", options: { ...base, permissionMode: "bypassPermissions",
+        agents: { reviewer: { description: "Reviews files and reports problems.", prompt: "REVIEWER-SYSTEM-PROMPT: you review.", tools: ["Read", "Grep"] } } } }));
+      break;
+    }
+    case "sources": {
+      // settingSources decides whether the project's CLAUDE.md, skills and
+      // commands are read at all.
+      await collect(query({ prompt: "hello", options: { ...base, permissionMode: "bypassPermissions",
+        settingSources: JSON.parse(process.env.SETTING_SOURCES) } }));
       break;
     }
     default:
