@@ -152,9 +152,15 @@ func HasInline(text string) bool {
 	return len(shellSpans(text)) > 0 || len(mentions(text, nil)) > 0
 }
 
-// mentions lists the @ paths of text outside the ! forms, each once, in
-// order.
-func mentions(text string, spans []shellSpan) []string {
+// mention is one @ path in the text; at is the index of its '@'.
+type mention struct {
+	path string
+	at   int
+}
+
+// mentions lists the @ paths of text outside the ! forms and code blocks,
+// every occurrence, in order.
+func mentions(text string, spans []shellSpan) []mention {
 	if !strings.Contains(text, "@") {
 		return nil
 	}
@@ -169,50 +175,60 @@ func mentions(text string, spans []shellSpan) []string {
 			masked[i] = ' '
 		}
 	}
-	var out []string
-	seen := map[string]bool{}
-	for _, m := range mentionRe().FindAllStringSubmatch(string(masked), -1) {
-		p := m[1]
-		if p == "" {
-			p = strings.TrimRight(m[2], ",;:!?)]}'.")
+	var out []mention
+	for _, m := range mentionRe().FindAllStringSubmatchIndex(string(masked), -1) {
+		var p string
+		if m[2] >= 0 {
+			p = text[m[2]:m[3]]
+		} else {
+			p = strings.TrimRight(text[m[4]:m[5]], ",;:!?)]}'.")
 		}
-		if p == "" || seen[p] {
+		if p == "" {
 			continue
 		}
-		seen[p] = true
-		out = append(out, p)
+		at := m[4] - 1 // @path
+		if m[2] >= 0 {
+			at = m[2] - 2 // @"path"
+		}
+		out = append(out, mention{path: p, at: at})
 	}
 	return out
 }
 
 // ExpandInline runs the ! commands of text (in order, one at a time) and
 // appends the files its @ mentions name. What was refused is said in the
-// text, so the model knows, and returned as notes.
+// text, so the model knows, and returned as notes. A mention that was
+// included or refused loses its '@' in the text: a runtime that reads
+// mentions itself (the Claude Code CLI) must not read it again, past the
+// checks made here.
 func ExpandInline(ctx context.Context, text string, in Inline) (string, []InlineNote) {
 	spans := shellSpans(text)
-	paths := mentions(text, spans)
-	if len(spans) == 0 && len(paths) == 0 {
+	refs := mentions(text, spans)
+	if len(spans) == 0 && len(refs) == 0 {
 		return text, nil
 	}
 	var notes []InlineNote
-	var b strings.Builder
-	last := 0
-	for _, s := range spans {
-		b.WriteString(text[last:s.start])
-		last = s.end
+	outputs := make([]string, len(spans))
+	for i, s := range spans {
 		out, err := in.Shell(ctx, s.command)
 		if err != nil {
 			what := "!`" + s.command + "`"
 			notes = append(notes, InlineNote{What: what, Why: err.Error()})
-			fmt.Fprintf(&b, "[%s was not run: %s]", what, err)
+			outputs[i] = fmt.Sprintf("[%s was not run: %s]", what, err)
 			continue
 		}
-		b.WriteString(strings.TrimSpace(out))
+		outputs[i] = strings.TrimSpace(out)
 	}
-	b.WriteString(text[last:])
 	var files []string
-	for i, p := range paths {
-		if i >= MaxMentions {
+	handled := map[string]bool{} // path -> its '@' goes
+	seen := map[string]bool{}
+	for _, m := range refs {
+		p := m.path
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		if len(seen) > MaxMentions {
 			notes = append(notes, InlineNote{What: "@" + p, Why: fmt.Sprintf("not included: a prompt includes at most %d files; name fewer", MaxMentions)})
 			continue
 		}
@@ -221,12 +237,35 @@ func ExpandInline(ctx context.Context, text string, in Inline) (string, []Inline
 		case errors.Is(err, fs.ErrNotExist):
 			notes = append(notes, InlineNote{What: "@" + p, Why: "no such file in the project; left as text"})
 		case err != nil:
+			handled[p] = true
 			notes = append(notes, InlineNote{What: "@" + p, Why: err.Error()})
 			files = append(files, fmt.Sprintf("[@%s was not included: %s]", p, err))
 		default:
+			handled[p] = true
 			files = append(files, formatRef(ref))
 		}
 	}
+	drop := map[int]bool{}
+	for _, m := range refs {
+		if handled[m.path] {
+			drop[m.at] = true
+		}
+	}
+	var b strings.Builder
+	write := func(from, to int) {
+		for i := from; i < to; i++ {
+			if !drop[i] {
+				b.WriteByte(text[i])
+			}
+		}
+	}
+	last := 0
+	for i, s := range spans {
+		write(last, s.start)
+		b.WriteString(outputs[i])
+		last = s.end
+	}
+	write(last, len(text))
 	out := b.String()
 	if len(files) > 0 {
 		out = strings.TrimRight(out, "\n") + "\n\n" + strings.Join(files, "\n\n")

@@ -70,7 +70,8 @@ func TestExpandInlineMentions(t *testing.T) {
 	if got := strings.Join(f.read, "|"); got != "README.md|src|a b.txt|missing|../outside" {
 		t.Errorf("read %q", got)
 	}
-	for _, want := range []string{"Read @README.md, then @src", // mentions stay
+	for _, want := range []string{"Read README.md, then src and \"a b.txt\".", // used mentions lose their @
+		"not @missing, not ../outside twice: ../outside.", // a missing one keeps it
 		"<file path=\"README.md\">\n# readme\n</file>", "<directory path=\"src\">\na.go\nsub/\n</directory>",
 		"<file path=\"a b.txt\">\nspaced\n[… cut short", "[@../outside was not included: refused: outside the repository]"} {
 		if !strings.Contains(out, want) {
