@@ -76,14 +76,17 @@ type shellSpan struct {
 // a fenced block is part of that block.
 func shellSpans(text string) []shellSpan {
 	var spans []shellSpan
+	code := codeBlocks(text)
 	for _, m := range fencedShell().FindAllStringSubmatchIndex(text, -1) {
+		if within(code, m[0]) {
+			continue // a ```! block shown inside an example
+		}
 		if cmd := strings.TrimSpace(text[m[2]:m[3]]); cmd != "" {
 			spans = append(spans, shellSpan{start: m[0], end: m[1], command: cmd})
 		}
 	}
 	fenced := len(spans)
 	if strings.Contains(text, "!`") {
-		code := codeBlocks(text)
 	next:
 		for _, m := range inlineShell().FindAllStringSubmatchIndex(text, -1) {
 			for _, f := range spans[:fenced] {
@@ -105,9 +108,11 @@ func shellSpans(text string) []shellSpan {
 
 // codeBlocks are the [start, end) ranges of the fenced code blocks of
 // text other than ```! blocks: what they hold is shown, not run or read.
+// As in Markdown, a block closes at a line of at least as many backticks
+// as opened it, and nothing else.
 func codeBlocks(text string) [][2]int {
 	var out [][2]int
-	open := -1
+	open, fence := -1, 0
 	inShell := false // inside a ```! block, whose closing fence opens nothing
 	for pos := 0; pos < len(text); {
 		end := strings.IndexByte(text[pos:], '\n')
@@ -117,18 +122,21 @@ func codeBlocks(text string) [][2]int {
 			end += pos + 1
 		}
 		line := strings.TrimLeft(text[pos:end], " ")
-		if strings.HasPrefix(line, "```") {
-			switch {
-			case open >= 0:
+		ticks := len(line) - len(strings.TrimLeft(line, "`"))
+		closing := ticks >= 3 && strings.TrimSpace(line[ticks:]) == ""
+		switch {
+		case ticks < 3:
+		case open >= 0:
+			if closing && ticks >= fence {
 				out = append(out, [2]int{open, end})
 				open = -1
-			case inShell:
-				inShell = false
-			case strings.HasPrefix(line, "```!"):
-				inShell = true
-			default:
-				open = pos
 			}
+		case inShell:
+			inShell = !closing
+		case strings.HasPrefix(line, "```!"):
+			inShell = true
+		default:
+			open, fence = pos, ticks
 		}
 		pos = end
 	}
@@ -145,11 +153,6 @@ func within(ranges [][2]int, i int) bool {
 		}
 	}
 	return false
-}
-
-// HasInline reports whether text holds a ! command or an @ mention.
-func HasInline(text string) bool {
-	return len(shellSpans(text)) > 0 || len(mentions(text, nil)) > 0
 }
 
 // mention is one @ path in the text; at is the index of its '@'.

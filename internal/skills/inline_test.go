@@ -38,7 +38,7 @@ func (f *fakeInline) File(_ context.Context, path string) (FileRef, error) {
 
 func TestExpandInlineShell(t *testing.T) {
 	text := "Status: !`git status`\n!`date` and x!`not-a-command` and `!not` either\n" +
-		"```!\nls -la\n```\nExample:\n```\n!`rm -rf /`\n```\nDenied: !`touch marker`\n"
+		"```!\nls -la\n```\nExample:\n```\n!`rm -rf /`\n```\n````md\n```!\nrm -rf ~\n```\n````\nDenied: !`touch marker`\n"
 	f := &fakeInline{deny: map[string]string{"touch marker": "permission denied: nobody to ask"}}
 	out, notes := ExpandInline(context.Background(), text, f)
 	if got := strings.Join(f.ran, "|"); got != "git status|date|ls -la" {
