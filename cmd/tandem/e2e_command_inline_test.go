@@ -122,3 +122,26 @@ func TestCommandMentionRefusals(t *testing.T) {
 		t.Errorf("status notes = %v", notes)
 	}
 }
+
+// The Claude Code drop-in (tandem with Claude's flags, as an Agent SDK
+// runs it) expands a command in the same place: the output and the file
+// reach the model there too.
+func TestCommandInlineDropIn(t *testing.T) {
+	x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("noted")}})
+	x.WriteFile(".claude/commands/checkin.md", inlineCommand)
+	x.WriteFile("README.md", "README-BODY-7731\n")
+	if tr := x.Run("trust", x.Work); tr.Code != 0 {
+		t.Fatalf("trust: %s", tr.Stderr)
+	}
+	r := x.Run("-p", "/checkin", "--output-format", "stream-json", "--verbose")
+	if r.Code != 0 {
+		t.Fatalf("drop-in run: exit %d\n%s", r.Code, r.Stderr)
+	}
+	txt := requestText(x.lastMain())
+	if !strings.Contains(txt, "Say: hi-from-shell") || !strings.Contains(txt, "<file path=\"README.md\">\nREADME-BODY-7731") {
+		t.Errorf("the model's request:\n%s", txt)
+	}
+	if _, err := os.Stat(filepath.Join(x.Work, "marker")); err != nil {
+		t.Errorf("the allowed command did not run: %v", err)
+	}
+}
