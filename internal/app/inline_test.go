@@ -104,3 +104,16 @@ func TestCommandMentionsRefused(t *testing.T) {
 		t.Errorf("a missing file is left as text:\n%s", out)
 	}
 }
+
+// A ! command runs through the session's Bash tool, so a credential's
+// value in its output is blanked as in any Bash result.
+func TestCommandInlineRedactsSecrets(t *testing.T) {
+	const key = "sk-ant-inline-secret-0123456789abcdef"
+	t.Setenv("ANTHROPIC_API_KEY", key) // the Bash tool's redactor reads the process environment
+	a, work := testApp(t, map[string]string{"ANTHROPIC_API_KEY": key})
+	writeTestFile(t, filepath.Join(work, ".claude/commands/leak.md"), "Key: !`echo "+key+"`\n")
+	out := expandIn(t, a, work, "/leak")
+	if strings.Contains(out, key) || !strings.Contains(out, "Key: ") {
+		t.Errorf("the key reached the prompt:\n%s", out)
+	}
+}
