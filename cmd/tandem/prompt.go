@@ -26,14 +26,16 @@ func newPromptCmd(g *globalFlags) *cobra.Command {
 
 func newPromptShowCmd(g *globalFlags) *cobra.Command {
 	var cwd, model, mode string
-	var headless, asJSON bool
+	var headless, asJSON, noMCP bool
 	cmd := &cobra.Command{
 		Use:   "show",
 		Short: "Print the system prompt and tool definitions a session's first request would carry, with token counts",
 		Long: `Builds the first request of a native session in the folder exactly as the agent loop
 does (system prompt by section, then every tool offered, with its description and schema),
-without storing a session, starting MCP servers (their tools are not shown) or calling the
-provider. Token counts are tandem's estimate (characters / 4, as its context accounting).`,
+without storing a session or calling the provider. The MCP servers a session would start
+(a project's only once approved) are started and waited for as a session does, so their
+tools and instructions are shown, then stopped; --no-mcp leaves them out. Token counts are
+tandem's estimate (characters / 4, as its context accounting).`,
 		Example: `  tandem prompt show
   tandem prompt show --model openai/gpt-5 --mode explore
   tandem prompt show --headless --json`,
@@ -48,7 +50,7 @@ provider. Token counts are tandem's estimate (characters / 4, as its context acc
 					return err
 				}
 			}
-			v, err := a.PromptView(cmd.Context(), app.PromptViewRequest{Cwd: dir, Model: model, Mode: mode, NoAsker: headless})
+			v, err := a.PromptView(cmd.Context(), app.PromptViewRequest{Cwd: dir, Model: model, Mode: mode, NoAsker: headless, NoMCP: noMCP})
 			if err != nil {
 				return err
 			}
@@ -66,6 +68,7 @@ provider. Token counts are tandem's estimate (characters / 4, as its context acc
 	fl.StringVar(&mode, "mode", "", "permission mode (default: the folder's): "+permission.ModeList())
 	fl.BoolVar(&headless, "headless", false, "as `tandem run -p` sends it: nobody to ask")
 	fl.BoolVar(&asJSON, "json", false, "print JSON: system blocks, tools and token counts")
+	fl.BoolVar(&noMCP, "no-mcp", false, "do not start the folder's MCP servers (their tools and instructions are left out)")
 	return cmd
 }
 
@@ -98,6 +101,16 @@ func writePromptText(w io.Writer, v *app.PromptView) error {
 		fmt.Fprintf(&b, "\n---- %s (%d tokens) ----\n%s\ninput schema: %s\n", t.Name,
 			toolTokens(t), t.Description, compactJSON(t.InputSchema))
 	}
+	if len(v.MCP) > 0 {
+		b.WriteString("\n======== MCP servers ========\n")
+		for _, st := range v.MCP {
+			line := fmt.Sprintf("%s: %s, %d tools", st.Name, st.State, st.Tools)
+			if st.Error != "" {
+				line += " (" + st.Error + ")"
+			}
+			b.WriteString(line + "\n")
+		}
+	}
 	if len(v.Left) > 0 {
 		b.WriteString("\n======== not offered ========\n")
 		for _, l := range v.Left {
@@ -121,6 +134,14 @@ func compactJSON(raw json.RawMessage) string {
 	}
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// mcpState is one MCP server in `prompt show --json`.
+type mcpState struct {
+	Name  string `json:"name"`
+	State string `json:"state"`
+	Tools int    `json:"tools"`
+	Error string `json:"error,omitempty"`
 }
 
 func writePromptJSON(w io.Writer, v *app.PromptView) error {
@@ -149,6 +170,7 @@ func writePromptJSON(w io.Writer, v *app.PromptView) error {
 		Sections     []section      `json:"sections"`
 		Tools        []toolOut      `json:"tools"`
 		NotOffered   []app.LeftTool `json:"not_offered,omitempty"`
+		MCPServers   []mcpState     `json:"mcp_servers,omitempty"`
 	}{Model: v.Model, Family: string(v.Family), Mode: string(v.Mode), NoAsker: v.NoAsker,
 		Tokens: sys + tools, SystemTokens: sys, ToolTokens: tools, System: v.Request.System, NotOffered: v.Left}
 	for _, s := range v.Sections {
@@ -156,6 +178,9 @@ func writePromptJSON(w io.Writer, v *app.PromptView) error {
 	}
 	for _, t := range v.Request.Tools {
 		out.Tools = append(out.Tools, toolOut{t.Name, toolTokens(t), t.Description, t.InputSchema})
+	}
+	for _, st := range v.MCP {
+		out.MCPServers = append(out.MCPServers, mcpState{st.Name, string(st.State), st.Tools, st.Error})
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

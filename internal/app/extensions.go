@@ -249,8 +249,11 @@ func (a *App) CheckAgentModel(field, parent, cwd string) error {
 
 // ExpandPrompt implements session.Equipment: `/name args` becomes the
 // custom command's (or user-invocable skill's) text; its allowed-tools are
-// pre-approved for the turn.
-func (eq *Equipment) ExpandPrompt(prompt string) session.Expansion {
+// pre-approved for the turn (skillGrants decides which count), then its
+// ! commands run and its @ files are included (inline.go), each judged by
+// the permission engine with those grants in force. Every front end's
+// turns come through here (session.Live.Run), under either runtime.
+func (eq *Equipment) ExpandPrompt(ctx context.Context, prompt string) session.Expansion {
 	if text, ok := skills.ExpandBuiltin(prompt); ok {
 		return session.Expansion{Prompt: text}
 	}
@@ -269,6 +272,7 @@ func (eq *Equipment) ExpandPrompt(prompt string) session.Expansion {
 	if cmd.Model != "" {
 		model = resolveAgentModel(cmd.Model, l.Snapshot().Model, eq.cfg.SmallModel)
 	}
+	text = eq.expandInline(ctx, cmd, text)
 	return session.Expansion{Prompt: text, Model: model}
 }
 

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"github.com/tandem-agent/tandem/internal/runtimes"
 	"os"
@@ -63,27 +64,8 @@ func (w *wiring) searcher(cfg *config.Config, sessionModel func() string) web.Se
 // is reported and skipped; the other servers still start.
 func (w *wiring) equipMCP(ctx context.Context, l *session.Live, eq *Equipment) error {
 	rec := l.Snapshot()
-	// The user's servers from their file; the folder's as decoded and
-	// gated with its settings (an untrusted folder's without those that
-	// copy the environment into their settings).
-	servers, settings, errs := mcp.LoadAll(mcp.Paths{User: w.app.Paths.UserFile()})
-	servers = mcp.Merge(servers, eq.settings.mcpProject, eq.settings.mcpLocal)
-	errs = append(errs, eq.settings.mcpErrs...)
 	raw, only := l.RequestMCP()
-	if only {
-		servers = mcp.Servers{}
-	}
-	if len(raw) > 0 {
-		// The caller's own servers (an editor's, --mcp-config) count as the
-		// user's: they win over same-named config entries and need no approval.
-		extra, extraErrs := mcp.ParseServers(raw, mcp.ScopeUser, "the client's MCP servers")
-		servers = mcp.Merge(servers, extra)
-		errs = append(errs, extraErrs...)
-	}
-	for _, e := range errs {
-		fmt.Fprintf(w.app.opts.Stderr, "tandem: %v\n", e)
-	}
-	policy := settings.Policy(rec.Cwd, mcp.NewFileApprovals(w.app.Paths.DataDir), eq.settings.Mode == permission.Trust)
+	servers, policy := w.app.mcpServers(eq.settings, raw, only)
 	eq.mcpRunnable, _ = servers.Runnable(policy)
 	if len(servers) == 0 {
 		return nil
@@ -99,6 +81,32 @@ func (w *wiring) equipMCP(ctx context.Context, l *session.Live, eq *Equipment) e
 	eq.mcp = m
 	eq.addExtra(func() { _ = m.Close() })
 	return nil
+}
+
+// mcpServers are the MCP servers of a session with settings s and the
+// policy that says which of them run: the user's servers from their file;
+// the folder's as decoded and gated with its settings (an untrusted
+// folder's without those that copy the environment into their settings);
+// the caller's own (raw; only: none other). Bad entries are reported on
+// stderr and skipped.
+func (a *App) mcpServers(s *Settings, raw json.RawMessage, only bool) (mcp.Servers, mcp.Policy) {
+	servers, settings, errs := mcp.LoadAll(mcp.Paths{User: a.Paths.UserFile()})
+	servers = mcp.Merge(servers, s.mcpProject, s.mcpLocal)
+	errs = append(errs, s.mcpErrs...)
+	if only {
+		servers = mcp.Servers{}
+	}
+	if len(raw) > 0 {
+		// The caller's own servers (an editor's, --mcp-config) count as the
+		// user's: they win over same-named config entries and need no approval.
+		extra, extraErrs := mcp.ParseServers(raw, mcp.ScopeUser, "the client's MCP servers")
+		servers = mcp.Merge(servers, extra)
+		errs = append(errs, extraErrs...)
+	}
+	for _, e := range errs {
+		fmt.Fprintf(a.opts.Stderr, "tandem: %v\n", e)
+	}
+	return servers, settings.Policy(s.Cwd, mcp.NewFileApprovals(a.Paths.DataDir), s.Mode == permission.Trust)
 }
 
 // DefaultMCPWait is how long a front end waits for a session's MCP servers

@@ -3,8 +3,10 @@ package app
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"github.com/tandem-agent/tandem/internal/agent"
+	"github.com/tandem-agent/tandem/internal/mcp"
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/permission/hooks"
 	"github.com/tandem-agent/tandem/internal/prompt"
@@ -26,6 +28,9 @@ type PromptViewRequest struct {
 	NoAsker bool
 	// Prompt is the user's message in the request; "" shows a placeholder.
 	Prompt string
+	// NoMCP leaves the folder's MCP servers unstarted (their tools and
+	// instructions are then not shown).
+	NoMCP bool
 }
 
 // PromptView is what the native runtime would send first for a session:
@@ -40,15 +45,19 @@ type PromptView struct {
 	Request  provider.Request
 	// Left are the registered tools left out of the request, with why.
 	Left []LeftTool
+	// MCP are the servers a session would start, as they stood when the
+	// request was built (connected, failed, needing approval).
+	MCP []mcp.ServerStatus
 }
 
 // LeftTool is a tool not offered, and why.
 type LeftTool struct{ Name, Reason string }
 
 // PromptView builds the first request a native session in req.Cwd would
-// send, without storing a session, starting MCP servers or calling a
-// provider. MCP servers' tools are not in it: they are known only once the
-// servers run.
+// send, without storing a session or calling a provider. The MCP servers
+// a session would start (those its policy runs: a project server only
+// once approved) are started, waited for as a session waits, and stopped
+// again, so their tools and instructions are in it; req.NoMCP skips them.
 func (a *App) PromptView(ctx context.Context, req PromptViewRequest) (*PromptView, error) {
 	s, err := a.ResolveSettings(ctx, SettingsRequest{Cwd: req.Cwd, Model: req.Model, Mode: req.Mode})
 	if err != nil {
@@ -78,6 +87,14 @@ func (a *App) PromptView(ctx context.Context, req PromptViewRequest) (*PromptVie
 	}
 	w := &wiring{app: a}
 	pb := prompt.Builder{ConfigDir: a.Paths.ConfigDir, Home: a.opts.Getenv("HOME"), Warn: a.opts.Stderr}
+	var servers []mcp.ServerStatus
+	if !req.NoMCP {
+		if m := a.previewMCP(ctx, s, reg); m != nil {
+			defer m.Close()
+			pb.MCP = m.Instructions
+			servers = m.Status()
+		}
+	}
 	rt, err := agent.New(agent.Options{Models: w.app.models.resolver(s.Config), Prompt: pb})
 	if err != nil {
 		return nil, err
@@ -90,7 +107,7 @@ func (a *App) PromptView(ctx context.Context, req PromptViewRequest) (*PromptVie
 	deps := turn.Deps{Checker: engine, Tools: reg, Env: tool.NewEnv("preview", s.Cwd, nil, a.Paths.DataDir)}
 	m := agent.Model{ID: res.Model}
 	v := &PromptView{Model: spec, Family: prompt.FamilyOf(res.Model), Mode: engine.Mode(), NoAsker: req.NoAsker,
-		Request: rt.Preview(in, deps, m), Sections: rt.PreviewSections(in, deps, m)}
+		Request: rt.Preview(in, deps, m), Sections: rt.PreviewSections(in, deps, m), MCP: servers}
 	for _, t := range reg.List() {
 		switch why := tool.UnavailableReason(t, spec); {
 		case why != "":
@@ -116,4 +133,21 @@ func (a *App) previewTools(s *Settings, spec string) (*tool.Registry, error) {
 		&agenttools.Skill{Catalog: sk, Runner: runner, ListingBudget: set.ListingBudget})
 	reg.Alias("Task", "Agent")
 	return reg, nil
+}
+
+// previewMCP starts the MCP servers a session in s.Cwd would start, with
+// their tools going to reg, and waits for them as a session's first turn
+// does; nil when there are none. The caller closes it.
+func (a *App) previewMCP(ctx context.Context, s *Settings, reg *tool.Registry) *mcp.Manager {
+	servers, policy := a.mcpServers(s, nil, false)
+	if len(servers) == 0 {
+		return nil
+	}
+	w := &wiring{app: a}
+	m := mcp.NewManager(mcp.Options{Servers: servers, Policy: policy, Registry: reg,
+		ClientName: "tandem", ClientVersion: firstNonEmpty(a.opts.Version, "dev"), WorkDir: s.Cwd,
+		BaseEnv: w.secretPolicy(s.Config).ScrubEnv(os.Environ())})
+	m.Start(ctx)
+	m.WaitReady(ctx, DefaultMCPWait)
+	return m
 }

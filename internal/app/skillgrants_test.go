@@ -58,7 +58,7 @@ func TestProjectSkillGrantsNeedTrust(t *testing.T) {
 			}
 			l.Env.State.EndTurn()
 		}
-		exp := l.Equipment().(*Equipment).ExpandPrompt("/deploy now")
+		exp := l.Equipment().(*Equipment).ExpandPrompt(context.Background(), "/deploy now")
 		if exp.Prompt == "/deploy now" {
 			t.Fatal("/deploy was not expanded")
 		}

@@ -135,6 +135,17 @@ func (w *wiring) Equip(ctx context.Context, l *session.Live) (session.Equipment,
 	return eq, nil
 }
 
+// mcpInstructions are the instructions of the session's connected MCP
+// servers (a server the policy does not run never connects), for the
+// system prompt. The manager is made after the runtimes' options, so it
+// is looked up at each request.
+func (eq *Equipment) mcpInstructions() map[string]string {
+	if eq.mcp == nil {
+		return nil
+	}
+	return eq.mcp.Instructions()
+}
+
 // Checker implements session.Equipment: the permission engine, with the
 // skills' grants under the claude-code runtime.
 func (eq *Equipment) Checker() permission.Checker { return eq.checker }
@@ -211,7 +222,8 @@ func (w *wiring) nativeOptions(eq *Equipment) (agent.Options, error) {
 	if !w.app.userClaudeSettings() {
 		home = "" // no ~/.claude/CLAUDE.md: the host left out the user's files
 	}
-	pb := prompt.Builder{ConfigDir: w.app.Paths.ConfigDir, Home: home, Warn: w.app.opts.Stderr, NoProject: !w.app.projectFiles()}
+	pb := prompt.Builder{ConfigDir: w.app.Paths.ConfigDir, Home: home, Warn: w.app.opts.Stderr, NoProject: !w.app.projectFiles(),
+		MCP: eq.mcpInstructions}
 	cc, err := compact.Parse(eq.cfg.Compaction, eq.cfg.SectionSource("compaction"))
 	if err != nil {
 		return agent.Options{}, err

@@ -36,6 +36,10 @@ type Builder struct {
 	// NoProject leaves the project's instruction files out (a Claude Code
 	// host whose --setting-sources leaves out "project").
 	NoProject bool
+	// MCP returns the instructions of the session's connected MCP servers
+	// (server name -> text), read at each request: a server that connects
+	// later adds its own. nil: none.
+	MCP func() map[string]string
 }
 
 // Request is what the system prompt depends on: everything that may
@@ -89,7 +93,8 @@ func (b Builder) System(req Request) []string { return Blocks(b.Sections(req)) }
 // provider's prompt cache reuses the longest prefix: tandem's instructions
 // for the model's family (fixed per family and tool set), the project's
 // instructions (fixed per folder), the mode (may change between turns),
-// the environment (per session) and the appended text.
+// the environment (per session), the MCP servers' instructions (as they
+// connect) and the appended text.
 func (b Builder) Sections(req Request) []Section {
 	fam := FamilyOf(req.Model)
 	var secs []Section
@@ -122,8 +127,15 @@ func (b Builder) Sections(req Request) []Section {
 		env = b.Environment(context.Background(), req.Cwd)
 	}
 	secs = append(secs, Section{Block: 3, Name: "environment", Text: env.render(req.Model)})
+	if b.MCP != nil {
+		// After the environment: servers connect and leave during a
+		// session, and what changes goes last for the prompt cache.
+		if text := MCPInstructions(b.MCP()); text != "" {
+			secs = append(secs, Section{Block: 4, Name: "mcp instructions", Text: text})
+		}
+	}
 	if strings.TrimSpace(req.Append) != "" {
-		secs = append(secs, Section{Block: 4, Name: "appended", Text: req.Append})
+		secs = append(secs, Section{Block: 5, Name: "appended", Text: req.Append})
 	}
 	return secs
 }

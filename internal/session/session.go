@@ -46,7 +46,8 @@ type Equipment interface {
 	Runtime(name runtimes.Name) (turn.Runtime, error)
 	// ExpandPrompt expands a custom slash command (`/name args`) before a
 	// turn runs, under either runtime; other prompts come back unchanged.
-	ExpandPrompt(prompt string) Expansion
+	// It may run the command's ! commands (ctx is the turn's).
+	ExpandPrompt(ctx context.Context, prompt string) Expansion
 	// Idle runs once when IdleAfter passes after a turn without the next
 	// one starting (the idle notification).
 	Idle()
@@ -310,7 +311,7 @@ func (l *Live) Run(ctx context.Context, prompt string, opts TurnOptions) (event.
 	// during the turn (a skill's allowed-tools) end with it.
 	defer l.Env.State.EndTurn()
 	model := rec.Model
-	exp := l.eq.ExpandPrompt(prompt)
+	exp := l.eq.ExpandPrompt(ctx, prompt)
 	prompt = exp.Prompt
 	if exp.Model != "" {
 		model = exp.Model

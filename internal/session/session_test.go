@@ -50,8 +50,10 @@ type fakeEquipment struct{ w *fakeWiring }
 
 func (e fakeEquipment) Checker() permission.Checker                 { return nil }
 func (e fakeEquipment) Runtime(runtimes.Name) (turn.Runtime, error) { return e.w.rt, nil }
-func (e fakeEquipment) ExpandPrompt(prompt string) Expansion        { return Expansion{Prompt: prompt} }
-func (e fakeEquipment) Close()                                      { e.w.mu.Lock(); e.w.closed++; e.w.mu.Unlock() }
+func (e fakeEquipment) ExpandPrompt(_ context.Context, prompt string) Expansion {
+	return Expansion{Prompt: prompt}
+}
+func (e fakeEquipment) Close() { e.w.mu.Lock(); e.w.closed++; e.w.mu.Unlock() }
 func (e fakeEquipment) Idle() {
 	if e.w.idle != nil {
 		e.w.idle <- struct{}{}

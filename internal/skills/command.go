@@ -61,7 +61,7 @@ func parseCommand(file, name string, scope Scope, data []byte) (*Command, []Warn
 	if c.Description == "" {
 		c.Description = firstParagraph(c.Body)
 	}
-	c.ArgumentHint = fm.String("argument-hint")
+	c.ArgumentHint = fm.Hint("argument-hint")
 	c.AllowedTools = toolList(fm, "allowed-tools")
 	c.Model = fm.String("model")
 	return c, fm.Warnings, nil

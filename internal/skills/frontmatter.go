@@ -130,6 +130,32 @@ func (f *Frontmatter) String(key string) string {
 	return ""
 }
 
+// Hint returns a text field that YAML may have read as a flow list:
+// `argument-hint: [message]` is Claude Code's own way to write a hint, and
+// YAML makes it a one-item list. Such a list is given back as it was
+// written ("[message]", "[a, b]").
+func (f *Frontmatter) Hint(key string) string {
+	v, ok := f.Fields[key]
+	if !ok || v == nil {
+		return ""
+	}
+	items, isList := v.([]any)
+	if !isList {
+		return f.String(key)
+	}
+	parts := make([]string, 0, len(items))
+	for _, e := range items {
+		switch x := e.(type) {
+		case string, int, int64, float64, bool:
+			parts = append(parts, strings.TrimSpace(fmt.Sprint(x)))
+		default:
+			f.warn(key, "want text, got a list holding %s", kind(e))
+			return ""
+		}
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
 // Bool returns a boolean field ("true"/"false" text is accepted too).
 func (f *Frontmatter) Bool(key string) (value, set bool) {
 	v, ok := f.Fields[key]

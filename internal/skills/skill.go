@@ -94,7 +94,7 @@ func parseSkill(dir, file string, scope Scope, data []byte) (*Skill, []Warning, 
 	s.WhenToUse = fm.String("when_to_use")
 	s.AllowedTools = toolList(fm, "allowed-tools")
 	s.DisallowedTools = toolList(fm, "disallowed-tools")
-	s.ArgumentHint = fm.String("argument-hint")
+	s.ArgumentHint = fm.Hint("argument-hint")
 	s.Arguments = fm.List("arguments")
 	s.Model = fm.String("model")
 	s.Effort = fm.OneOf("effort", Efforts...)

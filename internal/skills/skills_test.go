@@ -251,3 +251,27 @@ func TestExpandBuiltinInit(t *testing.T) {
 		}
 	}
 }
+
+// TestArgumentHintInBrackets: Claude Code's examples write the hint in
+// brackets, which YAML reads as a list; the hint is still shown as
+// written, with no warning.
+func TestArgumentHintInBrackets(t *testing.T) {
+	for src, want := range map[string]string{
+		"---\nargument-hint: [message]\n---\nx":       "[message]",
+		"---\nargument-hint: [a, b]\n---\nx":          "[a, b]",
+		"---\nargument-hint: [pr] [priority]\n---\nx": "[pr] [priority]",
+		"---\nargument-hint: \"<file>\"\n---\nx":      "<file>",
+	} {
+		c, warns, err := parseCommand("c.md", "c", ScopeProject, []byte(src))
+		if err != nil || c.ArgumentHint != want || len(warns) != 0 {
+			t.Errorf("%q: command hint = %q, warnings %v, err %v; want %q", src, c.ArgumentHint, warns, err, want)
+		}
+		s, warns, err := parseSkill("d", "d/SKILL.md", ScopeProject, []byte(strings.Replace(src, "---\n", "---\ndescription: d\n", 1)))
+		if err != nil || s.ArgumentHint != want || len(warns) != 0 {
+			t.Errorf("%q: skill hint = %q, warnings %v, err %v; want %q", src, s.ArgumentHint, warns, err, want)
+		}
+	}
+	if c, warns, _ := parseCommand("c.md", "c", ScopeProject, []byte("---\nargument-hint: [{a: 1}]\n---\nx")); c.ArgumentHint != "" || len(warns) != 1 {
+		t.Errorf("a list of mappings: hint %q, warnings %v", c.ArgumentHint, warns)
+	}
+}
