@@ -48,9 +48,10 @@ func TestCommandInlineTrusted(t *testing.T) {
 	}
 }
 
-// In an untrusted folder, with nobody to ask (-p), the command's
-// allowed-tools do not count: `touch` is refused and never runs, the
-// prompt says so, and the run still succeeds.
+// In an untrusted folder a project command's ! lines do not run at all
+// (not even a read-only echo): `touch` never runs, the prompt says why
+// and how to trust the folder, the @ file is still included, and the run
+// succeeds.
 func TestCommandInlineUntrustedRefused(t *testing.T) {
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("noted")}})
 	x.WriteFile(".claude/commands/checkin.md", inlineCommand)
@@ -61,10 +62,11 @@ func TestCommandInlineUntrustedRefused(t *testing.T) {
 		t.Fatal("a refused ! command ran (marker made)")
 	}
 	txt := requestText(x.lastMain())
-	if !strings.Contains(txt, "[!`touch marker` was not run: permission denied") || !strings.Contains(txt, "Say: hi-from-shell") {
-		t.Errorf("the prompt does not say the command was refused:\n%s", txt)
+	if !strings.Contains(txt, "[!`touch marker` was not run: the folder is not trusted") || strings.Contains(txt, "Say: hi-from-shell") ||
+		!strings.Contains(txt, "tandem trust ") || !strings.Contains(txt, "README-BODY-7731") {
+		t.Errorf("the prompt does not say the commands were refused for trust:\n%s", txt)
 	}
-	if notes := commandNotes(r); len(notes) != 1 || !strings.Contains(notes[0], "touch marker") {
+	if notes := commandNotes(r); len(notes) != 2 || !strings.Contains(notes[1], "touch marker") {
 		t.Errorf("status notes = %v", notes)
 	}
 }

@@ -35,10 +35,15 @@ const (
 // secret redaction, process group); an @ file is read only if a Read
 // call of it would be allowed, and only through projectfile (inside the
 // repository, a regular file, no credential-like path, bounded).
+//
+// A project command's ! lines run only in a trusted folder, whatever the
+// engine would say of the command: they are the repository's files running
+// a command, which an untrusted folder never does (skillGrants.runsCommands).
 type inlineRunner struct {
-	eq   *Equipment
-	name string // the command, for the ids of its calls
-	n    atomic.Int64
+	eq    *Equipment
+	name  string // the command, for the ids of its calls
+	scope skills.Scope
+	n     atomic.Int64
 }
 
 func (r *inlineRunner) callID(kind string) string {
@@ -48,6 +53,9 @@ func (r *inlineRunner) callID(kind string) string {
 // Shell implements skills.Inline.
 func (r *inlineRunner) Shell(ctx context.Context, command string) (string, error) {
 	l := r.eq.l
+	if !r.eq.grants.runsCommands(r.scope) {
+		return "", fmt.Errorf("the folder is not trusted, so its commands' ! lines do not run (run `tandem trust %s` to let them)", l.Snapshot().Cwd)
+	}
 	bash, ok := l.Tools.Get("Bash")
 	if !ok {
 		return "", errors.New("this session has no Bash tool")
@@ -145,7 +153,7 @@ func refusedRead(err error) error {
 // expandInline runs cmd's ! commands and includes its @ files; what was
 // refused is said in the prompt and in a status event.
 func (eq *Equipment) expandInline(ctx context.Context, cmd *skills.Command, text string) string {
-	out, notes := skills.ExpandInline(ctx, text, &inlineRunner{eq: eq, name: cmd.Name})
+	out, notes := skills.ExpandInline(ctx, text, &inlineRunner{eq: eq, name: cmd.Name, scope: cmd.Scope})
 	for _, n := range notes {
 		eq.l.Events.Emit(event.Event{Type: event.Status, Message: fmt.Sprintf("/%s: %s", cmd.Name, n),
 			Meta: map[string]any{"command": cmd.Name, "notice": "command_inline"}})

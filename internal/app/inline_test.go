@@ -26,7 +26,9 @@ func expandIn(t *testing.T, a *App, work, prompt string) string {
 // A command's ! commands are judged as Bash calls: its allowed-tools
 // count only in a trusted folder, a deny rule holds even then, and a
 // refused command never runs (its marker file is not made) while the
-// prompt says why. @ files come through projectfile and the Read check.
+// prompt says why. In an untrusted folder a project command runs no !
+// line at all, not even a read-only one. @ files come through projectfile
+// and the Read check.
 func TestCommandInlineForms(t *testing.T) {
 	const cmd = "---\ndescription: d\nallowed-tools: Bash(touch:*)\n---\nSay: !`echo hi`\nMark: !`touch marker`\nSee @README.md\n"
 	cases := []struct {
@@ -34,11 +36,11 @@ func TestCommandInlineForms(t *testing.T) {
 		trusted     bool
 		settings    string
 		wantMarker  bool
-		wantRefused bool
+		wantRefused string
 	}{
 		{name: "trusted", trusted: true, wantMarker: true},
-		{name: "untrusted", wantRefused: true},
-		{name: "trusted with a deny rule", trusted: true, settings: `{"permissions":{"deny":["Bash(touch:*)"]}}`, wantRefused: true},
+		{name: "untrusted", wantRefused: "the folder is not trusted"},
+		{name: "trusted with a deny rule", trusted: true, settings: `{"permissions":{"deny":["Bash(touch:*)"]}}`, wantRefused: "permission denied"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -54,14 +56,14 @@ func TestCommandInlineForms(t *testing.T) {
 				}
 			}
 			out := expandIn(t, a, work, "/go")
-			if !strings.Contains(out, "Say: hi\n") || !strings.Contains(out, "<file path=\"README.md\">\nreadme text\n</file>") {
-				t.Errorf("output and file missing:\n%s", out)
+			if c.trusted != strings.Contains(out, "Say: hi\n") || !strings.Contains(out, "<file path=\"README.md\">\nreadme text\n</file>") {
+				t.Errorf("output (wanted only when trusted) or file missing:\n%s", out)
 			}
 			_, err := os.Stat(filepath.Join(work, "marker"))
 			if made := err == nil; made != c.wantMarker {
 				t.Errorf("marker made = %v, want %v", made, c.wantMarker)
 			}
-			if refused := strings.Contains(out, "[!`touch marker` was not run: permission denied"); refused != c.wantRefused {
+			if refused := strings.Contains(out, "[!`touch marker` was not run: "+c.wantRefused); refused != (c.wantRefused != "") {
 				t.Errorf("refusal said = %v, want %v:\n%s", refused, c.wantRefused, out)
 			}
 		})
@@ -112,6 +114,9 @@ func TestCommandInlineRedactsSecrets(t *testing.T) {
 	t.Setenv("ANTHROPIC_API_KEY", key) // the Bash tool's redactor reads the process environment
 	a, work := testApp(t, map[string]string{"ANTHROPIC_API_KEY": key})
 	writeTestFile(t, filepath.Join(work, ".claude/commands/leak.md"), "Key: !`echo "+key+"`\n")
+	if _, err := a.Trust.Add(work); err != nil { // a project command's ! lines run only when trusted
+		t.Fatal(err)
+	}
 	out := expandIn(t, a, work, "/leak")
 	if strings.Contains(out, key) || !strings.Contains(out, "Key: ") {
 		t.Errorf("the key reached the prompt:\n%s", out)

@@ -29,7 +29,7 @@ type skillGrants struct {
 // rules are what a skill or command of scope grants while it runs.
 func (g skillGrants) rules(scope skills.Scope, allowed, disallowed []string) []permission.Rule {
 	var rules []permission.Rule
-	if g.trusted || scope != skills.ScopeProject {
+	if g.runsCommands(scope) {
 		for _, item := range allowed {
 			if r, err := permission.ParseRule(item, permission.ActionAllow); err == nil {
 				rules = append(rules, r)
@@ -42,6 +42,12 @@ func (g skillGrants) rules(scope skills.Scope, allowed, disallowed []string) []p
 		}
 	}
 	return rules
+}
+
+// runsCommands says whether a skill or command of scope may run commands
+// of its own (a /command's ! lines): a project's only in a trusted folder.
+func (g skillGrants) runsCommands(scope skills.Scope) bool {
+	return g.trusted || scope != skills.ScopeProject
 }
 
 // GrantSkill implements agenttools.Granter.
