@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -156,6 +157,7 @@ type Live struct {
 	turnMu     sync.Mutex // one turn at a time
 	mu         sync.Mutex
 	closed     bool
+	endReason  string
 }
 
 // Open creates or resumes a session and equips it.
@@ -425,6 +427,23 @@ func (l *Live) Update(ctx context.Context, model, runtime, mode string) error {
 	return nil
 }
 
+// SetTitle names the session (a hook's sessionTitle): the first line of
+// title, which must not be blank.
+func (l *Live) SetTitle(ctx context.Context, title string) error {
+	title, _, _ = strings.Cut(strings.TrimSpace(title), "\n")
+	title = strings.TrimSpace(title)
+	if title == "" {
+		return errors.New("the session title is blank: give a non-empty first line")
+	}
+	if err := l.mgr.store.UpdateSession(ctx, l.Record.ID, store.SessionUpdate{Title: &title}); err != nil {
+		return fmt.Errorf("set the title of session %s: %w", l.Record.ID, err)
+	}
+	l.mu.Lock()
+	l.Record.Title = title
+	l.mu.Unlock()
+	return nil
+}
+
 // mode is the permission mode a turn runs in: the checker's own (which
 // also covers a mode from the config files, and is canonical: explore,
 // not Claude Code's "plan"), else the stored one.
@@ -457,8 +476,31 @@ func (l *Live) Snapshot() store.Session {
 	return l.Record
 }
 
+// CloseFor is Close saying why the session ends, for the SessionEnd hook:
+// Claude Code's reasons (hooks.EndClear, EndResume, EndPromptInputExit,
+// EndLogout, EndOther).
+func (l *Live) CloseFor(reason string) {
+	l.mu.Lock()
+	if !l.closed {
+		l.endReason = reason
+	}
+	l.mu.Unlock()
+	l.Close()
+}
+
+// EndReason is why the session ends: what CloseFor said, else "other".
+func (l *Live) EndReason() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.endReason == "" {
+		return hooks.EndOther
+	}
+	return l.endReason
+}
+
 // Close ends the session in this process: background jobs and MCP servers
-// stop. The stored session stays.
+// stop. The stored session stays. The SessionEnd reason is "other" unless
+// CloseFor said otherwise.
 func (l *Live) Close() {
 	l.mu.Lock()
 	if l.closed {

@@ -189,6 +189,20 @@ func (m Matcher) matches(tool string) bool {
 	return re == nil || re.MatchString(tool)
 }
 
+// HasType reports whether any hook of c is of handler type t.
+func (c Config) HasType(t string) bool {
+	for _, ms := range c {
+		for _, m := range ms {
+			for _, h := range m.Hooks {
+				if h.Type == t {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 // ScriptPaths returns the files hook commands run (the first word of each
 // command when it is a path), with $CLAUDE_PROJECT_DIR replaced: writes to
 // them are protected, or a model could rewrite a hook and run it.
