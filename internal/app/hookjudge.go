@@ -31,7 +31,6 @@ type hookJudge struct {
 	checker permission.Checker
 }
 
-
 // hookAgentTurns bounds an agent hook's steps (Claude Code's 50).
 const hookAgentTurns = 50
 
