@@ -1,10 +1,15 @@
 package app
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
+	"time"
 
+	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/permission/hooks"
 	"github.com/tandem-agent/tandem/internal/provider"
 )
@@ -36,5 +41,38 @@ func TestFailureKind(t *testing.T) {
 		if got := failureKind(err); got != want {
 			t.Errorf("%v: %s, want %s", err, got, want)
 		}
+	}
+}
+
+// An async hook's additionalContext reaches the model with the next
+// prompt, and its systemMessage the user, once it has ended.
+func TestAsyncHookContextWaitsForNextPrompt(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "async.sh")
+	if err := os.WriteFile(p, []byte("#!/bin/sh\necho '{\"systemMessage\":\"lint ran\",\"hookSpecificOutput\":{\"hookEventName\":\"PostToolUse\",\"additionalContext\":\"ASYNC-CONTEXT: 2 lint warnings\"}}'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := hooks.Config{hooks.PostToolUse: {{Hooks: []hooks.Handler{{Type: hooks.TypeCommand, Command: p, Async: true}}}}}
+	shown := make(chan string, 1)
+	h := newHookAdapter(hooks.NewRunner(cfg, dir, nil), func() string { return "normal" }, func(e event.Event) {
+		if e.Type == event.Status {
+			shown <- e.Message
+		}
+	}, nil)
+	fb, replace, err := h.PostToolUse(context.Background(), "s1", dir, "Bash", "t1", []byte(`{}`), "ok")
+	if fb != "" || replace != nil || err != nil {
+		t.Fatalf("an async hook answered synchronously: %q %v %v", fb, replace, err)
+	}
+	select {
+	case msg := <-shown:
+		if msg != "PostToolUse hook: lint ran" {
+			t.Errorf("systemMessage shown as %q", msg)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the async hook's systemMessage never came")
+	}
+	// The sink stored the context before it showed the message.
+	if _, extra, _ := h.UserPromptSubmit(context.Background(), "s1", dir, "next"); extra != "ASYNC-CONTEXT: 2 lint warnings" {
+		t.Errorf("next prompt's context %q", extra)
 	}
 }
