@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -73,6 +74,32 @@ func TestAsyncHookContextWaitsForNextPrompt(t *testing.T) {
 	}
 	// The sink stored the context before it showed the message.
 	if _, extra, _ := h.UserPromptSubmit(context.Background(), "s1", dir, "next"); extra != "ASYNC-CONTEXT: 2 lint warnings" {
+		t.Errorf("next prompt's context %q", extra)
+	}
+}
+
+// PreModelSwitch gets from/to and can refuse the switch; PostModelSwitch's
+// context waits for the next prompt.
+func TestModelSwitchHooks(t *testing.T) {
+	ctx := context.Background()
+	h, dir := adapterWith(t, map[string]string{
+		hooks.PreModelSwitch:  `cat > pre.json; echo '{"hookSpecificOutput":{"hookEventName":"PreModelSwitch","permissionDecision":"deny","permissionDecisionReason":"stay on the reviewed model"}}'`,
+		hooks.PostModelSwitch: `echo '{"hookSpecificOutput":{"hookEventName":"PostModelSwitch","additionalContext":"SWITCHED"}}'`,
+	})
+	err := h.PreModelSwitch(ctx, "s1", dir, "anthropic/a", "openai/b")
+	if err == nil || !strings.Contains(err.Error(), "stay on the reviewed model") {
+		t.Errorf("PreModelSwitch deny: %v", err)
+	}
+	in, _ := os.ReadFile(filepath.Join(dir, "pre.json"))
+	for _, want := range []string{`"hook_event_name":"PreModelSwitch"`, `"from_model":"anthropic/a"`, `"to_model":"openai/b"`, `"requested_model":"openai/b"`, `"source":"command"`} {
+		if !strings.Contains(string(in), want) {
+			t.Errorf("PreModelSwitch input lacks %s: %s", want, in)
+		}
+	}
+	if err := h.PostModelSwitch(ctx, "s1", dir, "anthropic/a", "openai/b"); err != nil {
+		t.Fatal(err)
+	}
+	if _, extra, _ := h.UserPromptSubmit(ctx, "s1", dir, "next"); extra != "SWITCHED" {
 		t.Errorf("next prompt's context %q", extra)
 	}
 }

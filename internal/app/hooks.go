@@ -290,6 +290,41 @@ func (h hookAdapter) PostCompact(ctx context.Context, sessionID, cwd, trigger, s
 	return err
 }
 
+// PreModelSwitch runs before the session's model changes; a deny (or an
+// ask: nobody is asked about a model switch) refuses the switch with its
+// reason.
+func (h hookAdapter) PreModelSwitch(ctx context.Context, sessionID, cwd, from, to string) error {
+	if !h.r.Has(hooks.PreModelSwitch) {
+		return nil
+	}
+	in := h.modelSwitch(hooks.PreModelSwitch, sessionID, cwd, from, to)
+	out, err := h.run(ctx, in)
+	if err != nil {
+		h.emit(event.Event{Type: event.Error, Error: "PreModelSwitch hook: " + err.Error()})
+	}
+	if out.Decision == hooks.DecisionDeny || out.Decision == hooks.DecisionAsk || out.Stop {
+		return fmt.Errorf("a PreModelSwitch hook refused the switch to %s: %s", to, firstNonEmpty(out.Reason, out.StopReason, "no reason given"))
+	}
+	return nil
+}
+
+// PostModelSwitch runs after the model changed; its context reaches the
+// new model with the next prompt.
+func (h hookAdapter) PostModelSwitch(ctx context.Context, sessionID, cwd, from, to string) error {
+	if !h.r.Has(hooks.PostModelSwitch) {
+		return nil
+	}
+	out, err := h.run(ctx, h.modelSwitch(hooks.PostModelSwitch, sessionID, cwd, from, to))
+	h.pending.add(out.AdditionalContext)
+	return err
+}
+
+func (h hookAdapter) modelSwitch(ev, sessionID, cwd, from, to string) hooks.Input {
+	in := h.input(ev, sessionID, cwd)
+	in.FromModel, in.ToModel, in.RequestedModel, in.Source = from, to, &to, hooks.SourceCommand
+	return in
+}
+
 // claudeTrigger maps tandem's compaction triggers onto Claude Code's two:
 // a compaction after the provider refused an oversized request
 // ("overflow") is automatic too.

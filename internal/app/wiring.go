@@ -154,6 +154,20 @@ func (eq *Equipment) Idle() {
 	}
 }
 
+// PreModelSwitch implements session.ModelSwitchHooks.
+func (eq *Equipment) PreModelSwitch(ctx context.Context, from, to string) error {
+	rec := eq.l.Snapshot()
+	return eq.hookFire.PreModelSwitch(ctx, rec.ID, rec.Cwd, from, to)
+}
+
+// PostModelSwitch implements session.ModelSwitchHooks.
+func (eq *Equipment) PostModelSwitch(ctx context.Context, from, to string) {
+	rec := eq.l.Snapshot()
+	if err := eq.hookFire.PostModelSwitch(ctx, rec.ID, rec.Cwd, from, to); err != nil {
+		eq.l.Events.Emit(event.Event{Type: event.Error, Error: "PostModelSwitch hook: " + err.Error()})
+	}
+}
+
 // Close implements session.Equipment: the SessionEnd hook, then MCP
 // servers, the checkpoint recorder and the skills folder made for the
 // claude-code runtime, last started first stopped.

@@ -390,7 +390,16 @@ func (l *Live) refresh(ctx context.Context) error {
 	return nil
 }
 
-// Update changes model, runtime or mode for the turns that follow.
+// ModelSwitchHooks is equipment that runs hooks around a model switch
+// (the app's PreModelSwitch, which may refuse it, and PostModelSwitch).
+type ModelSwitchHooks interface {
+	PreModelSwitch(ctx context.Context, from, to string) error
+	PostModelSwitch(ctx context.Context, from, to string)
+}
+
+// Update changes model, runtime or mode for the turns that follow. A
+// model switch runs the equipment's ModelSwitchHooks, whose refusal is
+// Update's error (nothing changes).
 func (l *Live) Update(ctx context.Context, model, runtime, mode string) error {
 	if mode != "" {
 		// The engine knows only canonical modes: "plan" must arrive as explore.
@@ -399,6 +408,16 @@ func (l *Live) Update(ctx context.Context, model, runtime, mode string) error {
 			return err
 		}
 		mode = string(m)
+	}
+	l.mu.Lock()
+	prevModel := l.Record.Model
+	l.mu.Unlock()
+	sw, _ := l.eq.(ModelSwitchHooks)
+	switching := model != "" && model != prevModel && sw != nil
+	if switching {
+		if err := sw.PreModelSwitch(ctx, prevModel, model); err != nil {
+			return err
+		}
 	}
 	upd := store.SessionUpdate{}
 	l.mu.Lock()
@@ -423,6 +442,9 @@ func (l *Live) Update(ctx context.Context, model, runtime, mode string) error {
 		} else {
 			l.Events.Emit(event.Event{Type: event.ModeChanged, Mode: mode, PreviousMode: prevMode})
 		}
+	}
+	if switching {
+		sw.PostModelSwitch(ctx, prevModel, model)
 	}
 	return nil
 }

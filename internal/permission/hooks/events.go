@@ -23,13 +23,15 @@ const (
 	PostCompact        = "PostCompact"
 	PostToolBatch      = "PostToolBatch"
 	StopFailure        = "StopFailure"
+	PreModelSwitch     = "PreModelSwitch"
+	PostModelSwitch    = "PostModelSwitch"
 )
 
 // claudeOnly are Claude Code 2.1's events that have no moment in tandem
 // (docs/hooks.md says why for each): settings may name them, as Claude
 // Code's do, and their hooks never run.
 func claudeOnly() []string {
-	return []string{"UserPromptExpansion", "PreModelSwitch", "PostModelSwitch", "PermissionDenied",
+	return []string{"UserPromptExpansion", "PermissionDenied",
 		"Setup", "TeammateIdle", "TaskCreated", "TaskCompleted", "Elicitation", "ElicitationResult", "ConfigChange",
 		"WorktreeCreate", "WorktreeRemove", "InstructionsLoaded", "CwdChanged", "FileChanged", "DirectoryAdded",
 		"MessageDisplay", "PreSkillShellCommand"}
@@ -67,6 +69,8 @@ func spec(event string) (eventSpec, bool) {
 		return eventSpec{exit2: exit2Block}, true
 	case StopFailure:
 		return eventSpec{matchOn: func(in Input) string { return in.Error }}, true
+	case PreModelSwitch, PostModelSwitch:
+		return eventSpec{matchOn: func(in Input) string { return in.ToModel }}, true
 	case SubagentStop:
 		return eventSpec{matchOn: func(in Input) string { return in.AgentType }, exit2: exit2Block}, true
 	case SubagentStart:
@@ -88,7 +92,8 @@ func spec(event string) (eventSpec, bool) {
 // Events lists the events tandem fires, for messages and docs.
 func Events() []string {
 	return []string{SessionStart, UserPromptSubmit, PreToolUse, PermissionRequest, PostToolUse, PostToolUseFailure,
-		PostToolBatch, Notification, Stop, StopFailure, SubagentStart, SubagentStop, PreCompact, PostCompact, SessionEnd}
+		PostToolBatch, Notification, Stop, StopFailure, SubagentStart, SubagentStop, PreCompact, PostCompact,
+		PreModelSwitch, PostModelSwitch, SessionEnd}
 }
 
 // ClaudeOnly lists Claude Code's events that tandem accepts in settings
@@ -113,6 +118,9 @@ const (
 	SourceResume  = "resume"
 	SourceClear   = "clear"
 	SourceCompact = "compact"
+	// A model switch's source when tandem cannot tell the UI's command
+	// from its picker or an SDK's set_model.
+	SourceCommand = "command"
 
 	NotifyPermissionPrompt = "permission_prompt"
 	NotifyIdlePrompt       = "idle_prompt"
@@ -162,9 +170,13 @@ type Input struct {
 	Error string `json:"error,omitempty"`
 	// StopFailure: the provider's message.
 	ErrorDetails string `json:"error_details,omitempty"`
+	IsInterrupt  bool   `json:"is_interrupt,omitempty"`
 	// PostToolBatch: every call of the batch.
-	ToolCalls   []ToolCall `json:"tool_calls,omitempty"`
-	IsInterrupt bool       `json:"is_interrupt,omitempty"`
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	// PreModelSwitch, PostModelSwitch ("source" is Source).
+	FromModel      string  `json:"from_model,omitempty"`
+	ToModel        string  `json:"to_model,omitempty"`
+	RequestedModel *string `json:"requested_model,omitempty"`
 	// PermissionRequest.
 	PermissionSuggestions json.RawMessage `json:"permission_suggestions,omitempty"`
 
