@@ -21,6 +21,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/mcp"
 	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/permission"
+	"github.com/tandem-agent/tandem/internal/permission/hooks"
 	"github.com/tandem-agent/tandem/internal/session"
 	"github.com/tandem-agent/tandem/internal/store"
 	"github.com/tandem-agent/tandem/internal/trust"
@@ -95,11 +96,19 @@ func runTUI(cmd *cobra.Command, g *globalFlags, f *runFlags, prompt string) erro
 			}
 		}
 	}
-	err = be.open(ctx, req)
+	err = be.open(ctx, req, "")
 	if err != nil {
 		return err
 	}
-	defer be.close()
+	// Leaving the UI (ctrl+d, /exit) is Claude Code's prompt_input_exit; a
+	// signal is "other".
+	defer func() {
+		reason := hooks.EndPromptInputExit
+		if ctx.Err() != nil {
+			reason = hooks.EndOther
+		}
+		be.close(reason)
+	}()
 	warn.ui.Store(true)
 	err = tui.Run(ctx, tui.Options{Backend: be, Sink: sink, Prompt: prompt,
 		HistoryFile: filepath.Join(a.Paths.DataDir, "prompt-history.jsonl"),
@@ -152,7 +161,9 @@ type tuiBackend struct {
 	waited bool // MCP servers were given their moment before the first turn
 }
 
-func (b *tuiBackend) open(ctx context.Context, req session.OpenRequest) error {
+// open opens a session in place of the current one, which ends with
+// endReason (the SessionEnd hook's reason).
+func (b *tuiBackend) open(ctx context.Context, req session.OpenRequest, endReason string) error {
 	req.Sinks = []event.Sink{b.sink}
 	// Open resolves the folder's settings (config, trust, model) before a
 	// new session is stored, as for `tandem run`.
@@ -165,17 +176,17 @@ func (b *tuiBackend) open(ctx context.Context, req session.OpenRequest) error {
 	b.live, b.waited = live, false
 	b.mu.Unlock()
 	if old != nil {
-		old.Close()
+		old.CloseFor(endReason)
 	}
 	return nil
 }
 
-func (b *tuiBackend) close() {
+func (b *tuiBackend) close(reason string) {
 	b.mu.Lock()
 	l := b.live
 	b.mu.Unlock()
 	if l != nil {
-		l.Close()
+		l.CloseFor(reason)
 	}
 }
 
@@ -243,10 +254,11 @@ func (b *tuiBackend) Sessions(ctx context.Context) ([]store.Session, error) {
 func (b *tuiBackend) Open(ctx context.Context, id string) error {
 	cur := b.Info()
 	req := session.OpenRequest{ID: id, Cwd: cur.Cwd, AddDirs: b.f.addDirs, Runtime: b.f.runtime, Mode: cur.Mode, ModeFromRequest: true}
-	if id == "" {
-		req.Model = cur.Model
+	reason := hooks.EndResume
+	if id == "" { // /clear
+		req.Model, reason = cur.Model, hooks.EndClear
 	}
-	return b.open(ctx, req)
+	return b.open(ctx, req, reason)
 }
 
 func (b *tuiBackend) History(ctx context.Context) ([]message.Message, error) {

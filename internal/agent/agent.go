@@ -8,6 +8,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"github.com/tandem-agent/tandem/internal/runtimes"
 	"sync"
@@ -62,8 +63,9 @@ func (f ResolverFunc) Resolve(spec string) (Model, error) { return f(spec) }
 type HookRunner interface {
 	// UserPromptSubmit may block the prompt (returns a reason) or add context.
 	UserPromptSubmit(ctx context.Context, sessionID, cwd, prompt string) (block string, extra string, err error)
-	// PostToolUse may return feedback that is appended to the tool result.
-	PostToolUse(ctx context.Context, sessionID, cwd, toolName, toolUseID string, input []byte, result string) (feedback string, err error)
+	// PostToolUse may return feedback that is appended to the tool result,
+	// and a replacement of the result's text (updatedToolOutput; nil: keep it).
+	PostToolUse(ctx context.Context, sessionID, cwd, toolName, toolUseID string, input []byte, result string) (feedback string, replace *string, err error)
 	// PostToolUseFailure runs instead of PostToolUse when the call failed;
 	// its feedback is appended to the error.
 	PostToolUseFailure(ctx context.Context, sessionID, cwd, toolName, toolUseID string, input []byte, errText string, interrupted bool) (feedback string, err error)
@@ -71,6 +73,20 @@ type HookRunner interface {
 	// active is true when an earlier Stop hook of this turn already did
 	// (hooks check it to avoid looping); lastMessage is the model's text.
 	Stop(ctx context.Context, sessionID, cwd string, active bool, lastMessage string) (continueReason string, err error)
+	// PostToolBatch runs once after all calls of a model response are done,
+	// before the next model request; its feedback is added to the results.
+	PostToolBatch(ctx context.Context, sessionID, cwd string, calls []BatchCall) (feedback string, err error)
+	// StopFailure runs when the turn ends because the model call failed
+	// (err); it cannot change anything.
+	StopFailure(ctx context.Context, sessionID, cwd string, err error, lastMessage string) error
+}
+
+// BatchCall is one finished call of a PostToolBatch.
+type BatchCall struct {
+	Name, ID string
+	Input    json.RawMessage
+	Output   string
+	IsError  bool
 }
 
 // StopTurn is the error a HookRunner returns when a hook answered

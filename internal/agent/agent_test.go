@@ -446,18 +446,29 @@ type hookLog struct {
 	mu     sync.Mutex
 	calls  []string
 	stopOn string // PostToolUse of this tool answers "continue": false
+	// replace is PostToolUse's updatedToolOutput; batch PostToolBatch's feedback.
+	replace *string
+	batch   string
 }
 
 func (h *hookLog) add(s string) { h.mu.Lock(); h.calls = append(h.calls, s); h.mu.Unlock() }
 func (h *hookLog) UserPromptSubmit(context.Context, string, string, string) (string, string, error) {
 	return "", "", nil
 }
-func (h *hookLog) PostToolUse(_ context.Context, _, _, tool, _ string, _ []byte, _ string) (string, error) {
+func (h *hookLog) PostToolUse(_ context.Context, _, _, tool, _ string, _ []byte, _ string) (string, *string, error) {
 	h.add("post " + tool)
 	if tool == h.stopOn {
-		return "", &StopTurn{Reason: "budget reached"}
+		return "", nil, &StopTurn{Reason: "budget reached"}
 	}
-	return "", nil
+	return "", h.replace, nil
+}
+func (h *hookLog) PostToolBatch(_ context.Context, _, _ string, calls []BatchCall) (string, error) {
+	h.add(fmt.Sprintf("batch %d", len(calls)))
+	return h.batch, nil
+}
+func (h *hookLog) StopFailure(_ context.Context, _, _ string, err error, _ string) error {
+	h.add("stopfailure " + err.Error())
+	return nil
 }
 func (h *hookLog) PostToolUseFailure(_ context.Context, _, _, tool, _ string, _ []byte, errText string, interrupted bool) (string, error) {
 	h.add("failure " + tool + " " + errText)
@@ -488,7 +499,7 @@ func TestPostToolUseFailureAndStopHooks(t *testing.T) {
 	h.deps.Tools.Add(&failTool{})
 	h.run(t, context.Background(), turn.Input{})
 	slices.Sort(log.calls[:2]) // both are read-only and run in parallel
-	if strings.Join(log.calls, "|") != "failure Fail no such file|post Echo|stop false ok|stop true fallback" {
+	if strings.Join(log.calls, "|") != "failure Fail no such file|post Echo|batch 2|stop false ok|stop true fallback" {
 		t.Errorf("hooks ran %q", log.calls)
 	}
 	tr := h.rec.Messages()[2].Content[1]
@@ -528,5 +539,36 @@ func TestInterruptingDenialEndsTurn(t *testing.T) {
 	res := h.run(t, context.Background(), turn.Input{})
 	if len(h.prov.calls) != 1 || len(res.PermissionDenials) != 1 || h.echo.ran != 0 {
 		t.Errorf("model calls %d, denials %+v, ran %d", len(h.prov.calls), res.PermissionDenials, h.echo.ran)
+	}
+}
+
+// PostToolUse's updatedToolOutput replaces what the model reads of the
+// result, and PostToolBatch's feedback follows the batch's last result.
+func TestPostToolUseReplacesOutputAndBatchFeedback(t *testing.T) {
+	h := newHarness(t, toolStep([2]string{"Echo", `{"text":"secret 123"}`}), textStep("ok"))
+	redacted := "[redacted by hook]"
+	log := &hookLog{replace: &redacted, batch: "remember the tests"}
+	h.rt.opts.Hooks = log
+	h.run(t, context.Background(), turn.Input{})
+	tr := h.rec.Messages()[2].Content[0]
+	if tr.Content[0].Text != redacted {
+		t.Errorf("tool result the model reads = %q, want the hook's %q", tr.Content[0].Text, redacted)
+	}
+	if last := tr.Content[len(tr.Content)-1].Text; last != "PostToolBatch hook feedback: remember the tests" {
+		t.Errorf("last block of the result = %q, want the PostToolBatch feedback", last)
+	}
+}
+
+// A turn the model call ends runs StopFailure with the error.
+func TestStopFailureHook(t *testing.T) {
+	h := newHarness(t, &provider.Error{Provider: "p", Status: 400, Message: "bad request"})
+	log := &hookLog{}
+	h.rt.opts.Hooks = log
+	res := h.run(t, context.Background(), turn.Input{})
+	if res.Subtype != event.SubtypeProviderError {
+		t.Fatalf("subtype %q", res.Subtype)
+	}
+	if strings.Join(log.calls, "|") != "stopfailure p: HTTP 400: bad request" {
+		t.Errorf("hooks ran %q", log.calls)
 	}
 }

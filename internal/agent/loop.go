@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 
 	"fmt"
 	"strings"
@@ -151,6 +152,7 @@ func (r *Runtime) steps(ctx context.Context, st *turnState) (event.Event, error)
 				}
 				return r.finish(context.WithoutCancel(ctx), st, event.SubtypeInterrupted, nil), nil
 			}
+			r.stopFailureHook(ctx, st, err)
 			return r.finish(ctx, st, event.SubtypeProviderError, err), nil
 		}
 		msg := assistantMessage(st, resp.Content, &resp.Usage)
@@ -177,6 +179,7 @@ func (r *Runtime) steps(ctx context.Context, st *turnState) (event.Event, error)
 			return r.finish(ctx, st, event.SubtypeSuccess, nil), nil
 		}
 		results := r.runTools(ctx, st, uses)
+		r.batchHook(ctx, st, uses, &results)
 		if err := st.record(context.WithoutCancel(ctx), results); err != nil {
 			return event.Event{}, err
 		}
@@ -184,6 +187,40 @@ func (r *Runtime) steps(ctx context.Context, st *turnState) (event.Event, error)
 			st.d.Events.Emit(event.Event{Type: event.Status, Message: "A hook stopped the turn: " + stop.Reason})
 			return r.finish(ctx, st, event.SubtypeSuccess, nil), nil
 		}
+	}
+}
+
+// batchHook runs PostToolBatch once the step's calls are all done; its
+// feedback follows the results, for the next model request.
+func (r *Runtime) batchHook(ctx context.Context, st *turnState, uses []message.Block, results *message.Message) {
+	if r.opts.Hooks == nil || ctx.Err() != nil {
+		return
+	}
+	calls := make([]BatchCall, len(uses))
+	for i, u := range uses {
+		calls[i] = BatchCall{Name: u.Name, ID: u.ID, Input: u.Input}
+		if i < len(results.Content) {
+			b := results.Content[i]
+			calls[i].IsError = b.IsError
+			for _, c := range b.Content {
+				if c.Type == message.Text {
+					calls[i].Output += c.Text
+				}
+			}
+		}
+	}
+	fb, err := r.opts.Hooks.PostToolBatch(ctx, st.in.SessionID, st.in.Cwd, calls)
+	var stop *StopTurn
+	switch {
+	case errors.As(err, &stop):
+		st.stopByHook(stop)
+	case err != nil:
+		st.d.Events.Emit(event.Event{Type: event.Error, Error: "PostToolBatch hook: " + err.Error()})
+	}
+	if n := len(results.Content); fb != "" && n > 0 {
+		// In the last result: every provider's format carries it there.
+		last := &results.Content[n-1]
+		last.Content = append(last.Content, message.TextBlock("PostToolBatch hook feedback: "+fb))
 	}
 }
 
@@ -200,6 +237,16 @@ func (r *Runtime) stopHook(ctx context.Context, st *turnState) string {
 		st.stopHookActive = true
 	}
 	return reason
+}
+
+// stopFailureHook runs StopFailure for a turn the model call ended.
+func (r *Runtime) stopFailureHook(ctx context.Context, st *turnState, cause error) {
+	if r.opts.Hooks == nil {
+		return
+	}
+	if err := r.opts.Hooks.StopFailure(ctx, st.in.SessionID, st.in.Cwd, cause, st.lastText); err != nil {
+		st.d.Events.Emit(event.Event{Type: event.Error, Error: "StopFailure hook: " + err.Error()})
+	}
 }
 
 // record appends m to the stored conversation and to the in-memory history.

@@ -152,6 +152,7 @@ func (r *Runtime) postHook(ctx context.Context, st *turnState, use message.Block
 		return
 	}
 	name, fb, err := "PostToolUse", "", error(nil)
+	var replace *string
 	switch {
 	case res.IsError:
 		name = "PostToolUseFailure"
@@ -166,7 +167,11 @@ func (r *Runtime) postHook(ctx context.Context, st *turnState, use message.Block
 	case ctx.Err() != nil:
 		return
 	default:
-		fb, err = r.opts.Hooks.PostToolUse(ctx, st.in.SessionID, st.in.Cwd, use.Name, use.ID, input, res.Content)
+		fb, replace, err = r.opts.Hooks.PostToolUse(ctx, st.in.SessionID, st.in.Cwd, use.Name, use.ID, input, res.Content)
+	}
+	if replace != nil {
+		// updatedToolOutput: the model reads the hook's version instead.
+		res.Content = *replace
 	}
 	var stop *StopTurn
 	switch {

@@ -189,15 +189,19 @@ func (w *wiring) childRuntime(eq *Equipment) (turn.Runtime, error) {
 	return agent.New(opts)
 }
 
-// childHooks passes only PostToolUse and PostToolUseFailure on.
+// childHooks passes only PostToolUse, PostToolUseFailure and PostToolBatch on.
 type childHooks struct{ h agent.HookRunner }
 
 func (c childHooks) UserPromptSubmit(context.Context, string, string, string) (string, string, error) {
 	return "", "", nil
 }
-func (c childHooks) PostToolUse(ctx context.Context, sessionID, cwd, toolName, toolUseID string, input []byte, result string) (string, error) {
+func (c childHooks) PostToolUse(ctx context.Context, sessionID, cwd, toolName, toolUseID string, input []byte, result string) (string, *string, error) {
 	return c.h.PostToolUse(ctx, sessionID, cwd, toolName, toolUseID, input, result)
 }
+func (c childHooks) PostToolBatch(ctx context.Context, sessionID, cwd string, calls []agent.BatchCall) (string, error) {
+	return c.h.PostToolBatch(ctx, sessionID, cwd, calls)
+}
+func (c childHooks) StopFailure(context.Context, string, string, error, string) error { return nil }
 func (c childHooks) PostToolUseFailure(ctx context.Context, sessionID, cwd, toolName, toolUseID string, input []byte, errText string, interrupted bool) (string, error) {
 	return c.h.PostToolUseFailure(ctx, sessionID, cwd, toolName, toolUseID, input, errText, interrupted)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/agent"
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/permission/hooks"
+	"github.com/tandem-agent/tandem/internal/provider"
 )
 
 // hookAdapter fires the session's hooks at the moments the runtimes,
@@ -28,6 +29,9 @@ type hookAdapter struct {
 	// endBudget bounds all SessionEnd hooks together: closing a session
 	// (and exiting) must not wait for them long.
 	endBudget time.Duration
+	// title names the session (a hook's sessionTitle); nil: titles are
+	// not set.
+	title func(ctx context.Context, title string) error
 }
 
 // sessionEndBudget is Claude Code's default time for SessionEnd hooks;
@@ -39,6 +43,15 @@ func newHookAdapter(r *hooks.Runner, mode func() string, emit func(event.Event),
 		emit = func(event.Event) {}
 	}
 	h := hookAdapter{r: r, mode: mode, emit: emit, pending: &pendingContext{}, endBudget: sessionEndBudget}
+	// An async hook's context reaches the model with the next prompt, its
+	// message the user now (Claude Code delivers them on the next turn).
+	r.SetAsyncSink(func(in hooks.Input, out hooks.Outcome) {
+		h.pending.add(out.AdditionalContext)
+		h.show(in.HookEventName, out)
+		if err := joinErr(nil, out.Errors); err != nil {
+			h.emit(event.Event{Type: event.Error, Error: in.HookEventName + " hook (async): " + err.Error()})
+		}
+	})
 	if getenv != nil {
 		if ms, err := strconv.Atoi(getenv("CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS")); err == nil && ms > 0 {
 			h.endBudget = time.Duration(ms) * time.Millisecond
@@ -73,13 +86,24 @@ func (h hookAdapter) input(event, sessionID, cwd string) hooks.Input {
 	return hooks.Input{HookEventName: event, SessionID: sessionID, Cwd: cwd, PermissionMode: h.mode()}
 }
 
-// run fires one event and shows a hook's systemMessage to the user.
+// run fires one event, shows a hook's systemMessage to the user and
+// applies a sessionTitle.
 func (h hookAdapter) run(ctx context.Context, in hooks.Input) (hooks.Outcome, error) {
 	out, err := h.r.Run(ctx, in)
-	if out.SystemMessage != "" {
-		h.emit(event.Event{Type: event.Status, Message: in.HookEventName + " hook: " + out.SystemMessage})
+	h.show(in.HookEventName, out)
+	if out.SessionTitle != "" && h.title != nil {
+		if terr := h.title(context.WithoutCancel(ctx), out.SessionTitle); terr != nil {
+			h.emit(event.Event{Type: event.Error, Error: in.HookEventName + " hook: sessionTitle: " + terr.Error()})
+		}
 	}
 	return out, joinErr(err, out.Errors)
+}
+
+// show tells the user a hook's systemMessage.
+func (h hookAdapter) show(ev string, out hooks.Outcome) {
+	if out.SystemMessage != "" {
+		h.emit(event.Event{Type: event.Status, Message: ev + " hook: " + out.SystemMessage})
+	}
 }
 
 func (h hookAdapter) UserPromptSubmit(ctx context.Context, sessionID, cwd, prompt string) (string, string, error) {
@@ -92,7 +116,7 @@ func (h hookAdapter) UserPromptSubmit(ctx context.Context, sessionID, cwd, promp
 	return "", joinText(h.pending.take(), out.AdditionalContext), err
 }
 
-func (h hookAdapter) PostToolUse(ctx context.Context, sessionID, cwd, toolName, toolUseID string, input []byte, result string) (string, error) {
+func (h hookAdapter) PostToolUse(ctx context.Context, sessionID, cwd, toolName, toolUseID string, input []byte, result string) (string, *string, error) {
 	in := h.input(hooks.PostToolUse, sessionID, cwd)
 	resp, _ := json.Marshal(map[string]string{"output": result})
 	in.ToolName, in.ToolUseID, in.ToolInput, in.ToolResponse = toolName, toolUseID, input, resp
@@ -101,7 +125,83 @@ func (h hookAdapter) PostToolUse(ctx context.Context, sessionID, cwd, toolName, 
 	if out.Decision == hooks.DecisionDeny {
 		fb = joinText(firstNonEmpty(out.Reason, "a PostToolUse hook objected"), out.AdditionalContext)
 	}
+	return fb, toolOutputText(out.UpdatedToolOutput), stopOr(out, err)
+}
+
+// toolOutputText is an updatedToolOutput as the text the model reads: a
+// JSON string is the text itself, {"output": text} (tandem's own
+// tool_response shape) its text, anything else its JSON; nil when absent.
+func toolOutputText(raw json.RawMessage) *string {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return &s
+	}
+	var obj struct {
+		Output *string `json:"output"`
+	}
+	if json.Unmarshal(raw, &obj) == nil && obj.Output != nil {
+		return obj.Output
+	}
+	s = string(raw)
+	return &s
+}
+
+// PostToolBatch runs once after all calls of a step; what it returns is
+// added to the results the model reads next.
+func (h hookAdapter) PostToolBatch(ctx context.Context, sessionID, cwd string, calls []agent.BatchCall) (string, error) {
+	if !h.r.Has(hooks.PostToolBatch) {
+		return "", nil
+	}
+	in := h.input(hooks.PostToolBatch, sessionID, cwd)
+	for _, c := range calls {
+		resp, _ := json.Marshal(map[string]any{"output": c.Output, "is_error": c.IsError})
+		in.ToolCalls = append(in.ToolCalls, hooks.ToolCall{ToolName: c.Name, ToolInput: c.Input, ToolUseID: c.ID, ToolResponse: resp})
+	}
+	out, err := h.run(ctx, in)
+	fb := out.AdditionalContext
+	if out.Decision == hooks.DecisionDeny {
+		fb = joinText(firstNonEmpty(out.Reason, "a PostToolBatch hook objected"), out.AdditionalContext)
+	}
 	return fb, stopOr(out, err)
+}
+
+// StopFailure runs when a turn ends because the model call failed; error
+// is Claude Code's kind of failure, error_details the provider's message.
+func (h hookAdapter) StopFailure(ctx context.Context, sessionID, cwd string, cause error, lastMessage string) error {
+	if !h.r.Has(hooks.StopFailure) {
+		return nil
+	}
+	in := h.input(hooks.StopFailure, sessionID, cwd)
+	in.Error, in.ErrorDetails, in.LastAssistantMessage = failureKind(cause), cause.Error(), lastMessage
+	_, err := h.run(context.WithoutCancel(ctx), in)
+	return err
+}
+
+// failureKind names a failed model call as Claude Code's StopFailure does.
+func failureKind(err error) string {
+	pe, ok := provider.AsError(err)
+	switch {
+	case !ok:
+		return hooks.FailUnknown
+	case pe.Auth:
+		return hooks.FailAuthentication
+	case pe.Status == 402:
+		return hooks.FailBilling
+	case pe.Status == 429:
+		return hooks.FailRateLimit
+	case pe.Status == 529:
+		return hooks.FailOverloaded
+	case pe.Status == 404:
+		return hooks.FailModelNotFound
+	case pe.Status == 400 || pe.Status == 413 || pe.Status == 422:
+		return hooks.FailInvalidRequest
+	case pe.Status >= 500:
+		return hooks.FailServer
+	}
+	return hooks.FailUnknown
 }
 
 // stopOr turns a hook's "continue": false into the loop's StopTurn.
@@ -190,6 +290,41 @@ func (h hookAdapter) PostCompact(ctx context.Context, sessionID, cwd, trigger, s
 	return err
 }
 
+// PreModelSwitch runs before the session's model changes; a deny (or an
+// ask: nobody is asked about a model switch) refuses the switch with its
+// reason.
+func (h hookAdapter) PreModelSwitch(ctx context.Context, sessionID, cwd, from, to string) error {
+	if !h.r.Has(hooks.PreModelSwitch) {
+		return nil
+	}
+	in := h.modelSwitch(hooks.PreModelSwitch, sessionID, cwd, from, to)
+	out, err := h.run(ctx, in)
+	if err != nil {
+		h.emit(event.Event{Type: event.Error, Error: "PreModelSwitch hook: " + err.Error()})
+	}
+	if out.Decision == hooks.DecisionDeny || out.Decision == hooks.DecisionAsk || out.Stop {
+		return fmt.Errorf("a PreModelSwitch hook refused the switch to %s: %s", to, firstNonEmpty(out.Reason, out.StopReason, "no reason given"))
+	}
+	return nil
+}
+
+// PostModelSwitch runs after the model changed; its context reaches the
+// new model with the next prompt.
+func (h hookAdapter) PostModelSwitch(ctx context.Context, sessionID, cwd, from, to string) error {
+	if !h.r.Has(hooks.PostModelSwitch) {
+		return nil
+	}
+	out, err := h.run(ctx, h.modelSwitch(hooks.PostModelSwitch, sessionID, cwd, from, to))
+	h.pending.add(out.AdditionalContext)
+	return err
+}
+
+func (h hookAdapter) modelSwitch(ev, sessionID, cwd, from, to string) hooks.Input {
+	in := h.input(ev, sessionID, cwd)
+	in.FromModel, in.ToModel, in.RequestedModel, in.Source = from, to, &to, hooks.SourceCommand
+	return in
+}
+
 // claudeTrigger maps tandem's compaction triggers onto Claude Code's two:
 // a compaction after the provider refused an oversized request
 // ("overflow") is automatic too.
@@ -257,8 +392,8 @@ func joinErr(err error, errs []string) error {
 // cliEvents are the events the Claude Code CLI reports to tandem through
 // hook callbacks (the claude-code runtime).
 func cliEvents() []string {
-	return []string{hooks.UserPromptSubmit, hooks.PostToolUse, hooks.PostToolUseFailure, hooks.Stop,
-		hooks.SubagentStart, hooks.SubagentStop, hooks.PreCompact, hooks.PostCompact}
+	return []string{hooks.UserPromptSubmit, hooks.PostToolUse, hooks.PostToolUseFailure, hooks.PostToolBatch, hooks.Stop,
+		hooks.StopFailure, hooks.SubagentStart, hooks.SubagentStop, hooks.PreCompact, hooks.PostCompact}
 }
 
 // CLIEvents implements claudecode.HookForwarder: the events with hooks,

@@ -105,6 +105,7 @@ func (w *wiring) Equip(ctx context.Context, l *session.Live) (session.Equipment,
 	eq.engine = permission.NewEngine(engineOpts)
 	// Before the extensions: sub-agents' runtimes fire hooks through it.
 	eq.hookFire = newHookAdapter(eq.hooks, func() string { return string(eq.engine.Mode()) }, l.Events.Emit, w.app.opts.Getenv)
+	eq.hookFire.title = l.SetTitle
 	eq.grants = skillGrants{engine: eq.engine, trusted: s.Trusted}
 	eq.checker = &skillChecker{Engine: eq.engine, grants: eq.grants, catalog: sk, state: l.Env.State}
 	ts, err := w.equipCheckpoints(cfg, l, eq, tools.Default(w.toolOptions(cfg, func() string { return l.Snapshot().Model })))
@@ -116,6 +117,9 @@ func (w *wiring) Equip(ctx context.Context, l *session.Live) (session.Equipment,
 		return nil, err
 	}
 	if err := w.equipMCP(ctx, l, eq); err != nil {
+		return nil, err
+	}
+	if err := w.equipHookJudge(ctx, eq, s, hookCfg); err != nil {
 		return nil, err
 	}
 
@@ -162,12 +166,26 @@ func (eq *Equipment) Idle() {
 	}
 }
 
+// PreModelSwitch implements session.ModelSwitchHooks.
+func (eq *Equipment) PreModelSwitch(ctx context.Context, from, to string) error {
+	rec := eq.l.Snapshot()
+	return eq.hookFire.PreModelSwitch(ctx, rec.ID, rec.Cwd, from, to)
+}
+
+// PostModelSwitch implements session.ModelSwitchHooks.
+func (eq *Equipment) PostModelSwitch(ctx context.Context, from, to string) {
+	rec := eq.l.Snapshot()
+	if err := eq.hookFire.PostModelSwitch(ctx, rec.ID, rec.Cwd, from, to); err != nil {
+		eq.l.Events.Emit(event.Event{Type: event.Error, Error: "PostModelSwitch hook: " + err.Error()})
+	}
+}
+
 // Close implements session.Equipment: the SessionEnd hook, then MCP
 // servers, the checkpoint recorder and the skills folder made for the
 // claude-code runtime, last started first stopped.
 func (eq *Equipment) Close() {
 	rec := eq.l.Snapshot()
-	if err := eq.hookFire.SessionEnd(context.Background(), rec.ID, rec.Cwd, "other"); err != nil {
+	if err := eq.hookFire.SessionEnd(context.Background(), rec.ID, rec.Cwd, eq.l.EndReason()); err != nil {
 		eq.l.Events.Emit(event.Event{Type: event.Error, Error: "SessionEnd hook: " + err.Error()})
 	}
 	eq.mu.Lock()

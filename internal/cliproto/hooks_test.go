@@ -21,11 +21,11 @@ func TestSDKHooksAreCallbackHooks(t *testing.T) {
 	cfg, err := d.parseHooks(json.RawMessage(`{
 		"PostToolUse":[{"matcher":"Edit|Write","hookCallbackIds":["h0"],"timeout":5}],
 		"Stop":[{"hookCallbackIds":["h1","h2"]}],
-		"PostToolBatch":[{"hookCallbackIds":["h3"]}]}`))
+		"PermissionDenied":[{"hookCallbackIds":["h3"]}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(warned.String(), "PostToolBatch") {
+	if !strings.Contains(warned.String(), "PermissionDenied") {
 		t.Errorf("an event tandem does not fire was not reported: %q", warned.String())
 	}
 	// The host: answers every hook_callback by its callback id.

@@ -116,6 +116,7 @@ func (e *Engine) permissionRequestHook(ctx context.Context, mode Mode, req Reque
 		}
 		return Decision{Behavior: Deny, Rule: "hook:PermissionRequest", Message: msg, Interrupt: out.Interrupt || out.Stop}, true
 	case hooks.DecisionAllow:
+		e.applyHookUpdates(ctx, req.ToolUseID, out.UpdatedPermissions)
 		d := Decision{Behavior: Allow, Rule: "hook:PermissionRequest"}
 		if rewritten(req.Input, out.UpdatedInput) {
 			// The hook approves what it asks to run, unless that is denied.

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/permission/hooks"
 )
 
@@ -125,5 +126,40 @@ func TestHookInterrupts(t *testing.T) {
 		`echo '{"hookSpecificOutput":{"decision":{"behavior":"deny","message":"stop here","interrupt":true}}}'`)})
 	if d := check(t, e, "Bash", map[string]string{"command": "make deploy"}); d.Behavior != Deny || !d.Interrupt {
 		t.Errorf("PermissionRequest interrupt: %+v", d)
+	}
+}
+
+// A PermissionRequest allow's updatedPermissions apply as Claude Code's
+// accepted suggestions: addRules adds a session rule (the next call is
+// allowed without the hook), setMode changes the mode, and a switch to
+// trust (bypassPermissions) is refused.
+func TestPermissionRequestUpdatedPermissions(t *testing.T) {
+	work := t.TempDir()
+	count := filepath.Join(work, "count")
+	p := filepath.Join(t.TempDir(), "h.sh")
+	os.WriteFile(p, []byte("#!/bin/sh\necho x >> "+count+"\n"+`echo '{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedPermissions":[`+
+		`{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"make deploy:*"}],"behavior":"allow","destination":"session"},`+
+		`{"type":"setMode","mode":"acceptEdits","destination":"session"},{"type":"setMode","mode":"bypassPermissions","destination":"session"}]}}}'`), 0o755)
+	r := hooks.NewRunner(hooks.Config{hooks.PermissionRequest: {{Hooks: []hooks.Handler{{Type: "command", Command: p}}}}}, work, nil)
+	var errs []string
+	e := NewEngine(EngineOptions{WorkDir: work, Hooks: r, Emit: func(ev event.Event) {
+		if ev.Type == event.Error {
+			errs = append(errs, ev.Error)
+		}
+	}})
+	if d := check(t, e, "Bash", map[string]string{"command": "make deploy"}); d.Behavior != Allow {
+		t.Fatalf("hook allow: %+v", d)
+	}
+	if d := check(t, e, "Bash", map[string]string{"command": "make deploy prod"}); d.Behavior != Allow {
+		t.Errorf("the added rule does not allow: %+v", d)
+	}
+	if data, _ := os.ReadFile(count); strings.Count(string(data), "x") != 1 {
+		t.Errorf("the hook ran %d times, want once (the rule answers the second call)", strings.Count(string(data), "x"))
+	}
+	if e.Mode() != AcceptEdits {
+		t.Errorf("mode %s, want acceptEdits", e.Mode())
+	}
+	if len(errs) != 1 || !strings.Contains(errs[0], "bypassPermissions") {
+		t.Errorf("errors %q, want the refused bypassPermissions", errs)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/runtimes"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -158,6 +159,7 @@ type Live struct {
 	turnMu     sync.Mutex // one turn at a time
 	mu         sync.Mutex
 	closed     bool
+	endReason  string
 }
 
 // Open creates or resumes a session and equips it.
@@ -390,7 +392,16 @@ func (l *Live) refresh(ctx context.Context) error {
 	return nil
 }
 
-// Update changes model, runtime or mode for the turns that follow.
+// ModelSwitchHooks is equipment that runs hooks around a model switch
+// (the app's PreModelSwitch, which may refuse it, and PostModelSwitch).
+type ModelSwitchHooks interface {
+	PreModelSwitch(ctx context.Context, from, to string) error
+	PostModelSwitch(ctx context.Context, from, to string)
+}
+
+// Update changes model, runtime or mode for the turns that follow. A
+// model switch runs the equipment's ModelSwitchHooks, whose refusal is
+// Update's error (nothing changes).
 func (l *Live) Update(ctx context.Context, model, runtime, mode string) error {
 	if mode != "" {
 		// The engine knows only canonical modes: "plan" must arrive as explore.
@@ -399,6 +410,16 @@ func (l *Live) Update(ctx context.Context, model, runtime, mode string) error {
 			return err
 		}
 		mode = string(m)
+	}
+	l.mu.Lock()
+	prevModel := l.Record.Model
+	l.mu.Unlock()
+	sw, _ := l.eq.(ModelSwitchHooks)
+	switching := model != "" && model != prevModel && sw != nil
+	if switching {
+		if err := sw.PreModelSwitch(ctx, prevModel, model); err != nil {
+			return err
+		}
 	}
 	upd := store.SessionUpdate{}
 	l.mu.Lock()
@@ -424,6 +445,26 @@ func (l *Live) Update(ctx context.Context, model, runtime, mode string) error {
 			l.Events.Emit(event.Event{Type: event.ModeChanged, Mode: mode, PreviousMode: prevMode})
 		}
 	}
+	if switching {
+		sw.PostModelSwitch(ctx, prevModel, model)
+	}
+	return nil
+}
+
+// SetTitle names the session (a hook's sessionTitle): the first line of
+// title, which must not be blank.
+func (l *Live) SetTitle(ctx context.Context, title string) error {
+	title, _, _ = strings.Cut(strings.TrimSpace(title), "\n")
+	title = strings.TrimSpace(title)
+	if title == "" {
+		return errors.New("the session title is blank: give a non-empty first line")
+	}
+	if err := l.mgr.store.UpdateSession(ctx, l.Record.ID, store.SessionUpdate{Title: &title}); err != nil {
+		return fmt.Errorf("set the title of session %s: %w", l.Record.ID, err)
+	}
+	l.mu.Lock()
+	l.Record.Title = title
+	l.mu.Unlock()
 	return nil
 }
 
@@ -459,8 +500,31 @@ func (l *Live) Snapshot() store.Session {
 	return l.Record
 }
 
+// CloseFor is Close saying why the session ends, for the SessionEnd hook:
+// Claude Code's reasons (hooks.EndClear, EndResume, EndPromptInputExit,
+// EndLogout, EndOther).
+func (l *Live) CloseFor(reason string) {
+	l.mu.Lock()
+	if !l.closed {
+		l.endReason = reason
+	}
+	l.mu.Unlock()
+	l.Close()
+}
+
+// EndReason is why the session ends: what CloseFor said, else "other".
+func (l *Live) EndReason() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.endReason == "" {
+		return hooks.EndOther
+	}
+	return l.endReason
+}
+
 // Close ends the session in this process: background jobs and MCP servers
-// stop. The stored session stays.
+// stop. The stored session stays. The SessionEnd reason is "other" unless
+// CloseFor said otherwise.
 func (l *Live) Close() {
 	l.mu.Lock()
 	if l.closed {

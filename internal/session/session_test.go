@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"github.com/tandem-agent/tandem/internal/runtimes"
 	"os"
@@ -199,5 +200,62 @@ func TestIdleAfterTurn(t *testing.T) {
 	l.mu.Unlock()
 	if armed || len(idle) != 0 {
 		t.Errorf("idle timer left after Close (armed %v, fired %d)", armed, len(idle))
+	}
+}
+
+// switchEquipment refuses a switch to "p/refused" and logs the others.
+type switchEquipment struct {
+	fakeEquipment
+	log *[]string
+}
+
+func (e switchEquipment) PreModelSwitch(_ context.Context, from, to string) error {
+	if to == "p/refused" {
+		return errors.New("refused by a hook")
+	}
+	*e.log = append(*e.log, "pre "+from+" "+to)
+	return nil
+}
+func (e switchEquipment) PostModelSwitch(_ context.Context, from, to string) {
+	*e.log = append(*e.log, "post "+from+" "+to)
+}
+
+type switchWiring struct {
+	fakeWiring
+	log []string
+}
+
+func (w *switchWiring) Equip(context.Context, *Live) (Equipment, error) {
+	return switchEquipment{fakeEquipment{&w.fakeWiring}, &w.log}, nil
+}
+
+// A model switch runs the equipment's hooks around it; a refusal leaves
+// the model as it was.
+func TestUpdateRunsModelSwitchHooks(t *testing.T) {
+	_, _, work := setup(t)
+	dir := t.TempDir()
+	st, err := store.Open(filepath.Join(dir, "t.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	w := &switchWiring{fakeWiring: fakeWiring{rt: &echoRuntime{}}}
+	ctx := context.Background()
+	l, err := NewManager(st, w, dir).Open(ctx, OpenRequest{Cwd: work, Model: "p/a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if err := l.Update(ctx, "p/refused", "", ""); err == nil || l.Snapshot().Model != "p/a" {
+		t.Errorf("refused switch: %v, model %s", err, l.Snapshot().Model)
+	}
+	if err := l.Update(ctx, "p/b", "", ""); err != nil || l.Snapshot().Model != "p/b" {
+		t.Fatalf("switch: %v, model %s", err, l.Snapshot().Model)
+	}
+	if err := l.Update(ctx, "p/b", "", "explore"); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(w.log, "|") != "pre p/a p/b|post p/a p/b" {
+		t.Errorf("hooks ran %q", w.log)
 	}
 }

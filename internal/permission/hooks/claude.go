@@ -12,8 +12,16 @@ func (o Outcome) ClaudeOutput(event string) map[string]any {
 			out["reason"] = o.Reason
 		}
 	}
+	specific := map[string]any{}
 	if o.AdditionalContext != "" {
-		out["hookSpecificOutput"] = map[string]any{"hookEventName": event, "additionalContext": o.AdditionalContext}
+		specific["additionalContext"] = o.AdditionalContext
+	}
+	if hasJSON(o.UpdatedToolOutput) && event == PostToolUse {
+		specific["updatedToolOutput"] = o.UpdatedToolOutput
+	}
+	if len(specific) > 0 {
+		specific["hookEventName"] = event
+		out["hookSpecificOutput"] = specific
 	}
 	if o.Stop {
 		out["continue"] = false

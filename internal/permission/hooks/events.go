@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 )
 
@@ -20,7 +21,21 @@ const (
 	SubagentStop       = "SubagentStop"
 	PreCompact         = "PreCompact"
 	PostCompact        = "PostCompact"
+	PostToolBatch      = "PostToolBatch"
+	StopFailure        = "StopFailure"
+	PreModelSwitch     = "PreModelSwitch"
+	PostModelSwitch    = "PostModelSwitch"
 )
+
+// claudeOnly are Claude Code 2.1's events that have no moment in tandem
+// (docs/hooks.md says why for each): settings may name them, as Claude
+// Code's do, and their hooks never run.
+func claudeOnly() []string {
+	return []string{"UserPromptExpansion", "PermissionDenied",
+		"Setup", "TeammateIdle", "TaskCreated", "TaskCompleted", "Elicitation", "ElicitationResult", "ConfigChange",
+		"WorktreeCreate", "WorktreeRemove", "InstructionsLoaded", "CwdChanged", "FileChanged", "DirectoryAdded",
+		"MessageDisplay", "PreSkillShellCommand"}
+}
 
 // exit2 is what exit code 2 means for an event, as in Claude Code.
 type exit2 int
@@ -50,6 +65,12 @@ func spec(event string) (eventSpec, bool) {
 		return eventSpec{plainContext: true, exit2: exit2Block}, true
 	case Stop:
 		return eventSpec{exit2: exit2Block}, true
+	case PostToolBatch:
+		return eventSpec{exit2: exit2Block}, true
+	case StopFailure:
+		return eventSpec{matchOn: func(in Input) string { return in.Error }}, true
+	case PreModelSwitch, PostModelSwitch:
+		return eventSpec{matchOn: func(in Input) string { return in.ToModel }}, true
 	case SubagentStop:
 		return eventSpec{matchOn: func(in Input) string { return in.AgentType }, exit2: exit2Block}, true
 	case SubagentStart:
@@ -68,11 +89,16 @@ func spec(event string) (eventSpec, bool) {
 	return eventSpec{}, false
 }
 
-// Events lists the event names, for messages and docs.
+// Events lists the events tandem fires, for messages and docs.
 func Events() []string {
 	return []string{SessionStart, UserPromptSubmit, PreToolUse, PermissionRequest, PostToolUse, PostToolUseFailure,
-		Notification, Stop, SubagentStart, SubagentStop, PreCompact, PostCompact, SessionEnd}
+		PostToolBatch, Notification, Stop, StopFailure, SubagentStart, SubagentStop, PreCompact, PostCompact,
+		PreModelSwitch, PostModelSwitch, SessionEnd}
 }
+
+// ClaudeOnly lists Claude Code's events that tandem accepts in settings
+// but never fires.
+func ClaudeOnly() []string { return claudeOnly() }
 
 // Known reports whether tandem fires event.
 func Known(event string) bool {
@@ -80,7 +106,11 @@ func Known(event string) bool {
 	return ok
 }
 
-func eventList() string { return strings.Join(Events(), ", ") }
+// valid reports whether settings may name event: tandem fires it, or it is
+// one of Claude Code's that has no moment here.
+func valid(event string) bool { return Known(event) || slices.Contains(claudeOnly(), event) }
+
+func eventList() string { return strings.Join(append(Events(), claudeOnly()...), ", ") }
 
 // Values of Input fields that matchers select on.
 const (
@@ -88,10 +118,39 @@ const (
 	SourceResume  = "resume"
 	SourceClear   = "clear"
 	SourceCompact = "compact"
+	// A model switch's source when tandem cannot tell the UI's command
+	// from its picker or an SDK's set_model.
+	SourceCommand = "command"
 
 	NotifyPermissionPrompt = "permission_prompt"
 	NotifyIdlePrompt       = "idle_prompt"
+
+	// SessionEnd reasons (Claude Code's).
+	EndClear           = "clear"
+	EndResume          = "resume"
+	EndLogout          = "logout"
+	EndPromptInputExit = "prompt_input_exit"
+	EndOther           = "other"
+
+	// StopFailure error kinds tandem can tell apart (Claude Code's names).
+	FailAuthentication = "authentication_failed"
+	FailBilling        = "billing_error"
+	FailRateLimit      = "rate_limit"
+	FailOverloaded     = "overloaded"
+	FailInvalidRequest = "invalid_request"
+	FailModelNotFound  = "model_not_found"
+	FailServer         = "server_error"
+	FailMaxOutput      = "max_output_tokens"
+	FailUnknown        = "unknown"
 )
+
+// ToolCall is one call of a PostToolBatch's batch.
+type ToolCall struct {
+	ToolName     string          `json:"tool_name"`
+	ToolInput    json.RawMessage `json:"tool_input"`
+	ToolUseID    string          `json:"tool_use_id"`
+	ToolResponse json.RawMessage `json:"tool_response,omitempty"`
+}
 
 // Input is what a hook reads on stdin or in the POST body (Claude Code's
 // field names; each event fills its own).
@@ -107,9 +166,17 @@ type Input struct {
 	ToolInput    json.RawMessage `json:"tool_input,omitempty"`
 	ToolUseID    string          `json:"tool_use_id,omitempty"`
 	ToolResponse json.RawMessage `json:"tool_response,omitempty"`
-	// PostToolUseFailure.
-	Error       string `json:"error,omitempty"`
-	IsInterrupt bool   `json:"is_interrupt,omitempty"`
+	// PostToolUseFailure (the error text), StopFailure (its kind).
+	Error string `json:"error,omitempty"`
+	// StopFailure: the provider's message.
+	ErrorDetails string `json:"error_details,omitempty"`
+	IsInterrupt  bool   `json:"is_interrupt,omitempty"`
+	// PostToolBatch: every call of the batch.
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	// PreModelSwitch, PostModelSwitch ("source" is Source).
+	FromModel      string  `json:"from_model,omitempty"`
+	ToModel        string  `json:"to_model,omitempty"`
+	RequestedModel *string `json:"requested_model,omitempty"`
 	// PermissionRequest.
 	PermissionSuggestions json.RawMessage `json:"permission_suggestions,omitempty"`
 

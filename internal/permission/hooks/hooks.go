@@ -14,13 +14,16 @@ import (
 	"strings"
 )
 
-// Handler types that run; Claude Code's others (prompt, agent, mcp_tool)
-// are accepted in settings and skipped. TypeCallback hooks never come from
-// settings: the program embedding tandem registers them (a Claude Agent
-// SDK host's hook callbacks).
+// Handler types that run; Claude Code's mcp_tool is accepted in settings
+// and skipped. Prompt and agent hooks run through the runner's Judge (a
+// model call, a sub-agent). TypeCallback hooks never come from settings:
+// the program embedding tandem registers them (a Claude Agent SDK host's
+// hook callbacks).
 const (
 	TypeCommand  = "command"
 	TypeHTTP     = "http"
+	TypePrompt   = "prompt"
+	TypeAgent    = "agent"
 	TypeCallback = "callback"
 )
 
@@ -40,8 +43,24 @@ type Handler struct {
 	// become empty), so a settings file cannot exfiltrate the environment.
 	Headers        map[string]string `json:"headers,omitempty"`
 	AllowedEnvVars []string          `json:"allowedEnvVars,omitempty"`
-	// Timeout in seconds; 0 means DefaultTimeout.
+	// Timeout in seconds; 0 means the type's default (DefaultTimeout,
+	// PromptTimeout, AgentTimeout).
 	Timeout float64 `json:"timeout,omitempty"`
+	// Async runs a command hook in the background: the event does not
+	// wait for it, and what its JSON output says for the model or the user
+	// (additionalContext, systemMessage) is delivered when it is done.
+	Async bool `json:"async,omitempty"`
+	// Prompt is a prompt or agent hook's question; $ARGUMENTS in it is the
+	// event's input JSON. Model overrides the small model it is asked of.
+	Prompt string `json:"prompt,omitempty"`
+	Model  string `json:"model,omitempty"`
+	// ContinueOnBlock keeps the turn going after a prompt hook answered
+	// ok: false (Claude Code's default ends it, except for Stop and
+	// SubagentStop, whose block is the instruction to go on).
+	ContinueOnBlock bool `json:"continueOnBlock,omitempty"`
+	// StatusMessage and Once are Claude Code's; accepted, not used.
+	StatusMessage string `json:"statusMessage,omitempty"`
+	Once          bool   `json:"once,omitempty"`
 	// ID names a callback hook (the SDK's callback id) and Callback calls
 	// it; neither can come from a settings file.
 	ID       string   `json:"-"`
@@ -50,7 +69,11 @@ type Handler struct {
 
 // runs reports whether tandem runs this handler.
 func (h Handler) runs() bool {
-	return h.Type == TypeCommand || h.Type == TypeHTTP || (h.Type == TypeCallback && h.Callback != nil)
+	switch h.Type {
+	case TypeCommand, TypeHTTP, TypePrompt, TypeAgent:
+		return true
+	}
+	return h.Type == TypeCallback && h.Callback != nil
 }
 
 // key identifies identical hooks, which run once per event (as in Claude
@@ -61,6 +84,8 @@ func (h Handler) key() string {
 		return "http\x00" + h.URL
 	case TypeCallback:
 		return "callback\x00" + h.ID
+	case TypePrompt, TypeAgent:
+		return h.Type + "\x00" + h.Model + "\x00" + h.Prompt
 	}
 	return "command\x00" + h.Command
 }
@@ -71,6 +96,12 @@ func (h Handler) String() string {
 		return h.URL
 	case TypeCallback:
 		return "callback " + h.ID
+	case TypePrompt, TypeAgent:
+		p := h.Prompt
+		if len(p) > 60 {
+			p = p[:60] + "…"
+		}
+		return h.Type + " " + strings.ReplaceAll(p, "\n", " ")
 	}
 	return h.Command
 }
@@ -102,7 +133,7 @@ func Merge(cfgs ...Config) Config {
 // Validate names the first malformed entry.
 func (c Config) Validate() error {
 	for ev, ms := range c {
-		if _, ok := spec(ev); !ok {
+		if !valid(ev) {
 			return fmt.Errorf("hooks.%s: unknown event: use one of %s", ev, eventList())
 		}
 		for i, m := range ms {
@@ -120,8 +151,15 @@ func (c Config) Validate() error {
 					if u, err := url.Parse(h.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 						return fmt.Errorf("%s.url %q is not an http(s) URL: give the address to POST the event to", where, h.URL)
 					}
+				case TypePrompt, TypeAgent:
+					if strings.TrimSpace(h.Prompt) == "" {
+						return fmt.Errorf("%s.prompt is empty: give the question the model answers with ok true or false", where)
+					}
 				default:
 					continue
+				}
+				if h.Async && h.Type != TypeCommand {
+					return fmt.Errorf("%s.async: only command hooks run in the background: drop async or make it a command hook", where)
 				}
 				if h.Timeout < 0 {
 					return fmt.Errorf("%s.timeout is negative: give seconds, or leave it out for %s", where, DefaultTimeout)
@@ -149,6 +187,20 @@ func (m Matcher) matches(tool string) bool {
 		return m.Matcher == tool
 	}
 	return re == nil || re.MatchString(tool)
+}
+
+// HasType reports whether any hook of c is of handler type t.
+func (c Config) HasType(t string) bool {
+	for _, ms := range c {
+		for _, m := range ms {
+			for _, h := range m.Hooks {
+				if h.Type == t {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // ScriptPaths returns the files hook commands run (the first word of each

@@ -23,6 +23,16 @@ type Outcome struct {
 	Reason string
 	// UpdatedInput rewrites the tool input (PreToolUse, PermissionRequest).
 	UpdatedInput json.RawMessage
+	// UpdatedToolOutput replaces the tool result the model reads
+	// (PostToolUse's updatedToolOutput, or updatedMCPToolOutput for an MCP
+	// tool): a JSON string is the new text, anything else its JSON.
+	UpdatedToolOutput json.RawMessage
+	// SessionTitle names the session (UserPromptSubmit, SessionStart).
+	SessionTitle string
+	// UpdatedPermissions are Claude Code permission updates a
+	// PermissionRequest allow applies ({type: addRules|replaceRules|
+	// removeRules|setMode|addDirectories|removeDirectories, ...}).
+	UpdatedPermissions []json.RawMessage
 	// Interrupt is a PermissionRequest deny that also stops the turn.
 	Interrupt bool
 	// AdditionalContext is text for the model (plain stdout of
@@ -61,12 +71,16 @@ type output struct {
 		PermissionDecisionReason string          `json:"permissionDecisionReason"`
 		UpdatedInput             json.RawMessage `json:"updatedInput"`
 		AdditionalContext        string          `json:"additionalContext"`
+		UpdatedToolOutput        json.RawMessage `json:"updatedToolOutput"`
+		UpdatedMCPToolOutput     json.RawMessage `json:"updatedMCPToolOutput"`
+		SessionTitle             string          `json:"sessionTitle"`
 		// PermissionRequest's answer.
 		Decision *struct {
-			Behavior     string          `json:"behavior"`
-			Message      string          `json:"message"`
-			UpdatedInput json.RawMessage `json:"updatedInput"`
-			Interrupt    bool            `json:"interrupt"`
+			Behavior           string            `json:"behavior"`
+			Message            string            `json:"message"`
+			UpdatedInput       json.RawMessage   `json:"updatedInput"`
+			UpdatedPermissions []json.RawMessage `json:"updatedPermissions"`
+			Interrupt          bool              `json:"interrupt"`
 		} `json:"decision"`
 	} `json:"hookSpecificOutput"`
 }
@@ -101,7 +115,8 @@ func (c *combiner) raise(d, reason string) {
 	}
 }
 
-func combine(event string, hs []Handler, rs []result) Outcome {
+func combineFor(in Input, hs []Handler, rs []result) Outcome {
+	event := in.HookEventName
 	sp, _ := spec(event)
 	var c combiner
 	for i, res := range rs {
@@ -120,7 +135,7 @@ func combine(event string, hs []Handler, rs []result) Outcome {
 			trimmed := strings.TrimSpace(res.stdout)
 			var out output
 			if strings.HasPrefix(trimmed, "{") && json.Unmarshal([]byte(trimmed), &out) == nil {
-				c.apply(out)
+				c.apply(in, out)
 			} else if trimmed != "" && sp.plainContext && hs[i].Type == TypeCommand {
 				c.contexts = append(c.contexts, trimmed)
 			} else if trimmed != "" && trimmed != "null" && hs[i].Type != TypeCommand {
@@ -135,8 +150,21 @@ func combine(event string, hs []Handler, rs []result) Outcome {
 	return c.o
 }
 
-func (c *combiner) apply(out output) {
+func (c *combiner) apply(in Input, out output) {
 	sp := out.Specific
+	if in.HookEventName == PostToolUse {
+		// updatedMCPToolOutput counts only for an MCP tool, and only when
+		// updatedToolOutput is absent (Claude Code's rule).
+		switch {
+		case hasJSON(sp.UpdatedToolOutput):
+			c.o.UpdatedToolOutput = sp.UpdatedToolOutput
+		case hasJSON(sp.UpdatedMCPToolOutput) && strings.HasPrefix(in.ToolName, "mcp__"):
+			c.o.UpdatedToolOutput = sp.UpdatedMCPToolOutput
+		}
+	}
+	if sp.SessionTitle != "" && (in.HookEventName == UserPromptSubmit || in.HookEventName == SessionStart) {
+		c.o.SessionTitle = sp.SessionTitle
+	}
 	switch sp.PermissionDecision {
 	case "allow", "ask", "deny":
 		c.raise(sp.PermissionDecision, sp.PermissionDecisionReason)
@@ -151,6 +179,9 @@ func (c *combiner) apply(out output) {
 		}
 		if d.Behavior == "allow" && hasJSON(d.UpdatedInput) {
 			c.o.UpdatedInput = d.UpdatedInput
+		}
+		if d.Behavior == "allow" {
+			c.o.UpdatedPermissions = append(c.o.UpdatedPermissions, d.UpdatedPermissions...)
 		}
 	}
 	switch out.Decision {

@@ -28,6 +28,26 @@ type Runner struct {
 	projectDir string
 	env        []string
 	client     *http.Client
+	judgeBy    Judge
+	// delivered gets what async hooks said when they end.
+	delivered func(Input, Outcome)
+}
+
+// SetJudge sets what answers prompt and agent hooks. Call it before the
+// runner's first event.
+func (r *Runner) SetJudge(j Judge) {
+	if r != nil {
+		r.judgeBy = j
+	}
+}
+
+// SetAsyncSink sets what receives an async hook's outcome when it ends
+// (its additionalContext and systemMessage; it can no longer block).
+// Without one the outcome is dropped. Call it before the first event.
+func (r *Runner) SetAsyncSink(f func(Input, Outcome)) {
+	if r != nil {
+		r.delivered = f
+	}
 }
 
 // NewRunner returns a runner for cfg. Hooks run in projectDir with
@@ -87,24 +107,54 @@ func (r *Runner) Run(ctx context.Context, in Input) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, fmt.Errorf("encode hook input: %w", err)
 	}
-	results := make([]result, len(handlers))
+	var waited []Handler
+	for _, h := range handlers {
+		if h.Async && h.Type == TypeCommand {
+			r.background(ctx, h, in, body)
+		} else {
+			waited = append(waited, h)
+		}
+	}
+	results := make([]result, len(waited))
 	var wg sync.WaitGroup
-	for i, h := range handlers {
+	for i, h := range waited {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			switch h.Type {
-			case TypeHTTP:
-				results[i] = r.post(ctx, h, body)
-			case TypeCallback:
-				results[i] = call(ctx, h, in)
-			default:
-				results[i] = r.runOne(ctx, h, body)
-			}
+			results[i] = r.runHandler(ctx, h, in, body)
 		}()
 	}
 	wg.Wait()
-	return combine(in.HookEventName, handlers, results), nil
+	return combineFor(in, waited, results), nil
+}
+
+func (r *Runner) runHandler(ctx context.Context, h Handler, in Input, body []byte) result {
+	switch h.Type {
+	case TypeHTTP:
+		return r.post(ctx, h, body)
+	case TypeCallback:
+		return call(ctx, h, in)
+	case TypePrompt, TypeAgent:
+		return r.judge(ctx, h, in.HookEventName, body)
+	}
+	return r.runOne(ctx, h, body)
+}
+
+// background runs an async command hook without making the event wait
+// (Claude Code's "async": true): it outlives the event (not the timeout),
+// cannot block or decide, and its outcome goes to the async sink.
+func (r *Runner) background(ctx context.Context, h Handler, in Input, body []byte) {
+	ctx = context.WithoutCancel(ctx)
+	go func() {
+		res := r.runOne(ctx, h, body)
+		out := combineFor(in, []Handler{h}, []result{res})
+		// What decides has no moment left to decide.
+		out.Decision, out.Reason, out.UpdatedInput, out.Stop, out.StopReason = DecisionNone, "", nil, false, ""
+		out.UpdatedToolOutput, out.UpdatedPermissions, out.Interrupt = nil, nil, false
+		if r.delivered != nil {
+			r.delivered(in, out)
+		}
+	}()
 }
 
 // PreToolUse, PostToolUse, UserPromptSubmit and Stop are Run with the
@@ -137,6 +187,12 @@ func (h Handler) timeout() time.Duration {
 	if h.Timeout > 0 {
 		return time.Duration(h.Timeout * float64(time.Second))
 	}
+	switch h.Type {
+	case TypePrompt:
+		return PromptTimeout
+	case TypeAgent:
+		return AgentTimeout
+	}
 	return DefaultTimeout
 }
 
@@ -156,6 +212,8 @@ func call(ctx context.Context, h Handler, in Input) result {
 	return result{stdout: string(out)}
 }
 
+// runOne runs a command hook. It is the one place a hook's process starts
+// (the OS sandbox wraps it here).
 func (r *Runner) runOne(ctx context.Context, h Handler, stdin []byte) result {
 	timeout := h.timeout()
 	ctx, cancel := context.WithTimeout(ctx, timeout)
