@@ -88,6 +88,9 @@ type Block struct {
 	ToolUseID string  `json:"tool_use_id,omitempty"`
 	Content   []Block `json:"content,omitempty"` // text and image blocks
 	IsError   bool    `json:"is_error,omitempty"`
+	// Diff: what an edit changed (a unified diff), for people; never sent
+	// to a model.
+	Diff string `json:"diff,omitempty"`
 	// image: base64 data
 	MediaType string `json:"media_type,omitempty"`
 	ImageData string `json:"image_data,omitempty"`
@@ -183,7 +186,7 @@ func publicBlocks(bs []message.Block) []Block {
 	for i, b := range bs {
 		out[i] = Block{Type: BlockType(b.Type), Text: b.Text, Signature: b.Signature, Data: b.Data, ID: b.ID, Name: b.Name,
 			Input: b.Input, ToolUseID: b.ToolUseID, Content: publicBlocks(b.Content), IsError: b.IsError,
-			MediaType: b.MediaType, ImageData: b.ImageData}
+			Diff: b.Diff, MediaType: b.MediaType, ImageData: b.ImageData}
 	}
 	return out
 }
@@ -196,7 +199,7 @@ func internalBlocks(bs []Block, providerName string) []message.Block {
 	for i, b := range bs {
 		out[i] = message.Block{Type: message.BlockType(b.Type), Text: b.Text, Signature: b.Signature, Data: b.Data,
 			ID: b.ID, Name: b.Name, Input: b.Input, ToolUseID: b.ToolUseID, Content: internalBlocks(b.Content, providerName),
-			IsError: b.IsError, MediaType: b.MediaType, ImageData: b.ImageData}
+			IsError: b.IsError, Diff: b.Diff, MediaType: b.MediaType, ImageData: b.ImageData}
 		if b.Type == BlockThinking || b.Type == BlockRedactedThinking {
 			out[i].Provider = providerName // signatures are valid only where they were made
 		}

@@ -16,7 +16,8 @@ import (
 
 // A session in a folder whose project files need trust starts without
 // those settings, and the web UI shows a banner naming them with a Trust
-// button; trusting there is stored (the next session has no banner).
+// button; trusting there is stored (the next session has no banner) and
+// applied (the next session's requests carry the project's header).
 func TestE2EBrowserAsksToTrustFolder(t *testing.T) {
 	var browser string
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
@@ -28,7 +29,7 @@ func TestE2EBrowserAsksToTrustFolder(t *testing.T) {
 	if browser == "" {
 		t.Skip("browser tests need Chromium: apt-get install -y chromium")
 	}
-	x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("ok")}})
+	x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("answered")}})
 	writeJSONFile(t, filepath.Join(x.Work, ".tandem", "config.json"), map[string]any{
 		"providers": map[string]any{"anthropic": map[string]any{"headers": map[string]string{"X-Project-Header": "v"}}}})
 	c := startServe(t, x)
@@ -77,6 +78,20 @@ func TestE2EBrowserAsksToTrustFolder(t *testing.T) {
 	if open, _ := chromedp.Run(bctx, chromedp.Evaluate[bool](`document.getElementById('trust-dialog').open`)); open {
 		t.Error("the refusal dialog opened for an untrusted folder")
 	}
+	// projectHeader counts the model requests that carried the project's header.
+	projectHeader := func() (n int) {
+		for _, r := range x.srv.Requests() {
+			if r.Header.Get("X-Project-Header") == "v" {
+				n++
+			}
+		}
+		return n
+	}
+	step("a turn untrusted", chromedp.WaitEnabled(chromedp.ID("prompt")), chromedp.SendKeys(chromedp.ID("prompt"), "hello\r"),
+		chromedp.WaitVisible(chromedp.Search(`//div[contains(@class,"md")][contains(., "answered")]`)))
+	if n := projectHeader(); n != 0 || len(x.srv.MainRequests()) == 0 {
+		t.Errorf("untrusted, %d of %d requests carried the project's header", n, len(x.srv.MainRequests()))
+	}
 	step("trust from the banner", chromedp.Click(chromedp.ID("trust-banner-yes")))
 	poll("the banner says it is trusted", `document.getElementById('trust-banner').textContent.includes('trusted now')`)
 	if _, list := c.do("GET", "/api/trust", nil); !strings.Contains(strings.Join(anyStrings(list["folders"]), ","), x.Work) {
@@ -85,6 +100,11 @@ func TestE2EBrowserAsksToTrustFolder(t *testing.T) {
 	first, _ := chromedp.Run(bctx, chromedp.Evaluate[string](`location.hash`))
 	step("a second session", chromedp.Click(chromedp.ID("new-session")))
 	poll("a second session opens without the banner", `location.hash !== `+jsString(first)+` && document.getElementById('trust-banner').hidden`)
+	step("a turn trusted", chromedp.WaitEnabled(chromedp.ID("prompt")), chromedp.SendKeys(chromedp.ID("prompt"), "hello again\r"),
+		chromedp.WaitVisible(chromedp.Search(`//div[contains(@class,"md")][contains(., "answered")]`)))
+	if projectHeader() == 0 {
+		t.Error("trusted from the banner, the next session's requests lack the project's header")
+	}
 	if _, list := c.do("GET", "/api/sessions", nil); len(list["sessions"].([]any)) != 2 {
 		t.Errorf("want two sessions, got %v", list)
 	}

@@ -196,11 +196,16 @@ func TestE2ETUIContinuesHeadlessSessionAndDenies(t *testing.T) {
 
 // A folder whose project files need trust is asked about before the UI
 // opens, as Claude Code asks, listing what trusting would enable; yes
-// trusts it and the chat starts, no starts it without those settings (the
-// conversation says which), and no under --require-trust starts nothing.
+// trusts it (stored: `tandem trust --list` has it) and the chat starts
+// with those settings (the project's allow rule runs its rm unasked), no
+// starts it without them (the conversation says which), and no under
+// --require-trust starts nothing.
 func TestE2ETUIAsksToTrustTheFolder(t *testing.T) {
-	x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("trusted now")}})
+	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
+		scripted.ToolStep(scripted.CallID("rm1", "Bash", map[string]any{"command": "rm victim.txt"})),
+		scripted.TextStep("trusted now")}})
 	x.WriteFile(".claude/settings.json", `{"permissions": {"allow": ["Bash(rm:*)"]}}`)
+	x.WriteFile("victim.txt", "remove me\n")
 	p := x.startTUI(100, 30, "--model", "anthropic/claude-sonnet-5-5")
 	p.waitText("Do you trust the files in")
 	p.waitText("permissions.allow")
@@ -218,6 +223,12 @@ func TestE2ETUIAsksToTrustTheFolder(t *testing.T) {
 	p.waitText("trusted now")
 	p.keys("C-d")
 	p.waitText("TANDEM-EXITED:0")
+	if fileExists(filepath.Join(x.Work, "victim.txt")) {
+		t.Error("trusted, the project's allow rule did not apply: rm victim.txt did not run")
+	}
+	if l := x.Run("trust", "--list"); !strings.Contains(l.Stdout, x.Work) {
+		t.Errorf("accepting the dialog did not store the trust:\n%s%s", l.Stdout, l.Stderr)
+	}
 
 	// Declined: the session starts without the allow rule, and says so.
 	y := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("untrusted run")}})

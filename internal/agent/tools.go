@@ -73,7 +73,7 @@ func (r *Runtime) readOnly(st *turnState, name string) bool {
 // post-hook; it always yields a tool_result block and a tool_result event.
 func (r *Runtime) runOne(ctx context.Context, st *turnState, use message.Block) (message.Block, tool.Result) {
 	res := r.execute(ctx, st, use)
-	block := message.Block{Type: message.ToolResult, ToolUseID: use.ID, IsError: res.IsError,
+	block := message.Block{Type: message.ToolResult, ToolUseID: use.ID, IsError: res.IsError, Diff: res.Diff,
 		Content: append([]message.Block{message.TextBlock(res.Content)}, res.Images...)}
 	st.d.Events.Emit(event.Event{Type: event.ToolResult, ToolUseID: use.ID, ToolName: use.Name,
 		Output: res.Content, IsError: res.IsError, Diff: res.Diff, Meta: res.Meta})

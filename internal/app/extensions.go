@@ -57,11 +57,11 @@ func (a *App) ExtensionsFor(cwd string) (*Extensions, error) {
 	if err != nil {
 		return nil, err
 	}
-	sk, ag, _, err := a.loadExtensions(cfg, cwd, trusted)
+	x, err := a.loadExtensions(cfg, cwd, trusted)
 	if err != nil {
 		return nil, err
 	}
-	return describe(sk, ag), nil
+	return describe(x.skills, x.agents), nil
 }
 
 func describe(sk *skills.Catalog, ag *subagent.Catalog) *Extensions {
@@ -69,13 +69,26 @@ func describe(sk *skills.Catalog, ag *subagent.Catalog) *Extensions {
 		Notices: append(append([]string(nil), sk.Notices...), ag.Notices...), Warnings: append(append([]skills.Warning(nil), sk.Warnings...), ag.Warnings...)}
 }
 
+// loadedExtensions are a folder's skills, commands and agents as loaded
+// once for a session start (ResolveSettings keeps them in Settings): the
+// trust check reads needs and the session's Skill and Agent tools use the
+// catalogs, so each file is read and decoded once for both.
+type loadedExtensions struct {
+	skills *skills.Catalog
+	agents *subagent.Catalog
+	set    skillsSettings
+	// needs are the project's entries that need trust
+	// (extensionFindings), found before an untrusted folder's are gated.
+	needs []trust.Finding
+}
+
 // loadExtensions loads the skills, commands and agents of cwd; an
 // untrusted folder's come without a provider's model (gateModels).
-func (a *App) loadExtensions(cfg *config.Config, cwd string, trusted bool) (*skills.Catalog, *subagent.Catalog, skillsSettings, error) {
+func (a *App) loadExtensions(cfg *config.Config, cwd string, trusted bool) (*loadedExtensions, error) {
 	var set skillsSettings
 	if len(cfg.Skills) > 0 {
 		if err := json.Unmarshal(cfg.Skills, &set); err != nil {
-			return nil, nil, set, &config.Error{File: cfg.SectionSource("skills"), Field: "skills", Msg: err.Error()}
+			return nil, &config.Error{File: cfg.SectionSource("skills"), Field: "skills", Msg: err.Error()}
 		}
 	}
 	home := a.home()
@@ -100,7 +113,7 @@ func (a *App) loadExtensions(cfg *config.Config, cwd string, trusted bool) (*ski
 		layer := cfg.Layers[i]
 		ds, err := subagent.ParseConfig(layer.Agents, layer.File)
 		if err != nil {
-			return nil, nil, set, err
+			return nil, err
 		}
 		for _, d := range ds {
 			if !seen[d.Name] {
@@ -118,18 +131,11 @@ func (a *App) loadExtensions(cfg *config.Config, cwd string, trusted bool) (*ski
 		projectAgents.Dir = places.Path(projectDir, places.Project(), places.Agents)
 	}
 	ag := subagent.Load(defs, projectAgents, userAgents)
+	x := &loadedExtensions{skills: sk, agents: ag, set: set, needs: extensionFindings(sk, ag)}
 	if !trusted {
 		gateModels(sk, ag)
 	}
-	return sk, ag, set, nil
-}
-
-// skillFindings reports what cwd's skills, commands and agents set that
-// needs trust (extensionFindings), for the notice and `tandem trust`.
-func skillFindings(cwd string) []trust.Finding {
-	sk := skills.Load(skills.DefaultPlaces(cwd, "", ""))
-	ag := subagent.Load(nil, skills.Place{Dir: places.Path(cwd, places.Project(), places.Agents), Scope: skills.ScopeProject, Root: cwd}, skills.Place{Scope: skills.ScopeUser})
-	return extensionFindings(sk, ag)
+	return x, nil
 }
 
 // equipExtensions loads skills, commands and agents and registers the Skill

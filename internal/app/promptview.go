@@ -124,10 +124,7 @@ func (a *App) PromptView(ctx context.Context, req PromptViewRequest) (*PromptVie
 func (a *App) previewTools(s *Settings, spec string) (*tool.Registry, error) {
 	w := &wiring{app: a}
 	reg := tool.NewRegistry(tools.Default(w.toolOptions(s.Config, func() string { return spec }))...)
-	sk, ag, set, err := a.loadExtensions(s.Config, s.Cwd, s.Trusted)
-	if err != nil {
-		return nil, err
-	}
+	sk, ag, set := s.ext.skills, s.ext.agents, s.ext.set
 	runner := &subagent.Runner{Agents: ag, Skills: sk}
 	reg.Add(&agenttools.Agent{Runner: runner, ListingBudget: set.ListingBudget},
 		&agenttools.Skill{Catalog: sk, Runner: runner, ListingBudget: set.ListingBudget})

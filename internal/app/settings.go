@@ -64,6 +64,9 @@ type Settings struct {
 	// claudeLeftOut says a project Claude Code settings file lost keys to
 	// the trust check: the Claude Code CLI must not read those files.
 	claudeLeftOut bool
+	// ext are the folder's skills, commands and agents, loaded once: the
+	// trust check above and the session's tools (Equip) both use them.
+	ext *loadedExtensions
 
 	home   string
 	perm   permLayers
@@ -93,8 +96,11 @@ func (a *App) ResolveSettings(ctx context.Context, req SettingsRequest) (*Settin
 	}
 	s := &Settings{Cwd: cwd, Config: cfg, home: a.home(), Trusted: f.trusted, TrustRoot: f.trustRoot,
 		mcpLocal: f.mcpLocal, mcpProject: f.mcpProject, mcpErrs: f.mcpErrs, claudeLeftOut: f.claudeLeftOut}
+	if s.ext, err = a.loadExtensions(cfg, cwd, f.trusted); err != nil {
+		return nil, err
+	}
 	if !f.trusted {
-		s.LeftOut = append(f.needs, skillFindings(cwd)...)
+		s.LeftOut = append(f.needs, s.ext.needs...)
 		if a.opts.RequireTrust && len(s.LeftOut) > 0 {
 			return nil, &trust.UntrustedError{Dir: cwd, Findings: s.LeftOut}
 		}

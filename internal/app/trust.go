@@ -18,7 +18,11 @@ func (a *App) TrustStatus(dir string) (trust.Status, error) {
 	if err != nil {
 		return st, err
 	}
-	if n := append(f.needs, skillFindings(cwd)...); len(n) > 0 {
+	x, err := a.loadExtensions(f.cfg, cwd, f.trusted)
+	if err != nil {
+		return st, err
+	}
+	if n := append(f.needs, x.needs...); len(n) > 0 {
 		st.NeedsTrust = n
 	}
 	st.TrustedBy, st.Trusted, err = a.Trust.Trusted(cwd)

@@ -84,10 +84,9 @@ func (w *wiring) Equip(ctx context.Context, l *session.Live) (session.Equipment,
 		return nil, err
 	}
 
-	sk, ag, skSet, err := w.app.loadExtensions(cfg, rec.Cwd, s.Trusted)
-	if err != nil {
-		return nil, err
-	}
+	// Loaded once by ResolveSettings, which took the trust findings from
+	// the same load.
+	sk, ag, skSet := s.ext.skills, s.ext.agents, s.ext.set
 
 	asker := w.app.opts.Asker
 	var locals []permission.Asker

@@ -24,7 +24,7 @@ func TestTrackerRecordsDeclaredWritesByName(t *testing.T) {
 		in, _ := json.Marshal(map[string]string{"notebook_path": nb})
 		w.tr.BeforeTool(w.ctx, "NotebookEdit", in)
 		w.tr.mu.Lock()
-		saved := w.tr.recorded[nb]
+		_, saved := w.tr.pending[nb]
 		w.tr.mu.Unlock()
 		if !saved {
 			t.Error("the notebook the call declares was not saved before the call ran")

@@ -31,6 +31,7 @@ type Tracker struct {
 	scanOff  bool                 // the workspace is over the file limit
 	cur      int                  // the running turn's checkpoint; 0 between turns
 	recorded map[string]bool      // paths the current checkpoint has
+	pending  map[string]prior     // paths a running call declared it writes, their state before it
 	dirty    bool                 // base changed since it was saved
 	w        *watcher             // nil: every scan stats the whole tree
 	watched  bool                 // w's watches cover the workspace
@@ -65,7 +66,7 @@ func (t *Tracker) Begin(ctx context.Context, prompt string) (store.Checkpoint, e
 	if err != nil {
 		return cp, err
 	}
-	t.cur, t.recorded = cp.Number, map[string]bool{}
+	t.cur, t.recorded, t.pending = cp.Number, map[string]bool{}, map[string]prior{}
 	if n, err := t.svc.st.PruneCheckpoints(ctx, t.session, t.cfg.Keep); err == nil && n > 0 && cp.Number%20 == 0 {
 		_, _ = t.svc.Collect(ctx) // now and then, not on every prompt past the limit
 	}
@@ -86,16 +87,30 @@ func (t *Tracker) End(ctx context.Context) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.cur != 0 {
+		// A call that never reported its end (the claude-code CLI refused
+		// or failed it after tandem allowed it) counts only if it changed
+		// its files.
+		for path := range t.pending {
+			t.finishLocked(ctx, path, false)
+		}
 		t.recordScanLocked(ctx)
 		if err := t.svc.st.DropEmptyCheckpoint(ctx, t.session, t.cur); err != nil {
 			t.notice("checkpoint: " + err.Error())
 		}
 	}
-	t.cur, t.recorded = 0, nil
+	t.cur, t.recorded, t.pending = 0, nil, nil
 	t.saveLocked()
 }
 
-// BeforeFile saves the prior state of a file a tool is about to change.
+// prior is a file's state before a call that declared it writes it.
+type prior struct {
+	file  store.CheckpointFile
+	known string // its knownHash; "" for an absent file
+}
+
+// BeforeFile saves the prior state of a file a tool call is about to
+// change. The file joins the checkpoint only when the call is done
+// (AfterFile): a call refused or failed before writing changed nothing.
 func (t *Tracker) BeforeFile(ctx context.Context, path string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -103,21 +118,37 @@ func (t *Tracker) BeforeFile(ctx context.Context, path string) {
 	if t.cur == 0 || t.recorded[path] {
 		return
 	}
+	if _, ok := t.pending[path]; ok {
+		return // an earlier call's prior state is the older one
+	}
 	f, known, err := t.priorLocked(path)
 	if err != nil {
 		t.notice(fmt.Sprintf("checkpoint: cannot save %s before the change: %v", path, err))
 		return
 	}
-	t.addLocked(ctx, []store.CheckpointFile{f}, map[string]string{path: known})
+	t.pending[path] = prior{file: f, known: known}
 }
 
-// AfterFile notes a file's state after a tool changed it.
-func (t *Tracker) AfterFile(ctx context.Context, path string) {
+// AfterFile notes a file's state after a tool call that declared it
+// writes it; ok is the call's outcome (it reported success).
+func (t *Tracker) AfterFile(ctx context.Context, path string, ok bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	path = t.abs(path)
 	if t.cur == 0 {
 		return
+	}
+	t.finishLocked(ctx, t.abs(path), ok)
+}
+
+// finishLocked is the one place that decides whether a call changed a
+// file it declared: it did when it reported success or when the file is
+// no longer what it was before the call (a call that failed half-way).
+// Only then does the file join the checkpoint, with its prior state.
+func (t *Tracker) finishLocked(ctx context.Context, path string, ok bool) {
+	p, pending := t.pending[path]
+	delete(t.pending, path)
+	if !pending && !t.recorded[path] {
+		return // nothing was saved before the call: it was never allowed to run
 	}
 	be, exists, err := t.noteLocked(path)
 	if err != nil {
@@ -128,7 +159,15 @@ func (t *Tracker) AfterFile(ctx context.Context, path string) {
 	if exists {
 		h = knownHash(path, be)
 	}
-	t.addLocked(ctx, nil, map[string]string{path: h})
+	if t.recorded[path] {
+		t.addLocked(ctx, nil, map[string]string{path: h})
+		return
+	}
+	same := h == p.known && exists == (p.file.State != store.FileAbsent) && (!exists || be.Stat.Mode == 0 || be.Stat.Mode == p.file.Mode)
+	if !ok && same {
+		return // refused or failed, and the file is as it was
+	}
+	t.addLocked(ctx, []store.CheckpointFile{p.file}, map[string]string{path: h})
 }
 
 // BeforeScan brings the baseline up to date before a shell command, so the

@@ -59,9 +59,12 @@ func (t *Tracker) BeforeTool(ctx context.Context, name string, input json.RawMes
 	t.before(ctx, name, t.accessor(name), input)
 }
 
-// AfterTool is called when a tool call has finished.
+// AfterTool is called when a tool call has finished and worked (the
+// claude-code runtime's PostToolUse). A call allowed by BeforeTool that
+// never gets here was refused or failed after tandem allowed it: End
+// lists its files only if they changed.
 func (t *Tracker) AfterTool(ctx context.Context, name string, input json.RawMessage) {
-	t.after(ctx, name, t.accessor(name), input)
+	t.after(ctx, name, t.accessor(name), input, true)
 }
 
 func (t *Tracker) before(ctx context.Context, name string, acc tool.FileAccessor, input json.RawMessage) {
@@ -76,10 +79,12 @@ func (t *Tracker) before(ctx context.Context, name string, acc tool.FileAccessor
 	}
 }
 
-func (t *Tracker) after(ctx context.Context, name string, acc tool.FileAccessor, input json.RawMessage) {
+// after ends a call; ok is its outcome (it worked). The files it declared
+// join the checkpoint only if it worked or changed them anyway.
+func (t *Tracker) after(ctx context.Context, name string, acc tool.FileAccessor, input json.RawMessage, ok bool) {
 	if paths := written(acc, input); len(paths) > 0 {
 		for _, p := range paths {
-			t.AfterFile(ctx, p)
+			t.AfterFile(ctx, p, ok)
 		}
 		return
 	}
@@ -117,8 +122,9 @@ func (w trackedTool) Execute(ctx context.Context, call tool.Call) (tool.Result, 
 	rec := context.WithoutCancel(ctx)
 	acc, _ := tool.AccessorOf(w.Tool)
 	w.tr.before(rec, call.Name, acc, call.Input)
-	defer w.tr.after(rec, call.Name, acc, call.Input)
-	return w.Tool.Execute(ctx, call)
+	res, err := w.Tool.Execute(ctx, call)
+	w.tr.after(rec, call.Name, acc, call.Input, err == nil && !res.IsError)
+	return res, err
 }
 
 // Unwrap is the wrapped tool, whose declarations (tool.AccessorOf) hold.

@@ -277,7 +277,7 @@ func (m *Mapper) mapUser(msg Msg) []event.Event {
 		}
 		out = append(out, ev)
 		blocks = append(blocks, message.Block{Type: message.ToolResult, ToolUseID: b.ToolUseID,
-			Content: []message.Block{message.TextBlock(text)}, IsError: b.IsError})
+			Content: []message.Block{message.TextBlock(text)}, IsError: b.IsError, Diff: ev.Diff})
 	}
 	if len(blocks) == 0 {
 		return out

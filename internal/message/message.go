@@ -52,6 +52,10 @@ type Block struct {
 	ToolUseID string  `json:"tool_use_id,omitempty"`
 	Content   []Block `json:"content,omitempty"` // text and image blocks
 	IsError   bool    `json:"is_error,omitempty"`
+	// Diff is the unified diff of what an edit changed, kept so a page
+	// reloaded from the store shows the call as it was shown live (the
+	// tool_result event's diff). For people only: adapters never send it.
+	Diff string `json:"diff,omitempty"`
 
 	// image (base64 data)
 	MediaType string `json:"media_type,omitempty"`

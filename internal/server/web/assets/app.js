@@ -181,7 +181,7 @@ function renderStored(messages, checkpoints, subagents) {
     if (m.role === 'user') {
       const text = m.content.filter((b) => b.type === 'text').map((b) => b.text).join('\n');
       for (const b of m.content) {
-        if (b.type === 'tool_result') state.cards.get(b.tool_use_id)?.finish(resultText(b), b.is_error);
+        if (b.type === 'tool_result') state.cards.get(b.tool_use_id)?.finish(resultText(b), b.is_error, b.diff);
       }
       if (text) {
         const bubble = userBubble(text);
@@ -220,7 +220,7 @@ function renderNested(card, sub) {
     if (m.kind === 'compaction') continue;
     if (m.role === 'user') {
       for (const b of m.content) {
-        if (b.type === 'tool_result') state.cards.get(b.tool_use_id)?.finish(resultText(b), b.is_error);
+        if (b.type === 'tool_result') state.cards.get(b.tool_use_id)?.finish(resultText(b), b.is_error, b.diff);
       }
       continue;
     }

@@ -91,6 +91,7 @@ export function toolCard(name, input) {
   const status = el('span', { class: 'tool-status running', text: 'running' });
   const summary = inputSummary(name, input);
   const inputPre = el('pre', { class: 'tool-input', text: JSON.stringify(input ?? {}, null, 2) });
+  const inputBox = el('div', { class: 'tool-input-box' }, el('div', { class: 'label', text: 'Input' }), inputPre);
   const live = el('pre', { class: 'tool-live', hidden: true });
   const result = el('div', { class: 'tool-result' });
   // A sub-agent's own steps (events with this call's parent_tool_use_id).
@@ -98,7 +99,7 @@ export function toolCard(name, input) {
   let lastText = null;
   const node = el('details', { class: 'tool-card' },
     el('summary', {}, el('span', { class: 'tool-name', text: name }), el('span', { class: 'tool-arg', text: summary }), status),
-    el('div', { class: 'tool-body' }, el('div', { class: 'label', text: 'Input' }), inputPre, live, kids, result));
+    el('div', { class: 'tool-body' }, inputBox, live, kids, result));
   return {
     node,
     child(n) {
@@ -120,6 +121,9 @@ export function toolCard(name, input) {
       status.className = 'tool-status ' + (isError ? 'error' : 'ok');
       result.replaceChildren();
       if (diff) {
+        // The diff says what the input did; its JSON would only repeat it.
+        // Live and reloaded alike (the stored tool_result keeps the diff).
+        inputBox.hidden = true;
         result.append(el('div', { class: 'label', text: 'Changes' }), diffView(diff));
         node.open = true;
       }
