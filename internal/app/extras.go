@@ -11,6 +11,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/config"
 	"github.com/tandem-agent/tandem/internal/mcp"
 	"github.com/tandem-agent/tandem/internal/permission"
+	"github.com/tandem-agent/tandem/internal/provider/catalog"
 	"github.com/tandem-agent/tandem/internal/session"
 	"github.com/tandem-agent/tandem/internal/tool"
 	"github.com/tandem-agent/tandem/internal/tools"
@@ -126,8 +127,9 @@ func (w *wiring) claudeCode(name turn.RuntimeName, l *session.Live, eq *Equipmen
 	}
 	spec := firstNonEmpty(l.Snapshot().Model, w.app.DefaultModel(eq.cfg))
 	provName := "anthropic"
+	var info *catalog.ModelInfo
 	if res, err := w.app.Catalog.Resolve(spec); err == nil {
-		provName = res.Provider
+		provName, info = res.Provider, res.Info
 	}
 	pc, perr := w.app.models.providerConfig(provName, eq.cfg)
 	if name == turn.ClaudeCode {
@@ -159,7 +161,14 @@ func (w *wiring) claudeCode(name turn.RuntimeName, l *session.Live, eq *Equipmen
 	if err != nil {
 		return nil, err
 	}
+	// The configured thinking budget and effort, as the native runtime
+	// sends them; a turn's own win (claudecode applies them).
+	budget, effort, err := configuredThinking(eq.cfg, info)
+	if err != nil {
+		return nil, err
+	}
 	return claudecode.New(cc, claudecode.Options{ProviderName: provName, BaseURL: pc.BaseURL, APIKey: pc.APIKey,
+		Effort: effort, ThinkingBudget: budget,
 		AuthToken: pc.AuthToken, MCPConfig: mcpJSON, Observer: observer(eq), Hooks: eq.hookFire,
 		Agents: agents, AddDirs: addDirs, SettingSources: w.app.settingSources(eq.settings)}), nil
 }

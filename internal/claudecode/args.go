@@ -56,6 +56,7 @@ func buildArgs(cfg Config, opts Options, in turn.Input, l launch) []string {
 	if in.AppendSystemPrompt != "" {
 		args = append(args, "--append-system-prompt", in.AppendSystemPrompt)
 	}
+	args = append(args, turnFlags(opts, in)...) // turnflags.go
 	if in.MaxTurns > 0 {
 		args = append(args, "--max-turns", strconv.Itoa(in.MaxTurns))
 	}

@@ -207,6 +207,11 @@ type Options struct {
 	// skills the CLI would not find on its own (.agents/skills, tandem's
 	// folders) under .claude/skills.
 	AddDirs []string
+	// Effort and ThinkingBudget are the configured model's (tandem's
+	// "effort" and "thinking_budget"); a turn's own Effort and
+	// ThinkingBudget win over them. Empty and 0: the CLI's defaults.
+	Effort         string
+	ThinkingBudget int64
 	// Hooks runs tandem's hooks for the events the CLI reports; nil: none.
 	Hooks HookForwarder
 	// Logger receives debug notes (ignored message types, undecodable

@@ -293,7 +293,9 @@ func (c *controller) decide(ctx context.Context, toolUseID, name string, input j
 // readOnlyBuiltin reports Claude Code's built-ins that change nothing.
 func readOnlyBuiltin(name string) bool {
 	switch name {
-	case "Read", "Glob", "Grep", "LS", "NotebookRead", "TodoWrite":
+	// StructuredOutput is how the CLI takes a --json-schema answer: it
+	// only records the value.
+	case "Read", "Glob", "Grep", "LS", "NotebookRead", "TodoWrite", "StructuredOutput":
 		return true
 	}
 	return false

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/message"
+	"github.com/tandem-agent/tandem/internal/structured"
 	"github.com/tandem-agent/tandem/internal/turn"
 )
 
@@ -89,6 +90,13 @@ func (r *Runtime) RunTurn(ctx context.Context, in turn.Input, d turn.Deps) (even
 	}
 	if in.Cwd == "" {
 		return fail("claude-code runtime: the turn has no working folder")
+	}
+	if len(in.JSONSchema) > 0 {
+		// The same check, and words, as the native runtime's: a bad
+		// schema fails before the CLI starts.
+		if _, err := structured.Compile(in.JSONSchema); err != nil {
+			return fail("--json-schema: " + err.Error())
+		}
 	}
 	if isRoot() && wantsBypass(r.cfg.ExtraArgs) && !r.cfg.AllowRoot {
 		return fail("Claude Code refuses bypassPermissions when run as root; remove it from claude_code.extra_args or set claude_code.allow_root (sets IS_SANDBOX=1) if this is a sandbox")

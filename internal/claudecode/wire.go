@@ -50,6 +50,12 @@ type Msg struct {
 		PostTokens int64  `json:"post_tokens,omitempty"`
 	} `json:"compact_metadata,omitempty"`
 
+	// system/model_fallback: the CLI gave up on the main model
+	// ("overloaded") and goes on with the next --fallback-model.
+	OriginalModel string `json:"original_model,omitempty"`
+	FallbackModel string `json:"fallback_model,omitempty"`
+	Trigger       string `json:"trigger,omitempty"`
+
 	// system/status
 	Status string `json:"status,omitempty"`
 
@@ -65,6 +71,9 @@ type Msg struct {
 	TerminalReason    string               `json:"terminal_reason,omitempty"`
 	APIErrorStatus    *int                 `json:"api_error_status,omitempty"`
 	SinceLastResult   map[string]modelCost `json:"model_usage_since_last_result,omitempty"`
+	// StructuredOutput is the --json-schema answer (the input of the
+	// model's StructuredOutput call, validated by the CLI).
+	StructuredOutput json.RawMessage `json:"structured_output,omitempty"`
 
 	// control_request, control_response, control_cancel_request
 	RequestID string          `json:"request_id,omitempty"`
