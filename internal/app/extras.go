@@ -84,7 +84,7 @@ func (w *wiring) equipMCP(ctx context.Context, l *session.Live, eq *Equipment) e
 		fmt.Fprintf(w.app.opts.Stderr, "tandem: %v\n", e)
 	}
 	policy := settings.Policy(rec.Cwd, mcp.NewFileApprovals(w.app.Paths.DataDir), eq.settings.Mode == permission.Trust)
-	eq.mcpRunnable, _ = servers.Runnable(policy)
+	eq.cli = cliMCP{servers: servers, policy: policy, on: map[string]bool{}, off: map[string]bool{}}
 	if len(servers) == 0 {
 		return nil
 	}
@@ -95,9 +95,11 @@ func (w *wiring) equipMCP(ctx context.Context, l *session.Live, eq *Equipment) e
 		Proxy:   mcp.ProxyFunc(l.MCPProxy()),
 		BaseEnv: w.secretPolicy(eq.cfg).ScrubEnv(os.Environ()),
 	})
-	m.Start(context.WithoutCancel(ctx))
 	eq.mcp = m
 	eq.addExtra(func() { _ = m.Close() })
+	if !w.cliRunsMCP(turn.RuntimeName(rec.Runtime), l, eq) {
+		eq.startMCP(ctx)
+	}
 	return nil
 }
 
@@ -153,7 +155,8 @@ func (w *wiring) claudeCode(name turn.RuntimeName, l *session.Live, eq *Equipmen
 	if perr != nil {
 		return nil, perr
 	}
-	mcpJSON, err := mcp.ClaudeCodeConfigJSON(eq.mcpRunnable)
+	servers := eq.cliServers()
+	mcpJSON, err := mcp.ClaudeCodeConfigJSON(servers)
 	if err != nil {
 		return nil, fmt.Errorf("MCP config for claude-code: %w", err)
 	}
@@ -167,10 +170,13 @@ func (w *wiring) claudeCode(name turn.RuntimeName, l *session.Live, eq *Equipmen
 	if err != nil {
 		return nil, err
 	}
-	return claudecode.New(cc, claudecode.Options{ProviderName: provName, BaseURL: pc.BaseURL, APIKey: pc.APIKey,
-		Effort: effort, ThinkingBudget: budget,
+	rt := claudecode.New(cc, claudecode.Options{ProviderName: provName, BaseURL: pc.BaseURL, APIKey: pc.APIKey,
 		AuthToken: pc.AuthToken, MCPConfig: mcpJSON, Observer: observer(eq), Hooks: eq.hookFire,
-		Agents: agents, AddDirs: addDirs, SettingSources: w.app.settingSources(eq.settings)}), nil
+		// disabled_tools as deny rules: the CLI has no per-server list.
+		DisallowedTools: mcp.ClaudeCodeDisallowedTools(servers), Effort: effort, ThinkingBudget: budget,
+		Agents: agents, AddDirs: addDirs, SettingSources: w.app.settingSources(eq.settings)})
+	eq.setCLIRuntime(rt)
+	return rt, nil
 }
 
 // settingSources keeps the Claude Code CLI from reading the project's

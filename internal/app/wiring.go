@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tandem-agent/tandem/internal/agent"
 	"github.com/tandem-agent/tandem/internal/checkpoint"
@@ -39,13 +40,16 @@ type Equipment struct {
 	// sub-agents own.
 	hookFire hookAdapter
 	mcp      *mcp.Manager
-	// mcpRunnable are the approved servers, passed to the claude-code runtime.
-	mcpRunnable mcp.Servers
-	extras      []func()
-	tracker     *checkpoint.Tracker // nil: checkpoints off
-	ext         *extensions
-	checker     *skillChecker
-	grants      skillGrants
+	// mcpStarted: tandem's own MCP connections run (native turns); under
+	// the claude-code runtime the CLI runs the servers (mcpcli.go).
+	mcpStarted atomic.Bool
+	// cli is the MCP state the claude-code runtime's turns are built from.
+	cli     cliMCP
+	extras  []func()
+	tracker *checkpoint.Tracker // nil: checkpoints off
+	ext     *extensions
+	checker *skillChecker
+	grants  skillGrants
 	// mu guards extras, which the claude-code runtime's first turn may add to.
 	mu sync.Mutex
 }
@@ -193,6 +197,10 @@ func (eq *Equipment) Runtime(name turn.RuntimeName) (turn.Runtime, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if rt.Name() != string(turn.ClaudeCode) {
+		// A native turn uses tandem's own MCP connections (mcpcli.go).
+		eq.startMCP(context.Background())
 	}
 	return withCheckpoint(rt, eq), nil
 }

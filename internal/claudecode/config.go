@@ -196,6 +196,10 @@ type Options struct {
 	// MCPConfig is {"mcpServers":{...}} JSON for tandem's MCP servers,
 	// passed with --mcp-config. Empty means none.
 	MCPConfig []byte
+	// DisallowedTools are deny rules of the session's configuration
+	// (MCP servers' disabled_tools as mcp__server__tool), added to each
+	// turn's own.
+	DisallowedTools []string
 	// Observer, when set, hears of every tool call the CLI runs (before and
 	// after), as the native runtime's wrapped tools are seen.
 	Observer ToolObserver

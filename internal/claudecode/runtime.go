@@ -41,6 +41,9 @@ type Runtime struct {
 	mu     sync.Mutex
 	cli    CLIInfo // cached after the first successful Find
 	active map[string]*controller
+	// mcpSeen is, by tandem session, the MCP servers the CLI last
+	// reported (system/init).
+	mcpSeen map[string][]MCPServer
 }
 
 var _ turn.Runtime = (*Runtime)(nil)
@@ -53,7 +56,7 @@ func New(cfg Config, opts Options) *Runtime {
 	if l == nil {
 		l = slog.Default()
 	}
-	return &Runtime{cfg: cfg, opts: opts, logger: l, active: map[string]*controller{}}
+	return &Runtime{cfg: cfg, opts: opts, logger: l, active: map[string]*controller{}, mcpSeen: map[string][]MCPServer{}}
 }
 
 // Name is "claude-code".

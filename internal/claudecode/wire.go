@@ -17,12 +17,13 @@ type Msg struct {
 	UUID      string `json:"uuid,omitempty"`
 
 	// system/init
-	Cwd               string   `json:"cwd,omitempty"`
-	Tools             []string `json:"tools,omitempty"`
-	Model             string   `json:"model,omitempty"`
-	PermissionMode    string   `json:"permissionMode,omitempty"`
-	ClaudeCodeVersion string   `json:"claude_code_version,omitempty"`
-	APIKeySource      string   `json:"apiKeySource,omitempty"`
+	Cwd               string      `json:"cwd,omitempty"`
+	Tools             []string    `json:"tools,omitempty"`
+	Model             string      `json:"model,omitempty"`
+	PermissionMode    string      `json:"permissionMode,omitempty"`
+	ClaudeCodeVersion string      `json:"claude_code_version,omitempty"`
+	APIKeySource      string      `json:"apiKeySource,omitempty"`
+	MCPServers        []MCPServer `json:"mcp_servers,omitempty"`
 
 	// assistant, user
 	// Message is the API message of assistant and user lines (decoded from
@@ -81,6 +82,13 @@ type Msg struct {
 	Response  json.RawMessage `json:"response,omitempty"`
 
 	Raw []byte `json:"-"`
+}
+
+// MCPServer is one of the CLI's MCP servers as system/init reports it
+// (status: connected, failed, needs-auth, pending, disabled).
+type MCPServer struct {
+	Name   string `json:"name"`
+	Status string `json:"status"`
 }
 
 // APIMessage is an Anthropic Messages API message as the CLI forwards it.
