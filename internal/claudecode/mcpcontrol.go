@@ -3,6 +3,7 @@ package claudecode
 import (
 	"context"
 	"errors"
+	"time"
 )
 
 // ErrNoTurn is what the live MCP controls return when no turn of the
@@ -29,8 +30,13 @@ func (r *Runtime) liveControl(ctx context.Context, sessionID string, body map[st
 	if !running {
 		return ErrNoTurn
 	}
-	return r.control(ctx, sessionID, body)
+	return r.controlWithin(ctx, sessionID, body, mcpControlTimeout)
 }
+
+// mcpControlTimeout bounds a live MCP change: the CLI answers a reconnect
+// once the server has started again, which for a node or npx server on a
+// busy machine takes many seconds (Claude Code's own MCP_TIMEOUT is 30 s).
+const mcpControlTimeout = 60 * time.Second
 
 // MCPServers are the MCP servers the CLI of sessionID's last turn
 // reported at its start, with their states; nil before any turn.

@@ -204,13 +204,17 @@ func (r *Runtime) Interrupt(ctx context.Context, sessionID string) error {
 const controlTimeout = 10 * time.Second
 
 func (r *Runtime) control(ctx context.Context, sessionID string, body map[string]any) error {
+	return r.controlWithin(ctx, sessionID, body, controlTimeout)
+}
+
+func (r *Runtime) controlWithin(ctx context.Context, sessionID string, body map[string]any, timeout time.Duration) error {
 	r.mu.Lock()
 	c := r.active[sessionID]
 	r.mu.Unlock()
 	if c == nil {
 		return fmt.Errorf("no claude-code turn is running for session %s", sessionID)
 	}
-	ctx, cancel := context.WithTimeout(ctx, controlTimeout)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	_, err := c.request(ctx, body)
 	return err
