@@ -50,7 +50,8 @@ type Equipment struct {
 	ext     *extensions
 	checker *skillChecker
 	grants  skillGrants
-	// mu guards extras, which the claude-code runtime's first turn may add to.
+	// mu guards extras, which the claude-code runtime's first turn may add to,
+	// and cli's toggles and runtime.
 	mu sync.Mutex
 }
 
