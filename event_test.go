@@ -2,7 +2,6 @@ package tandem
 
 import (
 	"encoding/json"
-	"github.com/tandem-agent/tandem/internal/runtimes"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/permission"
+	"github.com/tandem-agent/tandem/internal/runtimes"
 )
 
 // fill sets every field of v (a pointer) to a non-zero value.

@@ -2,16 +2,15 @@ package main
 
 import (
 	"fmt"
-	"github.com/tandem-agent/tandem/internal/runtimes"
 	"log/slog"
 	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
-
 	"github.com/tandem-agent/tandem/internal/app"
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/regular"
+	"github.com/tandem-agent/tandem/internal/runtimes"
 	"github.com/tandem-agent/tandem/internal/server"
 )
 

@@ -10,13 +10,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/tandem-agent/tandem/internal/runtimes"
 	"sync"
 	"time"
 
 	"github.com/tandem-agent/tandem/internal/compact"
 	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/provider"
+	"github.com/tandem-agent/tandem/internal/runtimes"
 )
 
 // Model is a resolved model: the adapter to call and what we know of it.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/tandem-agent/tandem/internal/runtimes"
 	"os"
 	"strings"
 	"time"
@@ -13,6 +12,8 @@ import (
 	"github.com/tandem-agent/tandem/internal/config"
 	"github.com/tandem-agent/tandem/internal/mcp"
 	"github.com/tandem-agent/tandem/internal/permission"
+	"github.com/tandem-agent/tandem/internal/provider/catalog"
+	"github.com/tandem-agent/tandem/internal/runtimes"
 	"github.com/tandem-agent/tandem/internal/session"
 	"github.com/tandem-agent/tandem/internal/tool"
 	"github.com/tandem-agent/tandem/internal/tools"
@@ -66,7 +67,7 @@ func (w *wiring) equipMCP(ctx context.Context, l *session.Live, eq *Equipment) e
 	rec := l.Snapshot()
 	raw, only := l.RequestMCP()
 	servers, policy := w.app.mcpServers(eq.settings, raw, only)
-	eq.mcpRunnable, _ = servers.Runnable(policy)
+	eq.cli = cliMCP{servers: servers, policy: policy, on: map[string]bool{}, off: map[string]bool{}}
 	if len(servers) == 0 {
 		return nil
 	}
@@ -77,9 +78,11 @@ func (w *wiring) equipMCP(ctx context.Context, l *session.Live, eq *Equipment) e
 		Proxy:   mcp.ProxyFunc(l.MCPProxy()),
 		BaseEnv: w.secretPolicy(eq.cfg).ScrubEnv(os.Environ()),
 	})
-	m.Start(context.WithoutCancel(ctx))
 	eq.mcp = m
 	eq.addExtra(func() { _ = m.Close() })
+	if !w.cliRunsMCP(runtimes.Name(rec.Runtime), l, eq) {
+		eq.startMCP(ctx)
+	}
 	return nil
 }
 
@@ -135,8 +138,9 @@ func (w *wiring) claudeCode(name runtimes.Name, l *session.Live, eq *Equipment) 
 	}
 	spec := firstNonEmpty(l.Snapshot().Model, w.app.DefaultModel(eq.cfg))
 	provName := "anthropic"
+	var info *catalog.ModelInfo
 	if res, err := w.app.Catalog.Resolve(spec); err == nil {
-		provName = res.Provider
+		provName, info = res.Provider, res.Info
 	}
 	pc, perr := w.app.models.providerConfig(provName, eq.cfg)
 	if name == runtimes.ClaudeCode {
@@ -160,7 +164,8 @@ func (w *wiring) claudeCode(name runtimes.Name, l *session.Live, eq *Equipment) 
 	if perr != nil {
 		return nil, perr
 	}
-	mcpJSON, err := mcp.ClaudeCodeConfigJSON(eq.mcpRunnable)
+	servers := eq.cliServers()
+	mcpJSON, err := mcp.ClaudeCodeConfigJSON(servers)
 	if err != nil {
 		return nil, fmt.Errorf("MCP config for claude-code: %w", err)
 	}
@@ -168,9 +173,19 @@ func (w *wiring) claudeCode(name runtimes.Name, l *session.Live, eq *Equipment) 
 	if err != nil {
 		return nil, err
 	}
-	return claudecode.New(cc, claudecode.Options{ProviderName: provName, BaseURL: pc.BaseURL, APIKey: pc.APIKey,
+	// The configured thinking budget and effort, as the native runtime
+	// sends them; a turn's own win (claudecode applies them).
+	budget, effort, err := configuredThinking(eq.cfg, info)
+	if err != nil {
+		return nil, err
+	}
+	rt := claudecode.New(cc, claudecode.Options{ProviderName: provName, BaseURL: pc.BaseURL, APIKey: pc.APIKey,
 		AuthToken: pc.AuthToken, MCPConfig: mcpJSON, Observer: observer(eq), Hooks: eq.hookFire,
-		Agents: agents, AddDirs: addDirs, SettingSources: w.app.settingSources(eq.settings)}), nil
+		// disabled_tools as deny rules: the CLI has no per-server list.
+		DisallowedTools: mcp.ClaudeCodeDisallowedTools(servers), Effort: effort, ThinkingBudget: budget,
+		Agents: agents, AddDirs: addDirs, SettingSources: w.app.settingSources(eq.settings)})
+	eq.setCLIRuntime(rt)
+	return rt, nil
 }
 
 // settingSources keeps the Claude Code CLI from reading the project's

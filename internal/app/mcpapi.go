@@ -14,6 +14,10 @@ import (
 // HTTP API and the Claude Code drop-in). A session without servers gives
 // empty lists.
 func (eq *Equipment) MCPStatus() ([]mcp.ServerStatus, []mcp.PromptInfo) {
+	if eq.mcp != nil && !eq.mcpStarted.Load() {
+		// The Claude Code CLI runs them (its prompts are not offered).
+		return eq.cliMCPStatus(), []mcp.PromptInfo{}
+	}
 	if eq.mcp == nil {
 		return []mcp.ServerStatus{}, []mcp.PromptInfo{}
 	}
@@ -31,6 +35,9 @@ func (eq *Equipment) MCPAction(server, action string) error {
 	if m == nil {
 		return fmt.Errorf("session has no MCP servers configured")
 	}
+	if !eq.mcpStarted.Load() {
+		return eq.cliMCPAction(server, action)
+	}
 	switch action {
 	case "enable":
 		return m.Enable(server)
@@ -47,7 +54,7 @@ func (eq *Equipment) MCPAction(server, action string) error {
 // WaitMCP gives the session's MCP servers a moment to connect before the
 // first model call, so their tools are offered from the start.
 func (eq *Equipment) WaitMCP(ctx context.Context, timeout time.Duration) {
-	if eq.mcp != nil {
+	if eq.mcp != nil && eq.mcpStarted.Load() { // the CLI waits for its own
 		eq.mcp.WaitReady(ctx, timeout)
 	}
 }

@@ -95,11 +95,8 @@ func (m *models) resolver(c *config.Config) agent.Resolver {
 				model.NativeOutput = on
 			}
 		}
-		if c != nil && (info == nil || info.SupportsThinking) {
-			model.ThinkingBudget, model.Effort = c.ThinkingBudget, c.Effort
-		}
-		if info != nil && model.Effort != "" && len(info.Efforts) > 0 && !slices.Contains(info.Efforts, model.Effort) {
-			return agent.Model{}, fmt.Errorf("model %s takes effort %s, not %q: change \"effort\" in tandem's config", info.ID, strings.Join(info.Efforts, ", "), model.Effort)
+		if model.ThinkingBudget, model.Effort, err = configuredThinking(c, info); err != nil {
+			return agent.Model{}, err
 		}
 		return model, nil
 	})
@@ -288,4 +285,18 @@ func (m *models) now() time.Time {
 func (a *App) ModelLifecycle(spec string) (notice string, err error) {
 	_, notice, err = a.models.resolveChecked(spec)
 	return notice, err
+}
+
+// configuredThinking is the thinking budget and effort tandem's config
+// gives a model (info nil: unknown to the catalog), as every runtime
+// applies them: none for a model that does not think, and an effort the
+// model does not take is an error naming the fix.
+func configuredThinking(c *config.Config, info *catalog.ModelInfo) (budget int64, effort string, err error) {
+	if c == nil || (info != nil && !info.SupportsThinking) {
+		return 0, "", nil
+	}
+	if info != nil && c.Effort != "" && len(info.Efforts) > 0 && !slices.Contains(info.Efforts, c.Effort) {
+		return 0, "", fmt.Errorf("model %s takes effort %s, not %q: change \"effort\" in tandem's config", info.ID, strings.Join(info.Efforts, ", "), c.Effort)
+	}
+	return c.ThinkingBudget, c.Effort, nil
 }

@@ -2,11 +2,11 @@ package app
 
 import (
 	"fmt"
-	"github.com/tandem-agent/tandem/internal/runtimes"
 
 	"github.com/tandem-agent/tandem/internal/claudecode"
 	"github.com/tandem-agent/tandem/internal/config"
 	"github.com/tandem-agent/tandem/internal/provider"
+	"github.com/tandem-agent/tandem/internal/runtimes"
 )
 
 // routeCompat: for a provider with "transport": "claude-code-compat" (a

@@ -2,9 +2,9 @@ package app
 
 import (
 	"context"
-	"github.com/tandem-agent/tandem/internal/runtimes"
 	"os"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tandem-agent/tandem/internal/agent"
 	"github.com/tandem-agent/tandem/internal/checkpoint"
@@ -15,6 +15,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/permission/hooks"
 	"github.com/tandem-agent/tandem/internal/prompt"
+	"github.com/tandem-agent/tandem/internal/runtimes"
 	"github.com/tandem-agent/tandem/internal/session"
 	"github.com/tandem-agent/tandem/internal/strictjson"
 	"github.com/tandem-agent/tandem/internal/tools"
@@ -40,14 +41,18 @@ type Equipment struct {
 	// sub-agents own.
 	hookFire hookAdapter
 	mcp      *mcp.Manager
-	// mcpRunnable are the approved servers, passed to the claude-code runtime.
-	mcpRunnable mcp.Servers
-	extras      []func()
-	tracker     *checkpoint.Tracker // nil: checkpoints off
-	ext         *extensions
-	checker     *skillChecker
-	grants      skillGrants
-	// mu guards extras, which the claude-code runtime's first turn may add to.
+	// mcpStarted: tandem's own MCP connections run (native turns); under
+	// the claude-code runtime the CLI runs the servers (mcpcli.go).
+	mcpStarted atomic.Bool
+	// cli is the MCP state the claude-code runtime's turns are built from.
+	cli     cliMCP
+	extras  []func()
+	tracker *checkpoint.Tracker // nil: checkpoints off
+	ext     *extensions
+	checker *skillChecker
+	grants  skillGrants
+	// mu guards extras, which the claude-code runtime's first turn may add to,
+	// and cli's toggles and runtime.
 	mu sync.Mutex
 }
 
@@ -222,6 +227,10 @@ func (eq *Equipment) Runtime(name runtimes.Name) (turn.Runtime, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if rt.Name() != string(runtimes.ClaudeCode) {
+		// A native turn uses tandem's own MCP connections (mcpcli.go).
+		eq.startMCP(context.Background())
 	}
 	return withCheckpoint(rt, eq), nil
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -56,13 +57,14 @@ func buildArgs(cfg Config, opts Options, in turn.Input, l launch) []string {
 	if in.AppendSystemPrompt != "" {
 		args = append(args, "--append-system-prompt", in.AppendSystemPrompt)
 	}
+	args = append(args, turnFlags(opts, in)...) // turnflags.go
 	if in.MaxTurns > 0 {
 		args = append(args, "--max-turns", strconv.Itoa(in.MaxTurns))
 	}
 	if in.MaxBudgetUSD > 0 {
 		args = append(args, "--max-budget-usd", strconv.FormatFloat(in.MaxBudgetUSD, 'f', -1, 64))
 	}
-	if d := permission.NewToolFilter(nil, in.DisallowedTools).Disallowed(); d != "" {
+	if d := permission.NewToolFilter(nil, append(slices.Clip(in.DisallowedTools), opts.DisallowedTools...)).Disallowed(); d != "" {
 		// Deny rules only take away, so passing them cannot bypass tandem;
 		// the CLI applies the same rule (mcp__server covers its tools).
 		args = append(args, "--disallowedTools", d)

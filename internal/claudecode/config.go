@@ -196,6 +196,10 @@ type Options struct {
 	// MCPConfig is {"mcpServers":{...}} JSON for tandem's MCP servers,
 	// passed with --mcp-config. Empty means none.
 	MCPConfig []byte
+	// DisallowedTools are deny rules of the session's configuration
+	// (MCP servers' disabled_tools as mcp__server__tool), added to each
+	// turn's own.
+	DisallowedTools []string
 	// Observer, when set, hears of every tool call the CLI runs (before and
 	// after), as the native runtime's wrapped tools are seen.
 	Observer ToolObserver
@@ -207,6 +211,11 @@ type Options struct {
 	// skills the CLI would not find on its own (.agents/skills, tandem's
 	// folders) under .claude/skills.
 	AddDirs []string
+	// Effort and ThinkingBudget are the configured model's (tandem's
+	// "effort" and "thinking_budget"); a turn's own Effort and
+	// ThinkingBudget win over them. Empty and 0: the CLI's defaults.
+	Effort         string
+	ThinkingBudget int64
 	// Hooks runs tandem's hooks for the events the CLI reports; nil: none.
 	Hooks HookForwarder
 	// Logger receives debug notes (ignored message types, undecodable

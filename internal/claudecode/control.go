@@ -90,6 +90,9 @@ type controller struct {
 	// observer, when set, hears of allowed calls and finished ones.
 	observer ToolObserver
 	observed map[string]bool // tool_use_ids already reported as starting
+	// mcpRO: the CLI's MCP tools and whether each is read-only (nil until
+	// first needed; mcpreadonly.go).
+	mcpRO map[string]bool
 }
 
 func newController(p *proc, checker permission.Checker, tools *tool.Registry, session, cwd string, log func(string)) *controller {
@@ -268,7 +271,7 @@ func (c *controller) decide(ctx context.Context, toolUseID, name string, input j
 	}
 	d, err := c.checker.Check(ctx, permission.Request{
 		SessionID: c.session, ToolUseID: toolUseID, Tool: name, Input: input, Cwd: c.cwd,
-		ReadOnly: c.readOnly(name),
+		ReadOnly: c.readOnly(name) || c.mcpReadOnly(ctx, name),
 	})
 	if err != nil {
 		return permission.Decision{}, fmt.Errorf("permission check for %s: %w", name, err)
@@ -293,7 +296,9 @@ func (c *controller) decide(ctx context.Context, toolUseID, name string, input j
 // readOnlyBuiltin reports Claude Code's built-ins that change nothing.
 func readOnlyBuiltin(name string) bool {
 	switch name {
-	case "Read", "Glob", "Grep", "LS", "NotebookRead", "TodoWrite":
+	// StructuredOutput is how the CLI takes a --json-schema answer: it
+	// only records the value.
+	case "Read", "Glob", "Grep", "LS", "NotebookRead", "TodoWrite", "StructuredOutput":
 		return true
 	}
 	return false

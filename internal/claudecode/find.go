@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/tandem-agent/tandem/internal/runtimes"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/tandem-agent/tandem/internal/runtimes"
 )
 
 // CLIInfo describes the claude executable Find settled on.

@@ -1,14 +1,16 @@
 package claudecode
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
-	"github.com/tandem-agent/tandem/internal/runtimes"
+	"fmt"
 	"strings"
 	"time"
 
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/message"
+	"github.com/tandem-agent/tandem/internal/runtimes"
 )
 
 // runtimeName is what status events and Runtime.Name report.
@@ -43,6 +45,9 @@ type Mapper struct {
 	// subUsage sums what the CLI reported the turn's sub-agents spent; its
 	// result's usage counts only the main thread.
 	subUsage message.Usage
+	// retryStatus is the HTTP status of the last api_retry, which a
+	// model_fallback that follows reports as its cause.
+	retryStatus int
 }
 
 // MapAll maps a whole recorded stream; a convenience for tests and tools.
@@ -131,7 +136,15 @@ func (m *Mapper) mapSystem(msg Msg) []event.Event {
 		if msg.ErrorStatus != nil {
 			e.HTTPStatus = *msg.ErrorStatus
 		}
+		m.retryStatus = e.HTTPStatus
 		return []event.Event{e}
+	case "model_fallback":
+		// The event the native runtime emits when it moves on to a
+		// fallback model: a retry naming the model that answers from now
+		// on (the stored messages then carry it too).
+		return []event.Event{{Type: event.Retry, Model: msg.FallbackModel, HTTPStatus: m.retryStatus,
+			Error:   cmp.Or(msg.Trigger, "the model failed"),
+			Message: fmt.Sprintf("%s failed; falling back to %s", msg.OriginalModel, msg.FallbackModel)}}
 	case "compact_boundary":
 		// The same event the native runtime emits; the CLI keeps the
 		// conversation itself, so no boundary message is stored here.
@@ -315,6 +328,7 @@ func (m *Mapper) mapResult(msg Msg) event.Event {
 	e := event.Event{
 		Type: event.Result, Subtype: resultSubtype(msg), Result: msg.Result, IsError: msg.IsError,
 		CostUSD: cost, DurationMS: msg.DurationMS, NumTurns: msg.NumTurns,
+		StructuredOutput: compactJSON(msg.StructuredOutput),
 	}
 	if msg.Usage != nil {
 		u := toUsage(*msg.Usage).Add(m.subUsage)
@@ -354,6 +368,10 @@ func resultSubtype(msg Msg) string {
 		return event.SubtypeMaxBudget
 	case "error_during_execution":
 		return event.SubtypeError
+	case "error_max_structured_output_retries":
+		// The native runtime ends a turn whose answer never conformed
+		// with error_during_execution too.
+		return event.SubtypeError
 	case "":
 		return event.SubtypeError
 	}
@@ -365,4 +383,14 @@ func toUsage(u APIUsage) message.Usage {
 		InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
 		CacheReadTokens: u.CacheReadInputTokens, CacheCreationTokens: u.CacheCreationInputTokens,
 	}
+}
+
+// compactJSON is v as compact JSON, as the native runtime reports
+// structured output; nil for none (or JSON null).
+func compactJSON(v json.RawMessage) json.RawMessage {
+	var b bytes.Buffer
+	if len(v) == 0 || json.Compact(&b, v) != nil || b.String() == "null" {
+		return nil
+	}
+	return b.Bytes()
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/message"
+	"github.com/tandem-agent/tandem/internal/structured"
 	"github.com/tandem-agent/tandem/internal/turn"
 )
 
@@ -40,6 +41,9 @@ type Runtime struct {
 	mu     sync.Mutex
 	cli    CLIInfo // cached after the first successful Find
 	active map[string]*controller
+	// mcpSeen is, by tandem session, the MCP servers the CLI last
+	// reported (system/init).
+	mcpSeen map[string][]MCPServer
 }
 
 var _ turn.Runtime = (*Runtime)(nil)
@@ -52,7 +56,7 @@ func New(cfg Config, opts Options) *Runtime {
 	if l == nil {
 		l = slog.Default()
 	}
-	return &Runtime{cfg: cfg, opts: opts, logger: l, active: map[string]*controller{}}
+	return &Runtime{cfg: cfg, opts: opts, logger: l, active: map[string]*controller{}, mcpSeen: map[string][]MCPServer{}}
 }
 
 // Name is "claude-code".
@@ -89,6 +93,13 @@ func (r *Runtime) RunTurn(ctx context.Context, in turn.Input, d turn.Deps) (even
 	}
 	if in.Cwd == "" {
 		return fail("claude-code runtime: the turn has no working folder")
+	}
+	if len(in.JSONSchema) > 0 {
+		// The same check, and words, as the native runtime's: a bad
+		// schema fails before the CLI starts.
+		if _, err := structured.Compile(in.JSONSchema); err != nil {
+			return fail("--json-schema: " + err.Error())
+		}
 	}
 	if isRoot() && wantsBypass(r.cfg.ExtraArgs) && !r.cfg.AllowRoot {
 		return fail("Claude Code refuses bypassPermissions when run as root; remove it from claude_code.extra_args or set claude_code.allow_root (sets IS_SANDBOX=1) if this is a sandbox")
@@ -193,13 +204,17 @@ func (r *Runtime) Interrupt(ctx context.Context, sessionID string) error {
 const controlTimeout = 10 * time.Second
 
 func (r *Runtime) control(ctx context.Context, sessionID string, body map[string]any) error {
+	return r.controlWithin(ctx, sessionID, body, controlTimeout)
+}
+
+func (r *Runtime) controlWithin(ctx context.Context, sessionID string, body map[string]any, timeout time.Duration) error {
 	r.mu.Lock()
 	c := r.active[sessionID]
 	r.mu.Unlock()
 	if c == nil {
 		return fmt.Errorf("no claude-code turn is running for session %s", sessionID)
 	}
-	ctx, cancel := context.WithTimeout(ctx, controlTimeout)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	_, err := c.request(ctx, body)
 	return err

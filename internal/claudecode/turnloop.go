@@ -179,6 +179,7 @@ func (l *loop) onMessage(m Msg, interrupted bool) (outcome, bool) {
 	case "system":
 		switch m.Subtype {
 		case "init":
+			l.t.rt.noteMCP(l.t.in.SessionID, m.MCPServers)
 			l.record(func(ctx context.Context) error {
 				return l.t.d.Recorder.SetMeta(ctx, MetaSessionID, m.SessionID)
 			})

@@ -17,12 +17,13 @@ type Msg struct {
 	UUID      string `json:"uuid,omitempty"`
 
 	// system/init
-	Cwd               string   `json:"cwd,omitempty"`
-	Tools             []string `json:"tools,omitempty"`
-	Model             string   `json:"model,omitempty"`
-	PermissionMode    string   `json:"permissionMode,omitempty"`
-	ClaudeCodeVersion string   `json:"claude_code_version,omitempty"`
-	APIKeySource      string   `json:"apiKeySource,omitempty"`
+	Cwd               string      `json:"cwd,omitempty"`
+	Tools             []string    `json:"tools,omitempty"`
+	Model             string      `json:"model,omitempty"`
+	PermissionMode    string      `json:"permissionMode,omitempty"`
+	ClaudeCodeVersion string      `json:"claude_code_version,omitempty"`
+	APIKeySource      string      `json:"apiKeySource,omitempty"`
+	MCPServers        []MCPServer `json:"mcp_servers,omitempty"`
 
 	// assistant, user
 	// Message is the API message of assistant and user lines (decoded from
@@ -50,6 +51,12 @@ type Msg struct {
 		PostTokens int64  `json:"post_tokens,omitempty"`
 	} `json:"compact_metadata,omitempty"`
 
+	// system/model_fallback: the CLI gave up on the main model
+	// ("overloaded") and goes on with the next --fallback-model.
+	OriginalModel string `json:"original_model,omitempty"`
+	FallbackModel string `json:"fallback_model,omitempty"`
+	Trigger       string `json:"trigger,omitempty"`
+
 	// system/status
 	Status string `json:"status,omitempty"`
 
@@ -65,6 +72,9 @@ type Msg struct {
 	TerminalReason    string               `json:"terminal_reason,omitempty"`
 	APIErrorStatus    *int                 `json:"api_error_status,omitempty"`
 	SinceLastResult   map[string]modelCost `json:"model_usage_since_last_result,omitempty"`
+	// StructuredOutput is the --json-schema answer (the input of the
+	// model's StructuredOutput call, validated by the CLI).
+	StructuredOutput json.RawMessage `json:"structured_output,omitempty"`
 
 	// control_request, control_response, control_cancel_request
 	RequestID string          `json:"request_id,omitempty"`
@@ -72,6 +82,13 @@ type Msg struct {
 	Response  json.RawMessage `json:"response,omitempty"`
 
 	Raw []byte `json:"-"`
+}
+
+// MCPServer is one of the CLI's MCP servers as system/init reports it
+// (status: connected, failed, needs-auth, pending, disabled).
+type MCPServer struct {
+	Name   string `json:"name"`
+	Status string `json:"status"`
 }
 
 // APIMessage is an Anthropic Messages API message as the CLI forwards it.

@@ -5,9 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/tandem-agent/tandem/internal/provider"
-	"github.com/tandem-agent/tandem/internal/provider/catalog"
-	"github.com/tandem-agent/tandem/internal/runtimes"
 	"io"
 	"io/fs"
 	"net/url"
@@ -18,6 +15,9 @@ import (
 	"time"
 
 	"github.com/tandem-agent/tandem/internal/projectfile"
+	"github.com/tandem-agent/tandem/internal/provider"
+	"github.com/tandem-agent/tandem/internal/provider/catalog"
+	"github.com/tandem-agent/tandem/internal/runtimes"
 	"github.com/tandem-agent/tandem/internal/strictjson"
 )
 

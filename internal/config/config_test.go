@@ -2,7 +2,6 @@ package config
 
 import (
 	"encoding/json"
-	"github.com/tandem-agent/tandem/internal/runtimes"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tandem-agent/tandem/internal/provider"
+	"github.com/tandem-agent/tandem/internal/runtimes"
 )
 
 func writeFile(t *testing.T, dir, name, body string) string {

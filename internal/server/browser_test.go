@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"context"
-	"github.com/tandem-agent/tandem/internal/listing"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,8 +10,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-
 	"github.com/tandem-agent/tandem/internal/event"
+	"github.com/tandem-agent/tandem/internal/listing"
 	"github.com/tandem-agent/tandem/internal/scripted"
 	"github.com/tandem-agent/tandem/internal/server"
 	"github.com/tandem-agent/tandem/internal/server/servertest"

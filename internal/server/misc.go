@@ -3,14 +3,14 @@ package server
 import (
 	"errors"
 	"fmt"
-	"github.com/tandem-agent/tandem/internal/listing"
-	"github.com/tandem-agent/tandem/internal/runtimes"
 	"net/http"
 	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/tandem-agent/tandem/internal/listing"
 	"github.com/tandem-agent/tandem/internal/permission"
+	"github.com/tandem-agent/tandem/internal/runtimes"
 	"github.com/tandem-agent/tandem/internal/store"
 )
 

@@ -1,12 +1,12 @@
 package server_test
 
 import (
-	"github.com/tandem-agent/tandem/internal/listing"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/tandem-agent/tandem/internal/listing"
 	"github.com/tandem-agent/tandem/internal/server"
 	"github.com/tandem-agent/tandem/internal/server/servertest"
 )

@@ -1,9 +1,10 @@
 package server
 
 import (
-	"github.com/tandem-agent/tandem/internal/listing"
 	"net/http"
 	"path/filepath"
+
+	"github.com/tandem-agent/tandem/internal/listing"
 )
 
 // Extensions lists the skills, custom commands and agents of a folder

@@ -2,9 +2,9 @@ package session
 
 import (
 	"context"
-	"github.com/tandem-agent/tandem/internal/runtimes"
 
 	"github.com/tandem-agent/tandem/internal/permission"
+	"github.com/tandem-agent/tandem/internal/runtimes"
 	"github.com/tandem-agent/tandem/internal/store"
 )
 

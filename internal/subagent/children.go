@@ -2,8 +2,8 @@ package subagent
 
 import (
 	"context"
-	"github.com/tandem-agent/tandem/internal/runtimes"
 
+	"github.com/tandem-agent/tandem/internal/runtimes"
 	"github.com/tandem-agent/tandem/internal/session"
 	"github.com/tandem-agent/tandem/internal/store"
 	"github.com/tandem-agent/tandem/internal/turn"
