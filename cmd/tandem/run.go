@@ -25,7 +25,7 @@ import (
 
 type runFlags struct {
 	prompt, cwd, model, outputFormat, resume, mode, appendSystem, systemPrompt, runtime string
-	jsonSchema                                                                          string
+	jsonSchema, effort                                                                  string
 	cont, verbose, trustProject, requireTrust                                           bool
 	maxTurns                                                                            int
 	maxBudget                                                                           float64
@@ -62,6 +62,7 @@ func addRunFlags(fl *pflag.FlagSet, f *runFlags) {
 	fl.StringVar(&f.cwd, "cwd", "", "working folder (default: the current folder)")
 	fl.StringVar(&f.model, "model", "", "model as provider/model (e.g. anthropic/claude-sonnet-5-5) or a catalog id")
 	fl.StringSliceVar(&f.fallbackModels, "fallback-model", nil, "models to try, in order, when the model stays overloaded or failing after retries (repeat or comma-separate)")
+	fl.StringVar(&f.effort, "effort", "", "effort for this run where the model takes it: low, medium, high, xhigh or max (default: the config's \"effort\")")
 	fl.StringVar(&f.jsonSchema, "json-schema", "", "make the final answer a JSON value conforming to this JSON Schema (inline JSON or a file); the result carries it in structured_output")
 	fl.StringVar(&f.outputFormat, "output-format", "text", "text, json or stream-json")
 	fl.StringVarP(&f.resume, "resume", "r", "", "resume the session with this id")
@@ -92,6 +93,9 @@ func (f *runFlags) validate() error {
 	}
 	if f.maxBudget < 0 || math.IsNaN(f.maxBudget) || math.IsInf(f.maxBudget, 0) {
 		return fmt.Errorf("--max-budget-usd %v: give an amount in US dollars, e.g. 2.50 (0: no limit)", f.maxBudget)
+	}
+	if err := config.CheckEffort(f.effort); err != nil {
+		return fmt.Errorf("--effort: %w", err)
 	}
 	for _, m := range f.fallbackModels {
 		if err := config.CheckModelSpec(m); err != nil {
@@ -206,7 +210,7 @@ func runTurnBody(cmd *cobra.Command, g *globalFlags, f *runFlags, args []string)
 	app.WaitMCP(ctx, live, f.mcpWait)
 	res, err := live.Run(ctx, prompt, session.TurnOptions{MaxTurns: f.maxTurns, MaxBudgetUSD: f.maxBudget, AppendSystemPrompt: f.appendSystem,
 		SystemPrompt: f.systemPrompt, DisallowedTools: f.disallowed,
-		FallbackModels: f.fallbackModels, JSONSchema: schema})
+		FallbackModels: f.fallbackModels, JSONSchema: schema, Effort: f.effort})
 	if err != nil {
 		return reportEarly(cmd, f.outputFormat, err, live.Snapshot().ID)
 	}

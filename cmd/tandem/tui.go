@@ -220,7 +220,7 @@ func (b *tuiBackend) Run(ctx context.Context, prompt string) (event.Event, error
 		app.WaitMCP(ctx, l, b.f.mcpWait)
 	}
 	return l.Run(ctx, prompt, session.TurnOptions{MaxTurns: b.f.maxTurns, MaxBudgetUSD: b.f.maxBudget, AppendSystemPrompt: b.f.appendSystem,
-		SystemPrompt: b.f.systemPrompt, DisallowedTools: b.f.disallowed})
+		SystemPrompt: b.f.systemPrompt, DisallowedTools: b.f.disallowed, Effort: b.f.effort})
 }
 
 func (b *tuiBackend) Reply(requestID string, ans permission.Answer) error {

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tandem-agent/tandem/internal/config"
 	"github.com/tandem-agent/tandem/internal/store"
 	"github.com/tandem-agent/tandem/internal/structured"
 )
@@ -187,7 +188,13 @@ var flagTable = map[string]flagSpec{
 	}},
 	"--add-dir":                  {true, list(func(f *Flags) *[]string { return &f.AddDirs })},
 	"--include-partial-messages": {false, yes(func(f *Flags) *bool { return &f.IncludePartialMessages })},
-	"--effort":                   {true, str(func(f *Flags) *string { return &f.Effort })},
+	"--effort": {true, func(f *Flags, v string) error {
+		if err := config.CheckEffort(v); err != nil {
+			return fmt.Errorf("--effort: %w", err)
+		}
+		f.Effort = v
+		return nil
+	}},
 	"--max-thinking-tokens": {true, func(f *Flags, v string) error {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {

@@ -89,7 +89,7 @@ func (d *driver) runTurn(ctx context.Context, in userInput) int {
 	}
 	opts := session.TurnOptions{MaxTurns: d.f.MaxTurns, MaxBudgetUSD: d.f.MaxBudgetUSD, AppendSystemPrompt: joinNonEmpty(d.f.AppendSystemPrompt, appendSys),
 		DisallowedTools: d.disallowedTools(live), Images: in.images, FallbackModels: d.f.FallbackModels,
-		ThinkingBudget: thinking}
+		ThinkingBudget: thinking, Effort: d.f.Effort}
 	if d.f.JSONSchema != "" {
 		opts.JSONSchema = json.RawMessage(d.f.JSONSchema)
 	}

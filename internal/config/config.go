@@ -353,10 +353,8 @@ func (c *Config) validate(path string) error {
 			return &Error{File: path, Field: "runtime", Msg: err.Error()}
 		}
 	}
-	switch c.Effort {
-	case "", "low", "medium", "high", "xhigh", "max":
-	default:
-		return &Error{File: path, Field: "effort", Msg: fmt.Sprintf("%q is not an effort level; use low, medium, high, xhigh or max (tandem models shows which a model takes)", c.Effort)}
+	if err := CheckEffort(c.Effort); err != nil {
+		return &Error{File: path, Field: "effort", Msg: err.Error()}
 	}
 	if c.ThinkingBudget < 0 || (c.ThinkingBudget > 0 && c.ThinkingBudget < 1024) {
 		return &Error{File: path, Field: "thinking_budget", Msg: "use 0 (off) or at least 1024 tokens"}
@@ -600,4 +598,14 @@ func CloudRegion(s string) bool {
 		}
 	}
 	return true
+}
+
+// CheckEffort checks an effort level as the config's "effort" key and the
+// --effort flags take it ("" is none).
+func CheckEffort(e string) error {
+	switch e {
+	case "", "low", "medium", "high", "xhigh", "max":
+		return nil
+	}
+	return fmt.Errorf("%q is not an effort level; use low, medium, high, xhigh or max (tandem models shows which a model takes)", e)
 }

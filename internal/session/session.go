@@ -323,7 +323,7 @@ func (l *Live) Run(ctx context.Context, prompt string, opts TurnOptions) (event.
 		Mode: l.mode(rec.Mode), MaxTurns: cmp.Or(opts.MaxTurns, l.MaxTurns), AppendSystemPrompt: opts.AppendSystemPrompt,
 		SystemPrompt: opts.SystemPrompt, AllowedTools: opts.AllowedTools, DisallowedTools: opts.DisallowedTools,
 		Images: opts.Images, FallbackModels: opts.FallbackModels, JSONSchema: opts.JSONSchema,
-		ThinkingBudget: opts.ThinkingBudget, MaxBudgetUSD: cmp.Or(opts.MaxBudgetUSD, l.MaxBudgetUSD)}
+		ThinkingBudget: opts.ThinkingBudget, Effort: opts.Effort, MaxBudgetUSD: cmp.Or(opts.MaxBudgetUSD, l.MaxBudgetUSD)}
 	if len(in.FallbackModels) == 0 {
 		in.FallbackModels = l.FallbackModels
 	}
@@ -568,6 +568,9 @@ type TurnOptions struct {
 	JSONSchema json.RawMessage
 	// ThinkingBudget overrides the configured thinking budget (0: off).
 	ThinkingBudget *int64
+	// Effort overrides the configured effort for this turn ("": the
+	// config's), under either runtime.
+	Effort string
 }
 
 // ResolveDir makes a working folder absolute with symlinks resolved (so a
