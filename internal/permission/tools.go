@@ -18,6 +18,9 @@ var harmlessTools = map[string]bool{
 // toolInput holds every field the engine reads from any tool's input.
 type toolInput struct {
 	Command      string `json:"command"`
+	// DisableSandbox is Bash's dangerouslyDisableSandbox (Claude Code's
+	// name): run this command outside the OS sandbox.
+	DisableSandbox bool `json:"dangerouslyDisableSandbox"`
 	FilePath     string `json:"file_path"`
 	NotebookPath string `json:"notebook_path"`
 	Path         string `json:"path"`
