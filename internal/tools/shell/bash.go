@@ -34,7 +34,8 @@ var bashSchema = json.RawMessage(`{
     "command": {"type": "string", "description": "The command to execute"},
     "timeout": {"type": "number", "description": "Optional timeout in milliseconds (max 600000)"},
     "description": {"type": "string", "description": "Clear, concise description of what this command does in 5-10 words, in active voice. Examples:\nInput: ls\nOutput: List files in current directory\n\nInput: git status\nOutput: Show working tree status\n\nInput: npm install\nOutput: Install package dependencies"},
-    "run_in_background": {"type": "boolean", "description": "Set to true to run this command in the background. Use BashOutput to read the output later."}
+    "run_in_background": {"type": "boolean", "description": "Set to true to run this command in the background. Use BashOutput to read the output later."},
+    "dangerouslyDisableSandbox": {"type": "boolean", "description": "Set this to true to run the command outside the sandbox (the user is asked first). Only when the sandbox refused something the task needs."}
   },
   "required": ["command"],
   "additionalProperties": false
@@ -85,6 +86,9 @@ type bashInput struct {
 	Timeout         *float64 `json:"timeout"`
 	Description     string   `json:"description"`
 	RunInBackground bool     `json:"run_in_background"`
+	// DisableSandbox runs the command outside the session's sandbox; the
+	// permission engine asked the user before the call got here.
+	DisableSandbox bool `json:"dangerouslyDisableSandbox"`
 }
 
 // Execute runs one command to completion, or starts it in the background.
@@ -104,13 +108,19 @@ func (b *Bash) Execute(ctx context.Context, call tool.Call) (tool.Result, error)
 		return tool.ErrorResult(err.Error()), nil
 	}
 	dir := CurrentDir(call.Env)
+	l := b.launcher()
+	if !in.DisableSandbox {
+		l.sandbox = call.Env.Sandbox
+	}
 	if in.RunInBackground {
-		return startBackground(call.Env, b.launcher(), in.Command, in.Description, dir)
+		return startBackground(call.Env, l, in.Command, in.Description, dir)
 	}
-	if call.Env.Terminal != nil {
-		return runInTerminal(ctx, call, b.launcher(), in, dir, timeout, note), nil
+	// A client's terminal is outside tandem's reach: with the sandbox on,
+	// commands run here, confined, instead.
+	if call.Env.Terminal != nil && l.sandbox == nil {
+		return runInTerminal(ctx, call, l, in, dir, timeout, note), nil
 	}
-	return runForeground(ctx, call, b.launcher(), in, dir, timeout, note), nil
+	return runForeground(ctx, call, l, in, dir, timeout, note), nil
 }
 
 // resolveTimeout applies the default and the ceiling; the note tells the
