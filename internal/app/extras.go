@@ -93,6 +93,7 @@ func (w *wiring) equipMCP(ctx context.Context, l *session.Live, eq *Equipment) e
 		Registry: l.Tools, Emit: l.Events.Emit, ClientName: "tandem", ClientVersion: firstNonEmpty(w.app.opts.Version, "dev"), WorkDir: rec.Cwd,
 		Proxy:   mcp.ProxyFunc(l.MCPProxy()),
 		BaseEnv: w.secretPolicy(eq.cfg).ScrubEnv(os.Environ()),
+		Confine: eq.confine(),
 	})
 	m.Start(context.WithoutCancel(ctx))
 	eq.mcp = m

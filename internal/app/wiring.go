@@ -14,6 +14,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/permission/hooks"
 	"github.com/tandem-agent/tandem/internal/prompt"
+	"github.com/tandem-agent/tandem/internal/sandbox"
 	"github.com/tandem-agent/tandem/internal/session"
 	"github.com/tandem-agent/tandem/internal/strictjson"
 	"github.com/tandem-agent/tandem/internal/tools"
@@ -43,6 +44,7 @@ type Equipment struct {
 	mcpRunnable mcp.Servers
 	extras      []func()
 	tracker     *checkpoint.Tracker // nil: checkpoints off
+	sandbox     *sandbox.Sandbox    // nil: the sandbox is off
 	ext         *extensions
 	checker     *skillChecker
 	grants      skillGrants
@@ -97,6 +99,17 @@ func (w *wiring) Equip(ctx context.Context, l *session.Live) (session.Equipment,
 	var engineAsker permission.Asker = eq.broker
 	if asker == nil && !w.app.opts.ServerAsks {
 		engineAsker = nil // nobody can answer: asks become explained denials
+	}
+	if s.Sandbox.On() {
+		sb, cleanup, err := w.app.SandboxFor(s.Sandbox, l.Roots, "", false)
+		if err != nil {
+			return nil, err
+		}
+		eq.addExtra(cleanup)
+		eq.sandbox = sb
+		l.Env.Sandbox = sb
+		eq.hooks.SetConfine(sb.Confine)
+		engineOpts.Sandboxed = true
 	}
 	engineOpts.Roots, engineOpts.ReadRoots = l.Roots, sk.Dirs()
 	engineOpts.FileTools = sessionFileTools(l)
@@ -185,6 +198,9 @@ func (eq *Equipment) Runtime(name turn.RuntimeName) (turn.Runtime, error) {
 		rt, err = w.native(eq)
 	case turn.ClaudeCode, turn.Auto:
 		rt, err = w.claudeCode(name, eq.l, eq)
+		if err == nil && eq.sandbox != nil && rt.Name() == string(turn.ClaudeCode) {
+			err = errSandboxClaudeCode
+		}
 		if err == nil {
 			eq.checker.cli.Store(rt.Name() == string(turn.ClaudeCode))
 		}

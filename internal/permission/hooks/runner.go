@@ -28,6 +28,7 @@ type Runner struct {
 	projectDir string
 	env        []string
 	client     *http.Client
+	confine    func(*exec.Cmd) error // sandbox.go
 }
 
 // NewRunner returns a runner for cfg. Hooks run in projectDir with
@@ -171,6 +172,9 @@ func (r *Runner) runOne(ctx context.Context, h Handler, stdin []byte) result {
 	cmd.SysProcAttr = commandAttr()
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 2 * time.Second
+	if err := r.confineCmd(cmd); err != nil {
+		return result{err: fmt.Errorf("run hook %q: %w", h.Command, err)}
+	}
 	runtime.LockOSThread() // the death signal follows this thread (commandAttr)
 	err := cmd.Run()
 	runtime.UnlockOSThread()
