@@ -128,8 +128,8 @@ func New(allow *AllowList, opts Options) *Proxy {
 		ReadHeaderTimeout: opts.HeaderTimeout,
 		IdleTimeout:       opts.IdleTimeout,
 		MaxHeaderBytes:    maxHeaderBytes,
-		ErrorLog:    quiet,
-		BaseContext: func(net.Listener) context.Context { return ctx },
+		ErrorLog:          quiet,
+		BaseContext:       func(net.Listener) context.Context { return ctx },
 		// Called on Serve's goroutine before a connection's goroutine
 		// starts, and Server.Close waits for Serve to stop accepting
 		// before it returns, so no Add follows Close's Wait.

@@ -417,10 +417,10 @@ func TestHeaderLimit(t *testing.T) {
 func TestBadRequests(t *testing.T) {
 	_, addr, rec := startProxy(t, []string{"127.0.0.1"}, Options{})
 	for req, want := range map[string]string{
-		"GET /x HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n":                   "send absolute URLs",
-		"GET https://127.0.0.1/x HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n":  "https URLs go through CONNECT",
-		"CONNECT 127.0.0.1 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n":        "CONNECT needs host:port",
-		"CONNECT 127.0.0.1:0 HTTP/1.1\r\nHost: 127.0.0.1:0\r\n\r\n":    "CONNECT needs host:port",
+		"GET /x HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n":                      "send absolute URLs",
+		"GET https://127.0.0.1/x HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n":     "https URLs go through CONNECT",
+		"CONNECT 127.0.0.1 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n":           "CONNECT needs host:port",
+		"CONNECT 127.0.0.1:0 HTTP/1.1\r\nHost: 127.0.0.1:0\r\n\r\n":       "CONNECT needs host:port",
 		"GET http://127.0.0.1:99999/ HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n": "bad port",
 	} {
 		c, err := net.Dial("tcp", addr)
