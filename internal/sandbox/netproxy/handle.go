@@ -106,14 +106,13 @@ func (p *Proxy) plain(w http.ResponseWriter, r *http.Request) {
 
 // rewrite prepares a forwarded request: ReverseProxy has removed the
 // hop-by-hop headers (Proxy-Authorization among them); every other
-// Proxy-* header and URL credentials go too. No X-Forwarded-* is added.
+// Proxy-* header goes too. No X-Forwarded-* is added.
 func rewrite(pr *httputil.ProxyRequest) {
 	for k := range pr.Out.Header {
 		if strings.HasPrefix(k, "Proxy-") {
 			delete(pr.Out.Header, k)
 		}
 	}
-	pr.Out.URL.User = nil
 	pr.Out.RequestURI = ""
 }
 

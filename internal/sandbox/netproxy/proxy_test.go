@@ -49,7 +49,9 @@ func TestConnectAllowedTLS(t *testing.T) {
 func TestPlainHTTPForwarded(t *testing.T) {
 	srv := origin(t, false)
 	port := portOf(t, srv)
-	_, addr, rec := startProxy(t, []string{"localhost:" + port}, Options{})
+	// "localhost" is never asked of DNS.
+	res := newResolver(map[string]string{"localhost": "192.0.2.1"})
+	_, addr, rec := startProxy(t, []string{"localhost:" + port}, Options{Resolver: res})
 
 	u := "http://localhost:" + port + "/p/q?x=1"
 	h := http.Header{"Proxy-Secret": {"nope"}, "Connection": {"X-Hop"}, "X-Hop": {"gone"}, "X-Kept": {"yes"}}
@@ -80,6 +82,9 @@ func TestPlainHTTPForwarded(t *testing.T) {
 	}
 	if d := rec.get(); len(d) != 0 {
 		t.Errorf("denials %+v", d)
+	}
+	if n := res.count("localhost"); n != 0 {
+		t.Errorf("localhost was looked up %d times", n)
 	}
 }
 
@@ -347,6 +352,7 @@ func TestCloseEndsTunnels(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(10 * time.Second))
 	// The tunnel's first bytes ride right behind the request.
 	fmt.Fprintf(conn, "CONNECT %s HTTP/1.1\r\nHost: %[1]s\r\n\r\nping\n", echo.Addr())
 	br := bufio.NewReader(conn)
