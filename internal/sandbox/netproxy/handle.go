@@ -59,7 +59,8 @@ func (p *Proxy) connect(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer p.untrack(client, up)
-	if _, err := brw.WriteString("HTTP/1.1 200 Connection established\r\n\r\n"); err == nil {
+	_, err = brw.WriteString("HTTP/1.1 200 Connection established\r\n\r\n")
+	if err == nil {
 		err = brw.Flush()
 	}
 	// Bytes the client sent right behind its request (a TLS hello) sit

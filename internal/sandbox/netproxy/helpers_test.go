@@ -3,11 +3,9 @@ package netproxy
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
 	"encoding/json"
 	"encoding/pem"
 	"errors"
-	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -216,12 +214,3 @@ func caFile(t *testing.T, s *httptest.Server) string {
 	}
 	return path
 }
-
-// tlsConfigFor trusts s's certificate for serverName.
-func tlsConfigFor(s *httptest.Server, serverName string) *tls.Config {
-	c := s.Client().Transport.(*http.Transport).TLSClientConfig.Clone()
-	c.ServerName = serverName
-	return c
-}
-
-var _ = fmt.Sprint

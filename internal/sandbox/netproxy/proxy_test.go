@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/netip"
 	"strings"
 	"sync"
 	"testing"
@@ -478,5 +477,3 @@ func TestUnreachableIs502(t *testing.T) {
 		t.Errorf("denials %+v", d)
 	}
 }
-
-var _ = netip.Addr{}
