@@ -167,7 +167,7 @@ func (p *Proxy) Allowed() []string { return p.allow.Patterns() }
 
 // Close stops the proxy: its listeners, client connections and tunnels
 // are closed, and it returns once every request it was serving has
-// ended.
+// ended. Closing again does nothing more.
 func (p *Proxy) Close() error {
 	p.mu.Lock()
 	p.closed = true

@@ -372,6 +372,9 @@ func TestCloseEndsTunnels(t *testing.T) {
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
 	}
+	if err := p.Close(); err != nil {
+		t.Errorf("a second Close: %v", err)
+	}
 	select {
 	case err := <-served:
 		if err != nil {
