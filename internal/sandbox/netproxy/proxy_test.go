@@ -480,3 +480,54 @@ func TestUnreachableIs502(t *testing.T) {
 		t.Errorf("denials %+v", d)
 	}
 }
+
+// The destination is the request's URL or CONNECT authority, never its
+// Host header: a client cannot reach one host while naming an allowed
+// one, and the origin is told the host that was judged.
+func TestHostHeaderIgnored(t *testing.T) {
+	srv := origin(t, false)
+	port := portOf(t, srv)
+	allowed := "127.0.0.1:" + port
+	_, addr, rec := startProxy(t, []string{allowed}, Options{})
+	send := func(req string) (*http.Response, string) {
+		t.Helper()
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		io.WriteString(c, req)
+		br := bufio.NewReader(c)
+		method := "GET"
+		if strings.HasPrefix(req, "CONNECT") {
+			method = "CONNECT"
+		}
+		resp, err := http.ReadResponse(br, &http.Request{Method: method})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if method == "CONNECT" {
+			return resp, ""
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp, string(body)
+	}
+
+	resp, body := send("GET http://" + allowed + "/h HTTP/1.1\r\nHost: evil.example.net\r\nConnection: close\r\n\r\n")
+	if resp.StatusCode != 200 || decodeEcho(t, []byte(body)).Host != allowed {
+		t.Errorf("allowed URL, other Host header: %d, origin saw %s; want 200 with Host %s", resp.StatusCode, body, allowed)
+	}
+	resp, _ = send("GET http://evil.example.net:" + port + "/h HTTP/1.1\r\nHost: " + allowed + "\r\nConnection: close\r\n\r\n")
+	if resp.StatusCode != 403 {
+		t.Errorf("refused URL, allowed Host header: %d, want 403", resp.StatusCode)
+	}
+	resp, _ = send("CONNECT evil.example.net:" + port + " HTTP/1.1\r\nHost: " + allowed + "\r\n\r\n")
+	if resp.StatusCode != 403 {
+		t.Errorf("CONNECT to a refused host with an allowed Host header: %d, want 403", resp.StatusCode)
+	}
+	if d := rec.get(); len(d) != 2 || d[0].Host != "evil.example.net" || d[1].Host != "evil.example.net" {
+		t.Errorf("denials %+v, want two for evil.example.net", d)
+	}
+}
