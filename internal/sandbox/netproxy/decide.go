@@ -59,6 +59,8 @@ func (p *Proxy) decide(ctx context.Context, method, host string, port int) ([]ne
 
 // dialAddrs connects to the first of addrs that answers.
 func (p *Proxy) dialAddrs(ctx context.Context, addrs []netip.AddrPort) (net.Conn, error) {
+	ctx, cancel := context.WithTimeout(ctx, p.opts.DialTimeout)
+	defer cancel()
 	var last error
 	for _, a := range addrs {
 		c, err := p.opts.Dial(ctx, "tcp", a.String())

@@ -39,8 +39,8 @@ type Options struct {
 	// ConfigFile is the config file the refusal message tells the user to
 	// edit (config.Paths owns where it is); empty: "tandem's config file".
 	ConfigFile string
-	// Dial connects to an address the proxy checked ("ip:port"); nil: a
-	// net.Dialer with DialTimeout.
+	// Dial connects to an address the proxy checked ("ip:port"), within
+	// DialTimeout; nil: a net.Dialer.
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 	// Resolver looks names up; nil: net.DefaultResolver.
 	Resolver Resolver
@@ -66,8 +66,7 @@ type Proxy struct {
 	server   *http.Server
 	forward  *httputil.ReverseProxy
 	tr       *http.Transport
-	ctx      context.Context
-	cancel   context.CancelFunc
+	cancel   context.CancelFunc // ends every request's context at Close
 	mu       sync.Mutex
 	closed   bool
 	tunnels  map[net.Conn]struct{}
@@ -104,7 +103,7 @@ func New(allow *AllowList, opts Options) *Proxy {
 	ctx, cancel := context.WithCancel(context.Background())
 	// Nothing is logged: net/http's messages could quote a request.
 	quiet := log.New(io.Discard, "", 0)
-	p := &Proxy{allow: allow.clone(), opts: opts, ctx: ctx, cancel: cancel, tunnels: map[net.Conn]struct{}{},
+	p := &Proxy{allow: allow.clone(), opts: opts, cancel: cancel, tunnels: map[net.Conn]struct{}{},
 		sem: make(chan struct{}, opts.MaxConns)}
 	p.tr = &http.Transport{
 		// Never a proxy of its own: the environment's HTTP_PROXY could

@@ -181,6 +181,7 @@ func rawConnect(t *testing.T, proxyAddr, authority string) (int, string) {
 		t.Fatal(err)
 	}
 	defer c.Close()
+	c.SetDeadline(time.Now().Add(10 * time.Second))
 	fmt.Fprintf(c, "CONNECT %s HTTP/1.1\r\nHost: %s\r\nProxy-Authorization: Basic %s\r\n\r\n", authority, authority, proxySecret)
 	resp, err := http.ReadResponse(bufio.NewReader(c), &http.Request{Method: "CONNECT"})
 	if err != nil {
@@ -529,5 +530,21 @@ func TestHostHeaderIgnored(t *testing.T) {
 	}
 	if d := rec.get(); len(d) != 2 || d[0].Host != "evil.example.net" || d[1].Host != "evil.example.net" {
 		t.Errorf("denials %+v, want two for evil.example.net", d)
+	}
+}
+
+// A dial that does not answer is given up after DialTimeout, whatever
+// dialer the proxy was given.
+func TestDialTimeout(t *testing.T) {
+	hang := func(ctx context.Context, _, _ string) (net.Conn, error) {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	_, addr, rec := startProxy(t, []string{"192.0.2.1"}, Options{Dial: hang, DialTimeout: 50 * time.Millisecond})
+	if status, body := rawConnect(t, addr, "192.0.2.1:443"); status != 502 || !strings.Contains(body, "deadline exceeded") {
+		t.Errorf("CONNECT to a host that never answers: %d %q, want 502", status, body)
+	}
+	if d := rec.get(); len(d) != 0 {
+		t.Errorf("denials %+v", d)
 	}
 }
