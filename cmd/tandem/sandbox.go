@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tandem-agent/tandem/internal/app"
+	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/sandbox"
 )
 
@@ -113,7 +114,9 @@ func newSandboxRunCmd(g *globalFlags) *cobra.Command {
 			}
 			sc := s.Sandbox
 			sc.Mode = sandbox.ModeOn
-			sb, cleanup, err := a.SandboxFor(sc, roots, "", noNS)
+			sb, cleanup, err := a.SandboxFor(sc, roots, func(e event.Event) {
+				fmt.Fprintln(cmd.ErrOrStderr(), "tandem:", e.Message)
+			}, noNS)
 			if err != nil {
 				return err
 			}

@@ -3,12 +3,16 @@ package app
 import (
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 
 	"github.com/tandem-agent/tandem/internal/config"
+	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/permission/shell"
 	"github.com/tandem-agent/tandem/internal/sandbox"
+	"github.com/tandem-agent/tandem/internal/sandbox/netproxy"
 )
 
 // sandboxConfig merges the config files' "sandbox" sections and lays the
@@ -48,18 +52,53 @@ func (a *App) sandboxSecrets() []string {
 }
 
 // SandboxFor builds the sandbox for commands run in roots (the workspace
-// first) under sc, with a private temporary folder that cleanup removes.
-// An error means the sandbox is on but cannot be built here: the caller
-// must not run commands unconfined.
-// noNamespaces forces the fallback (`tandem sandbox run --no-namespaces`).
-func (a *App) SandboxFor(sc sandbox.Config, roots []string, proxySocket string, noNamespaces bool) (*sandbox.Sandbox, func(), error) {
+// first) under sc: a private temporary folder, and tandem's egress proxy on
+// a unix socket (the only way out of the sandbox's network; its refusals
+// go to onDenial, nil: dropped). cleanup stops the proxy and removes both
+// folders. An error means the sandbox is on but cannot be built here: the
+// caller must not run commands unconfined. noNamespaces forces the
+// fallback (`tandem sandbox run --no-namespaces`).
+func (a *App) SandboxFor(sc sandbox.Config, roots []string, onDenial func(event.Event), noNamespaces bool) (*sandbox.Sandbox, func(), error) {
+	var undo []func()
+	cleanup := func() {
+		for i := len(undo) - 1; i >= 0; i-- {
+			undo[i]()
+		}
+	}
 	tmp, err := os.MkdirTemp("", "tandem-sandbox-")
 	if err != nil {
 		return nil, nil, fmt.Errorf("sandbox: make its temporary folder: %w", err)
 	}
-	cleanup := func() { os.RemoveAll(tmp) }
+	undo = append(undo, func() { os.RemoveAll(tmp) })
+	// The proxy's socket lives in a folder of its own, outside every
+	// writable root, so no command can replace it.
+	sockDir, err := os.MkdirTemp("", "tandem-proxy-")
+	if err != nil {
+		cleanup()
+		return nil, nil, fmt.Errorf("sandbox: make the proxy's folder: %w", err)
+	}
+	undo = append(undo, func() { os.RemoveAll(sockDir) })
+	allow, err := netproxy.ParseAllow(sandbox.AllowedHosts(sc))
+	if err != nil {
+		cleanup()
+		return nil, nil, fmt.Errorf("sandbox.network.allow: %w", err)
+	}
+	userFile := a.Paths.UserFile()
+	proxy := netproxy.New(allow, netproxy.Options{ConfigFile: userFile, OnDenial: func(d netproxy.Denial) {
+		if onDenial != nil {
+			onDenial(sandbox.NetworkDenial(d.Host, d.Port, d.Method, d.Rule, d.Message(userFile)))
+		}
+	}})
+	sock := filepath.Join(sockDir, "proxy.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		cleanup()
+		return nil, nil, fmt.Errorf("sandbox: listen for the proxy: %w", err)
+	}
+	go proxy.Serve(ln)
+	undo = append(undo, func() { proxy.Close() })
 	p, err := sandbox.Build(sandbox.Input{Config: sc, Roots: roots, Home: a.home(), Secrets: a.sandboxSecrets(),
-		TempDir: tmp, ProxySocket: proxySocket, Getenv: a.opts.Getenv})
+		TempDir: tmp, ProxySocket: sock, Getenv: a.opts.Getenv})
 	if err != nil {
 		cleanup()
 		return nil, nil, err

@@ -101,7 +101,7 @@ func (w *wiring) Equip(ctx context.Context, l *session.Live) (session.Equipment,
 		engineAsker = nil // nobody can answer: asks become explained denials
 	}
 	if s.Sandbox.On() {
-		sb, cleanup, err := w.app.SandboxFor(s.Sandbox, l.Roots, "", false)
+		sb, cleanup, err := w.app.SandboxFor(s.Sandbox, l.Roots, l.Events.Emit, false)
 		if err != nil {
 			return nil, err
 		}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tandem-agent/tandem/internal/sandbox/netproxy"
 	"github.com/tandem-agent/tandem/internal/strictjson"
 )
 
@@ -115,13 +116,11 @@ func (c Config) validate() error {
 	return nil
 }
 
-// CheckHost validates an allow-list entry: a host name, or "*." and one.
+// CheckHost validates an allow-list entry by the proxy's own rules
+// (netproxy.ParseAllow: a host, *.domain, localhost, an address, :port).
 func CheckHost(h string) error {
-	name := strings.TrimPrefix(h, "*.")
-	if name == "" || strings.ContainsAny(name, "*/:@ ") || strings.HasPrefix(name, ".") || strings.HasSuffix(name, ".") {
-		return fmt.Errorf("host %q: give a host name such as api.example.com, or *.example.com for its subdomains", h)
-	}
-	return nil
+	_, err := netproxy.ParseAllow([]string{h})
+	return err
 }
 
 // On reports whether the config turns the sandbox on.

@@ -1,9 +1,9 @@
 package sandbox
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -13,6 +13,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/tandem-agent/tandem/internal/sandbox/netproxy"
 )
 
 // ExecArg is the hidden subcommand Confine runs: `tandem __sandbox-exec
@@ -51,7 +53,7 @@ func Exec(args []string) int {
 			if err != nil {
 				return fail(fmt.Errorf("listen on the private loopback: %w", err))
 			}
-			go forward(ln, p.Network.ProxySocket)
+			go netproxy.Forward(context.Background(), ln, p.Network.ProxySocket)
 			env = withProxy(env, ln.Addr().(*net.TCPAddr).Port)
 		}
 	} else if p.Network.ProxyPort > 0 {
@@ -149,31 +151,6 @@ func loopbackUp() error {
 		return fmt.Errorf("bring up loopback: %w", err)
 	}
 	return nil
-}
-
-// forward copies each connection to the private loopback port to tandem's
-// proxy over its unix socket (a unix socket path crosses network
-// namespaces; nothing else leaves this one).
-func forward(ln net.Listener, socket string) {
-	for {
-		c, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		go func() {
-			defer c.Close()
-			u, err := net.Dial("unix", socket)
-			if err != nil {
-				return
-			}
-			defer u.Close()
-			go func() {
-				io.Copy(u, c)
-				u.(*net.UnixConn).CloseWrite()
-			}()
-			io.Copy(c, u)
-		}()
-	}
 }
 
 // withProxy points every HTTP client convention at the proxy; loopback

@@ -5,15 +5,18 @@ import (
 	"os"
 	"os/exec"
 
+	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/regular"
 )
 
 // Confiner puts a command a tool is about to start inside the session's
 // OS sandbox (internal/sandbox.Sandbox): Confine rewrites cmd, unstarted,
 // to run through the sandbox's launcher, or fails, and then the command
-// must not run.
+// must not run. DenialEvents says what the sandbox refused a finished
+// command, inferred from its output (sandbox_denial events).
 type Confiner interface {
 	Confine(cmd *exec.Cmd) error
+	DenialEvents(output, cwd string) []event.Event
 }
 
 // Files is where the file tools (Read, Write, Edit, MultiEdit) read and

@@ -120,7 +120,22 @@ func (b *Bash) Execute(ctx context.Context, call tool.Call) (tool.Result, error)
 	if call.Env.Terminal != nil && l.sandbox == nil {
 		return runInTerminal(ctx, call, l, in, dir, timeout, note), nil
 	}
-	return runForeground(ctx, call, l, in, dir, timeout, note), nil
+	return reportDenials(call, l, dir, runForeground(ctx, call, l, in, dir, timeout, note)), nil
+}
+
+// reportDenials emits a sandbox_denial event for each refusal the
+// sandbox infers from a command's output, and tells the model what would
+// permit it (the result is stored with the note).
+func reportDenials(call tool.Call, l launcher, dir string, res tool.Result) tool.Result {
+	if l.sandbox == nil {
+		return res
+	}
+	for _, ev := range l.sandbox.DenialEvents(res.Content, dir) {
+		ev.ToolUseID, ev.ToolName = call.ID, bashName
+		call.Env.Emit(ev)
+		res.Content += "\n[sandbox] " + ev.Message
+	}
+	return res
 }
 
 // resolveTimeout applies the default and the ceiling; the note tells the

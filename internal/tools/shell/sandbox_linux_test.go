@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/sandbox"
 	"github.com/tandem-agent/tandem/internal/tool"
 )
@@ -14,8 +15,13 @@ import (
 // sandboxedEnv is a session whose commands run in the sandbox: the
 // workspace is writable, home/.ssh unreadable.
 func sandboxedEnv(t *testing.T) (env *tool.Env, home string) {
+	env, home, _ = sandboxedEnvRec(t)
+	return env, home
+}
+
+func sandboxedEnvRec(t *testing.T) (env *tool.Env, home string, rec *recorder) {
 	t.Helper()
-	env, _ = newTestEnv(t)
+	env, rec = newTestEnv(t)
 	home = t.TempDir()
 	os.MkdirAll(filepath.Join(home, ".ssh"), 0o700)
 	os.WriteFile(filepath.Join(home, ".ssh", "id_rsa"), []byte("PRIVATE KEY"), 0o600)
@@ -29,11 +35,11 @@ func sandboxedEnv(t *testing.T) (env *tool.Env, home string) {
 		t.Skipf("sandbox unavailable: %v", err)
 	}
 	env.Sandbox = sb
-	return env, home
+	return env, home, rec
 }
 
 func TestBashInSandbox(t *testing.T) {
-	env, home := sandboxedEnv(t)
+	env, home, rec := sandboxedEnvRec(t)
 	ctx := context.Background()
 	outside := filepath.Join(filepath.Dir(env.WorkDir), "outside.txt")
 	for _, cmd := range []string{"cat " + home + "/.ssh/id_rsa", "echo x > ../outside.txt",
@@ -51,6 +57,18 @@ func TestBashInSandbox(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(home, "evil.txt")); err == nil {
 		t.Error("python3 wrote into home")
+	}
+	// Each refusal is a sandbox_denial event naming the path and the rule.
+	rules := map[string]string{}
+	evs, _ := rec.snapshot()
+	for _, e := range evs {
+		if e.Type == event.SandboxDenial {
+			rules[e.Meta["path"].(string)] = e.Meta["rule"].(string)
+		}
+	}
+	if rules[filepath.Join(home, ".ssh", "id_rsa")] != sandbox.RuleSecret || rules[outside] != sandbox.RuleWriteOutside ||
+		rules[filepath.Join(home, "evil.txt")] != sandbox.RuleWriteOutside {
+		t.Errorf("sandbox_denial events: %v", rules)
 	}
 	res := run(t, ctx, NewBash(), env, map[string]any{"command": "echo ok > inside.txt && cat inside.txt && cd sub 2>/dev/null; pwd"})
 	if res.IsError || !strings.Contains(res.Content, "ok") {
