@@ -106,7 +106,7 @@ func (a *App) PromptView(ctx context.Context, req PromptViewRequest) (*PromptVie
 // tools and the Agent and Skill tools (MCP servers' tools come later).
 func (a *App) previewTools(s *Settings, spec string) (*tool.Registry, error) {
 	w := &wiring{app: a}
-	reg := tool.NewRegistry(tools.Default(w.toolOptions(s.Config, func() string { return spec }))...)
+	reg := tool.NewRegistry(tools.Default(w.toolOptions(s.Config, func() string { return spec }, s.Sandbox.On()))...)
 	sk, ag, set, err := a.loadExtensions(s.Config, s.Cwd, s.Trusted)
 	if err != nil {
 		return nil, err

@@ -119,7 +119,7 @@ func (w *wiring) Equip(ctx context.Context, l *session.Live) (session.Equipment,
 	eq.hookFire = newHookAdapter(eq.hooks, func() string { return string(eq.engine.Mode()) }, l.Events.Emit, w.app.opts.Getenv)
 	eq.grants = skillGrants{engine: eq.engine, trusted: s.Trusted}
 	eq.checker = &skillChecker{Engine: eq.engine, grants: eq.grants, catalog: sk, state: l.Env.State}
-	ts, err := w.equipCheckpoints(cfg, l, eq, tools.Default(w.toolOptions(cfg, func() string { return l.Snapshot().Model })))
+	ts, err := w.equipCheckpoints(cfg, l, eq, tools.Default(w.toolOptions(cfg, func() string { return l.Snapshot().Model }, eq.sandbox != nil)))
 	if err != nil {
 		return nil, err
 	}

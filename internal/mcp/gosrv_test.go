@@ -42,13 +42,15 @@ func runCrashyServer() {
 		func(context.Context, *sdk.CallToolRequest, echoIn) (*sdk.CallToolResult, any, error) {
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: fmt.Sprintf("pong %d", os.Getpid())}}}, nil, nil
 		})
-	sdk.AddTool(s, &sdk.Tool{Name: "write", Description: "writes x to the file named by text"},
-		func(_ context.Context, _ *sdk.CallToolRequest, in echoIn) (*sdk.CallToolResult, any, error) {
-			if err := os.WriteFile(in.Text, []byte("x"), 0o644); err != nil {
-				return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: err.Error()}}}, nil, nil
-			}
-			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "written"}}}, nil, nil
-		})
+	if os.Getenv(helperEnv+"_WRITE") != "" { // TestStdioServerInSandbox
+		sdk.AddTool(s, &sdk.Tool{Name: "write", Description: "writes x to the file named by text"},
+			func(_ context.Context, _ *sdk.CallToolRequest, in echoIn) (*sdk.CallToolResult, any, error) {
+				if err := os.WriteFile(in.Text, []byte("x"), 0o644); err != nil {
+					return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: err.Error()}}}, nil, nil
+				}
+				return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "written"}}}, nil, nil
+			})
+	}
 	sdk.AddTool(s, &sdk.Tool{Name: "crash", Description: "dies mid-call"},
 		func(context.Context, *sdk.CallToolRequest, echoIn) (*sdk.CallToolResult, any, error) {
 			fmt.Fprintln(os.Stderr, "fatal: simulated crash in the middle of a call")

@@ -24,7 +24,7 @@ func TestStdioServerInSandbox(t *testing.T) {
 	if err != nil {
 		t.Skipf("sandbox unavailable: %v", err)
 	}
-	h := startManager(t, Servers{"crashy": {Command: exe, Env: map[string]string{helperEnv: "crashy"}}},
+	h := startManager(t, Servers{"crashy": {Command: exe, Env: map[string]string{helperEnv: "crashy", helperEnv + "_WRITE": "1"}}},
 		func(o *Options) { o.Confine = sb.Confine; o.WorkDir = ws })
 	h.waitState(t, "crashy", StateConnected, 10*time.Second)
 	outside := filepath.Join(root, "outside.txt")

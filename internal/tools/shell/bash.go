@@ -34,8 +34,22 @@ var bashSchema = json.RawMessage(`{
     "command": {"type": "string", "description": "The command to execute"},
     "timeout": {"type": "number", "description": "Optional timeout in milliseconds (max 600000)"},
     "description": {"type": "string", "description": "Clear, concise description of what this command does in 5-10 words, in active voice. Examples:\nInput: ls\nOutput: List files in current directory\n\nInput: git status\nOutput: Show working tree status\n\nInput: npm install\nOutput: Install package dependencies"},
+    "run_in_background": {"type": "boolean", "description": "Set to true to run this command in the background. Use BashOutput to read the output later."}
+  },
+  "required": ["command"],
+  "additionalProperties": false
+}`)
+
+// sandboxedSchema is bashSchema with dangerouslyDisableSandbox, offered
+// only when the session's commands run in the OS sandbox.
+var sandboxedSchema = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "command": {"type": "string", "description": "The command to execute"},
+    "timeout": {"type": "number", "description": "Optional timeout in milliseconds (max 600000)"},
+    "description": {"type": "string", "description": "Clear, concise description of what this command does in 5-10 words, in active voice. Examples:\nInput: ls\nOutput: List files in current directory\n\nInput: git status\nOutput: Show working tree status\n\nInput: npm install\nOutput: Install package dependencies"},
     "run_in_background": {"type": "boolean", "description": "Set to true to run this command in the background. Use BashOutput to read the output later."},
-    "dangerouslyDisableSandbox": {"type": "boolean", "description": "Set this to true to run the command outside the sandbox (the user is asked first). Only when the sandbox refused something the task needs."}
+    "dangerouslyDisableSandbox": {"type": "boolean", "description": "Commands run in a sandbox (writes only in the workspace, no secret files, network only to allowed hosts). Set this to true to run the command outside it; the user is asked first. Only when the sandbox refused something the task needs."}
   },
   "required": ["command"],
   "additionalProperties": false
@@ -47,6 +61,7 @@ const cwdTrap = "trap '__tandem_ec=$?; pwd -P >&3 2>/dev/null; exit $__tandem_ec
 
 // Bash runs shell commands.
 type Bash struct {
+	schema json.RawMessage
 	// launch finds the shell and builds the command environment once: both
 	// depend only on the process's own environment, which does not change.
 	launch func() launcher
@@ -60,6 +75,9 @@ type Options struct {
 	// Redact, when set, is Secrets' redactor already built (it reads the
 	// credential files), shared with the other tools' output.
 	Redact *secrets.Redactor
+	// Sandboxed: commands run in the OS sandbox (tool.Env.Sandbox), and
+	// the schema offers dangerouslyDisableSandbox.
+	Sandboxed bool
 }
 
 // NewBash returns the Bash tool with the default secret policy.
@@ -67,7 +85,11 @@ func NewBash() *Bash { return NewBashWith(Options{}) }
 
 // NewBashWith returns the Bash tool configured by opts.
 func NewBashWith(opts Options) *Bash {
-	return &Bash{launch: sync.OnceValue(func() launcher { return newLauncher(opts.Secrets, opts.Redact) })}
+	schema := bashSchema
+	if opts.Sandboxed {
+		schema = sandboxedSchema
+	}
+	return &Bash{schema: schema, launch: sync.OnceValue(func() launcher { return newLauncher(opts.Secrets, opts.Redact) })}
 }
 
 func (b *Bash) launcher() launcher {
@@ -77,9 +99,9 @@ func (b *Bash) launcher() launcher {
 	return b.launch()
 }
 
-func (*Bash) Name() string            { return bashName }
-func (*Bash) Description() string     { return bashDescription }
-func (*Bash) Schema() json.RawMessage { return bashSchema }
+func (*Bash) Name() string              { return bashName }
+func (*Bash) Description() string       { return bashDescription }
+func (b *Bash) Schema() json.RawMessage { return b.schema }
 
 type bashInput struct {
 	Command         string   `json:"command"`
