@@ -10,7 +10,9 @@ import (
 
 	"github.com/tandem-agent/tandem/internal/config"
 	"github.com/tandem-agent/tandem/internal/event"
+	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/permission/shell"
+	"github.com/tandem-agent/tandem/internal/places"
 	"github.com/tandem-agent/tandem/internal/sandbox"
 	"github.com/tandem-agent/tandem/internal/sandbox/netproxy"
 )
@@ -98,7 +100,7 @@ func (a *App) SandboxFor(sc sandbox.Config, roots []string, onDenial func(event.
 	go proxy.Serve(ln)
 	undo = append(undo, func() { proxy.Close() })
 	p, err := sandbox.Build(sandbox.Input{Config: sc, Roots: roots, Home: a.home(), Secrets: a.sandboxSecrets(),
-		TempDir: tmp, ProxySocket: sock, Getenv: a.opts.Getenv})
+		ReadOnly: sandboxReadOnly(roots), TempDir: tmp, ProxySocket: sock, Getenv: a.opts.Getenv})
 	if err != nil {
 		cleanup()
 		return nil, nil, err
@@ -124,3 +126,18 @@ func (eq *Equipment) confine() func(*exec.Cmd) error {
 // errSandboxClaudeCode refuses what the sandbox does not cover yet rather
 // than run it outside while the config says on.
 var errSandboxClaudeCode = errors.New("the sandbox does not cover the claude CLI yet (the claude-code runtime): run with --no-sandbox, or use the native runtime (--runtime native)")
+
+// sandboxReadOnly are the places inside the roots that stay read-only in
+// the sandbox: where tandem and Claude Code load settings, skills, hooks
+// and instructions from (internal/places), and what configures programs
+// that run later (permission.ProgramPaths).
+func sandboxReadOnly(roots []string) []string {
+	var out []string
+	for _, r := range roots {
+		for _, pl := range places.Project() {
+			out = append(out, pl.Path(r))
+		}
+		out = append(out, permission.ProgramPaths(r)...)
+	}
+	return out
+}

@@ -15,6 +15,8 @@ type Input struct {
 	// Secrets are the paths no command may read: the credential paths
 	// (permission/shell.SensitiveHomePaths) and tandem's own files.
 	Secrets []string
+	// ReadOnly are the protected paths inside the roots.
+	ReadOnly []string
 	// TempDir is the session's private temporary folder.
 	TempDir string
 	// ProxySocket is the proxy's unix socket ("" while there is none:
@@ -29,7 +31,7 @@ func Build(in Input) (Policy, error) {
 	if getenv == nil {
 		getenv = func(string) string { return "" }
 	}
-	p := Policy{TempDir: in.TempDir, DenyRead: slices.Clone(in.Secrets)}
+	p := Policy{TempDir: in.TempDir, DenyRead: slices.Clone(in.Secrets), ReadOnly: slices.Clone(in.ReadOnly)}
 	p.Network.ProxySocket = in.ProxySocket
 	p.WriteRoots = append(p.WriteRoots, in.Roots...)
 	for _, w := range in.Config.Write {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"syscall"
@@ -45,6 +46,9 @@ func Exec(args []string) int {
 	env := os.Environ()
 	if p.Namespaced {
 		privateProc()
+		if err := readOnlyBinds(p.ReadOnly); err != nil {
+			return fail(err)
+		}
 		if err := loopbackUp(); err != nil {
 			return fail(err)
 		}
@@ -130,6 +134,37 @@ func privateProc() {
 		return
 	}
 	unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "")
+}
+
+// readOnlyBinds mounts each existing path read-only over itself (in the
+// launcher's own mount namespace), so a write root's protected places stay
+// as they are. A remount must keep the flags the kernel locked on the
+// original mount in a user namespace (nosuid, nodev, noexec, atime).
+func readOnlyBinds(paths []string) error {
+	for _, p := range paths {
+		real, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			continue // not there
+		}
+		if err := unix.Mount(real, real, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			return fmt.Errorf("keep %s read-only: %w", p, err)
+		}
+		var st unix.Statfs_t
+		if err := unix.Statfs(real, &st); err != nil {
+			return fmt.Errorf("keep %s read-only: %w", p, err)
+		}
+		flags := uintptr(unix.MS_BIND | unix.MS_REMOUNT | unix.MS_RDONLY)
+		for _, f := range [][2]int64{{unix.ST_NOSUID, unix.MS_NOSUID}, {unix.ST_NODEV, unix.MS_NODEV}, {unix.ST_NOEXEC, unix.MS_NOEXEC},
+			{unix.ST_NOATIME, unix.MS_NOATIME}, {unix.ST_NODIRATIME, unix.MS_NODIRATIME}, {unix.ST_RELATIME, unix.MS_RELATIME}} {
+			if st.Flags&f[0] != 0 {
+				flags |= uintptr(f[1])
+			}
+		}
+		if err := unix.Mount("", real, "", flags, ""); err != nil {
+			return fmt.Errorf("keep %s read-only: %w", p, err)
+		}
+	}
+	return nil
 }
 
 // loopbackUp brings up lo in the new network namespace (it starts down).

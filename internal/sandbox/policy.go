@@ -16,6 +16,11 @@ type Policy struct {
 	// paths: ~/.ssh, cloud credentials, tandem's own token). Everything
 	// else is readable.
 	DenyRead []string `json:"deny_read,omitempty"`
+	// ReadOnly are paths inside write roots that stay read-only (the
+	// places that configure programs that run later: .git/hooks, .claude,
+	// .tandem, .vscode...). Enforced by read-only bind mounts, so only with
+	// namespaces.
+	ReadOnly []string `json:"read_only,omitempty"`
 	// TempDir is the process's own temporary folder (TMPDIR); it is also a
 	// write root. Empty: none is set.
 	TempDir string `json:"tmp,omitempty"`
@@ -49,7 +54,7 @@ type Network struct {
 // validate checks that every path is absolute: a relative one would be
 // read against whatever folder the helper started in.
 func (p Policy) validate() error {
-	for _, list := range [][]string{p.WriteRoots, p.DenyRead} {
+	for _, list := range [][]string{p.WriteRoots, p.DenyRead, p.ReadOnly} {
 		for _, d := range list {
 			if !filepath.IsAbs(d) {
 				return fmt.Errorf("sandbox policy path %q is not absolute (give the full path)", d)

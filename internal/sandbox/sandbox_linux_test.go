@@ -264,3 +264,24 @@ func acceptAll(ln net.Listener, reply string) {
 		}()
 	}
 }
+
+func TestProtectedPlacesStayReadOnly(t *testing.T) {
+	l := newLayout(t)
+	hooks := filepath.Join(l.ws, ".git", "hooks")
+	os.MkdirAll(hooks, 0o755)
+	p := l.policy()
+	p.ReadOnly = []string{hooks, filepath.Join(l.ws, ".tandem")}
+	s := testSandbox(t, p)
+	if !s.Capabilities().UserNS {
+		t.Skip("read-only places need the mount namespace")
+	}
+	if out, code := run(t, s, "write", filepath.Join(hooks, "pre-commit")); code == 0 || !strings.Contains(out, "read-only file system") {
+		t.Errorf("writing .git/hooks/pre-commit: code %d, %q; want read-only file system", code, out)
+	}
+	if out, code := run(t, s, "write", filepath.Join(l.ws, ".git", "HEAD")); code != 0 {
+		t.Errorf("writing .git/HEAD (git's own): code %d, %q; want ok", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(hooks, "pre-commit")); err == nil {
+		t.Error("the hook was written")
+	}
+}
