@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tandem-agent/tandem/internal/sandbox"
 	"github.com/tandem-agent/tandem/internal/termsafe"
 )
 
@@ -19,6 +20,11 @@ type exitError struct{ code int }
 func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == sandbox.ExecArg {
+		// The sandbox's launcher (internal/sandbox.Exec), started by tandem
+		// itself for each confined command.
+		os.Exit(sandbox.Exec(os.Args[2:]))
+	}
 	handOverSecrets(os.Args, os.Stderr)
 	os.Exit(run())
 }
@@ -68,7 +74,7 @@ func newRootCmd() *cobra.Command {
 	addRunFlags(root.Flags(), f)
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.PersistentFlags().StringVar(&g.home, "home", "", "folder for tandem's config and data (default: TANDEM_HOME, else XDG folders)")
-	root.AddCommand(newRunCmd(g), newSessionsCmd(g), newModelsCmd(g), newDoctorCmd(g), newMCPCmd(g), newServeCmd(g), newConfigCmd(g), newACPCmd(g), newTrustCmd(g), newSkillsCmd(g), newPermissionsCmd(g), newPromptCmd(g))
+	root.AddCommand(newRunCmd(g), newSessionsCmd(g), newModelsCmd(g), newDoctorCmd(g), newMCPCmd(g), newServeCmd(g), newConfigCmd(g), newACPCmd(g), newTrustCmd(g), newSkillsCmd(g), newPermissionsCmd(g), newPromptCmd(g), newSandboxCmd(g))
 	return root
 }
 

@@ -102,6 +102,9 @@ func (p *printer) text(e event.Event) {
 		if p.verbose && e.Message != "" && e.Meta["notice"] != app.NoticeUntrusted {
 			p.errf("tandem: %s\n", e.Message)
 		}
+	case event.SandboxDenial:
+		// What the sandbox refused and the allowance that would permit it.
+		p.errf("tandem: %s\n", strings.TrimSpace(e.Message))
 	case event.CompactBoundary:
 		fmt.Fprintf(p.err, "tandem: conversation compacted (%s): about %d tokens → %d\n", e.Trigger, e.TokensBefore, e.TokensAfter)
 	}

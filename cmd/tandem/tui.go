@@ -71,7 +71,7 @@ func runTUI(cmd *cobra.Command, g *globalFlags, f *runFlags, prompt string) erro
 	// Warnings (an MCP server that failed) would scribble over the screen:
 	// once it is up they become notices in the conversation.
 	warn := &noticeWriter{sink: sink, stderr: cmd.ErrOrStderr()}
-	a, err := app.Open(app.Options{Home: g.home, Version: version(), ServerAsks: true, Stderr: warn, TrustProject: f.trustProject, RequireTrust: f.requireTrust})
+	a, err := app.Open(app.Options{Home: g.home, Version: version(), ServerAsks: true, Stderr: warn, TrustProject: f.trustProject, RequireTrust: f.requireTrust, Sandbox: f.sandboxMode()})
 	if err != nil {
 		return err
 	}

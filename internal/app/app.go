@@ -34,6 +34,14 @@ type Options struct {
 	ServerAsks bool
 	// Version is tandem's version, sent to MCP servers as the client version.
 	Version string
+	// SandboxExe is the tandem binary sandboxed commands are started
+	// through (its hidden __sandbox-exec role); empty: this program's own
+	// (os.Executable), which must then be tandem.
+	SandboxExe string
+	// Sandbox is "on" or "off" from the command line (--sandbox,
+	// --no-sandbox): it wins over the config files for every session this
+	// App opens; "": the config decides.
+	Sandbox string
 	// Stderr receives warnings (e.g. an MCP server that failed to start).
 	Stderr io.Writer
 	// TrustProject treats every folder this process opens as trusted

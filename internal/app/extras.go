@@ -26,12 +26,12 @@ func shellCwd(env *tool.Env) string { return shell.CurrentDir(env) }
 
 // toolOptions configures the built-in tools; sessionModel is the session's
 // model (WebSearch through the provider's own search uses it).
-func (w *wiring) toolOptions(cfg *config.Config, sessionModel func() string) tools.Options {
+func (w *wiring) toolOptions(cfg *config.Config, sessionModel func() string, sandboxed bool) tools.Options {
 	fetch := web.FetchConfig{AllowPrivate: cfg.Tools.WebFetch.AllowPrivate}
 	if cfg.SmallModel != "" {
 		fetch.Summarizer = summarizer{models: w.app.models.resolver(cfg), spec: cfg.SmallModel}
 	}
-	return tools.Options{Fetch: fetch, Searcher: w.searcher(cfg, sessionModel), Secrets: w.secretPolicy(cfg)}
+	return tools.Options{Fetch: fetch, Searcher: w.searcher(cfg, sessionModel), Secrets: w.secretPolicy(cfg), Sandboxed: sandboxed}
 }
 
 // searcher picks WebSearch's backend: the configured one, else whichever
@@ -77,6 +77,7 @@ func (w *wiring) equipMCP(ctx context.Context, l *session.Live, eq *Equipment) e
 		Registry: l.Tools, Emit: l.Events.Emit, ClientName: "tandem", ClientVersion: firstNonEmpty(w.app.opts.Version, "dev"), WorkDir: rec.Cwd,
 		Proxy:   mcp.ProxyFunc(l.MCPProxy()),
 		BaseEnv: w.secretPolicy(eq.cfg).ScrubEnv(os.Environ()),
+		Confine: eq.confine(),
 	})
 	eq.mcp = m
 	eq.addExtra(func() { _ = m.Close() })

@@ -155,6 +155,9 @@ var projectKeys = map[string]bool{
 	// its model is as free to choose as "model".
 	"compaction": true,
 	"skills":     true, "subagents": true,
+	// sandbox: a project file may only turn it on (sandbox.ParseLayers
+	// leaves out the rest of its section, and says so).
+	"sandbox": true,
 }
 
 // gateTandem finds what a project's .tandem/config.json (its decoded

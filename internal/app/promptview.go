@@ -123,7 +123,7 @@ func (a *App) PromptView(ctx context.Context, req PromptViewRequest) (*PromptVie
 // tools and the Agent and Skill tools (MCP servers' tools come later).
 func (a *App) previewTools(s *Settings, spec string) (*tool.Registry, error) {
 	w := &wiring{app: a}
-	reg := tool.NewRegistry(tools.Default(w.toolOptions(s.Config, func() string { return spec }))...)
+	reg := tool.NewRegistry(tools.Default(w.toolOptions(s.Config, func() string { return spec }, s.Sandbox.On()))...)
 	sk, ag, set := s.ext.skills, s.ext.agents, s.ext.set
 	runner := &subagent.Runner{Agents: ag, Skills: sk}
 	reg.Add(&agenttools.Agent{Runner: runner, ListingBudget: set.ListingBudget},

@@ -13,6 +13,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/permission/hooks"
 	"github.com/tandem-agent/tandem/internal/runtimes"
+	"github.com/tandem-agent/tandem/internal/sandbox"
 	"github.com/tandem-agent/tandem/internal/session"
 	"github.com/tandem-agent/tandem/internal/store"
 	"github.com/tandem-agent/tandem/internal/trust"
@@ -25,6 +26,8 @@ type SettingsRequest struct {
 	Cwd                  string // "" means the current folder
 	Model, Runtime, Mode string
 	MaxTurns             int
+	// Sandbox is "on" or "off" (--sandbox, --no-sandbox); "": the config's.
+	Sandbox string
 	// CheckModel resolves the model now (a new session, or a request that
 	// names a model), so a typo or a missing key fails before anything is
 	// stored.
@@ -48,6 +51,8 @@ type Settings struct {
 	MaxBudgetUSD float64
 	// FallbackModels are the config's fallback_models.
 	FallbackModels []string
+	// Sandbox is the sandbox configuration in force (files and flag).
+	Sandbox sandbox.Config
 	// Trusted says the folder is trusted (by `tandem trust` or the
 	// TrustProject option); TrustRoot is the trusted folder covering it.
 	Trusted   bool
@@ -136,6 +141,9 @@ func (a *App) ResolveSettings(ctx context.Context, req SettingsRequest) (*Settin
 		s.MaxTurns = cfg.MaxTurns
 	}
 	s.MaxBudgetUSD = cfg.MaxBudgetUSD
+	if s.Sandbox, err = a.sandboxConfig(cfg, cmp.Or(req.Sandbox, a.opts.Sandbox)); err != nil {
+		return nil, err
+	}
 	if s.Mode, err = sessionMode(req.Mode, cfg, s.perm, s.claude, cwd, a.opts.Getenv, a.opts.Stderr); err != nil {
 		return nil, err
 	}

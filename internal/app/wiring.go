@@ -16,6 +16,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/permission/hooks"
 	"github.com/tandem-agent/tandem/internal/prompt"
 	"github.com/tandem-agent/tandem/internal/runtimes"
+	"github.com/tandem-agent/tandem/internal/sandbox"
 	"github.com/tandem-agent/tandem/internal/session"
 	"github.com/tandem-agent/tandem/internal/strictjson"
 	"github.com/tandem-agent/tandem/internal/tools"
@@ -48,6 +49,7 @@ type Equipment struct {
 	cli     cliMCP
 	extras  []func()
 	tracker *checkpoint.Tracker // nil: checkpoints off
+	sandbox *sandbox.Sandbox    // nil: the sandbox is off
 	ext     *extensions
 	checker *skillChecker
 	grants  skillGrants
@@ -103,6 +105,17 @@ func (w *wiring) Equip(ctx context.Context, l *session.Live) (session.Equipment,
 	if asker == nil && !w.app.opts.ServerAsks {
 		engineAsker = nil // nobody can answer: asks become explained denials
 	}
+	if s.Sandbox.On() {
+		sb, cleanup, err := w.app.SandboxFor(s.Sandbox, l.Roots, l.Events.Emit, false)
+		if err != nil {
+			return nil, err
+		}
+		eq.addExtra(cleanup)
+		eq.sandbox = sb
+		l.Env.Sandbox = sb
+		eq.hooks.SetConfine(sb.Confine)
+		engineOpts.Sandboxed = true
+	}
 	engineOpts.Roots, engineOpts.ReadRoots = l.Roots, sk.Dirs()
 	engineOpts.FileTools = sessionFileTools(l)
 	engineOpts.Asker, engineOpts.Emit, engineOpts.GrantStore, engineOpts.Hooks = engineAsker, l.Events.Emit, grants, eq.hooks
@@ -112,7 +125,7 @@ func (w *wiring) Equip(ctx context.Context, l *session.Live) (session.Equipment,
 	eq.hookFire.title = l.SetTitle
 	eq.grants = skillGrants{engine: eq.engine, trusted: s.Trusted}
 	eq.checker = &skillChecker{Engine: eq.engine, grants: eq.grants, catalog: sk, state: l.Env.State}
-	ts, err := w.equipCheckpoints(cfg, l, eq, tools.Default(w.toolOptions(cfg, func() string { return l.Snapshot().Model })))
+	ts, err := w.equipCheckpoints(cfg, l, eq, tools.Default(w.toolOptions(cfg, func() string { return l.Snapshot().Model }, eq.sandbox != nil)))
 	if err != nil {
 		return nil, err
 	}
@@ -219,6 +232,9 @@ func (eq *Equipment) Runtime(name runtimes.Name) (turn.Runtime, error) {
 		rt, err = w.native(eq)
 	case runtimes.ClaudeCode, runtimes.Auto:
 		rt, err = w.claudeCode(name, eq.l, eq)
+		if err == nil && eq.sandbox != nil && rt.Name() == string(runtimes.ClaudeCode) {
+			err = errSandboxClaudeCode
+		}
 		if err == nil {
 			eq.checker.cli.Store(rt.Name() == string(runtimes.ClaudeCode))
 		}

@@ -61,6 +61,7 @@ type Config struct {
 	Agents      json.RawMessage `json:"agents,omitempty"`      // subagent.ParseConfig: {name: definition}
 	Subagents   json.RawMessage `json:"subagents,omitempty"`   // subagent.Settings
 	Skills      json.RawMessage `json:"skills,omitempty"`      // skills settings (listing budget)
+	Sandbox     json.RawMessage `json:"sandbox,omitempty"`     // sandbox.ParseLayers (docs/sandbox.md)
 	// EnableAllProjectMcpServers lets a project's .mcp.json servers start
 	// without asking; only honoured from the user file.
 	EnableAllProjectMcpServers bool     `json:"enableAllProjectMcpServers,omitempty"`
@@ -486,6 +487,7 @@ func (c *Config) merge(o *Config, src string) {
 		{"agents", &c.Agents, &o.Agents},
 		{"subagents", &c.Subagents, &o.Subagents},
 		{"skills", &c.Skills, &o.Skills},
+		{"sandbox", &c.Sandbox, &o.Sandbox},
 	} {
 		if len(*sec.src) > 0 {
 			*sec.dst = *sec.src

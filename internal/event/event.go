@@ -34,6 +34,7 @@ const (
 	CompactBoundary   Type = "compact_boundary"   // the conversation was compacted into a summary
 	KeepAlive         Type = "keep_alive"         // transport heartbeat (SSE)
 	Done              Type = "done"               // the stream for this turn is closed
+	SandboxDenial     Type = "sandbox_denial"     // the OS sandbox refused a path or a host
 )
 
 // Result subtypes, named as Claude Code names them where the meaning matches.

@@ -13,12 +13,16 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tandem-agent/tandem/internal/mcp/mcpws"
+	"github.com/tandem-agent/tandem/internal/sandbox"
 )
 
 // helperEnv makes the test binary act as an MCP server (see TestMain).
 const helperEnv = "TANDEM_MCP_TEST_SERVER"
 
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == sandbox.ExecArg { // the sandbox's launcher role
+		os.Exit(sandbox.Exec(os.Args[2:]))
+	}
 	if os.Getenv(helperEnv) == "crashy" {
 		runCrashyServer()
 		return
@@ -38,6 +42,15 @@ func runCrashyServer() {
 		func(context.Context, *sdk.CallToolRequest, echoIn) (*sdk.CallToolResult, any, error) {
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: fmt.Sprintf("pong %d", os.Getpid())}}}, nil, nil
 		})
+	if os.Getenv(helperEnv+"_WRITE") != "" { // TestStdioServerInSandbox
+		sdk.AddTool(s, &sdk.Tool{Name: "write", Description: "writes x to the file named by text"},
+			func(_ context.Context, _ *sdk.CallToolRequest, in echoIn) (*sdk.CallToolResult, any, error) {
+				if err := os.WriteFile(in.Text, []byte("x"), 0o644); err != nil {
+					return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: err.Error()}}}, nil, nil
+				}
+				return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "written"}}}, nil, nil
+			})
+	}
 	sdk.AddTool(s, &sdk.Tool{Name: "crash", Description: "dies mid-call"},
 		func(context.Context, *sdk.CallToolRequest, echoIn) (*sdk.CallToolResult, any, error) {
 			fmt.Fprintln(os.Stderr, "fatal: simulated crash in the middle of a call")

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"os/exec"
 	"sort"
 	"sync"
 	"time"
@@ -50,6 +51,9 @@ type Options struct {
 	// configured env; nil: tandem's own without its credentials
 	// (secrets.Default). A server that needs a key names it in its env.
 	BaseEnv []string
+	// Confine puts each stdio server inside the session's OS sandbox
+	// (internal/sandbox); nil: the sandbox is off.
+	Confine func(*exec.Cmd) error
 	// GivenUpRetry is how often a server that failed maxRetries times in
 	// a row is tried again (0: DefaultGivenUpRetry); Backoff, when set,
 	// replaces the backoff before that (tests make both short).

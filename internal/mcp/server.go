@@ -251,7 +251,7 @@ func (s *server) connect(ctx context.Context) (*session, error) {
 	if cfg.TransportType() == TypeSDK {
 		sess, err = dialTransport(ctx, s.newClient(), proxyTransport{server: s.name, send: s.m.opts.Proxy}, nil)
 	} else {
-		sess, err = dial(ctx, s.newClient(), cfg, s.m.opts.WorkDir, s.m.baseEnv(), s.stderr)
+		sess, err = dial(ctx, s.newClient(), cfg, s.m.opts.WorkDir, s.m.baseEnv(), s.stderr, s.m.opts.Confine)
 	}
 	if err != nil {
 		return nil, s.explain(err)

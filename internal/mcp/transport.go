@@ -27,8 +27,9 @@ func (p *processGroup) Kill(sig syscall.Signal) {
 }
 
 // newTransport builds the SDK transport for an expanded entry. stderr
-// receives a stdio server's standard error; workDir resolves a relative cwd.
-func newTransport(c ServerConfig, workDir string, baseEnv []string, stderr *ring) (sdk.Transport, *processGroup, error) {
+// receives a stdio server's standard error; workDir resolves a relative cwd;
+// confine, when set, puts a stdio server inside the session's sandbox.
+func newTransport(c ServerConfig, workDir string, baseEnv []string, stderr *ring, confine func(*exec.Cmd) error) (sdk.Transport, *processGroup, error) {
 	switch c.TransportType() {
 	case TypeStdio:
 		cmd := exec.Command(c.Command, c.Args...)
@@ -46,6 +47,11 @@ func newTransport(c ServerConfig, workDir string, baseEnv []string, stderr *ring
 		cmd.Stderr = stderr
 		// Own process group: Close kills the server and its children together.
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		if confine != nil {
+			if err := confine(cmd); err != nil {
+				return nil, nil, fmt.Errorf("start in the sandbox: %w", err)
+			}
+		}
 		return &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, &processGroup{cmd: cmd}, nil
 	case TypeHTTP:
 		return &sdk.StreamableClientTransport{Endpoint: c.URL, HTTPClient: headerClient(c.Headers), MaxRetries: 2}, nil, nil
@@ -100,8 +106,8 @@ type session struct {
 // dial connects one server. The context handed to the SDK lives as long as
 // the session (the SSE transport ties its event stream to it), so the
 // handshake timeout is a timer that cancels it rather than a deadline.
-func dial(ctx context.Context, client *sdk.Client, c ServerConfig, workDir string, baseEnv []string, stderr *ring) (*session, error) {
-	t, pg, err := newTransport(c, workDir, baseEnv, stderr)
+func dial(ctx context.Context, client *sdk.Client, c ServerConfig, workDir string, baseEnv []string, stderr *ring, confine func(*exec.Cmd) error) (*session, error) {
+	t, pg, err := newTransport(c, workDir, baseEnv, stderr, confine)
 	if err != nil {
 		return nil, err
 	}

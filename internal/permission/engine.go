@@ -54,6 +54,9 @@ type EngineOptions struct {
 	// ReadRoots are folders outside the workspace that may be read (never
 	// written) without asking: the skills' folders.
 	ReadRoots []string
+	// Sandboxed says Bash commands run inside the OS sandbox
+	// (internal/sandbox): see engine_sandbox.go.
+	Sandboxed bool
 }
 
 // Engine implements Checker with modes, rules, the shell validator, the
@@ -159,6 +162,9 @@ type verdict struct {
 	// (a WebFetch to a host not yet allowed, as Claude Code asks per
 	// domain).
 	exploreAsks bool
+	// firm: the question stands even when the command runs in the OS
+	// sandbox (an ask rule, a protected path).
+	firm bool
 }
 
 func (v *verdict) raise(o verdict) {
@@ -168,6 +174,7 @@ func (v *verdict) raise(o verdict) {
 		v.action, v.reason, v.rule = o.action, o.reason, o.rule
 	}
 	if o.action == ActionAsk {
+		v.firm = v.firm || o.firm
 		v.suggest = append(v.suggest, o.suggest...)
 		v.noAlways = v.noAlways || o.noAlways || len(o.suggest) == 0
 		if v.reason == "" {
@@ -248,7 +255,7 @@ func (e *Engine) judge(mode Mode, req Request) verdict {
 		cwd = e.opts.WorkDir
 	}
 	if req.Tool == "Bash" {
-		return e.judgeBash(mode, in.Command, cwd)
+		return e.sandboxed(mode, e.judgeBash(mode, in.Command, cwd), in.DisableSandbox)
 	}
 	if acc, ok := e.fileTool(req.Tool); ok {
 		accesses, err := acc.FileAccess(req.Input)

@@ -62,7 +62,7 @@ func (e *Engine) judgeCommand(mode Mode, c shell.Command, cwd string) verdict {
 		return v
 	}
 	if r, ok := e.bashRule(ActionAsk, "", one); ok {
-		return verdict{action: ActionAsk, rule: r.String(), reason: "rule " + ruleLabel(r) + " asks before `" + label + "`", noAlways: true}
+		return verdict{action: ActionAsk, rule: r.String(), reason: "rule " + ruleLabel(r) + " asks before `" + label + "`", noAlways: true, firm: true}
 	}
 	vetGit := false
 	if c.ReadOnly && len(c.GitDirs) > 0 {
@@ -81,7 +81,7 @@ func (e *Engine) judgeCommand(mode Mode, c shell.Command, cwd string) verdict {
 		protected, pwhy = e.namedProtected(c, cwd)
 	}
 	if protected != "" && mode != Explore {
-		return verdict{action: ActionAsk, reason: "`" + label + "` writes protected path " + protected + " (" + pwhy + ")", noAlways: true}
+		return verdict{action: ActionAsk, reason: "`" + label + "` writes protected path " + protected + " (" + pwhy + ")", noAlways: true, firm: true}
 	}
 	if c.ReadOnly && !c.Sensitive {
 		return verdict{action: ActionAllow}

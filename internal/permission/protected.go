@@ -58,3 +58,20 @@ func (e *Engine) protected(paths ...string) (string, string) {
 	}
 	return "", ""
 }
+
+// ProgramPaths lists, under a workspace root, what of programDirs and
+// programFiles a command must not change even where it may write (the OS
+// sandbox mounts them read-only): the whole of each, except .git, of which
+// only hooks and config run anything (git itself writes the rest).
+func ProgramPaths(root string) []string {
+	out := []string{filepath.Join(root, ".git", "hooks"), filepath.Join(root, ".git", "config")}
+	for d := range programDirs {
+		if d != ".git" {
+			out = append(out, filepath.Join(root, d))
+		}
+	}
+	for f := range programFiles {
+		out = append(out, filepath.Join(root, f))
+	}
+	return out
+}

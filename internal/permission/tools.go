@@ -17,19 +17,22 @@ var harmlessTools = map[string]bool{
 
 // toolInput holds every field the engine reads from any tool's input.
 type toolInput struct {
-	Command      string `json:"command"`
-	FilePath     string `json:"file_path"`
-	NotebookPath string `json:"notebook_path"`
-	Path         string `json:"path"`
-	Pattern      string `json:"pattern"`
-	URL          string `json:"url"`
-	Content      string `json:"content"`
-	OldString    string `json:"old_string"`
-	NewString    string `json:"new_string"`
-	ReplaceAll   bool   `json:"replace_all"`
-	Skill        string `json:"skill"`         // Skill: Skill(name) rules
-	SubagentType string `json:"subagent_type"` // Agent/Task: Agent(type) rules
-	Edits        []struct {
+	Command string `json:"command"`
+	// DisableSandbox is Bash's dangerouslyDisableSandbox (Claude Code's
+	// name): run this command outside the OS sandbox.
+	DisableSandbox bool   `json:"dangerouslyDisableSandbox"`
+	FilePath       string `json:"file_path"`
+	NotebookPath   string `json:"notebook_path"`
+	Path           string `json:"path"`
+	Pattern        string `json:"pattern"`
+	URL            string `json:"url"`
+	Content        string `json:"content"`
+	OldString      string `json:"old_string"`
+	NewString      string `json:"new_string"`
+	ReplaceAll     bool   `json:"replace_all"`
+	Skill          string `json:"skill"`         // Skill: Skill(name) rules
+	SubagentType   string `json:"subagent_type"` // Agent/Task: Agent(type) rules
+	Edits          []struct {
 		OldString  string `json:"old_string"`
 		NewString  string `json:"new_string"`
 		ReplaceAll bool   `json:"replace_all"`

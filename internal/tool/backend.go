@@ -3,9 +3,21 @@ package tool
 import (
 	"context"
 	"os"
+	"os/exec"
 
+	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/regular"
 )
+
+// Confiner puts a command a tool is about to start inside the session's
+// OS sandbox (internal/sandbox.Sandbox): Confine rewrites cmd, unstarted,
+// to run through the sandbox's launcher, or fails, and then the command
+// must not run. DenialEvents says what the sandbox refused a finished
+// command, inferred from its output (sandbox_denial events).
+type Confiner interface {
+	Confine(cmd *exec.Cmd) error
+	DenialEvents(output, cwd string) []event.Event
+}
 
 // Files is where the file tools (Read, Write, Edit, MultiEdit) read and
 // write a file's content. The local disk is the default; an editor over

@@ -86,6 +86,9 @@ type Env struct {
 	// where foreground commands run (see backend.go); nil: locally.
 	Files    Files
 	Terminal Terminal
+	// Sandbox confines the processes tools start (Bash, background jobs)
+	// to the session's OS sandbox; nil: the sandbox is off.
+	Sandbox Confiner
 }
 
 // NewEnv returns an Env with a no-op Emit and fresh State.

@@ -17,6 +17,9 @@ import (
 
 // Options carries what built-in tools need from configuration.
 type Options struct {
+	// Sandboxed: the session's commands run in the OS sandbox; Bash then
+	// offers dangerouslyDisableSandbox.
+	Sandboxed bool
 	// Fetch configures WebFetch (private addresses, summariser).
 	Fetch web.FetchConfig
 	// Searcher is WebSearch's backend; nil makes WebSearch answer with a
@@ -40,7 +43,7 @@ func Default(opts Options) []tool.Tool {
 		fs.NewEdit(),
 		fs.NewMultiEdit(),
 		todo.NewTodoWrite(),
-		shell.NewBashWith(shell.Options{Secrets: opts.Secrets, Redact: redact}),
+		shell.NewBashWith(shell.Options{Secrets: opts.Secrets, Redact: redact, Sandboxed: opts.Sandboxed}),
 		shell.NewBashOutput(),
 		shell.NewKillShell(),
 		search.NewGlob(),

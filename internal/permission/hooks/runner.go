@@ -31,6 +31,7 @@ type Runner struct {
 	judgeBy    Judge
 	// delivered gets what async hooks said when they end.
 	delivered func(Input, Outcome)
+	confine   func(*exec.Cmd) error // sandbox.go
 }
 
 // SetJudge sets what answers prompt and agent hooks. Call it before the
@@ -229,6 +230,9 @@ func (r *Runner) runOne(ctx context.Context, h Handler, stdin []byte) result {
 	cmd.SysProcAttr = commandAttr()
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 2 * time.Second
+	if err := r.confineCmd(cmd); err != nil {
+		return result{err: fmt.Errorf("run hook %q: %w", h.Command, err)}
+	}
 	runtime.LockOSThread() // the death signal follows this thread (commandAttr)
 	err := cmd.Run()
 	runtime.UnlockOSThread()

@@ -14,6 +14,9 @@ var sensitiveDirs = setOf(".ssh", ".aws", ".gnupg", ".kube", ".azure", ".gcloud"
 var sensitiveNames = setOf(".netrc", ".pgpass", ".npmrc", ".pypirc", ".git-credentials",
 	".docker/config.json", "shadow", "gshadow", ".htpasswd", ".my.cnf", ".boto", ".s3cfg")
 
+// sensitiveConfigDirs are folders under ~/.config that hold credentials.
+var sensitiveConfigDirs = setOf("gh", "gcloud", "hub")
+
 // procSecret are the files under /proc that show a process's environment
 // (where API keys live), its command line (where tokens are passed) or its
 // memory (both).
@@ -42,7 +45,7 @@ func IsSensitivePath(p, home string) bool {
 		if sensitiveDirs[part] {
 			return true
 		}
-		if part == ".config" && i+1 < len(parts) && (parts[i+1] == "gh" || parts[i+1] == "gcloud" || parts[i+1] == "hub") {
+		if part == ".config" && i+1 < len(parts) && sensitiveConfigDirs[parts[i+1]] {
 			return true
 		}
 		if part == ".docker" && i+1 < len(parts) && parts[i+1] == "config.json" {

@@ -40,12 +40,28 @@ var bashSchema = json.RawMessage(`{
   "additionalProperties": false
 }`)
 
+// sandboxedSchema is bashSchema with dangerouslyDisableSandbox, offered
+// only when the session's commands run in the OS sandbox.
+var sandboxedSchema = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "command": {"type": "string", "description": "The command to execute"},
+    "timeout": {"type": "number", "description": "Optional timeout in milliseconds (max 600000)"},
+    "description": {"type": "string", "description": "Clear, concise description of what this command does in 5-10 words, in active voice. Examples:\nInput: ls\nOutput: List files in current directory\n\nInput: git status\nOutput: Show working tree status\n\nInput: npm install\nOutput: Install package dependencies"},
+    "run_in_background": {"type": "boolean", "description": "Set to true to run this command in the background. Use BashOutput to read the output later."},
+    "dangerouslyDisableSandbox": {"type": "boolean", "description": "Commands run in a sandbox (writes only in the workspace, no secret files, network only to allowed hosts). Set this to true to run the command outside it; the user is asked first. Only when the sandbox refused something the task needs."}
+  },
+  "required": ["command"],
+  "additionalProperties": false
+}`)
+
 // cwdTrap reports the shell's final folder on fd 3 however the script ends
 // (including `exit N`), without touching stdout, and keeps the exit code.
 const cwdTrap = "trap '__tandem_ec=$?; pwd -P >&3 2>/dev/null; exit $__tandem_ec' EXIT\n"
 
 // Bash runs shell commands.
 type Bash struct {
+	schema json.RawMessage
 	// launch finds the shell and builds the command environment once: both
 	// depend only on the process's own environment, which does not change.
 	launch func() launcher
@@ -59,6 +75,9 @@ type Options struct {
 	// Redact, when set, is Secrets' redactor already built (it reads the
 	// credential files), shared with the other tools' output.
 	Redact *secrets.Redactor
+	// Sandboxed: commands run in the OS sandbox (tool.Env.Sandbox), and
+	// the schema offers dangerouslyDisableSandbox.
+	Sandboxed bool
 }
 
 // NewBash returns the Bash tool with the default secret policy.
@@ -66,7 +85,11 @@ func NewBash() *Bash { return NewBashWith(Options{}) }
 
 // NewBashWith returns the Bash tool configured by opts.
 func NewBashWith(opts Options) *Bash {
-	return &Bash{launch: sync.OnceValue(func() launcher { return newLauncher(opts.Secrets, opts.Redact) })}
+	schema := bashSchema
+	if opts.Sandboxed {
+		schema = sandboxedSchema
+	}
+	return &Bash{schema: schema, launch: sync.OnceValue(func() launcher { return newLauncher(opts.Secrets, opts.Redact) })}
 }
 
 func (b *Bash) launcher() launcher {
@@ -76,15 +99,18 @@ func (b *Bash) launcher() launcher {
 	return b.launch()
 }
 
-func (*Bash) Name() string            { return bashName }
-func (*Bash) Description() string     { return bashDescription }
-func (*Bash) Schema() json.RawMessage { return bashSchema }
+func (*Bash) Name() string              { return bashName }
+func (*Bash) Description() string       { return bashDescription }
+func (b *Bash) Schema() json.RawMessage { return b.schema }
 
 type bashInput struct {
 	Command         string   `json:"command"`
 	Timeout         *float64 `json:"timeout"`
 	Description     string   `json:"description"`
 	RunInBackground bool     `json:"run_in_background"`
+	// DisableSandbox runs the command outside the session's sandbox; the
+	// permission engine asked the user before the call got here.
+	DisableSandbox bool `json:"dangerouslyDisableSandbox"`
 }
 
 // Execute runs one command to completion, or starts it in the background.
@@ -104,13 +130,34 @@ func (b *Bash) Execute(ctx context.Context, call tool.Call) (tool.Result, error)
 		return tool.ErrorResult(err.Error()), nil
 	}
 	dir := CurrentDir(call.Env)
+	l := b.launcher()
+	if !in.DisableSandbox {
+		l.sandbox = call.Env.Sandbox
+	}
 	if in.RunInBackground {
-		return startBackground(call.Env, b.launcher(), in.Command, in.Description, dir)
+		return startBackground(call.Env, l, in.Command, in.Description, dir)
 	}
-	if call.Env.Terminal != nil {
-		return runInTerminal(ctx, call, b.launcher(), in, dir, timeout, note), nil
+	// A client's terminal is outside tandem's reach: with the sandbox on,
+	// commands run here, confined, instead.
+	if call.Env.Terminal != nil && l.sandbox == nil {
+		return runInTerminal(ctx, call, l, in, dir, timeout, note), nil
 	}
-	return runForeground(ctx, call, b.launcher(), in, dir, timeout, note), nil
+	return reportDenials(call, l, dir, runForeground(ctx, call, l, in, dir, timeout, note)), nil
+}
+
+// reportDenials emits a sandbox_denial event for each refusal the
+// sandbox infers from a command's output, and tells the model what would
+// permit it (the result is stored with the note).
+func reportDenials(call tool.Call, l launcher, dir string, res tool.Result) tool.Result {
+	if l.sandbox == nil {
+		return res
+	}
+	for _, ev := range l.sandbox.DenialEvents(res.Content, dir) {
+		ev.ToolUseID, ev.ToolName = call.ID, bashName
+		call.Env.Emit(ev)
+		res.Content += "\n[sandbox] " + ev.Message
+	}
+	return res
 }
 
 // resolveTimeout applies the default and the ceiling; the note tells the

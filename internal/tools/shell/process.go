@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tandem-agent/tandem/internal/secrets"
+	"github.com/tandem-agent/tandem/internal/tool"
 )
 
 const (
@@ -65,6 +66,8 @@ type launcher struct {
 	shell  string
 	env    []string
 	redact *secrets.Redactor
+	// sandbox confines every process started (nil: none).
+	sandbox tool.Confiner
 }
 
 // newLauncher builds the launcher; redact nil builds policy's redactor.
@@ -118,6 +121,11 @@ func start(spec startSpec) (*process, error) {
 	}
 	cmd.SysProcAttr = commandAttr()
 	cmd.ExtraFiles = spec.extra
+	if spec.sandbox != nil {
+		if err := spec.sandbox.Confine(cmd); err != nil {
+			return nil, fmt.Errorf("start the command in the sandbox: %w", err)
+		}
+	}
 	p := &process{cmd: cmd, exited: make(chan struct{})}
 	var writeEnds []*os.File
 	closeAll := func() {

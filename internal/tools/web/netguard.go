@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/tandem-agent/tandem/internal/netaddr"
 )
 
 // blockedError says a connection was refused because of where it goes.
@@ -19,26 +21,6 @@ type blockedError struct {
 
 func (e *blockedError) Error() string {
 	return fmt.Sprintf("%s resolves to %s, a %s address; WebFetch only fetches public addresses (allow private addresses in tandem's config to fetch it)", e.host, e.ip, e.kind)
-}
-
-var cgnat = netip.MustParsePrefix("100.64.0.0/10")
-
-// addrKind names why ip is not public, or "" when it is.
-func addrKind(ip netip.Addr) string {
-	ip = ip.Unmap()
-	switch {
-	case ip.IsLoopback():
-		return "loopback"
-	case ip.IsPrivate(), cgnat.Contains(ip):
-		return "private"
-	case ip.IsLinkLocalUnicast(), ip.IsLinkLocalMulticast():
-		return "link-local"
-	case ip.IsUnspecified(), ip.Is4() && ip.As4()[0] == 0:
-		return "unspecified"
-	case ip.IsMulticast(), ip.IsInterfaceLocalMulticast():
-		return "multicast"
-	}
-	return ""
 }
 
 // guardedClient returns an HTTP client whose dialer checks the address it
@@ -56,7 +38,7 @@ func guardedClient(allowPrivate bool, timeout time.Duration, checkRedirect func(
 			if err != nil {
 				return fmt.Errorf("dial %s: not an IP address", address)
 			}
-			if kind := addrKind(ip); kind != "" {
+			if kind := netaddr.Kind(ip); kind != "" {
 				return &blockedError{host: host, ip: ip, kind: kind}
 			}
 			return nil
@@ -79,12 +61,12 @@ func guardedClient(allowPrivate bool, timeout time.Duration, checkRedirect func(
 // isLocalHost reports whether host names this machine or a private
 // network literally (localhost or a non-public IP literal).
 func isLocalHost(host string) bool {
-	h := strings.ToLower(strings.TrimSuffix(host, "."))
-	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
+	if netaddr.IsLocalName(host) {
 		return true
 	}
+	h := strings.ToLower(strings.TrimSuffix(host, "."))
 	if ip, err := netip.ParseAddr(strings.Trim(h, "[]")); err == nil {
-		return addrKind(ip) != ""
+		return netaddr.Kind(ip) != ""
 	}
 	return false
 }

@@ -4,12 +4,9 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"net/netip"
 	"strings"
 	"testing"
 )
-
-func mustAddr(s string) netip.Addr { return netip.MustParseAddr(s) }
 
 func TestWebSearchNoBackend(t *testing.T) {
 	res := call(t, NewWebSearch(nil), map[string]any{"query": "golang"})

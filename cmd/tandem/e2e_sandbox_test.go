@@ -1,0 +1,81 @@
+package main
+
+import (
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tandem-agent/tandem/internal/event"
+	"github.com/tandem-agent/tandem/internal/scripted"
+)
+
+// With the sandbox on and trust mode, what leaves the sandbox is refused
+// by the kernel (or the proxy) and each refusal is a sandbox_denial event;
+// what stays inside runs.
+func TestE2ESandboxTrustMode(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("SERVED")) })}
+	go srv.Serve(ln)
+	defer srv.Close()
+	url := "http://" + ln.Addr().String() + "/"
+	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
+		scripted.ToolStep(scripted.CallID("key", "Bash", map[string]any{"command": "cat ~/.ssh/id_rsa"})),
+		scripted.ToolStep(scripted.CallID("out", "Bash", map[string]any{"command": "echo x > ../outside.txt"})),
+		scripted.ToolStep(scripted.CallID("net", "Bash", map[string]any{"command": "curl -sS -m 10 --noproxy '' " + url})),
+		scripted.ToolStep(scripted.CallID("job", "Bash", map[string]any{"command": "echo y > ../outside-job.txt", "run_in_background": true})),
+		scripted.ToolStep(scripted.CallID("in", "Bash", map[string]any{"command": "echo inside > in.txt && cat in.txt"})),
+		scripted.TextStep("Done."),
+	}})
+	os.MkdirAll(filepath.Join(x.Home, ".ssh"), 0o700)
+	os.WriteFile(filepath.Join(x.Home, ".ssh", "id_rsa"), []byte("PRIVATE KEY"), 0o600)
+	r := x.RunStream("try", "--permission-mode", "trust", "--sandbox")
+	if r.Code != 0 && strings.Contains(r.Stderr, "cannot run here") {
+		t.Skipf("sandbox unavailable: %s", r.Stderr)
+	}
+	mustSucceed(t, r)
+	if strings.Contains(r.Stdout, "PRIVATE KEY") || strings.Contains(r.Stdout, "SERVED") {
+		t.Errorf("a secret or the outside server reached the stream")
+	}
+	for _, f := range []string{"outside.txt", "outside-job.txt"} {
+		if _, err := os.Stat(filepath.Join(filepath.Dir(x.Work), f)); err == nil {
+			t.Errorf("%s was written outside the workspace", f)
+		}
+	}
+	if x.ReadFile("in.txt") != "inside\n" {
+		t.Errorf("the command inside the workspace did not run")
+	}
+	kinds := map[string]int{}
+	for _, e := range r.Events {
+		if e.Type == event.SandboxDenial {
+			kinds[e.Meta["kind"].(string)+":"+e.Meta["rule"].(string)]++
+		}
+	}
+	if kinds["file:sandbox: secret path (not readable)"] == 0 || kinds["file:sandbox: outside the writable folders"] == 0 ||
+		kinds["network:not on sandbox.network.allow"] == 0 {
+		t.Errorf("sandbox_denial events: %v", kinds)
+	}
+}
+
+func TestE2ESandboxRunRefuses(t *testing.T) {
+	x := newE2E(t, scripted.Script{})
+	os.MkdirAll(filepath.Join(x.Home, ".ssh"), 0o700)
+	os.WriteFile(filepath.Join(x.Home, ".ssh", "id_rsa"), []byte("PRIVATE KEY"), 0o600)
+	r := x.Run("sandbox", "run", "--", "cat", filepath.Join(x.Home, ".ssh", "id_rsa"))
+	if r.Code == 0 || strings.Contains(r.Stdout, "PRIVATE KEY") || !strings.Contains(r.Stderr, "Permission denied") {
+		t.Errorf("sandbox run cat key: code %d, out %q, err %q", r.Code, r.Stdout, r.Stderr)
+	}
+	r = x.Run("sandbox", "run", "--", "sh", "-c", "echo ok > in.txt && cat in.txt")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "ok") {
+		t.Errorf("sandbox run inside: code %d, out %q, err %q", r.Code, r.Stdout, r.Stderr)
+	}
+	r = x.Run("sandbox", "check")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "landlock ABI") {
+		t.Errorf("sandbox check: code %d, out %q, err %q", r.Code, r.Stdout, r.Stderr)
+	}
+}

@@ -1,0 +1,14 @@
+package hooks
+
+import "os/exec"
+
+// SetConfine makes command hooks run inside the session's OS sandbox
+// (internal/sandbox); nil: outside. Call it before the first hook runs.
+func (r *Runner) SetConfine(confine func(*exec.Cmd) error) { r.confine = confine }
+
+func (r *Runner) confineCmd(cmd *exec.Cmd) error {
+	if r.confine == nil {
+		return nil
+	}
+	return r.confine(cmd)
+}

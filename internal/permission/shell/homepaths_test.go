@@ -1,0 +1,34 @@
+package shell
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+func TestSensitiveHomePaths(t *testing.T) {
+	home := t.TempDir()
+	for _, d := range []string{".ssh", ".config/gh", ".config/nvim"} {
+		os.MkdirAll(filepath.Join(home, d), 0o755)
+	}
+	for _, f := range []string{"id_ed25519", ".bashrc", ".env", "notes.txt"} {
+		os.WriteFile(filepath.Join(home, f), nil, 0o600)
+	}
+	got := SensitiveHomePaths(home)
+	for _, want := range []string{".ssh", ".aws", ".config/gh", ".docker/config.json", ".netrc", "id_ed25519", ".env"} {
+		if !slices.Contains(got, filepath.Join(home, want)) {
+			t.Errorf("SensitiveHomePaths lacks ~/%s", want)
+		}
+	}
+	for _, not := range []string{".bashrc", "notes.txt", ".config/nvim", ".config"} {
+		if slices.Contains(got, filepath.Join(home, not)) {
+			t.Errorf("SensitiveHomePaths has ~/%s, which is no credential", not)
+		}
+	}
+	for _, p := range got {
+		if p != "/etc/shadow" && p != "/etc/gshadow" && !IsSensitivePath(p, home) {
+			t.Errorf("%s listed but IsSensitivePath says no: the two must agree", p)
+		}
+	}
+}

@@ -1,0 +1,65 @@
+package sandbox
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Input is what a session knows that the policy is made of.
+type Input struct {
+	Config Config
+	// Roots are the workspace and --add-dir folders (writable).
+	Roots []string
+	// Home is the user's home folder.
+	Home string
+	// Secrets are the paths no command may read: the credential paths
+	// (permission/shell.SensitiveHomePaths) and tandem's own files.
+	Secrets []string
+	// ReadOnly are the protected paths inside the roots.
+	ReadOnly []string
+	// TempDir is the session's private temporary folder.
+	TempDir string
+	// ProxySocket is the proxy's unix socket ("" while there is none:
+	// no network).
+	ProxySocket string
+	Getenv      func(string) string
+}
+
+// Build makes the policy for in.
+func Build(in Input) (Policy, error) {
+	getenv := in.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	p := Policy{TempDir: in.TempDir, DenyRead: slices.Clone(in.Secrets), ReadOnly: slices.Clone(in.ReadOnly)}
+	p.Network.ProxySocket = in.ProxySocket
+	p.WriteRoots = append(p.WriteRoots, in.Roots...)
+	for _, w := range in.Config.Write {
+		d := expand(w, in.Home, getenv)
+		if d == "" {
+			return p, fmt.Errorf("sandbox write %q: give an absolute folder or one under ~/", w)
+		}
+		p.WriteRoots = append(p.WriteRoots, d)
+	}
+	for _, name := range in.Config.ProfileList() {
+		prof := profiles[name]
+		p.Profiles = append(p.Profiles, name)
+		for _, w := range prof.Write {
+			if d := expand(w, in.Home, getenv); d != "" {
+				p.WriteRoots = append(p.WriteRoots, d)
+			}
+		}
+	}
+	return p, p.validate()
+}
+
+// AllowedHosts is the network allow-list in force: the config's hosts and
+// the profiles' registries.
+func AllowedHosts(c Config) []string {
+	hosts := slices.Clone(c.Network.Allow)
+	for _, name := range c.ProfileList() {
+		hosts = append(hosts, profiles[name].Hosts...)
+	}
+	slices.Sort(hosts)
+	return slices.Compact(hosts)
+}
