@@ -172,7 +172,7 @@ func matchesAny(p string, prefixes []string) bool {
 }
 
 // ground are the packages of the ground floor (their subpackages too).
-var ground = []string{"event", "message", "structured", "runtimes", "permit", "turn", "store", "provider"}
+var ground = []string{"event", "message", "structured", "runtimes", "permit", "turn", "store", "provider", "config", "secretpaths"}
 
 // engineDeps are what the ground floor must not reach: the permission
 // engine, the tools, the agent loop, the adapters and what they link.
@@ -237,7 +237,7 @@ func rules() []rule {
 		// The ground floor: contracts and data every layer shares. They
 		// reach no engine, tool or adapter, so what builds on them does
 		// not link the shell parser, the PDF reader or image decoders.
-		name:       "a ground package (event, message, structured, runtimes, permit, turn, store, provider) reaches the engine, a tool or an adapter",
+		name:       "a ground package (event, message, structured, runtimes, permit, turn, store, provider, config, secretpaths) reaches the engine, a tool or an adapter",
 		from:       groundPkg,
 		bad:        func(_, to string) bool { return matchesAny(to, engineDeps) },
 		transitive: true,

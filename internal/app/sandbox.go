@@ -11,10 +11,10 @@ import (
 	"github.com/tandem-agent/tandem/internal/config"
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/permission"
-	"github.com/tandem-agent/tandem/internal/permission/shell"
 	"github.com/tandem-agent/tandem/internal/places"
 	"github.com/tandem-agent/tandem/internal/sandbox"
 	"github.com/tandem-agent/tandem/internal/sandbox/netproxy"
+	"github.com/tandem-agent/tandem/internal/secretpaths"
 )
 
 // sandboxConfig merges the config files' "sandbox" sections and lays the
@@ -44,10 +44,10 @@ func (a *App) sandboxConfig(cfg *config.Config, flag string) (sandbox.Config, er
 
 // sandboxSecrets are the paths no sandboxed command may read: the
 // credential paths the permission engine knows (one list:
-// shell.SensitiveHomePaths), tandem's own secret files, its session
+// secretpaths.HomePaths), tandem's own secret files, its session
 // database and the user's config file (it may hold API keys).
 func (a *App) sandboxSecrets() []string {
-	out := shell.SensitiveHomePaths(a.home())
+	out := secretpaths.HomePaths(a.home())
 	out = append(out, a.Paths.SecretFiles()...)
 	db := a.Paths.DBFile()
 	return append(out, db, db+"-wal", db+"-shm", a.Paths.UserFile())

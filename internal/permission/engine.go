@@ -9,7 +9,7 @@ import (
 
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/permission/hooks"
-	"github.com/tandem-agent/tandem/internal/permission/shell"
+	"github.com/tandem-agent/tandem/internal/secretpaths"
 	"github.com/tandem-agent/tandem/internal/tool"
 )
 
@@ -79,7 +79,7 @@ func NewEngine(opts EngineOptions) *Engine {
 	}
 	// Resolved once here: every file tool call and shell argument is
 	// compared with them.
-	opts.SecretFiles = shell.CanonicalPaths(opts.SecretFiles)
+	opts.SecretFiles = secretpaths.Canonical(opts.SecretFiles)
 	roots := []string{opts.WorkDir}
 	for _, r := range opts.Roots {
 		if r != "" && r != opts.WorkDir {

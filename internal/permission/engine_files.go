@@ -3,9 +3,8 @@ package permission
 import (
 	"path/filepath"
 
+	"github.com/tandem-agent/tandem/internal/secretpaths"
 	"github.com/tandem-agent/tandem/internal/tool"
-
-	"github.com/tandem-agent/tandem/internal/permission/shell"
 )
 
 // judgeFiles judges a file tool's paths after resolving symlinks: rules
@@ -69,7 +68,7 @@ func (e *Engine) judgePath(mode Mode, name string, a tool.Access) verdict {
 		if !a.Folder {
 			dir = filepath.Dir(resolved)
 		}
-		if !write && (shell.IsSensitivePath(resolved, e.opts.HomeDir) || shell.IsSensitivePath(abs, e.opts.HomeDir)) {
+		if !write && (secretpaths.Sensitive(resolved, e.opts.HomeDir) || secretpaths.Sensitive(abs, e.opts.HomeDir)) {
 			// Its folder would cover the credential (or /proc/PID's
 			// environ): only the file itself is learned.
 			return verdict{action: ActionAsk, reason: resolved + " is outside the workspace and looks like a credential or a process's environment",
@@ -82,7 +81,7 @@ func (e *Engine) judgePath(mode Mode, name string, a tool.Access) verdict {
 		return verdict{action: ActionAsk, reason: "this permission mode asks before every edit",
 			suggest: []Rule{{Permission: perm, Pattern: "/" + filepath.ToSlash(resolved), Action: ActionAllow}}}
 	}
-	if !write && mode != Trust && (shell.IsSensitivePath(resolved, e.opts.HomeDir) || shell.IsSecretFile(resolved, e.opts.SecretFiles)) {
+	if !write && mode != Trust && (secretpaths.Sensitive(resolved, e.opts.HomeDir) || secretpaths.IsSecretFile(resolved, e.opts.SecretFiles)) {
 		return verdict{action: ActionAsk, reason: resolved + " looks like a credential file",
 			suggest: []Rule{{Permission: perm, Pattern: "/" + filepath.ToSlash(resolved), Action: ActionAllow}}}
 	}

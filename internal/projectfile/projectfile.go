@@ -19,8 +19,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/tandem-agent/tandem/internal/permission/shell"
 	"github.com/tandem-agent/tandem/internal/regular"
+	"github.com/tandem-agent/tandem/internal/secretpaths"
 )
 
 // Size limits, one per kind of file. A file over its limit is refused (or,
@@ -173,7 +173,7 @@ func (r Root) resolve(path string) (string, error) {
 	if !ok {
 		return "", &OutsideError{Path: path, Real: real, Root: r.dir}
 	}
-	if shell.IsSensitivePath(rel, "") {
+	if secretpaths.Sensitive(rel, "") {
 		return "", &SensitiveError{Path: path, Real: real}
 	}
 	return real, nil

@@ -13,7 +13,7 @@ type Input struct {
 	// Home is the user's home folder.
 	Home string
 	// Secrets are the paths no command may read: the credential paths
-	// (permission/shell.SensitiveHomePaths) and tandem's own files.
+	// (secretpaths.HomePaths) and tandem's own files.
 	Secrets []string
 	// ReadOnly are the protected paths inside the roots.
 	ReadOnly []string

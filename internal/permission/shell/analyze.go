@@ -122,7 +122,7 @@ type Env struct {
 	Cwd, Home string
 	// Secrets are files beyond the credential patterns that a command
 	// reading them makes sensitive: tandem's own (config.Paths.SecretFiles),
-	// as CanonicalPaths returns them.
+	// as secretpaths.Canonical returns them.
 	Secrets []string
 }
 

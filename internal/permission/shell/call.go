@@ -4,6 +4,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/tandem-agent/tandem/internal/secretpaths"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -103,7 +104,7 @@ func (w *walker) checkSensitive(c *Command) {
 			if cand == "" {
 				continue
 			}
-			if w.a.sensitive(w.abs(cand)) || globMayMatchSensitive(cand) {
+			if w.a.sensitive(w.abs(cand)) || secretpaths.GlobMayMatch(cand) {
 				c.Sensitive = true
 				c.reason("reads sensitive path " + arg)
 				return

@@ -1,4 +1,4 @@
-package shell
+package secretpaths
 
 import (
 	"os"
@@ -6,15 +6,15 @@ import (
 	"slices"
 )
 
-// SensitiveHomePaths lists, as paths, the credentials under home that
-// IsSensitivePath judges by name, for a boundary that needs paths rather
+// HomePaths lists, as paths, the credentials under home that
+// Sensitive judges by name, for a boundary that needs paths rather
 // than a predicate (the sandbox's Landlock rules allow, they cannot match
 // names): the credential folders and files of the tables above directly in
 // home, those under ~/.config and ~/.docker, and every entry of home and
-// ~/.config that IsSensitivePath calls a credential; and /etc/shadow and
+// ~/.config that Sensitive calls a credential; and /etc/shadow and
 // /etc/gshadow, which a command run as root could read. Paths that do not
 // exist are included (the sandbox drops them).
-func SensitiveHomePaths(home string) []string {
+func HomePaths(home string) []string {
 	if home == "" {
 		return nil
 	}
@@ -34,7 +34,7 @@ func SensitiveHomePaths(home string) []string {
 	for _, dir := range []string{home, filepath.Join(home, ".config")} {
 		entries, _ := os.ReadDir(dir)
 		for _, e := range entries {
-			if p := filepath.Join(dir, e.Name()); IsSensitivePath(p, home) {
+			if p := filepath.Join(dir, e.Name()); Sensitive(p, home) {
 				out = append(out, p)
 			}
 		}
