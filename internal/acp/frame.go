@@ -251,7 +251,7 @@ func (f *frameFilter) failAnswer(id *json.RawMessage, size int) error {
 
 // overCap answers a line longer than tandem takes at all.
 func (f *frameFilter) overCap(kept []byte, size int) error {
-	env := peekEnvelope(kept)
+	env := peekEnvelope(kept, false)
 	switch {
 	case env.ID != nil && env.Method == "":
 		f.w.answered(idKey(*env.ID))
@@ -265,8 +265,11 @@ func (f *frameFilter) overCap(kept []byte, size int) error {
 }
 
 // peekEnvelope reads the top-level id and method of a message that may
-// be cut short, stopping at the first value it cannot read.
-func peekEnvelope(b []byte) envelope {
+// be cut short, stopping at the first value it cannot read. headOnly also
+// stops at the first member other than jsonrpc, id and method, so a long
+// message tandem writes is not scanned: the SDK writes those before
+// params, result and error.
+func peekEnvelope(b []byte, headOnly bool) envelope {
 	var env envelope
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
@@ -278,6 +281,9 @@ func peekEnvelope(b []byte) envelope {
 			return env
 		}
 		key, _ := t.(string)
+		if headOnly && key != "jsonrpc" && key != "id" && key != "method" {
+			return env
+		}
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
 			return env

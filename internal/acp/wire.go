@@ -43,7 +43,7 @@ func newWire(out, log io.Writer) *wire {
 
 // Write takes one whole message from the SDK.
 func (w *wire) Write(p []byte) (int, error) {
-	head := peekHead(p)
+	head := peekEnvelope(p, true)
 	id := ""
 	if head.ID != nil {
 		id = idKey(*head.ID)
@@ -147,43 +147,3 @@ func idKey(raw json.RawMessage) string {
 // or tandem's request whose answer did.
 func inOwner(id string) string  { return "in:" + id }
 func outOwner(id string) string { return "out:" + id }
-
-// peekHead reads a message's top-level id and method up to the first
-// other member after them, so a long message is not scanned: the SDK
-// writes jsonrpc, id and method before params, result and error.
-func peekHead(b []byte) envelope {
-	var env envelope
-	dec := json.NewDecoder(bytes.NewReader(b))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return env
-	}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return env
-		}
-		key, _ := t.(string)
-		switch key {
-		case "jsonrpc":
-			var s string
-			if dec.Decode(&s) != nil {
-				return env
-			}
-		case "id":
-			var raw json.RawMessage
-			if dec.Decode(&raw) != nil {
-				return env
-			}
-			if string(raw) != "null" {
-				env.ID = &raw
-			}
-		case "method":
-			if dec.Decode(&env.Method) != nil {
-				return env
-			}
-		default:
-			return env
-		}
-	}
-	return env
-}

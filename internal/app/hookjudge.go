@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/tandem-agent/tandem/internal/agent"
 	"github.com/tandem-agent/tandem/internal/event"
@@ -83,13 +82,7 @@ func (j *hookJudge) Prompt(ctx context.Context, model, system, prompt string) (s
 	if err != nil {
 		return "", err
 	}
-	var b strings.Builder
-	for _, blk := range resp.Content {
-		if blk.Type == message.Text {
-			b.WriteString(blk.Text)
-		}
-	}
-	return b.String(), nil
+	return message.Message{Content: resp.Content}.PlainText(), nil
 }
 
 // Agent implements hooks.Judge.

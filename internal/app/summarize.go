@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/tandem-agent/tandem/internal/agent"
 	"github.com/tandem-agent/tandem/internal/message"
@@ -39,11 +38,5 @@ func (s summarizer) Summarize(ctx context.Context, prompt, content string) (stri
 	if err != nil {
 		return "", err
 	}
-	var b strings.Builder
-	for _, blk := range resp.Content {
-		if blk.Type == message.Text {
-			b.WriteString(blk.Text)
-		}
-	}
-	return b.String(), nil
+	return message.Message{Content: resp.Content}.PlainText(), nil
 }
