@@ -33,6 +33,7 @@ const (
 	EventCompactBoundary   EventType = "compact_boundary"   // the conversation was compacted
 	EventKeepAlive         EventType = "keep_alive"         // transport heartbeat (HTTP server only)
 	EventDone              EventType = "done"               // the turn's stream is closed
+	EventSandboxDenial     EventType = "sandbox_denial"     // the OS sandbox refused a path or a host (docs/sandbox.md)
 )
 
 // Result subtypes (Event.Subtype and Result.Subtype of a result event).

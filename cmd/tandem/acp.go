@@ -10,6 +10,7 @@ import (
 
 func newACPCmd(g *globalFlags) *cobra.Command {
 	var trustProject, requireTrust bool
+	var sb sandboxFlags
 	cmd := &cobra.Command{
 		Use:   "acp",
 		Short: "Run as an Agent Client Protocol agent on stdin/stdout (for editors)",
@@ -18,13 +19,17 @@ func newACPCmd(g *globalFlags) *cobra.Command {
 		Example: "  # Zed settings.json\n  \"agent_servers\": {\"tandem\": {\"command\": \"tandem\", \"args\": [\"acp\"]}}",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			sbMode, err := sb.mode()
+			if err != nil {
+				return err
+			}
 			ctx, stop := interruptContext(cmd.Context())
 			defer stop()
 			return acp.Serve(ctx, acp.Options{
 				Version: version(),
 				Log:     cmd.ErrOrStderr(),
 				OpenApp: func(asker permission.Asker) (*app.App, error) {
-					return app.Open(app.Options{Home: g.home, Version: version(), Asker: asker, Stderr: cmd.ErrOrStderr(), TrustProject: trustProject, RequireTrust: requireTrust})
+					return app.Open(app.Options{Home: g.home, Version: version(), Asker: asker, Stderr: cmd.ErrOrStderr(), TrustProject: trustProject, RequireTrust: requireTrust, Sandbox: sbMode})
 				},
 			}, cmd.InOrStdin(), cmd.OutOrStdout())
 		},
@@ -32,6 +37,7 @@ func newACPCmd(g *globalFlags) *cobra.Command {
 	// An editor cannot answer a trust prompt: trust folders with `tandem
 	// trust DIR`, or pass this for every folder the editor opens.
 	cmd.Flags().BoolVar(&trustProject, "trust-project", false, "trust the project files of every folder this process opens (see `tandem trust`)")
+	sb.add(cmd.Flags())
 	cmd.Flags().BoolVar(&requireTrust, "require-trust", false, "refuse sessions in untrusted folders whose project files set what needs trust")
 	return cmd
 }

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -75,35 +73,8 @@ func TestE2EClaudeCodeMCPDisableAppliesToNextTurn(t *testing.T) {
 	writeJSONFile(t, filepath.Join(x.Home, "config.json"), map[string]any{
 		"claude_code": map[string]any{"path": testdepBin(t, "claude"), "first_byte_timeout": "30s", "turn_timeout": "90s"},
 		"mcpServers":  map[string]any{"everything": countingServer(t, count, nil)}})
-	addr := freeAddr(t)
-	const token = "e2e-serve-token-0123456789"
-	x.Start("serve", "--addr", addr, "--token", token, "--workspace", x.Work, "--permission-mode", "trust")
-	base := "http://" + addr
-	waitFor(t, "the server to listen", 10*time.Second, func() bool {
-		resp, err := http.Get(base + "/api/health")
-		if err == nil {
-			resp.Body.Close()
-		}
-		return err == nil
-	})
-	call := func(method, path string, body any) map[string]any {
-		t.Helper()
-		b, _ := json.Marshal(body)
-		req, _ := http.NewRequest(method, base+path, bytes.NewReader(b))
-		req.Header.Set("Authorization", "Bearer "+token)
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var out map[string]any
-		_ = json.NewDecoder(resp.Body).Decode(&out)
-		if resp.StatusCode >= 300 {
-			t.Fatalf("%s %s: %d %v", method, path, resp.StatusCode, out)
-		}
-		return out
-	}
+	srv := startServe(t, x, "--permission-mode", "trust")
+	call := srv.call
 	id := fmt.Sprint(call("POST", "/api/sessions", map[string]string{"cwd": x.Work, "mode": "trust", "runtime": "claude-code"})["id"])
 	turn := func(prompt string, n int) {
 		t.Helper()

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"net"
-	"net/http"
 	"strings"
 	"syscall"
 	"testing"
@@ -23,35 +21,8 @@ func TestE2EServeShutsDownCleanlyOnSIGTERM(t *testing.T) {
 		scripted.ToolStep(scripted.Call("Bash", map[string]any{"command": "sleep " + marker})),
 		scripted.TextStep("never"),
 	}})
-	addr := freeAddr(t)
-	const token = "e2e-serve-token-0123456789"
-	p := x.Start("serve", "--addr", addr, "--token", token, "--workspace", x.Work, "--permission-mode", "trust")
-	base := "http://" + addr
-	waitFor(t, "the server to listen", 10*time.Second, func() bool {
-		resp, err := http.Get(base + "/api/health")
-		if err == nil {
-			resp.Body.Close()
-		}
-		return err == nil
-	})
-	call := func(method, path string, body any) map[string]any {
-		t.Helper()
-		b, _ := json.Marshal(body)
-		req, _ := http.NewRequest(method, base+path, bytes.NewReader(b))
-		req.Header.Set("Authorization", "Bearer "+token)
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var out map[string]any
-		_ = json.NewDecoder(resp.Body).Decode(&out)
-		if resp.StatusCode >= 300 {
-			t.Fatalf("%s %s: %d %v", method, path, resp.StatusCode, out)
-		}
-		return out
-	}
+	srv := startServe(t, x, "--permission-mode", "trust")
+	p, call := srv.p, srv.call
 	sess := call("POST", "/api/sessions", map[string]string{"cwd": x.Work, "mode": "trust"})
 	id := fmt.Sprint(sess["id"])
 	call("POST", "/api/sessions/"+id+"/messages", map[string]string{"text": "sleep please"})

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -13,55 +11,6 @@ import (
 
 	"github.com/tandem-agent/tandem/internal/scripted"
 )
-
-// apiClient calls a `tandem serve` started by startServe.
-type apiClient struct {
-	t     *testing.T
-	base  string
-	token string
-}
-
-// startServe runs `tandem serve` for x with the work folder registered.
-func startServe(t *testing.T, x *e2e, args ...string) *apiClient {
-	t.Helper()
-	addr := freeAddr(t)
-	const token = "e2e-trust-token-0123456789"
-	x.Start(append([]string{"serve", "--addr", addr, "--token", token, "--workspace", x.Work}, args...)...)
-	c := &apiClient{t: t, base: "http://" + addr, token: token}
-	waitFor(t, "the server to listen", 10*time.Second, func() bool {
-		resp, err := http.Get(c.base + "/api/health")
-		if err == nil {
-			resp.Body.Close()
-		}
-		return err == nil
-	})
-	return c
-}
-
-// do sends a request and returns the status and the decoded JSON body.
-func (c *apiClient) do(method, path string, body any) (int, map[string]any) {
-	c.t.Helper()
-	var rd *bytes.Reader
-	if body != nil {
-		b, _ := json.Marshal(body)
-		rd = bytes.NewReader(b)
-	} else {
-		rd = bytes.NewReader(nil)
-	}
-	req, _ := http.NewRequest(method, c.base+path, rd)
-	req.Header.Set("Authorization", "Bearer "+c.token)
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var out map[string]any
-	_ = json.NewDecoder(resp.Body).Decode(&out)
-	return resp.StatusCode, out
-}
 
 func errCode(body map[string]any) string {
 	e, _ := body["error"].(map[string]any)

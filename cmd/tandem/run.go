@@ -26,7 +26,8 @@ import (
 type runFlags struct {
 	prompt, cwd, model, outputFormat, resume, mode, appendSystem, systemPrompt, runtime string
 	jsonSchema, effort                                                                  string
-	cont, verbose, trustProject, requireTrust, sandbox, noSandbox                       bool
+	cont, verbose, trustProject, requireTrust                                           bool
+	sandbox                                                                             sandboxFlags
 	maxTurns                                                                            int
 	maxBudget                                                                           float64
 	allowed, disallowed, addDirs, fallbackModels                                        []string
@@ -79,25 +80,13 @@ func addRunFlags(fl *pflag.FlagSet, f *runFlags) {
 	fl.BoolVar(&f.verbose, "verbose", false, "print every event to stderr (text output)")
 	fl.BoolVar(&f.trustProject, "trust-project", false, "trust the folder's project files for this run (as `tandem trust` does for good)")
 	fl.BoolVar(&f.requireTrust, "require-trust", false, "refuse to start in an untrusted folder whose project files set what needs trust (default: run without those settings and say which)")
-	fl.BoolVar(&f.sandbox, "sandbox", false, "run commands, MCP stdio servers and hooks inside the OS sandbox (docs/sandbox.md), whatever the config says")
-	fl.BoolVar(&f.noSandbox, "no-sandbox", false, "run them outside the OS sandbox, whatever the config says")
+	f.sandbox.add(fl)
 	fl.DurationVar(&f.mcpWait, "mcp-wait", app.DefaultMCPWait, "how long to wait for MCP servers to connect before the first model call")
 }
 
-// sandboxMode is the --sandbox / --no-sandbox choice for app.Options.
-func (f *runFlags) sandboxMode() string {
-	switch {
-	case f.sandbox:
-		return "on"
-	case f.noSandbox:
-		return "off"
-	}
-	return ""
-}
-
 func (f *runFlags) validate() error {
-	if f.sandbox && f.noSandbox {
-		return errors.New("--sandbox and --no-sandbox together: give one")
+	if _, err := f.sandbox.mode(); err != nil {
+		return err
 	}
 	switch f.outputFormat {
 	case "text", "json", "stream-json":
@@ -200,7 +189,11 @@ func runTurnBody(cmd *cobra.Command, g *globalFlags, f *runFlags, args []string)
 		defer tty.Close()
 		asker = newTerminalAsker(tty, tty)
 	}
-	a, err := app.Open(app.Options{Home: g.home, Version: version(), Asker: asker, Stderr: cmd.ErrOrStderr(), TrustProject: f.trustProject, RequireTrust: f.requireTrust, Sandbox: f.sandboxMode()})
+	sbMode, err := f.sandbox.mode()
+	if err != nil {
+		return err
+	}
+	a, err := app.Open(app.Options{Home: g.home, Version: version(), Asker: asker, Stderr: cmd.ErrOrStderr(), TrustProject: f.trustProject, RequireTrust: f.requireTrust, Sandbox: sbMode})
 	if err != nil {
 		return err
 	}

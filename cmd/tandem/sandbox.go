@@ -114,7 +114,7 @@ func newSandboxRunCmd(g *globalFlags) *cobra.Command {
 			}
 			sc := s.Sandbox
 			sc.Mode = sandbox.ModeOn
-			sb, cleanup, err := a.SandboxFor(sc, roots, func(e event.Event) {
+			sb, _, cleanup, err := a.SandboxFor(sc, roots, func(e event.Event) {
 				fmt.Fprintln(cmd.ErrOrStderr(), "tandem:", e.Message)
 			}, noNS)
 			if err != nil {

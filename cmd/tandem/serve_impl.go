@@ -20,6 +20,7 @@ type serveFlags struct {
 	allowHost, allowOrig                []string
 	model, runtime, mode                string
 	verbose, trustProject, requireTrust bool
+	sandbox                             sandboxFlags
 	workspaces                          []string
 }
 
@@ -44,6 +45,7 @@ func newServeCommand(g *globalFlags) *cobra.Command {
 	fl.StringVar(&f.runtime, "runtime", "", "default runtime for new sessions: "+runtimes.List())
 	fl.StringVar(&f.mode, "permission-mode", "", "default permission mode for new sessions: "+permission.ModeList())
 	fl.BoolVar(&f.verbose, "verbose", false, "log requests and turns to stderr")
+	f.sandbox.add(fl)
 	fl.BoolVar(&f.requireTrust, "require-trust", false, "refuse sessions in untrusted folders whose project files set what needs trust (default: run without those settings and say which)")
 	fl.BoolVar(&f.trustProject, "trust-project", false, "trust every session folder's project files (registering a workspace does not trust it; see `tandem trust`)")
 	fl.StringSliceVar(&f.workspaces, "workspace", nil, "register these folders as workspaces agents may run in (also possible from the UI)")
@@ -68,7 +70,11 @@ func readTokenFile(path string) (string, error) {
 }
 
 func serve(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
-	a, err := app.Open(app.Options{Home: g.home, Version: version(), ServerAsks: true, Stderr: cmd.ErrOrStderr(), TrustProject: f.trustProject, RequireTrust: f.requireTrust})
+	sbMode, err := f.sandbox.mode()
+	if err != nil {
+		return err
+	}
+	a, err := app.Open(app.Options{Home: g.home, Version: version(), ServerAsks: true, Stderr: cmd.ErrOrStderr(), TrustProject: f.trustProject, RequireTrust: f.requireTrust, Sandbox: sbMode})
 	if err != nil {
 		return err
 	}

@@ -71,7 +71,11 @@ func runTUI(cmd *cobra.Command, g *globalFlags, f *runFlags, prompt string) erro
 	// Warnings (an MCP server that failed) would scribble over the screen:
 	// once it is up they become notices in the conversation.
 	warn := &noticeWriter{sink: sink, stderr: cmd.ErrOrStderr()}
-	a, err := app.Open(app.Options{Home: g.home, Version: version(), ServerAsks: true, Stderr: warn, TrustProject: f.trustProject, RequireTrust: f.requireTrust, Sandbox: f.sandboxMode()})
+	sbMode, err := f.sandbox.mode()
+	if err != nil {
+		return err
+	}
+	a, err := app.Open(app.Options{Home: g.home, Version: version(), ServerAsks: true, Stderr: warn, TrustProject: f.trustProject, RequireTrust: f.requireTrust, Sandbox: sbMode})
 	if err != nil {
 		return err
 	}
@@ -316,6 +320,15 @@ func (b *tuiBackend) MCPAction(server, action string) error {
 		return fmt.Errorf("%s %s: this session has no MCP servers wired", action, server)
 	}
 	return c.MCPAction(server, action)
+}
+
+// SandboxAllow implements tui.Sandboxed.
+func (b *tuiBackend) SandboxAllow(host string) error {
+	sb, ok := b.current().Equipment().(interface{ SandboxAllow(string) error })
+	if !ok {
+		return fmt.Errorf("allow %s: this session has no sandbox wired", host)
+	}
+	return sb.SandboxAllow(host)
 }
 
 // Checkpoints implements tui.Rewinder.

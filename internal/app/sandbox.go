@@ -59,17 +59,18 @@ func (a *App) sandboxSecrets() []string {
 // go to onDenial, nil: dropped). cleanup stops the proxy and removes both
 // folders. An error means the sandbox is on but cannot be built here: the
 // caller must not run commands unconfined. noNamespaces forces the
-// fallback (`tandem sandbox run --no-namespaces`).
-func (a *App) SandboxFor(sc sandbox.Config, roots []string, onDenial func(event.Event), noNamespaces bool) (*sandbox.Sandbox, func(), error) {
+// fallback (`tandem sandbox run --no-namespaces`). egress is the proxy,
+// whose allow-list a session widens for itself (Equipment.SandboxAllow).
+func (a *App) SandboxFor(sc sandbox.Config, roots []string, onDenial func(event.Event), noNamespaces bool) (sb *sandbox.Sandbox, egress *netproxy.Proxy, cleanup func(), err error) {
 	var undo []func()
-	cleanup := func() {
+	cleanup = func() {
 		for i := len(undo) - 1; i >= 0; i-- {
 			undo[i]()
 		}
 	}
 	tmp, err := os.MkdirTemp("", "tandem-sandbox-")
 	if err != nil {
-		return nil, nil, fmt.Errorf("sandbox: make its temporary folder: %w", err)
+		return nil, nil, nil, fmt.Errorf("sandbox: make its temporary folder: %w", err)
 	}
 	undo = append(undo, func() { os.RemoveAll(tmp) })
 	// The proxy's socket lives in a folder of its own, outside every
@@ -77,13 +78,13 @@ func (a *App) SandboxFor(sc sandbox.Config, roots []string, onDenial func(event.
 	sockDir, err := os.MkdirTemp("", "tandem-proxy-")
 	if err != nil {
 		cleanup()
-		return nil, nil, fmt.Errorf("sandbox: make the proxy's folder: %w", err)
+		return nil, nil, nil, fmt.Errorf("sandbox: make the proxy's folder: %w", err)
 	}
 	undo = append(undo, func() { os.RemoveAll(sockDir) })
 	allow, err := netproxy.ParseAllow(sandbox.AllowedHosts(sc))
 	if err != nil {
 		cleanup()
-		return nil, nil, fmt.Errorf("sandbox.network.allow: %w", err)
+		return nil, nil, nil, fmt.Errorf("sandbox.network.allow: %w", err)
 	}
 	userFile := a.Paths.UserFile()
 	proxy := netproxy.New(allow, netproxy.Options{ConfigFile: userFile, OnDenial: func(d netproxy.Denial) {
@@ -95,7 +96,7 @@ func (a *App) SandboxFor(sc sandbox.Config, roots []string, onDenial func(event.
 	ln, err := net.Listen("unix", sock)
 	if err != nil {
 		cleanup()
-		return nil, nil, fmt.Errorf("sandbox: listen for the proxy: %w", err)
+		return nil, nil, nil, fmt.Errorf("sandbox: listen for the proxy: %w", err)
 	}
 	go proxy.Serve(ln)
 	undo = append(undo, func() { proxy.Close() })
@@ -103,15 +104,32 @@ func (a *App) SandboxFor(sc sandbox.Config, roots []string, onDenial func(event.
 		ReadOnly: sandboxReadOnly(roots), TempDir: tmp, ProxySocket: sock, Getenv: a.opts.Getenv})
 	if err != nil {
 		cleanup()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	p.NoNamespaces = noNamespaces
-	sb, err := sandbox.New(p, a.opts.SandboxExe)
+	sb, err = sandbox.New(p, a.opts.SandboxExe)
 	if err != nil {
 		cleanup()
-		return nil, nil, fmt.Errorf("the sandbox is on (config or --sandbox) but cannot run here: %w", err)
+		return nil, nil, nil, fmt.Errorf("the sandbox is on (config or --sandbox) but cannot run here: %w", err)
 	}
-	return sb, cleanup, nil
+	return sb, proxy, cleanup, nil
+}
+
+// SandboxAllow lets the session's commands reach host (a pattern as
+// sandbox.network.allow takes it: "api.example.com", "*.example.com",
+// "localhost:8080") until the session ends: the allowance a network
+// sandbox_denial offers. An error when the session has no sandbox or the
+// pattern is bad.
+func (eq *Equipment) SandboxAllow(host string) error {
+	if eq.egress == nil {
+		return errors.New("this session runs without the sandbox (start it with --sandbox or \"sandbox\": \"on\"), so there is no allow-list to widen")
+	}
+	if err := eq.egress.Allow(host); err != nil {
+		return err
+	}
+	eq.l.Events.Emit(event.Event{Type: event.Status, Message: fmt.Sprintf("sandbox: %s allowed for this session", host),
+		Meta: map[string]any{"notice": "sandbox_allow", "host": host}})
+	return nil
 }
 
 // confine is the session's sandbox as the function the process starters

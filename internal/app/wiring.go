@@ -17,6 +17,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/prompt"
 	"github.com/tandem-agent/tandem/internal/runtimes"
 	"github.com/tandem-agent/tandem/internal/sandbox"
+	"github.com/tandem-agent/tandem/internal/sandbox/netproxy"
 	"github.com/tandem-agent/tandem/internal/session"
 	"github.com/tandem-agent/tandem/internal/strictjson"
 	"github.com/tandem-agent/tandem/internal/tools"
@@ -50,6 +51,7 @@ type Equipment struct {
 	extras  []func()
 	tracker *checkpoint.Tracker // nil: checkpoints off
 	sandbox *sandbox.Sandbox    // nil: the sandbox is off
+	egress  *netproxy.Proxy     // the sandbox's proxy (nil: off)
 	ext     *extensions
 	checker *skillChecker
 	grants  skillGrants
@@ -106,12 +108,12 @@ func (w *wiring) Equip(ctx context.Context, l *session.Live) (session.Equipment,
 		engineAsker = nil // nobody can answer: asks become explained denials
 	}
 	if s.Sandbox.On() {
-		sb, cleanup, err := w.app.SandboxFor(s.Sandbox, l.Roots, l.Events.Emit, false)
+		sb, egress, cleanup, err := w.app.SandboxFor(s.Sandbox, l.Roots, l.Events.Emit, false)
 		if err != nil {
 			return nil, err
 		}
 		eq.addExtra(cleanup)
-		eq.sandbox = sb
+		eq.sandbox, eq.egress = sb, egress
 		l.Env.Sandbox = sb
 		eq.hooks.SetConfine(sb.Confine)
 		engineOpts.Sandboxed = true

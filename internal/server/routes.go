@@ -30,6 +30,7 @@ func (s *Server) apiRoutes() []route {
 		{"/api/sessions/{id}/skills", methods{"GET": s.sessionSkills}},
 		{"/api/skills", methods{"GET": s.folderSkills}},
 		{"/api/sessions/{id}/mcp/{server}", methods{"POST": s.mcpAction}},
+		{"/api/sessions/{id}/sandbox/allow", methods{"POST": s.sandboxAllow}},
 		{"/api/sessions/{id}/permissions/{request_id}", methods{"POST": s.replySessionPermission}},
 		// The first path, kept for clients written against it; it finds
 		// the request among every live session.

@@ -70,6 +70,8 @@ func (m *model) apply(e event.Event) {
 		m.info.Mode = e.Mode
 	case event.Error:
 		tr.notice(levelError, firstNonEmpty(e.Error, e.Message, "error"))
+	case event.SandboxDenial:
+		tr.notice(levelWarn, denialNote(e.Message, e.Meta))
 	case event.Retry:
 		msg := fmt.Sprintf("retrying in %s (attempt %d)", (time.Duration(e.DelayMS) * time.Millisecond).Round(100*time.Millisecond), e.Attempt)
 		if e.Error != "" {

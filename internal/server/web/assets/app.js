@@ -397,6 +397,9 @@ function apply(ev) {
     case 'error':
       ensureTurn().body.append(notice(ev.error || ev.message || 'Error', 'error'));
       break;
+    case 'sandbox_denial':
+      ensureTurn().body.append(sandboxDenial(ev));
+      break;
     case 'mode_changed':
       ui.mode.value = ev.mode;
       state.session.mode = ev.mode;
@@ -825,3 +828,27 @@ window.addEventListener('hashchange', () => {
 });
 // Exposed for tests and debugging; holds no secrets.
 window.tandem = { state, renderMarkdown };
+
+// sandboxDenial shows what the OS sandbox refused and, for a host, a
+// button that allows it for this session (POST .../sandbox/allow).
+function sandboxDenial(ev) {
+  const n = notice(ev.message || 'The sandbox refused something.', 'warn');
+  n.classList.add('sandbox-denial');
+  const host = ev.meta?.kind === 'network' ? ev.meta?.allow : '';
+  if (host && state.session) {
+    const id = state.session.id;
+    const b = el('button', { type: 'button', class: 'allow-host', text: `Allow ${host} for this session` });
+    b.addEventListener('click', async () => {
+      b.disabled = true;
+      try {
+        await api('POST', '/api/sessions/' + encodeURIComponent(id) + '/sandbox/allow', { host });
+        b.textContent = `${host} allowed for this session`;
+      } catch (err) {
+        b.disabled = false;
+        showError(err);
+      }
+    });
+    n.append(el('div', {}, b));
+  }
+  return n;
+}

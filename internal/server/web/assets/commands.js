@@ -52,6 +52,16 @@ const answers = {
   rewind: (_, page) => page.say('Each prompt has a Rewind control: it goes back to just before that prompt, files, conversation or both.'),
   resume: (_, page) => page.say('Pick a session in the list on the left.'),
   permissions: (_, page) => page.say('Questions open here as dialogs. `tandem permissions` (or /permissions in the terminal UI) lists the rules in force; `tandem permissions why COMMAND` says how a command would be judged.'),
+  sandbox: async (args, page) => {
+    const m = /^allow\s+(\S+)$/.exec(args);
+    if (!m) { page.say('Use /sandbox allow HOST (e.g. api.example.com or *.example.com): the session\'s commands may then reach it until the session ends.', 'warn'); return; }
+    try {
+      await api('POST', `/api/sessions/${encodeURIComponent(page.session().id)}/sandbox/allow`, { host: m[1] });
+      page.say(`${m[1]} allowed for this session.`);
+    } catch (err) {
+      page.say(err.message, 'error');
+    }
+  },
   exit: (_, page) => page.say('Close the tab to leave: the session stays stored and opens again from the list.'),
   quit: (args, page) => answers.exit(args, page),
 };

@@ -1,0 +1,50 @@
+package server
+
+import (
+	"net/http"
+	"strings"
+)
+
+// SessionSandbox widens a live session's sandbox: the allowance a network
+// sandbox_denial offers (the application's equipment implements it).
+type SessionSandbox interface {
+	SandboxAllow(host string) error
+}
+
+// sandboxAllow answers POST /api/sessions/{id}/sandbox/allow {host}: the
+// session's commands may reach host until the session ends.
+func (s *Server) sandboxAllow(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Host string `json:"host"`
+	}
+	if e := decodeBody(w, r, &body); e != nil {
+		writeError(w, e)
+		return
+	}
+	if strings.TrimSpace(body.Host) == "" {
+		writeError(w, errf(http.StatusBadRequest, "bad_host", `give the host to allow, e.g. {"host":"api.example.com"} (as sandbox.network.allow takes it)`))
+		return
+	}
+	st, e := s.state(r.Context(), r.PathValue("id"))
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	st.mu.Lock()
+	l, err := s.ensureLive(r.Context(), st)
+	st.mu.Unlock()
+	if err != nil {
+		writeError(w, openError(err, http.StatusInternalServerError, "open session "+st.id+": %v"))
+		return
+	}
+	sb, ok := l.Equipment().(SessionSandbox)
+	if !ok {
+		writeError(w, errf(http.StatusNotImplemented, "not_implemented", "this server has no sandbox support wired"))
+		return
+	}
+	if err := sb.SandboxAllow(body.Host); err != nil {
+		writeError(w, errf(http.StatusBadRequest, "sandbox_error", "%v", err))
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"host": body.Host, "allowed": true})
+}
