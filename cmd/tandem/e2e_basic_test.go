@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -20,9 +21,24 @@ func TestE2EReadBashWriteAndResume(t *testing.T) {
 	if got := x.ReadFile("b.txt"); got != "written\n" {
 		t.Fatalf("b.txt = %q", got)
 	}
+	// A command's output may come in several tool_output events (the
+	// streamer flushes on a timer, the secret redactor holds back a tail
+	// until the command ends): a run of them counts as one here.
 	want := "status rewind_point text context tool_use tool_use tool_result tool_output tool_result context tool_use tool_result text context result done"
-	if got := strings.Join(r.Types(), " "); got != want {
-		t.Errorf("events:\n got %s\nwant %s", got, want)
+	var types []string
+	for _, typ := range r.Types() {
+		if typ != "tool_output" || len(types) == 0 || types[len(types)-1] != typ {
+			types = append(types, typ)
+		}
+	}
+	if got := strings.Join(types, " "); got != want {
+		var outs []string
+		for _, e := range r.Events {
+			if e.Type == "tool_output" {
+				outs = append(outs, e.Stream+":"+strconv.Quote(e.Output))
+			}
+		}
+		t.Errorf("events:\n got %s\nwant %s\ntool_output: %v", got, want, outs)
 	}
 	res := r.Result()
 	if res.Result != "Done." || res.NumTurns != 3 || res.SessionID == "" || res.Seq == 0 {
