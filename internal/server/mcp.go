@@ -2,11 +2,15 @@ package server
 
 import (
 	"net/http"
+
+	"github.com/tandem-agent/tandem/internal/session"
 )
 
-// mcpFor opens (or returns) the session's live state and gives its MCP
-// control, for the MCP endpoints.
-func (s *Server) mcpFor(w http.ResponseWriter, r *http.Request) (SessionMCP, bool) {
+// liveFor opens (or returns) the live session the path's {id} names, or
+// writes the error: one place for every endpoint that needs the session
+// running (its equipment's MCP, extensions, sandbox; a model or mode
+// change).
+func (s *Server) liveFor(w http.ResponseWriter, r *http.Request) (*session.Live, bool) {
 	st, e := s.state(r.Context(), r.PathValue("id"))
 	if e != nil {
 		writeError(w, e)
@@ -17,6 +21,16 @@ func (s *Server) mcpFor(w http.ResponseWriter, r *http.Request) (SessionMCP, boo
 	st.mu.Unlock()
 	if err != nil {
 		writeError(w, openError(err, http.StatusInternalServerError, "open session "+st.id+": %v"))
+		return nil, false
+	}
+	return l, true
+}
+
+// mcpFor gives the path's live session's MCP control, for the MCP
+// endpoints.
+func (s *Server) mcpFor(w http.ResponseWriter, r *http.Request) (SessionMCP, bool) {
+	l, ok := s.liveFor(w, r)
+	if !ok {
 		return nil, false
 	}
 	m, ok := l.Equipment().(SessionMCP)

@@ -25,16 +25,8 @@ func (s *Server) sandboxAllow(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errf(http.StatusBadRequest, "bad_host", `give the host to allow, e.g. {"host":"api.example.com"} (as sandbox.network.allow takes it)`))
 		return
 	}
-	st, e := s.state(r.Context(), r.PathValue("id"))
-	if e != nil {
-		writeError(w, e)
-		return
-	}
-	st.mu.Lock()
-	l, err := s.ensureLive(r.Context(), st)
-	st.mu.Unlock()
-	if err != nil {
-		writeError(w, openError(err, http.StatusInternalServerError, "open session "+st.id+": %v"))
+	l, ok := s.liveFor(w, r)
+	if !ok {
 		return
 	}
 	sb, ok := l.Equipment().(SessionSandbox)

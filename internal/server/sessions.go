@@ -260,18 +260,11 @@ func (s *Server) patchSession(w http.ResponseWriter, r *http.Request) {
 		}
 		mode = m
 	}
-	st, e := s.state(r.Context(), r.PathValue("id"))
-	if e != nil {
-		writeError(w, e)
+	l, ok := s.liveFor(w, r)
+	if !ok {
 		return
 	}
-	st.mu.Lock()
-	l, err := s.ensureLive(r.Context(), st)
-	st.mu.Unlock()
-	if err != nil {
-		writeError(w, openError(err, http.StatusInternalServerError, "could not open the session: %v"))
-		return
-	}
+	id := l.Snapshot().ID
 	if model != "" {
 		// The same check a new session's model gets (unknown model, missing key).
 		if err := l.CheckModel(r.Context(), model); err != nil {
@@ -284,15 +277,15 @@ func (s *Server) patchSession(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if err := l.Update(r.Context(), model, rt, mode); err != nil {
-		writeError(w, storeError(err, "session", st.id))
+		writeError(w, storeError(err, "session", id))
 		return
 	}
 	if mode != "" {
 		s.saveSeq(l)
 	}
-	rec, err := s.store.GetSession(r.Context(), st.id)
+	rec, err := s.store.GetSession(r.Context(), id)
 	if err != nil {
-		writeError(w, storeError(err, "session", st.id))
+		writeError(w, storeError(err, "session", id))
 		return
 	}
 	writeJSON(w, http.StatusOK, toSessionJSON(rec))

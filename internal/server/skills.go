@@ -28,16 +28,8 @@ func (s *Server) sessionSkills(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errf(http.StatusNotImplemented, "not_implemented", "this server has no skills support wired"))
 		return
 	}
-	st, e := s.state(r.Context(), r.PathValue("id"))
-	if e != nil {
-		writeError(w, e)
-		return
-	}
-	st.mu.Lock()
-	l, err := s.ensureLive(r.Context(), st)
-	st.mu.Unlock()
-	if err != nil {
-		writeError(w, errf(http.StatusInternalServerError, "open_failed", "open session %s: %v", st.id, err))
+	l, ok := s.liveFor(w, r)
+	if !ok {
 		return
 	}
 	if x, ok := l.Equipment().(SessionExtensions); ok {
