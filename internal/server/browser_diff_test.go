@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,15 +48,7 @@ func TestBrowserEditDiffSurvivesReload(t *testing.T) {
 	dir := screenshotDir(t)
 	ctx, cancel := newBrowser(t, 1100, 1400)
 	defer cancel()
-	run := func(what string, actions ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		sctx, cancel := context.WithTimeout(ctx, 45*time.Second)
-		defer cancel()
-		if err := chromedp.Do(sctx, actions...); err != nil {
-			shot(t, ctx, dir, "diff-failure")
-			t.Fatalf("%s: %v", what, err)
-		}
-	}
+	run := runner(t, ctx, dir, "diff-failure", 45*time.Second)
 	run("open the session",
 		chromedp.Navigate(e.ts.URL+"/login#token="+testToken),
 		chromedp.WaitVisible(chromedp.ID("new-session")),

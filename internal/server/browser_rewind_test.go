@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -47,15 +46,7 @@ func TestBrowserRewind(t *testing.T) {
 	dir := screenshotDir(t)
 	ctx, cancel := newBrowser(t, 1100, 760)
 	defer cancel()
-	run := func(what string, actions ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		sctx, cancel := context.WithTimeout(ctx, 45*time.Second)
-		defer cancel()
-		if err := chromedp.Do(sctx, actions...); err != nil {
-			shot(t, ctx, dir, "rewind-failure")
-			t.Fatalf("%s: %v", what, err)
-		}
-	}
+	run := runner(t, ctx, dir, "rewind-failure", 45*time.Second)
 	run("open the session",
 		chromedp.Navigate(e.ts.URL+"/login#token="+testToken),
 		chromedp.WaitVisible(chromedp.ID("new-session")),

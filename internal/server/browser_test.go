@@ -78,6 +78,20 @@ func newBrowser(t *testing.T, width, height int) (context.Context, context.Cance
 	return ctx, func() { cancelC(); cancelA(); <-done }
 }
 
+// runner runs chromedp actions as one named step within timeout; a failed
+// step saves a screenshot named failure in dir and ends the test.
+func runner(t *testing.T, ctx context.Context, dir, failure string, timeout time.Duration) func(what string, actions ...chromedp.Action[chromedp.Void]) {
+	return func(what string, actions ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		sctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		if err := chromedp.Do(sctx, actions...); err != nil {
+			shot(t, ctx, dir, failure)
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+}
+
 func shot(t *testing.T, ctx context.Context, dir, name string) {
 	t.Helper()
 	buf, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
@@ -131,15 +145,7 @@ func TestBrowserChatFlow(t *testing.T) {
 	ctx, cancel := newBrowser(t, 1280, 860)
 	defer cancel()
 
-	run := func(what string, actions ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-		defer cancel()
-		if err := chromedp.Do(sctx, actions...); err != nil {
-			shot(t, ctx, dir, "failure")
-			t.Fatalf("%s: %v", what, err)
-		}
-	}
+	run := runner(t, ctx, dir, "failure", 20*time.Second)
 	// Log in through the login page.
 	run("login",
 		chromedp.Navigate(e.ts.URL+"/"),
