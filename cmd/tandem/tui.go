@@ -324,7 +324,7 @@ func (b *tuiBackend) MCPAction(server, action string) error {
 
 // SandboxAllow implements tui.Sandboxed.
 func (b *tuiBackend) SandboxAllow(host string) error {
-	sb, ok := b.current().Equipment().(interface{ SandboxAllow(string) error })
+	sb, ok := app.SandboxOf(b.current())
 	if !ok {
 		return fmt.Errorf("allow %s: this session has no sandbox wired", host)
 	}

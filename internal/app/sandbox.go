@@ -15,6 +15,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/sandbox"
 	"github.com/tandem-agent/tandem/internal/sandbox/netproxy"
 	"github.com/tandem-agent/tandem/internal/secretpaths"
+	"github.com/tandem-agent/tandem/internal/session"
 )
 
 // sandboxConfig merges the config files' "sandbox" sections and lays the
@@ -113,6 +114,13 @@ func (a *App) SandboxFor(sc sandbox.Config, roots []string, onDenial func(event.
 		return nil, nil, nil, fmt.Errorf("the sandbox is on (config or --sandbox) but cannot run here: %w", err)
 	}
 	return sb, proxy, cleanup, nil
+}
+
+// SandboxOf is the live session's sandbox control, for front ends (as
+// MCPOf); ok is false for a session not equipped by this application.
+func SandboxOf(l *session.Live) (eq *Equipment, ok bool) {
+	eq, ok = l.Equipment().(*Equipment)
+	return eq, ok
 }
 
 // SandboxAllow lets the session's commands reach host (a pattern as
