@@ -113,6 +113,9 @@ func (a *App) SandboxFor(sc sandbox.Config, roots []string, onDenial func(event.
 		cleanup()
 		return nil, nil, nil, fmt.Errorf("the sandbox is on (config or --sandbox) but cannot run here: %w", err)
 	}
+	// First undone: the session's sandbox process, and every command it
+	// still runs, goes before the proxy and the folders.
+	undo = append(undo, func() { sb.Close() })
 	return sb, proxy, cleanup, nil
 }
 

@@ -8,8 +8,10 @@ import (
 )
 
 // The cost a confined command adds (bench/run sandbox): /bin/true
-// directly, through the launcher with namespaces, and through the
-// fallback without them; and what a session start pays (New: the probe).
+// directly; through the session's sandbox process (Start) with namespaces
+// and without them (the fallback); through the launcher (Confine), with
+// and without; and what a session start pays (New: the probe, and the
+// sandbox process's start on the first command).
 // TANDEM_BENCH_EXE names a tandem binary to launch through (bench/run
 // builds one as users get it); default: this test binary.
 func BenchmarkCommand(b *testing.B) {
@@ -24,15 +26,29 @@ func BenchmarkCommand(b *testing.B) {
 	if err != nil {
 		b.Skipf("sandbox unavailable: %v", err)
 	}
+	defer sb.Close()
 	p.NoNamespaces = true
 	fallback, _ := New(p, exe)
+	defer fallback.Close()
 	for _, c := range []struct {
-		name string
-		sb   *Sandbox
-	}{{"direct", nil}, {"confined", sb}, {"fallback", fallback}} {
+		name  string
+		sb    *Sandbox
+		start bool
+	}{{"direct", nil, false}, {"started", sb, true}, {"started-fallback", fallback, true},
+		{"confined", sb, false}, {"fallback", fallback, false}} {
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {
 				cmd := exec.Command("/bin/true")
+				if c.start {
+					p, err := c.sb.Start(cmd)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if ws, err := p.Wait(); err != nil || ws.ExitStatus() != 0 {
+						b.Fatal(ws, err)
+					}
+					continue
+				}
 				if c.sb != nil {
 					if err := c.sb.Confine(cmd); err != nil {
 						b.Fatal(err)
@@ -53,9 +69,17 @@ func BenchmarkSessionStart(b *testing.B) {
 	}
 	p := Policy{WriteRoots: []string{b.TempDir()}}
 	for b.Loop() {
-		if _, err := New(p, exe); err != nil {
+		sb, err := New(p, exe)
+		if err != nil {
 			b.Skipf("sandbox unavailable: %v", err)
 		}
+		// The first command starts the session's sandbox process.
+		proc, err := sb.Start(exec.Command("/bin/true"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		proc.Wait()
+		sb.Close()
 	}
 }
 

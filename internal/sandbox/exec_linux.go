@@ -36,6 +36,13 @@ func Exec(args []string) int {
 	if len(args) == 1 && args[0] == probeArg {
 		return 0
 	}
+	if len(args) == 2 && args[0] == serveArg {
+		p, err := decodePolicy(args[1])
+		if err != nil {
+			return fail(err)
+		}
+		return serve(p)
+	}
 	if len(args) < 3 {
 		return fail(errors.New("usage: tandem __sandbox-exec POLICY PATH ARGV... (started by tandem, not by hand: use `tandem sandbox run -- CMD`)"))
 	}

@@ -42,15 +42,38 @@ func handledFS(abi int) uint64 {
 // Errors name what failed; the caller refuses to run the command then:
 // the sandbox is never silently off.
 func applyLandlock(p Policy, abi int, tcpFallback bool) error {
+	fd, err := landlockRuleset(p, abi, tcpFallback)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	return restrictThread(fd)
+}
+
+// restrictThread puts the calling thread (and what it starts from now on)
+// under the ruleset fd; a ruleset serves any number of threads, so the
+// session's sandbox process builds it once.
+func restrictThread(fd int) error {
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("set no_new_privs: %w", err)
+	}
+	if err := llRestrictSelf(fd); err != nil {
+		return fmt.Errorf("landlock restrict: %w", err)
+	}
+	return nil
+}
+
+// landlockRuleset builds p's ruleset and returns its descriptor.
+func landlockRuleset(p Policy, abi int, tcpFallback bool) (rfd int, err error) {
 	if abi < 1 {
-		return errors.New("landlock is not available on this kernel (it needs Linux 5.13+ with landlock in the lsm= list)")
+		return -1, errors.New("landlock is not available on this kernel (it needs Linux 5.13+ with landlock in the lsm= list)")
 	}
 	handled := handledFS(abi)
 	write := handled &^ uint64(fsRead)
 	attr := llRulesetAttr{handledFS: handled}
 	if tcpFallback {
 		if abi < 4 {
-			return fmt.Errorf("no network namespace and landlock ABI %d has no TCP rules (needs 4): cannot keep the network to the proxy", abi)
+			return -1, fmt.Errorf("no network namespace and landlock ABI %d has no TCP rules (needs 4): cannot keep the network to the proxy", abi)
 		}
 		attr.handledNet = llConnectTCP
 	}
@@ -61,19 +84,23 @@ func applyLandlock(p Policy, abi int, tcpFallback bool) error {
 	}
 	fd, err := llCreateRuleset(&attr)
 	if err != nil {
-		return fmt.Errorf("landlock create ruleset: %w", err)
+		return -1, fmt.Errorf("landlock create ruleset: %w", err)
 	}
-	defer unix.Close(fd)
+	defer func() {
+		if err != nil {
+			unix.Close(fd)
+		}
+	}()
 
 	full, list := readRules(p.DenyRead)
 	for _, d := range full {
 		if err := addPath(fd, d, fsRead); err != nil {
-			return err
+			return -1, err
 		}
 	}
 	for _, d := range list {
 		if err := addPath(fd, d, llReadDir); err != nil {
-			return err
+			return -1, err
 		}
 	}
 	roots := append(append([]string(nil), p.WriteRoots...), p.TempDir)
@@ -85,7 +112,7 @@ func applyLandlock(p Policy, abi int, tcpFallback bool) error {
 			continue // a write root inside a secret folder gets no rights at all
 		}
 		if err := addPath(fd, d, handled); err != nil {
-			return err
+			return -1, err
 		}
 	}
 	for _, d := range devWritable {
@@ -100,21 +127,15 @@ func applyLandlock(p Policy, abi int, tcpFallback bool) error {
 			}
 		}
 		if err := addPath(fd, d, rights&handled); err != nil {
-			return err
+			return -1, err
 		}
 	}
 	if tcpFallback && p.Network.ProxyPort > 0 {
 		if err := llAddPort(fd, llConnectTCP, p.Network.ProxyPort); err != nil {
-			return fmt.Errorf("landlock allow the proxy port %d: %w", p.Network.ProxyPort, err)
+			return -1, fmt.Errorf("landlock allow the proxy port %d: %w", p.Network.ProxyPort, err)
 		}
 	}
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return fmt.Errorf("set no_new_privs: %w", err)
-	}
-	if err := llRestrictSelf(fd); err != nil {
-		return fmt.Errorf("landlock restrict: %w", err)
-	}
-	return nil
+	return fd, nil
 }
 
 // addPath adds a rule for path; a path that does not exist is skipped (a

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"sync"
 )
 
 // ErrUnavailable is returned where this system cannot build the sandbox;
@@ -16,6 +17,11 @@ type Sandbox struct {
 	policy Policy
 	exe    string
 	caps   Capabilities
+
+	// mu guards srv, the session's sandbox process that Start uses
+	// (started on first use, stopped by Close).
+	mu  sync.Mutex
+	srv *fastServer
 }
 
 // New returns a sandbox for p, started through exe (the tandem binary;
@@ -47,7 +53,8 @@ func (s *Sandbox) Capabilities() Capabilities { return s.caps }
 // Confine rewrites cmd (not yet started) so that it runs inside the
 // sandbox: the tandem binary in its launcher role, in new namespaces where
 // they work, starts cmd's program with cmd's arguments, environment,
-// folder and descriptors.
+// folder and descriptors. Each such command pays a start of tandem (tens
+// of milliseconds); Start, through the session's sandbox process, does not.
 func (s *Sandbox) Confine(cmd *exec.Cmd) error {
 	if cmd.Err != nil {
 		return cmd.Err

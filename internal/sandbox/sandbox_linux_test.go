@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // The test binary plays both the tandem binary (the launcher role) and the
@@ -55,6 +56,22 @@ func try(args []string) int {
 			fmt.Print(line)
 			c.Close()
 		}
+	case "get": // GET args[1] through $HTTP_PROXY, print the status and body
+		return tryGet(args[1])
+	case "tree": // two children that sleep, marked by args[1]; then sleep too
+		for i := 0; i < 2; i++ {
+			c := exec.Command(os.Args[0], "try", "sleep", args[1])
+			if err = c.Start(); err != nil {
+				break
+			}
+		}
+		if err == nil {
+			fmt.Println("started")
+			os.Stdout.Sync()
+			time.Sleep(time.Hour)
+		}
+	case "sleep":
+		time.Sleep(time.Hour)
 	case "ptrace":
 		err = syscall.PtraceAttach(os.Getppid())
 	case "exit":
@@ -82,11 +99,52 @@ func testSandbox(t *testing.T, p Policy) *Sandbox {
 	if err != nil {
 		t.Skipf("sandbox unavailable here: %v", err)
 	}
+	t.Cleanup(func() { s.Close() })
 	return s
 }
 
-// run runs `try args...` inside s and returns its output and exit code.
+// run runs `try args...` inside s, through the session's sandbox process
+// (Start) and through the launcher (Confine), and returns its output and
+// exit code; the two must agree.
 func run(t *testing.T, s *Sandbox, args ...string) (string, int) {
+	t.Helper()
+	out, code := runStarted(t, s, args...)
+	if lout, lcode := runConfined(t, s, args...); lout != out || lcode != code {
+		t.Errorf("%v: through Start %d %q, through Confine %d %q", args, code, out, lcode, lout)
+	}
+	return out, code
+}
+
+// runStarted runs `try args...` through Start.
+func runStarted(t *testing.T, s *Sandbox, args ...string) (string, int) {
+	t.Helper()
+	exe, _ := os.Executable()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	cmd := exec.Command(exe, append([]string{"try"}, args...)...)
+	cmd.Stdout, cmd.Stderr = w, w
+	p, err := s.Start(cmd)
+	w.Close()
+	if err != nil {
+		t.Fatalf("start %v: %v", args, err)
+	}
+	out, _ := io.ReadAll(r)
+	ws, err := p.Wait()
+	if err != nil {
+		t.Fatalf("wait %v: %v", args, err)
+	}
+	code := ws.ExitStatus()
+	if ws.Signaled() {
+		code = 128 + int(ws.Signal())
+	}
+	return strings.TrimSpace(string(out)), code
+}
+
+// runConfined runs `try args...` through Confine (the launcher).
+func runConfined(t *testing.T, s *Sandbox, args ...string) (string, int) {
 	t.Helper()
 	exe, _ := os.Executable()
 	cmd := exec.Command(exe, append([]string{"try"}, args...)...)
@@ -248,6 +306,25 @@ func TestExitCodeAndDescriptorsPassThrough(t *testing.T) {
 	got, _ := io.ReadAll(r)
 	if string(got) != "through fd 3" {
 		t.Errorf("fd 3 got %q", got)
+	}
+
+	r, w, err = os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd = exec.Command(exe, "try", "fd3")
+	cmd.ExtraFiles = []*os.File{w}
+	p, err := s.Start(cmd)
+	w.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ws, err := p.Wait(); err != nil || ws.ExitStatus() != 0 {
+		t.Fatalf("fd3 through Start: %v %v", ws, err)
+	}
+	got, _ = io.ReadAll(r)
+	if string(got) != "through fd 3" {
+		t.Errorf("fd 3 through Start got %q", got)
 	}
 }
 

@@ -67,14 +67,24 @@ func seccompPolicy(noUDP bool) seccomp.Policy {
 // entry (int 0x80 on x86-64) is refused outright: the library's filter
 // would let it through as not its architecture.
 func applySeccomp(noUDP bool) error {
+	prog, err := seccompProgram(noUDP)
+	if err != nil {
+		return err
+	}
+	return loadSeccomp(prog)
+}
+
+// seccompProgram assembles the filter once; loadSeccomp puts it on a
+// thread (the session's sandbox process keeps one for every command).
+func seccompProgram(noUDP bool) (*unix.SockFprog, error) {
 	pol := seccompPolicy(noUDP)
 	insts, err := pol.Assemble()
 	if err != nil {
-		return fmt.Errorf("assemble seccomp filter: %w", err)
+		return nil, fmt.Errorf("assemble seccomp filter: %w", err)
 	}
 	native, err := arch.GetInfo("")
 	if err != nil {
-		return fmt.Errorf("seccomp: %w", err)
+		return nil, fmt.Errorf("seccomp: %w", err)
 	}
 	guard := []bpf.Instruction{
 		bpf.LoadAbsolute{Off: 4, Size: 4}, // seccomp_data.arch
@@ -83,17 +93,22 @@ func applySeccomp(noUDP bool) error {
 	}
 	raw, err := bpf.Assemble(append(guard, insts...))
 	if err != nil {
-		return fmt.Errorf("assemble seccomp filter: %w", err)
+		return nil, fmt.Errorf("assemble seccomp filter: %w", err)
 	}
 	filter := make([]unix.SockFilter, len(raw))
 	for i, r := range raw {
 		filter[i] = unix.SockFilter{Code: r.Op, Jt: r.Jt, Jf: r.Jf, K: r.K}
 	}
-	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
+	return &unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}, nil
+}
+
+// loadSeccomp loads prog on the calling thread only (no TSYNC): what the
+// thread starts inherits it.
+func loadSeccomp(prog *unix.SockFprog) error {
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("set no_new_privs: %w", err)
 	}
-	if _, _, e := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&prog))); e != 0 {
+	if _, _, e := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(prog))); e != 0 {
 		return fmt.Errorf("load seccomp filter: %w", e)
 	}
 	return nil

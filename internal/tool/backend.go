@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"syscall"
 
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/regular"
@@ -17,6 +18,16 @@ import (
 type Confiner interface {
 	Confine(cmd *exec.Cmd) error
 	DenialEvents(output, cwd string) []event.Event
+}
+
+// Starter is a Confiner that also starts a command itself, through the
+// session's sandbox process (internal/sandbox.Sandbox.StartConfined): no
+// start of tandem per command, so a command costs about what it costs
+// unconfined. cmd is read, not started (its streams must be files or
+// nil); the command runs in a process group of its own whose id is pid,
+// and dies with the session. wait returns its status.
+type Starter interface {
+	StartConfined(cmd *exec.Cmd) (pid int, wait func() (syscall.WaitStatus, error), err error)
 }
 
 // Files is where the file tools (Read, Write, Edit, MultiEdit) read and

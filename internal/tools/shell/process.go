@@ -88,13 +88,18 @@ func shellPath() string {
 
 // process is one running shell in its own process group.
 type process struct {
-	cmd     *exec.Cmd
+	cmd *exec.Cmd
+	// pgid is the shell's process (and group) id.
+	pgid    int
 	pipes   []*os.File // read ends
 	readers sync.WaitGroup
 	exited  chan struct{}
 	waitErr error
-	killMu  sync.Mutex
-	killed  bool
+	// status is the shell's wait status when the sandbox's own process
+	// started it (tool.Starter); cmd.ProcessState otherwise.
+	status *syscall.WaitStatus
+	killMu sync.Mutex
+	killed bool
 }
 
 type startSpec struct {
@@ -121,7 +126,8 @@ func start(spec startSpec) (*process, error) {
 	}
 	cmd.SysProcAttr = commandAttr()
 	cmd.ExtraFiles = spec.extra
-	if spec.sandbox != nil {
+	starter, fast := spec.sandbox.(tool.Starter)
+	if spec.sandbox != nil && !fast {
 		if err := spec.sandbox.Confine(cmd); err != nil {
 			return nil, fmt.Errorf("start the command in the sandbox: %w", err)
 		}
@@ -149,6 +155,28 @@ func start(spec startSpec) (*process, error) {
 		p.readers.Add(1)
 		go p.copy(w, r)
 	}
+	if fast {
+		// The session's sandbox process starts it: in its own group, dead
+		// with the session and with tandem.
+		pid, wait, err := starter.StartConfined(cmd)
+		for _, f := range writeEnds {
+			f.Close()
+		}
+		if err != nil {
+			for _, f := range p.pipes {
+				f.Close()
+			}
+			return nil, fmt.Errorf("start the command in the sandbox: %w", err)
+		}
+		p.pgid = pid
+		go func() {
+			ws, err := wait()
+			p.status, p.waitErr = &ws, err
+			close(p.exited)
+		}()
+		spec.procs.add(pid)
+		return p, nil
+	}
 	// Started and waited for on one locked thread: the kernel sends the
 	// death signal when the starting thread ends, which must mean tandem
 	// ended, not that Go retired a thread.
@@ -168,7 +196,8 @@ func start(spec startSpec) (*process, error) {
 		closeAll()
 		return nil, fmt.Errorf("start %s: %w", cmd.Path, err)
 	}
-	spec.procs.add(cmd.Process.Pid)
+	p.pgid = cmd.Process.Pid
+	spec.procs.add(p.pgid)
 	for _, f := range writeEnds {
 		f.Close()
 	}
@@ -214,7 +243,7 @@ func (p *process) kill(grace time.Duration) {
 	p.killMu.Lock()
 	p.killed = true
 	p.killMu.Unlock()
-	pgid := p.cmd.Process.Pid
+	pgid := p.pgid
 	_ = syscall.Kill(-pgid, syscall.SIGTERM)
 	select {
 	case <-p.exited:
@@ -234,6 +263,12 @@ func (p *process) wasKilled() bool {
 // exitCode returns the shell's exit code, or 128+signal when a signal ended
 // it (as shells report it). Only valid after exited is closed.
 func (p *process) exitCode() int {
+	if p.status != nil {
+		if p.status.Signaled() {
+			return 128 + int(p.status.Signal())
+		}
+		return p.status.ExitStatus()
+	}
 	st := p.cmd.ProcessState
 	if st == nil {
 		var ee *exec.ExitError

@@ -34,6 +34,7 @@ func sandboxedEnvRec(t *testing.T) (env *tool.Env, home string, rec *recorder) {
 	if err != nil {
 		t.Skipf("sandbox unavailable: %v", err)
 	}
+	t.Cleanup(func() { sb.Close() })
 	env.Sandbox = sb
 	return env, home, rec
 }
