@@ -89,6 +89,10 @@ func Exec(args []string) int {
 		// Never unlocked: the thread carries the restrictions and ends with
 		// this goroutine.
 		runtime.LockOSThread()
+		if err := dropAmbient(); err != nil {
+			started <- err
+			return
+		}
 		abi := landlockABI()
 		if err := applyLandlock(p, abi, !p.Namespaced); err != nil {
 			started <- err

@@ -178,6 +178,10 @@ func (s *server) handle(conn int, files []int) {
 		// with this goroutine, after the command (whose parent-death
 		// signal is tied to it).
 		runtime.LockOSThread()
+		if err := dropAmbient(); err != nil {
+			started <- start{err: err}
+			return
+		}
 		if err := restrictThread(s.ruleset); err != nil {
 			started <- start{err: err}
 			return
