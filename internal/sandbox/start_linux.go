@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -109,6 +110,12 @@ type fastServer struct {
 	sendMu sync.Mutex
 	cmd    *exec.Cmd
 	exited chan struct{}
+
+	// live are the process groups of the commands still running: stop
+	// kills them itself, whatever state the sandbox process is in (without
+	// a pid namespace nothing else would end a command's children).
+	liveMu sync.Mutex
+	live   map[int]bool
 }
 
 // server returns the running sandbox process, starting it first when
@@ -163,7 +170,7 @@ func startServer(s *Sandbox) (*fastServer, error) {
 	// It dies with tandem: the death signal follows the thread that
 	// started it, which is kept (locked) until it ends.
 	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
-	srv := &fastServer{ctl: ctl, cmd: cmd, exited: make(chan struct{})}
+	srv := &fastServer{ctl: ctl, cmd: cmd, exited: make(chan struct{}), live: map[int]bool{}}
 	started := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
@@ -194,19 +201,27 @@ func startServer(s *Sandbox) (*fastServer, error) {
 	return srv, nil
 }
 
-// stop ends the sandbox process: closing the control socket makes it kill
-// the commands and exit; the kill is for one that does not.
+// stop ends the commands still running and the sandbox process (closing
+// the control socket makes it exit; the kill is for one that does not).
 func (f *fastServer) stop() {
+	f.liveMu.Lock()
+	for pgid := range f.live {
+		unix.Kill(-pgid, unix.SIGKILL)
+	}
+	f.liveMu.Unlock()
 	f.ctl.Close()
 	if f.cmd.Process != nil {
 		select {
 		case <-f.exited:
-		default:
+		case <-time.After(stopGrace):
 			f.cmd.Process.Kill()
+			<-f.exited
 		}
-		<-f.exited
 	}
 }
+
+// stopGrace is how long the sandbox process gets to exit by itself.
+const stopGrace = 2 * time.Second
 
 // start sends one command: its connection and descriptors over the control
 // socket, then the request over the connection; it returns once the
@@ -263,9 +278,17 @@ func (f *fastServer) start(req request, files []*os.File) (*Process, error) {
 		return nil, fmt.Errorf("sandbox: the started command's pid: %w", err)
 	}
 	p := &Process{Pid: pid, conn: conn, done: make(chan struct{})}
+	f.liveMu.Lock()
+	f.live[pid] = true
+	f.liveMu.Unlock()
 	go func() {
 		defer close(p.done)
 		defer conn.Close()
+		defer func() {
+			f.liveMu.Lock()
+			delete(f.live, pid)
+			f.liveMu.Unlock()
+		}()
 		r, fd, err := rd.next()
 		if fd >= 0 {
 			unix.Close(fd)
