@@ -7,8 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tandem-agent/tandem/internal/event"
+	"github.com/tandem-agent/tandem/internal/sandbox"
 	"github.com/tandem-agent/tandem/internal/scripted"
 )
 
@@ -60,6 +62,25 @@ func TestE2ESandboxTrustMode(t *testing.T) {
 		kinds["network:not on sandbox.network.allow"] == 0 {
 		t.Errorf("sandbox_denial events: %v", kinds)
 	}
+	// The session's sandbox process (its policy names the workspace) ended
+	// with the session.
+	waitFor(t, "the session's sandbox process to end", 15*time.Second, func() bool {
+		return len(sandboxProcesses(x.Work)) == 0
+	})
+}
+
+// sandboxProcesses are the pids of the sandbox processes and launchers
+// whose command line names dir.
+func sandboxProcesses(dir string) []string {
+	var pids []string
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && strings.Contains(string(b), sandbox.ExecArg) && strings.Contains(string(b), dir) {
+			pids = append(pids, e.Name())
+		}
+	}
+	return pids
 }
 
 func TestE2ESandboxRunRefuses(t *testing.T) {

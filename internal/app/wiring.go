@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -111,6 +112,13 @@ func (w *wiring) Equip(ctx context.Context, l *session.Live) (session.Equipment,
 		sb, egress, cleanup, err := w.app.SandboxFor(s.Sandbox, l.Roots, l.Events.Emit, false)
 		if err != nil {
 			return nil, err
+		}
+		// The session's sandbox process starts with the session, not with
+		// its first command (and a sandbox that cannot be set up here
+		// stops the session now).
+		if err := sb.Open(); err != nil {
+			cleanup()
+			return nil, fmt.Errorf("the sandbox is on (config or --sandbox) but cannot run here: %w", err)
 		}
 		eq.addExtra(cleanup)
 		eq.sandbox, eq.egress = sb, egress

@@ -30,6 +30,9 @@ func (s *Sandbox) StartConfined(*exec.Cmd) (int, func() (syscall.WaitStatus, err
 	return 0, nil, ErrUnavailable
 }
 
+// Open refuses: there is no sandbox on this system.
+func (s *Sandbox) Open() error { return ErrUnavailable }
+
 // Close has nothing to stop on this system.
 func (s *Sandbox) Close() error { return nil }
 

@@ -59,6 +59,14 @@ func (s *Sandbox) Start(cmd *exec.Cmd) (*Process, error) {
 	return srv.start(req, files)
 }
 
+// Open starts the session's sandbox process now (Start would on the
+// first command): a session pays tandem's start there, and learns at once
+// when the sandbox cannot be set up here. Idempotent.
+func (s *Sandbox) Open() error {
+	_, err := s.server()
+	return err
+}
+
 // StartConfined is Start in the form internal/tool.Starter takes.
 func (s *Sandbox) StartConfined(cmd *exec.Cmd) (pid int, wait func() (syscall.WaitStatus, error), err error) {
 	p, err := s.Start(cmd)
