@@ -37,6 +37,12 @@ func Default(opts Options) []tool.Tool {
 	// One redactor for the session: building it reads the credential and
 	// token files.
 	redact := opts.Secrets.Redactor(os.Environ())
+	return redactAll(builtins(opts, redact), redact)
+}
+
+// builtins is the one list of tandem's built-in tools: adding a tool is its
+// file, one line here and its docs entry (docs/tools.md).
+func builtins(opts Options, redact *secrets.Redactor) []tool.Tool {
 	ts := []tool.Tool{
 		fs.NewRead(),
 		fs.NewWrite(),
@@ -55,5 +61,24 @@ func Default(opts Options) []tool.Tool {
 	} else {
 		ts = append(ts, web.NewWebSearch(nil))
 	}
-	return redactAll(ts, redact)
+	return ts
+}
+
+// FileTools finds, by name, what tandem's built-in tools declare of the
+// files their calls touch (tool.FileAccessor), with no session: the
+// permission engine and the tool filter read it after a session's own
+// tools, so `tandem permissions` and the claude-code runtime's calls to
+// the CLI's Read, Write, Edit, MultiEdit, Glob and Grep (same inputs) are
+// judged by the same declarations.
+func FileTools() func(name string) (tool.FileAccessor, bool) {
+	byName := map[string]tool.FileAccessor{}
+	for _, t := range builtins(Options{}, nil) {
+		if a, ok := tool.AccessorOf(t); ok {
+			byName[t.Name()] = a
+		}
+	}
+	return func(name string) (tool.FileAccessor, bool) {
+		a, ok := byName[name]
+		return a, ok
+	}
 }
