@@ -92,3 +92,10 @@ func TextChangesOf(t Tool, input json.RawMessage) []TextChange {
 	}
 	return nil
 }
+
+// Str is the string field key of input, "" when it is missing or not a
+// string: for titles, which show what they can and judge nothing.
+func Str(input json.RawMessage, key string) string {
+	s, _ := StringField(input, key)
+	return s
+}

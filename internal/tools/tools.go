@@ -64,6 +64,21 @@ func builtins(opts Options, redact *secrets.Redactor) []tool.Tool {
 	return ts
 }
 
+// Lookup finds a built-in tool by name, with no session: for what a tool
+// says of itself (tool.FileAccessor, tool.Kinded, tool.Summarizer,
+// tool.ChangeDescriber) where no session's registry is at hand. Its tools
+// are never run.
+func Lookup() func(name string) (tool.Tool, bool) {
+	byName := map[string]tool.Tool{}
+	for _, t := range builtins(Options{}, nil) {
+		byName[t.Name()] = t
+	}
+	return func(name string) (tool.Tool, bool) {
+		t, ok := byName[name]
+		return t, ok
+	}
+}
+
 // FileTools finds, by name, what tandem's built-in tools declare of the
 // files their calls touch (tool.FileAccessor), with no session: the
 // permission engine and the tool filter read it after a session's own
@@ -71,14 +86,12 @@ func builtins(opts Options, redact *secrets.Redactor) []tool.Tool {
 // the CLI's Read, Write, Edit, MultiEdit, Glob and Grep (same inputs) are
 // judged by the same declarations.
 func FileTools() func(name string) (tool.FileAccessor, bool) {
-	byName := map[string]tool.FileAccessor{}
-	for _, t := range builtins(Options{}, nil) {
-		if a, ok := tool.AccessorOf(t); ok {
-			byName[t.Name()] = a
-		}
-	}
+	lookup := Lookup()
 	return func(name string) (tool.FileAccessor, bool) {
-		a, ok := byName[name]
-		return a, ok
+		t, ok := lookup(name)
+		if !ok {
+			return nil, false
+		}
+		return tool.AccessorOf(t)
 	}
 }
