@@ -1,0 +1,68 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/tandem-agent/tandem/internal/scripted"
+)
+
+// The end-to-end cases that only run the binary and compare its output
+// are txtar scripts in testdata/script (github.com/rogpeppe/go-internal/
+// testscript): each starts in a fresh $WORK (the workspace) with tandem
+// on PATH, its home in $HOME (= $TANDEM_HOME, $WORK/.home) and an empty
+// scripted model server; `scripted FILE` serves FILE's steps
+// (scripted.LoadScript's JSON) instead. Go tests stay for what a script
+// cannot say: the browser, tmux, live processes and signals.
+func TestScripts(t *testing.T) {
+	t.Parallel()
+	testscript.Run(t, testscript.Params{
+		Dir: filepath.Join("testdata", "script"),
+		Setup: func(env *testscript.Env) error {
+			home := filepath.Join(env.WorkDir, ".home")
+			if err := os.MkdirAll(home, 0o755); err != nil {
+				return err
+			}
+			env.Setenv("PATH", filepath.Dir(tandemBin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+			env.Setenv("HOME", home)
+			env.Setenv("TANDEM_HOME", home)
+			env.Setenv("ANTHROPIC_API_KEY", "test-key")
+			env.Setenv("OPENAI_API_KEY", "test-key")
+			srv := scripted.New(scripted.Script{}, scripted.WithoutRecording())
+			url, err := srv.Start()
+			if err != nil {
+				return err
+			}
+			env.Defer(srv.Close)
+			setModelURL(env.Setenv, url)
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"scripted": cmdScripted,
+		},
+	})
+}
+
+// setModelURL points tandem's Anthropic and OpenAI providers at url.
+func setModelURL(setenv func(k, v string), url string) {
+	setenv("ANTHROPIC_BASE_URL", url)
+	setenv("OPENAI_BASE_URL", url+"/v1")
+}
+
+// cmdScripted: scripted FILE starts a scripted model server on FILE's
+// steps for the rest of the script.
+func cmdScripted(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: scripted FILE")
+	}
+	script, err := scripted.LoadScript(ts.MkAbs(args[0]))
+	ts.Check(err)
+	srv := scripted.New(script, scripted.WithoutRecording())
+	url, err := srv.Start()
+	ts.Check(err)
+	ts.Defer(srv.Close)
+	setModelURL(ts.Setenv, url)
+}
