@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/tandem-agent/tandem/internal/tool"
+
+	"github.com/tandem-agent/tandem/internal/testfiles"
 )
 
 func newTestEnv(t testing.TB) *tool.Env {
@@ -42,13 +44,7 @@ func run(t testing.TB, tl tool.Tool, env *tool.Env, input any) tool.Result {
 
 func writeFile(t testing.TB, path, content string) string {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return testfiles.Write(t, path, content)
 }
 
 func readBack(t testing.TB, path string) string {
