@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -15,7 +16,8 @@ import (
 // testscript): each starts in a fresh $WORK (the workspace) with tandem
 // on PATH, its home in $HOME (= $TANDEM_HOME, $WORK/.home) and an empty
 // scripted model server; `scripted FILE` serves FILE's steps
-// (scripted.LoadScript's JSON) instead. Go tests stay for what a script
+// (scripted.LoadScript's JSON) instead, `requests N` counts the requests
+// the server got and `lastmodel ID` checks the last one's model. Go tests stay for what a script
 // cannot say: the browser, tmux, live processes and signals.
 func TestScripts(t *testing.T) {
 	t.Parallel()
@@ -31,17 +33,20 @@ func TestScripts(t *testing.T) {
 			env.Setenv("TANDEM_HOME", home)
 			env.Setenv("ANTHROPIC_API_KEY", "test-key")
 			env.Setenv("OPENAI_API_KEY", "test-key")
-			srv := scripted.New(scripted.Script{}, scripted.WithoutRecording())
+			srv := scripted.New(scripted.Script{})
 			url, err := srv.Start()
 			if err != nil {
 				return err
 			}
 			env.Defer(srv.Close)
 			setModelURL(env.Setenv, url)
+			env.Values[serverKey{}] = &serverRef{srv}
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"scripted": cmdScripted,
+			"scripted":  cmdScripted,
+			"requests":  cmdRequests,
+			"lastmodel": cmdLastModel,
 		},
 	})
 }
@@ -60,9 +65,42 @@ func cmdScripted(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	script, err := scripted.LoadScript(ts.MkAbs(args[0]))
 	ts.Check(err)
-	srv := scripted.New(script, scripted.WithoutRecording())
+	srv := scripted.New(script)
 	url, err := srv.Start()
 	ts.Check(err)
 	ts.Defer(srv.Close)
 	setModelURL(ts.Setenv, url)
+	ts.Value(serverKey{}).(*serverRef).srv = srv
+}
+
+// serverKey finds a script's current scripted server (a *serverRef) among
+// its values.
+type serverKey struct{}
+
+type serverRef struct{ srv *scripted.Server }
+
+// cmdRequests: requests N checks that the scripted server got N requests
+// (! requests N: any other number).
+func cmdRequests(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: requests N")
+	}
+	n := len(ts.Value(serverKey{}).(*serverRef).srv.Requests())
+	if (strconv.Itoa(n) == args[0]) == neg {
+		ts.Fatalf("the scripted server got %d requests (want %s%s)", n, map[bool]string{true: "not ", false: ""}[neg], args[0])
+	}
+}
+
+// cmdLastModel: lastmodel ID checks the model the last request named.
+func cmdLastModel(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: lastmodel ID")
+	}
+	reqs := ts.Value(serverKey{}).(*serverRef).srv.Requests()
+	if len(reqs) == 0 {
+		ts.Fatalf("the scripted server got no request")
+	}
+	if got := reqs[len(reqs)-1].Model(); got != args[0] {
+		ts.Fatalf("the last request named model %q, want %q", got, args[0])
+	}
 }
