@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tandem-agent/tandem/internal/tool"
 
@@ -45,6 +46,18 @@ func run(t testing.TB, tl tool.Tool, env *tool.Env, input any) tool.Result {
 func writeFile(t testing.TB, path, content string) string {
 	t.Helper()
 	return testfiles.Write(t, path, content)
+}
+
+// changeOnDisk is another program writing path: new content with a
+// modification time later than any the test's own writes had (set, not
+// waited for, so a coarse file system clock cannot hide the change).
+func changeOnDisk(t testing.TB, path, content string) {
+	t.Helper()
+	writeFile(t, path, content)
+	later := time.Now().Add(2 * time.Second)
+	if err := os.Chtimes(path, later, later); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func readBack(t testing.TB, path string) string {
