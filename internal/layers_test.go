@@ -144,7 +144,9 @@ func (r rule) check(t *testing.T, g graph) {
 }
 
 var (
-	uiPkgs = []string{module + "/internal/server", module + "/internal/tui", module + "/cmd"}
+	// The front ends: only the wiring (cmd/...) imports them.
+	uiPkgs = []string{module + "/internal/server", module + "/internal/tui", module + "/internal/acp",
+		module + "/internal/cliproto", module + "/cmd"}
 	// The adapters and what they link: only internal/provider/providers
 	// (used by app) may import them.
 	sdkPkgs = []string{
@@ -172,12 +174,15 @@ func matchesAny(p string, prefixes []string) bool {
 }
 
 // ground are the packages of the ground floor (their subpackages too).
-var ground = []string{"event", "message", "structured", "runtimes", "permit", "turn", "store", "provider", "config", "secretpaths"}
+var ground = []string{"event", "message", "structured", "prompt", "runtimes", "permit", "turn", "store", "provider", "config", "secretpaths", "gitrepo"}
 
 // engineDeps are what the ground floor must not reach: the permission
 // engine, the tools, the agent loop, the adapters and what they link.
 var engineDeps = append([]string{module + "/internal/permission", module + "/internal/tools", module + "/internal/tool/",
 	module + "/internal/agent", "mvdan.cc/sh", "github.com/ledongthuc/pdf", "golang.org/x/image"}, sdkPkgs...)
+
+// providerBad is what no provider package reaches.
+var providerBad = []string{module + "/internal/tool", module + "/internal/tools", module + "/internal/permission", module + "/internal/permit"}
 
 func groundPkg(p string) bool {
 	for _, g := range ground {
@@ -203,7 +208,7 @@ func rules() []rule {
 		// Only the wiring (cmd/...) imports the front ends; internal/app
 		// fills in what they list through internal/listing's types. A
 		// front end's own subpackages (servertest) may import it.
-		name: "an internal package imports a front end (internal/server, internal/tui or cmd/...)",
+		name: "an internal package imports a front end (internal/server, tui, acp, cliproto or cmd/...)",
 		from: internalPkg,
 		bad: func(from, to string) bool {
 			for _, ui := range uiPkgs {
@@ -230,16 +235,33 @@ func rules() []rule {
 	}, {
 		// projectfiletest builds hostile files (links out of the
 		// repository, FIFOs) for tests; no shipped code may carry it.
-		name: "non-test code imports internal/projectfile/projectfiletest (import it from _test.go files only)",
+		name: "non-test code imports a test helper package (internal/projectfile/projectfiletest, internal/testfiles: import them from _test.go files only)",
 		from: func(p string) bool { return under(p, module) },
-		bad:  func(_, to string) bool { return to == module+"/internal/projectfile/projectfiletest" },
+		bad: func(_, to string) bool {
+			return to == module+"/internal/projectfile/projectfiletest" || to == module+"/internal/testfiles"
+		},
 	}, {
 		// The ground floor: contracts and data every layer shares. They
 		// reach no engine, tool or adapter, so what builds on them does
 		// not link the shell parser, the PDF reader or image decoders.
-		name:       "a ground package (event, message, structured, runtimes, permit, turn, store, provider, config, secretpaths) reaches the engine, a tool or an adapter",
+		name:       "a ground package (event, message, structured, prompt, runtimes, permit, turn, store, provider, config, secretpaths, gitrepo) reaches the engine, a tool or an adapter",
 		from:       groundPkg,
 		bad:        func(_, to string) bool { return matchesAny(to, engineDeps) },
+		transitive: true,
+	}, {
+		// The store keeps conversations; what it stores is message's
+		// types. A backend (a subpackage) may import the contract.
+		name: "internal/store imports a tandem package other than internal/message",
+		from: func(p string) bool { return under(p, module+"/internal/store") },
+		bad: func(_, to string) bool {
+			return under(to, module) && to != module+"/internal/message" && !under(to, module+"/internal/store")
+		},
+	}, {
+		// A provider streams a request; what a tool does and whether it
+		// may are the loop's business.
+		name:       "internal/provider (or an adapter) reaches a tool or the permission contract",
+		from:       func(p string) bool { return under(p, module+"/internal/provider") },
+		bad:        func(_, to string) bool { return matchesAny(to, providerBad) },
 		transitive: true,
 	}, {
 		name:       "the core links terminal UI code",
@@ -268,6 +290,14 @@ func TestLayersNameTheEdge(t *testing.T) {
 		m("provider/anthropic"): {"github.com/anthropics/anthropic-sdk-go/v2"},
 		"github.com/anthropics/anthropic-sdk-go/v2": nil,
 		m("store"):                       {m("tui")},
+		m("store/sqlite"):                {m("store"), m("message"), m("regular")},
+		m("message"):                     nil,
+		m("regular"):                     nil,
+		m("provider/gemini"):             {m("tool")},
+		m("tool"):                        nil,
+		m("prompt"):                      {m("permission")},
+		m("tools/x"):                     {m("acp")},
+		m("acp"):                         nil,
 		m("tui"):                         {"charm.land/bubbletea/v2"},
 		"charm.land/bubbletea/v2":        nil,
 		m("server"):                      nil,
@@ -303,6 +333,12 @@ func TestLayersNameTheEdge(t *testing.T) {
 		"internal/store -> internal/tui",                                    // a front end
 		"internal/app -> internal/server",                                   // a front end, from the application
 		"internal/turn -> internal/permission",                              // the engine, from the ground floor
+		"internal/prompt -> internal/permission",                            // the engine, from the ground floor
+		"internal/store -> internal/tui",                                    // the store imports more than message
+		"internal/store/sqlite -> internal/regular",                         // a store backend imports more than the contract and message
+		"internal/store/sqlite -> internal/store -> internal/tui",           // terminal UI, through the contract
+		"internal/provider/gemini -> internal/tool",                         // a provider reaches a tool
+		"internal/tools/x -> internal/acp",                                  // a front end, from a tool
 		"internal/agent -> internal/compact -> internal/provider/providers", // an adapter
 		"internal/store -> internal/tui",                                    // terminal UI
 		"internal/config -> internal/projectfile/projectfiletest",           // a test helper
@@ -313,5 +349,52 @@ func TestLayersNameTheEdge(t *testing.T) {
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
 		t.Errorf("violations %q, want %q (servertest importing server is allowed)", got, want)
+	}
+}
+
+// heavyDeps are the packages the foundation must not link: the shell
+// parser, the PDF reader and image decoders (the standard library's
+// too), which only the tools need.
+var heavyDeps = []string{"mvdan.cc/sh", "github.com/ledongthuc/pdf", "golang.org/x/image", "image"}
+
+// What `go list -deps ./internal/turn ./internal/config ./internal/prompt`
+// lists, the issue's own check: the turn contract, the configuration and
+// the system prompt link no shell parser, PDF or image package, and the
+// prompt reaches no engine.
+func TestFoundationLinksNothingHeavy(t *testing.T) {
+	touchSources(t)
+	cmd := exec.Command("go", "list", "-deps", "./internal/turn", "./internal/config", "./internal/prompt")
+	cmd.Dir = ".."
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, stderr.String())
+	}
+	deps := strings.Fields(string(out))
+	if !slices.Contains(deps, module+"/internal/turn") {
+		t.Fatalf("go list -deps did not list internal/turn: %q", deps)
+	}
+	if bad := heavyIn(deps); len(bad) > 0 {
+		t.Errorf("turn, config or prompt links %q; move what needs them out of the foundation (internal/layers_test.go's ground rule names the chain)", bad)
+	}
+}
+
+// heavyIn lists the deps that are heavy, or an engine or tool package.
+func heavyIn(deps []string) []string {
+	var bad []string
+	for _, d := range deps {
+		if matchesAny(d, heavyDeps) || matchesAny(d, []string{module + "/internal/permission", module + "/internal/tools", module + "/internal/agent"}) {
+			bad = append(bad, d)
+		}
+	}
+	return bad
+}
+
+func TestHeavyInCatchesEach(t *testing.T) {
+	got := heavyIn([]string{"fmt", "image/png", "mvdan.cc/sh/v3/syntax", "github.com/ledongthuc/pdf", module + "/internal/permission", module + "/internal/tool", "imagex"})
+	want := []string{"image/png", "mvdan.cc/sh/v3/syntax", "github.com/ledongthuc/pdf", module + "/internal/permission"}
+	if !slices.Equal(got, want) {
+		t.Errorf("heavyIn = %q, want %q", got, want)
 	}
 }

@@ -49,21 +49,7 @@ type acpRPCError struct {
 func startACP(t *testing.T, x *e2e, args ...string) *acpDriver {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 240*time.Second)
-	cmd := x.Command(ctx, append([]string{"acp"}, args...)...)
-	cmd.Stdin = nil
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, in, out, stderr := x.startPiped(ctx, append([]string{"acp"}, args...)...)
 	d := &acpDriver{t: t, in: in, msgs: make(chan acpMsg, 4096), cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(d.msgs)

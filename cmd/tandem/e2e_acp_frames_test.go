@@ -53,19 +53,7 @@ func TestACPAnswersBadLines(t *testing.T) {
 	x := newE2E(t, scripted.Script{})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := x.Command(ctx, "acp")
-	cmd.Stdin = nil
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, in, out, _ := x.startPiped(ctx, "acp")
 	defer func() { _ = cmd.Wait() }()
 	defer in.Close()
 	go func() {

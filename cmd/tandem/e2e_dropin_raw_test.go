@@ -34,21 +34,7 @@ func startPeer(t *testing.T, x *e2e, args ...string) *protoPeer {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
-	cmd := x.Command(ctx, args...)
-	cmd.Stdin = nil
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, in, out, stderr := x.startPiped(ctx, args...)
 	p := &protoPeer{t: t, cmd: cmd, in: in, lines: make(chan map[string]any, 256)}
 	go func() {
 		sc := bufio.NewScanner(out)

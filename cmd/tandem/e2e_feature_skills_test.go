@@ -390,11 +390,7 @@ func TestFeatureInterruptStopsSubagentsNative(t *testing.T) {
 	})
 	p := x.Start("run", "-p", "delegate", "--output-format", "stream-json", "--model", "anthropic/claude-sonnet-5-5", "--permission-mode", "trust")
 	waitFor(t, "the child's sleep to start", 15*time.Second, func() bool { return len(pidsWithArg(t, marker)) > 0 })
-	t.Cleanup(func() {
-		for _, pid := range pidsWithArg(t, marker) {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-		}
-	})
+	killAtCleanup(t, marker)
 	start := time.Now()
 	p.Signal(syscall.SIGINT)
 	r := p.Wait(10 * time.Second)

@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/scripted"
+	"github.com/tandem-agent/tandem/internal/testfiles"
 )
 
 var tandemBin string
@@ -78,14 +80,7 @@ func newE2E(t *testing.T, script scripted.Script, opts ...scripted.Option) *e2e 
 // WriteFile creates a file in the workspace.
 func (x *e2e) WriteFile(rel, content string) string {
 	x.t.Helper()
-	p := filepath.Join(x.Work, rel)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		x.t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		x.t.Fatal(err)
-	}
-	return p
+	return testfiles.Write(x.t, filepath.Join(x.Work, rel), content)
 }
 
 // ReadFile reads a workspace file ("" when missing).
@@ -138,6 +133,28 @@ func (x *e2e) Command(ctx context.Context, args ...string) *exec.Cmd {
 	cmd.Env = append(cmd.Env, x.Env...)
 	cmd.Stdin = strings.NewReader("")
 	return cmd
+}
+
+// startPiped starts tandem with args, its stdin and stdout held by the
+// test and its stderr collected (read it once the process has ended).
+func (x *e2e) startPiped(ctx context.Context, args ...string) (cmd *exec.Cmd, in io.WriteCloser, out io.ReadCloser, stderr *strings.Builder) {
+	x.t.Helper()
+	cmd = x.Command(ctx, args...)
+	cmd.Stdin = nil
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		x.t.Fatal(err)
+	}
+	out, err = cmd.StdoutPipe()
+	if err != nil {
+		x.t.Fatal(err)
+	}
+	stderr = &strings.Builder{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		x.t.Fatal(err)
+	}
+	return cmd, in, out, stderr
 }
 
 // Run runs tandem to completion (60 s limit) and parses its JSON output.

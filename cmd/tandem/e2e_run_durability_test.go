@@ -27,11 +27,7 @@ func TestE2ERunKill9MidToolResumes(t *testing.T) {
 	id := first.SessionID
 	// The sleep running means the second step's assistant message is stored.
 	waitFor(t, "the sleep to start", 10*time.Second, func() bool { return len(pidsWithArg(t, marker)) > 0 })
-	t.Cleanup(func() {
-		for _, pid := range pidsWithArg(t, marker) { // orphaned by kill -9 (own process group)
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-		}
-	})
+	killAtCleanup(t, marker)
 	p.Signal(syscall.SIGKILL)
 	if r := p.Wait(5 * time.Second); r.Code == 0 {
 		t.Fatalf("killed tandem exited 0")
@@ -153,11 +149,7 @@ func TestE2ERunInterruptDuringBash(t *testing.T) {
 	}})
 	p := x.Start("run", "-p", "wait a while", "--output-format", "stream-json", "--model", "anthropic/claude-sonnet-5-5", "--permission-mode", "trust")
 	waitFor(t, "the sleep to start", 10*time.Second, func() bool { return len(pidsWithArg(t, marker)) > 0 })
-	t.Cleanup(func() {
-		for _, pid := range pidsWithArg(t, marker) {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-		}
-	})
+	killAtCleanup(t, marker)
 	start := time.Now()
 	p.Signal(syscall.SIGINT)
 	r := p.Wait(30 * time.Second)

@@ -190,6 +190,17 @@ func waitFor(t *testing.T, what string, timeout time.Duration, cond func() bool)
 	}
 }
 
+// killAtCleanup kills, when the test ends, every process whose command
+// line holds marker: what a killed or interrupted tandem left running
+// (its own process group outlives it).
+func killAtCleanup(t *testing.T, marker string) {
+	t.Cleanup(func() {
+		for _, pid := range pidsWithArg(t, marker) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+}
+
 // sleepMarker is a sleep duration unique to a test, so its process can be
 // found in /proc ("sleep 30.xxxx").
 func sleepMarker() string {

@@ -16,6 +16,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/app"
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/session"
+	"github.com/tandem-agent/tandem/internal/tools"
 )
 
 // Options configure an ACP agent.
@@ -36,6 +37,9 @@ type Agent struct {
 	wire    *wire
 	version string
 	log     io.Writer
+	// tools are tandem's built-in tools, for what each says of its calls
+	// (kind, title, paths, text changes) in permission questions.
+	tools toolLookup
 
 	mu       sync.Mutex
 	client   acpsdk.ClientCapabilities
@@ -54,7 +58,7 @@ func Serve(ctx context.Context, opts Options, in io.Reader, out io.Writer) error
 	if opts.Log == nil {
 		opts.Log = io.Discard
 	}
-	ag := &Agent{version: opts.Version, log: opts.Log, sessions: map[string]*liveSession{}}
+	ag := &Agent{version: opts.Version, log: opts.Log, sessions: map[string]*liveSession{}, tools: tools.Lookup()}
 	a, err := opts.OpenApp(permission.AskerFunc(ag.ask))
 	if err != nil {
 		return err

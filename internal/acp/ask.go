@@ -26,8 +26,8 @@ func (ag *Agent) ask(ctx context.Context, q permission.Question) (permission.Ans
 	}
 	var input map[string]any
 	_ = json.Unmarshal(q.Input, &input)
-	info := describeTool(q.ToolName, input)
-	content := diffs(q.ToolName, input)
+	info := describeTool(ag.tools, q.ToolName, q.Input)
+	content := diffs(ag.tools, q.ToolName, q.Input)
 	if q.Reason != "" {
 		content = append(content, acpsdk.ToolContent(acpsdk.TextBlock(q.Reason)))
 	}

@@ -3,6 +3,7 @@ package acp
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/session"
+	"github.com/tandem-agent/tandem/internal/tools"
 )
 
 // Prompt runs one turn. Updates stream as session/update notifications
@@ -147,6 +149,9 @@ func usage(u *message.Usage) *acpsdk.Usage {
 // tool calls in flight (for titles, diffs and output tails) and how to
 // cancel the running turn.
 type turnState struct {
+	// tools are tandem's built-in tools, for what each says of its calls
+	// (kind, title, paths, text changes).
+	tools  toolLookup
 	mu     sync.Mutex
 	calls  map[string]*toolCall
 	cancel context.CancelFunc
@@ -180,14 +185,16 @@ func (t *turnState) firstTurn() bool {
 
 type toolCall struct {
 	name  string
-	input map[string]any
+	input json.RawMessage
 	tail  []byte // the last outputTail bytes of streamed output
 	// terminal is the client terminal the call's command runs in; its
 	// content is that terminal, not text.
 	terminal string
 }
 
-func newTurnState() *turnState { return &turnState{calls: map[string]*toolCall{}} }
+func newTurnState() *turnState {
+	return &turnState{calls: map[string]*toolCall{}, tools: tools.Lookup()}
+}
 
 // setTerminal records that a call runs in a client terminal.
 func (t *turnState) setTerminal(toolUseID, terminalID string) {

@@ -120,9 +120,9 @@ func (u *updater) toolStart(e event.Event) acpsdk.SessionUpdate {
 	var input map[string]any
 	_ = json.Unmarshal(e.Input, &input)
 	u.turns.mu.Lock()
-	u.turns.calls[e.ToolUseID] = &toolCall{name: e.ToolName, input: input}
+	u.turns.calls[e.ToolUseID] = &toolCall{name: e.ToolName, input: e.Input}
 	u.turns.mu.Unlock()
-	info := describeTool(e.ToolName, input)
+	info := describeTool(u.turns.tools, e.ToolName, e.Input)
 	opts := []acpsdk.ToolCallStartOpt{acpsdk.WithStartKind(info.kind), acpsdk.WithStartStatus(acpsdk.ToolCallStatusInProgress),
 		acpsdk.WithStartRawInput(input)}
 	if len(info.locations) > 0 {
@@ -163,7 +163,7 @@ func (u *updater) toolResult(e event.Event) acpsdk.SessionUpdate {
 		// The client shows the command's output in its terminal.
 		content = []acpsdk.ToolCallContent{acpsdk.ToolTerminalRef(c.terminal)}
 	case c != nil && !e.IsError:
-		content = diffs(c.name, c.input)
+		content = diffs(u.turns.tools, c.name, c.input)
 	}
 	if content == nil {
 		out := e.Output

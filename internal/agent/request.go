@@ -129,7 +129,7 @@ func offeredTools(st *turnState) []tool.Tool {
 // checker and model m: what `tandem prompt show` prints. It runs nothing
 // and stores nothing.
 func (r *Runtime) Preview(in turn.Input, d turn.Deps, m Model) provider.Request {
-	st := &turnState{in: in, d: d, spec: in.Model, model: m, filter: permission.NewToolFilter(in.AllowedTools, in.DisallowedTools)}
+	st := &turnState{in: in, d: d, spec: in.Model, model: m, filter: permission.NewToolFilter(in.AllowedTools, in.DisallowedTools).WithFileTools(declaredFiles(d.Tools))}
 	st.applyTurnModel()
 	msgs := []message.Message{{Role: message.User, Content: []message.Block{message.TextBlock(in.Prompt)}}}
 	return r.buildRequest(st, msgs)
@@ -137,7 +137,7 @@ func (r *Runtime) Preview(in turn.Input, d turn.Deps, m Model) provider.Request 
 
 // PreviewSections is Preview's system prompt as named sections.
 func (r *Runtime) PreviewSections(in turn.Input, d turn.Deps, m Model) []prompt.Section {
-	st := &turnState{in: in, d: d, spec: in.Model, model: m, filter: permission.NewToolFilter(in.AllowedTools, in.DisallowedTools)}
+	st := &turnState{in: in, d: d, spec: in.Model, model: m, filter: permission.NewToolFilter(in.AllowedTools, in.DisallowedTools).WithFileTools(declaredFiles(d.Tools))}
 	st.applyTurnModel()
 	return r.systemSections(st, toolSpecs(st))
 }

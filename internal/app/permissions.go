@@ -9,6 +9,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/permission/hooks"
 	"github.com/tandem-agent/tandem/internal/session"
 	"github.com/tandem-agent/tandem/internal/tool"
+	"github.com/tandem-agent/tandem/internal/tools"
 )
 
 // engineOptions are what the permission engine of a session in cwd judges
@@ -33,20 +34,25 @@ func (a *App) engineOptions(ctx context.Context, s *Settings, cwd string, hookCf
 		Mode: s.Mode, WorkDir: cwd, HomeDir: s.home,
 		UserRules: user, ProjectRules: project, FlagRules: a.FlagRules,
 		ProtectedPaths: hookCfg.ScriptPaths(cwd), SecretFiles: a.Paths.SecretFiles(), ConfigDir: a.Paths.ConfigDir,
+		FileTools: tools.FileTools(),
 	}, grants, nil
 }
 
 // sessionFileTools is what a session's tools declare of the files their
 // calls touch, by name (tool.FileAccessor): its own tools (custom and MCP
 // tools included), then the Claude Code CLI's, which the claude-code
-// runtime asks about. The permission engine and the checkpoint recorder
-// both read it.
+// runtime asks about, then tandem's built-in ones. The permission engine
+// and the checkpoint recorder both read it.
 func sessionFileTools(l *session.Live) func(string) (tool.FileAccessor, bool) {
+	builtin := tools.FileTools()
 	return func(name string) (tool.FileAccessor, bool) {
 		if t, ok := l.Tools.Get(name); ok {
 			return tool.AccessorOf(t)
 		}
-		return claudecode.FileTool(name)
+		if a, ok := claudecode.FileTool(name); ok {
+			return a, true
+		}
+		return builtin(name)
 	}
 }
 

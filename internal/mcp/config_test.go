@@ -7,18 +7,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tandem-agent/tandem/internal/testfiles"
 )
 
 func writeFile(t *testing.T, dir, name, body string) string {
 	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return testfiles.Write(t, filepath.Join(dir, name), body)
 }
 
 func TestLoadProjectFileReportsBadEntries(t *testing.T) {

@@ -48,8 +48,9 @@ type EngineOptions struct {
 	ConfigDir string
 	// FileTools finds, by a tool's name, what the tool declares of the
 	// files its calls touch (tool.FileAccessor): the session's tools, and
-	// the Claude Code CLI's own under the claude-code runtime. Consulted
-	// before tandem's built-in file tools, which are always known.
+	// the Claude Code CLI's own under the claude-code runtime, then
+	// tandem's built-in ones (internal/tools.FileTools). This package names
+	// no tool: nil means no tool reads or writes files.
 	FileTools func(name string) (tool.FileAccessor, bool)
 	// ReadRoots are folders outside the workspace that may be read (never
 	// written) without asking: the skills' folders.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/tandem-agent/tandem/internal/gitrepo"
 	"github.com/tandem-agent/tandem/internal/permission/shell"
 )
 
@@ -124,7 +125,7 @@ func (e *Engine) judgeCommand(mode Mode, c shell.Command, cwd string) verdict {
 // diff.external, a textconv or filter driver, ...) makes it not read-only.
 func (e *Engine) gitConfigRisk(dirs []string) string {
 	for _, d := range dirs {
-		risks, err := shell.RepoConfigRisks(context.Background(), d)
+		risks, err := gitrepo.RepoConfigRisks(context.Background(), d)
 		if err != nil {
 			return "git's configuration could not be checked: " + err.Error()
 		}

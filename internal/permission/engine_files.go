@@ -22,9 +22,13 @@ func (e *Engine) judgeFiles(mode Mode, name string, accesses []tool.Access) verd
 }
 
 // fileTool is what the named tool declares of the files it touches: the
-// session's tools (and the Claude Code CLI's) first, then tandem's own.
+// session's tools (and the Claude Code CLI's) first, then tandem's own, as
+// EngineOptions.FileTools finds them.
 func (e *Engine) fileTool(name string) (tool.FileAccessor, bool) {
-	return withBuiltins(e.opts.FileTools)(name)
+	if e.opts.FileTools == nil {
+		return nil, false
+	}
+	return e.opts.FileTools(name)
 }
 
 func (e *Engine) judgePath(mode Mode, name string, a tool.Access) verdict {

@@ -28,10 +28,10 @@ func TestModeOffers(t *testing.T) {
 }
 
 func TestCanAsk(t *testing.T) {
-	if NewEngine(EngineOptions{WorkDir: t.TempDir()}).CanAsk() {
+	if NewEngine(EngineOptions{FileTools: builtinFiles, WorkDir: t.TempDir()}).CanAsk() {
 		t.Error("an engine without an asker says it can ask")
 	}
-	e := NewEngine(EngineOptions{WorkDir: t.TempDir(), Asker: AskerFunc(nil)})
+	e := NewEngine(EngineOptions{FileTools: builtinFiles, WorkDir: t.TempDir(), Asker: AskerFunc(nil)})
 	if !e.CanAsk() || !e.Narrowed(Explore).(narrowed).CanAsk() {
 		t.Error("an engine with an asker says it cannot ask")
 	}

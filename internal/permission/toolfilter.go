@@ -49,8 +49,8 @@ func NewToolFilter(allowed, disallowed []string) ToolFilter {
 
 // WithFileTools is f judging which tools `Read` and `Edit` entries cover
 // by what the tools declare of the files their calls touch (lookup: the
-// turn's tools, as EngineOptions.FileTools finds them for the engine);
-// tandem's own file tools are known without it. A tool whose declaration
+// turn's tools, as EngineOptions.FileTools finds them for the engine;
+// without it no tool reads or writes files). A tool whose declaration
 // writes is taken away by --disallowedTools Edit, one that reads by Read,
 // whatever its name, as the engine's deny rule denies its calls.
 func (f ToolFilter) WithFileTools(lookup func(name string) (tool.FileAccessor, bool)) ToolFilter {
@@ -61,7 +61,7 @@ func (f ToolFilter) WithFileTools(lookup func(name string) (tool.FileAccessor, b
 // Offered reports whether the model gets the tool named name.
 func (f ToolFilter) Offered(name string) bool {
 	for _, r := range f.disallowed {
-		if r.Pattern == "" && r.matchesTool(name, withBuiltins(f.files)) {
+		if r.Pattern == "" && r.matchesTool(name, f.files) {
 			return false
 		}
 	}
@@ -69,7 +69,7 @@ func (f ToolFilter) Offered(name string) bool {
 		return true
 	}
 	for _, r := range f.allowed {
-		if r.matchesTool(name, withBuiltins(f.files)) {
+		if r.matchesTool(name, f.files) {
 			return true
 		}
 	}

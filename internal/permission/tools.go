@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 
 	"github.com/tandem-agent/tandem/internal/tool"
-	"github.com/tandem-agent/tandem/internal/tools/fs"
-	"github.com/tandem-agent/tandem/internal/tools/search"
 )
 
 // harmlessTools change nothing outside tandem and touch no files.
@@ -45,46 +43,11 @@ func decodeInput(raw json.RawMessage) toolInput {
 	return in
 }
 
-// builtinFileTool is what tandem's own file tools declare of the files
-// they touch, by name: every engine knows them, with or without a
-// session's registry (tandem permissions explains calls without one).
-func builtinFileTool(name string) (tool.FileAccessor, bool) {
-	var t tool.Tool
-	switch name {
-	case "Read":
-		t = fs.NewRead()
-	case "Write":
-		t = fs.NewWrite()
-	case "Edit":
-		t = fs.NewEdit()
-	case "MultiEdit":
-		t = fs.NewMultiEdit()
-	case "Glob":
-		t = search.NewGlob()
-	case "Grep":
-		t = search.NewGrep()
-	default:
-		return nil, false
-	}
-	return tool.AccessorOf(t)
-}
-
 // fileLookup finds, by a tool's name, what the tool declares of the files
-// its calls touch (tool.FileAccessor).
+// its calls touch (tool.FileAccessor). The engine's comes from its caller
+// (EngineOptions.FileTools: the session's tools, then tandem's built-in
+// ones, internal/tools.FileTools), so this package names no tool.
 type fileLookup func(name string) (tool.FileAccessor, bool)
-
-// withBuiltins is l, then tandem's own file tools, which every lookup
-// knows (l may be nil).
-func withBuiltins(l fileLookup) fileLookup {
-	return func(name string) (tool.FileAccessor, bool) {
-		if l != nil {
-			if a, ok := l(name); ok {
-				return a, true
-			}
-		}
-		return builtinFileTool(name)
-	}
-}
 
 // kinds says whether the named tool's calls read or write files, as its
 // declaration says of a call with no arguments (a declaration names the

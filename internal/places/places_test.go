@@ -11,6 +11,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/places"
 	"github.com/tandem-agent/tandem/internal/skills"
+	"github.com/tandem-agent/tandem/internal/tools"
 )
 
 // The loaders find their files through this package, so every folder or
@@ -42,7 +43,7 @@ func TestEveryLoadedPlaceIsProtected(t *testing.T) {
 		}
 		return permission.Answer{Decision: permission.DenyCall}, nil
 	})
-	e := permission.NewEngine(permission.EngineOptions{Mode: permission.Trust, WorkDir: cwd, HomeDir: home, ConfigDir: cfgDir, Asker: asker})
+	e := permission.NewEngine(permission.EngineOptions{FileTools: tools.FileTools(), Mode: permission.Trust, WorkDir: cwd, HomeDir: home, ConfigDir: cfgDir, Asker: asker})
 	for _, p := range targets {
 		raw, _ := json.Marshal(map[string]string{"file_path": p, "content": "x"})
 		before := asked

@@ -11,16 +11,13 @@ import (
 	"time"
 
 	"github.com/tandem-agent/tandem/internal/regular"
+
+	"github.com/tandem-agent/tandem/internal/testfiles"
 )
 
 func write(t *testing.T, path, text string) {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testfiles.Write(t, path, text)
 }
 
 func link(t *testing.T, target, path string) {

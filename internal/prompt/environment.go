@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	vshell "github.com/tandem-agent/tandem/internal/permission/shell"
+	"github.com/tandem-agent/tandem/internal/gitrepo"
 	"github.com/tandem-agent/tandem/internal/projectfile"
 )
 
@@ -63,7 +63,7 @@ func shellName() string {
 
 // gitSummary is "not a repository" or "repository, branch X" with the
 // short status. git runs only when the repository's own config names no
-// program (vshell.RepoConfigRisks: a cloned repository must not run a
+// program (gitrepo.RepoConfigRisks: a cloned repository must not run a
 // command before the user trusts it), with the same hardening the Bash
 // tool gives read-only git commands.
 func gitSummary(ctx context.Context, cwd string) string {
@@ -76,11 +76,11 @@ func gitSummary(ctx context.Context, cwd string) string {
 	if err != nil {
 		return "repository (git is not installed, status unknown)"
 	}
-	if risks, err := vshell.RepoConfigRisks(ctx, cwd); err != nil || len(risks) > 0 {
+	if risks, err := gitrepo.RepoConfigRisks(ctx, cwd); err != nil || len(risks) > 0 {
 		return "repository (status not read: its git config names programs)"
 	}
 	args := []string{}
-	for _, kv := range vshell.GitHardening {
+	for _, kv := range gitrepo.GitHardening {
 		args = append(args, "-c", kv[0]+"="+kv[1])
 	}
 	args = append(args, "status", "--porcelain=v1", "--branch", "--untracked-files=normal")

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tandem-agent/tandem/internal/permission"
+	"github.com/tandem-agent/tandem/internal/permit"
 	"github.com/tandem-agent/tandem/internal/places"
 	"github.com/tandem-agent/tandem/internal/projectfile"
 	"github.com/tandem-agent/tandem/internal/regular"
@@ -51,7 +51,7 @@ type Request struct {
 	// Model is the model id as sent: the family comes from it, and the
 	// environment tells the model its own name.
 	Model string
-	Mode  permission.Mode
+	Mode  permit.Mode
 	// NoAsker: nobody can answer a question or approve a call during the
 	// turn (`tandem run -p`).
 	NoAsker bool
@@ -119,7 +119,7 @@ func (b Builder) Sections(req Request) []Section {
 	}
 	mode := modeSection(req.Mode)
 	add(2, "mode: "+mode, mode)
-	if req.NoAsker && req.Mode != permission.Explore {
+	if req.NoAsker && req.Mode != permit.Explore {
 		add(2, "no one to ask", "noasker")
 	}
 	env := req.Env

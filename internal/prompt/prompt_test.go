@@ -9,16 +9,13 @@ import (
 	"time"
 
 	"github.com/tandem-agent/tandem/internal/projectfile"
+
+	"github.com/tandem-agent/tandem/internal/testfiles"
 )
 
 func write(t *testing.T, p, s string) {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testfiles.Write(t, p, s)
 }
 
 func TestInstructionsOrderAndScope(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"text/template"
 
-	"github.com/tandem-agent/tandem/internal/permission"
+	"github.com/tandem-agent/tandem/internal/permit"
 )
 
 // sectionFiles are the system prompt's parts, one file per section: the
@@ -70,10 +70,10 @@ func render(name string, tools []string) (string, error) {
 
 // modeSection is the file that describes a mode; unknown modes read as
 // normal, as the permission engine does.
-func modeSection(m permission.Mode) string {
+func modeSection(m permit.Mode) string {
 	switch m {
-	case permission.Explore, permission.AcceptEdits, permission.Trust, permission.DontAsk, permission.AskEdits:
+	case permit.Explore, permit.AcceptEdits, permit.Trust, permit.DontAsk, permit.AskEdits:
 		return string(m)
 	}
-	return string(permission.Normal)
+	return string(permit.Normal)
 }

@@ -1,24 +1,17 @@
 package skills
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tandem-agent/tandem/internal/testfiles"
 )
 
 // write creates files under root from a name -> content map.
 func write(t *testing.T, root string, files map[string]string) {
 	t.Helper()
-	for name, content := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testfiles.Tree(t, root, files)
 }
 
 // The frontmatter shapes found in the public anthropics/skills repository

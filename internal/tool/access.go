@@ -43,20 +43,7 @@ type Unwrapper interface {
 // AccessorOf returns what t, or a tool it wraps, declares of the files its
 // calls touch.
 func AccessorOf(t Tool) (FileAccessor, bool) {
-	for range 16 { // wrappers nest only a few deep
-		if t == nil {
-			return nil, false
-		}
-		if a, ok := t.(FileAccessor); ok {
-			return a, true
-		}
-		u, ok := t.(Unwrapper)
-		if !ok {
-			return nil, false
-		}
-		t = u.Unwrap()
-	}
-	return nil, false
+	return Unwrapped[FileAccessor](t)
 }
 
 // AccessFunc adapts a function to FileAccessor.

@@ -37,6 +37,12 @@ func Default(opts Options) []tool.Tool {
 	// One redactor for the session: building it reads the credential and
 	// token files.
 	redact := opts.Secrets.Redactor(os.Environ())
+	return redactAll(builtins(opts, redact), redact)
+}
+
+// builtins is the one list of tandem's built-in tools: adding a tool is its
+// file, one line here and its docs entry (docs/tools.md).
+func builtins(opts Options, redact *secrets.Redactor) []tool.Tool {
 	ts := []tool.Tool{
 		fs.NewRead(),
 		fs.NewWrite(),
@@ -55,5 +61,37 @@ func Default(opts Options) []tool.Tool {
 	} else {
 		ts = append(ts, web.NewWebSearch(nil))
 	}
-	return redactAll(ts, redact)
+	return ts
+}
+
+// Lookup finds a built-in tool by name, with no session: for what a tool
+// says of itself (tool.FileAccessor, tool.Kinded, tool.Summarizer,
+// tool.ChangeDescriber) where no session's registry is at hand. Its tools
+// are never run.
+func Lookup() func(name string) (tool.Tool, bool) {
+	byName := map[string]tool.Tool{}
+	for _, t := range builtins(Options{}, nil) {
+		byName[t.Name()] = t
+	}
+	return func(name string) (tool.Tool, bool) {
+		t, ok := byName[name]
+		return t, ok
+	}
+}
+
+// FileTools finds, by name, what tandem's built-in tools declare of the
+// files their calls touch (tool.FileAccessor), with no session: the
+// permission engine and the tool filter read it after a session's own
+// tools, so `tandem permissions` and the claude-code runtime's calls to
+// the CLI's Read, Write, Edit, MultiEdit, Glob and Grep (same inputs) are
+// judged by the same declarations.
+func FileTools() func(name string) (tool.FileAccessor, bool) {
+	lookup := Lookup()
+	return func(name string) (tool.FileAccessor, bool) {
+		t, ok := lookup(name)
+		if !ok {
+			return nil, false
+		}
+		return tool.AccessorOf(t)
+	}
 }

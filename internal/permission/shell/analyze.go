@@ -59,7 +59,7 @@ type Command struct {
 	Wrapper bool
 	// GitDirs, for a read-only git command, are the folders it may run in:
 	// git reads the configuration of the repository it finds there, which
-	// the caller must vet (RepoConfigRisks) before calling it read-only.
+	// the caller must vet (gitrepo.RepoConfigRisks) before calling it read-only.
 	GitDirs []string
 	// Reasons explain why the command is not read-only (or is sensitive).
 	Reasons []string

@@ -4,10 +4,11 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tandem-agent/tandem/internal/testfiles"
 )
 
 func chainEnv(t *testing.T, kv ...string) (func(string) string, string) {
@@ -21,12 +22,7 @@ func chainEnv(t *testing.T, kv ...string) (func(string) string, string) {
 
 func write(t *testing.T, path, body string) {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(body), 0o700); err != nil {
-		t.Fatal(err)
-	}
+	testfiles.WriteMode(t, path, body, 0o700)
 }
 
 func retrieve(t *testing.T, s awsSetup) string {

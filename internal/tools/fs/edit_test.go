@@ -147,8 +147,7 @@ func TestEditStaleAndChained(t *testing.T) {
 	mustOK(t, run(t, NewEdit(), env, map[string]any{"file_path": p, "old_string": "a := 1", "new_string": "a := 10"}))
 	// The tracker saw our own write: no re-read needed.
 	mustOK(t, run(t, NewEdit(), env, map[string]any{"file_path": p, "old_string": "b := 2", "new_string": "b := 20"}))
-	time.Sleep(10 * time.Millisecond)
-	writeFile(t, p, "a := 10\nb := 20\nc := 3\n")
+	changeOnDisk(t, p, "a := 10\nb := 20\nc := 3\n")
 	mustErr(t, run(t, NewEdit(), env, map[string]any{"file_path": p, "old_string": "c := 3", "new_string": "c := 30"}), "changed on disk")
 	// Touching without changing the content is not a change.
 	mustOK(t, run(t, NewRead(), env, map[string]any{"file_path": p}))

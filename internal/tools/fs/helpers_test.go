@@ -9,8 +9,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tandem-agent/tandem/internal/tool"
+
+	"github.com/tandem-agent/tandem/internal/testfiles"
 )
 
 func newTestEnv(t testing.TB) *tool.Env {
@@ -42,13 +45,19 @@ func run(t testing.TB, tl tool.Tool, env *tool.Env, input any) tool.Result {
 
 func writeFile(t testing.TB, path, content string) string {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	return testfiles.Write(t, path, content)
+}
+
+// changeOnDisk is another program writing path: new content with a
+// modification time later than any the test's own writes had (set, not
+// waited for, so a coarse file system clock cannot hide the change).
+func changeOnDisk(t testing.TB, path, content string) {
+	t.Helper()
+	writeFile(t, path, content)
+	later := time.Now().Add(2 * time.Second)
+	if err := os.Chtimes(path, later, later); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
 }
 
 func readBack(t testing.TB, path string) string {

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 func TestWriteTable(t *testing.T) {
@@ -77,8 +76,7 @@ func TestWriteOverwriteFlow(t *testing.T) {
 	// A second write needs no re-read: the tracker knows the new state.
 	mustOK(t, run(t, NewWrite(), env, map[string]any{"file_path": p, "content": "echo three\n"}))
 	// Someone else changes the file: the next write is refused.
-	time.Sleep(10 * time.Millisecond)
-	writeFile(t, p, "echo external\n")
+	changeOnDisk(t, p, "echo external\n")
 	mustErr(t, run(t, NewWrite(), env, map[string]any{"file_path": p, "content": "echo four\n"}), "changed on disk since you read it")
 	if readBack(t, p) != "echo external\n" {
 		t.Fatal("stale write went through")

@@ -5,10 +5,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tandem-agent/tandem/internal/gitrepo"
 	vshell "github.com/tandem-agent/tandem/internal/permission/shell"
 )
 
-// hardenGit returns env with vshell.GitHardening added when command is
+// hardenGit returns env with gitrepo.GitHardening added when command is
 // read-only as a whole (the only commands that run without the user having
 // seen them in normal mode, and all that runs in explore mode). Commands
 // the user approved keep git's full behaviour (their commit hooks run).
@@ -27,14 +28,14 @@ func hardenGit(env []string, command, dir string) []string {
 			n, _ = strconv.Atoi(v) // the user's own entries stay first
 		}
 	}
-	out := make([]string, 0, len(env)+1+2*len(vshell.GitHardening))
+	out := make([]string, 0, len(env)+1+2*len(gitrepo.GitHardening))
 	for _, kv := range env {
 		if !strings.HasPrefix(kv, "GIT_CONFIG_COUNT=") {
 			out = append(out, kv)
 		}
 	}
-	for i, kv := range vshell.GitHardening {
+	for i, kv := range gitrepo.GitHardening {
 		out = append(out, "GIT_CONFIG_KEY_"+strconv.Itoa(n+i)+"="+kv[0], "GIT_CONFIG_VALUE_"+strconv.Itoa(n+i)+"="+kv[1])
 	}
-	return append(out, "GIT_CONFIG_COUNT="+strconv.Itoa(n+len(vshell.GitHardening)))
+	return append(out, "GIT_CONFIG_COUNT="+strconv.Itoa(n+len(gitrepo.GitHardening)))
 }

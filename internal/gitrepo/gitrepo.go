@@ -1,4 +1,8 @@
-package shell
+// Package gitrepo is what tandem knows of a repository's own git configuration:
+// the entries that make git run a program (RepoConfigRisks) and the
+// hardening read-only git commands run with (GitHardening). A leaf, so the
+// system prompt's git status links no shell parser.
+package gitrepo
 
 import (
 	"bytes"

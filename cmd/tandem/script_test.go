@@ -1,0 +1,106 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/tandem-agent/tandem/internal/scripted"
+)
+
+// The end-to-end cases that only run the binary and compare its output
+// are txtar scripts in testdata/script (github.com/rogpeppe/go-internal/
+// testscript): each starts in a fresh $WORK (the workspace) with tandem
+// on PATH, its home in $HOME (= $TANDEM_HOME, $WORK/.home) and an empty
+// scripted model server; `scripted FILE` serves FILE's steps
+// (scripted.LoadScript's JSON) instead, `requests N` counts the requests
+// the server got and `lastmodel ID` checks the last one's model. Go tests stay for what a script
+// cannot say: the browser, tmux, live processes and signals.
+func TestScripts(t *testing.T) {
+	t.Parallel()
+	testscript.Run(t, testscript.Params{
+		Dir: filepath.Join("testdata", "script"),
+		Setup: func(env *testscript.Env) error {
+			home := filepath.Join(env.WorkDir, ".home")
+			if err := os.MkdirAll(home, 0o755); err != nil {
+				return err
+			}
+			env.Setenv("PATH", filepath.Dir(tandemBin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+			env.Setenv("HOME", home)
+			env.Setenv("TANDEM_HOME", home)
+			env.Setenv("ANTHROPIC_API_KEY", "test-key")
+			env.Setenv("OPENAI_API_KEY", "test-key")
+			srv := scripted.New(scripted.Script{})
+			url, err := srv.Start()
+			if err != nil {
+				return err
+			}
+			env.Defer(srv.Close)
+			setModelURL(env.Setenv, url)
+			env.Values[serverKey{}] = &serverRef{srv}
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"scripted":  cmdScripted,
+			"requests":  cmdRequests,
+			"lastmodel": cmdLastModel,
+		},
+	})
+}
+
+// setModelURL points tandem's Anthropic and OpenAI providers at url.
+func setModelURL(setenv func(k, v string), url string) {
+	setenv("ANTHROPIC_BASE_URL", url)
+	setenv("OPENAI_BASE_URL", url+"/v1")
+}
+
+// cmdScripted: scripted FILE starts a scripted model server on FILE's
+// steps for the rest of the script.
+func cmdScripted(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: scripted FILE")
+	}
+	script, err := scripted.LoadScript(ts.MkAbs(args[0]))
+	ts.Check(err)
+	srv := scripted.New(script)
+	url, err := srv.Start()
+	ts.Check(err)
+	ts.Defer(srv.Close)
+	setModelURL(ts.Setenv, url)
+	ts.Value(serverKey{}).(*serverRef).srv = srv
+}
+
+// serverKey finds a script's current scripted server (a *serverRef) among
+// its values.
+type serverKey struct{}
+
+type serverRef struct{ srv *scripted.Server }
+
+// cmdRequests: requests N checks that the scripted server got N requests
+// (! requests N: any other number).
+func cmdRequests(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: requests N")
+	}
+	n := len(ts.Value(serverKey{}).(*serverRef).srv.Requests())
+	if (strconv.Itoa(n) == args[0]) == neg {
+		ts.Fatalf("the scripted server got %d requests (want %s%s)", n, map[bool]string{true: "not ", false: ""}[neg], args[0])
+	}
+}
+
+// cmdLastModel: lastmodel ID checks the model the last request named.
+func cmdLastModel(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: lastmodel ID")
+	}
+	reqs := ts.Value(serverKey{}).(*serverRef).srv.Requests()
+	if len(reqs) == 0 {
+		ts.Fatalf("the scripted server got no request")
+	}
+	if got := reqs[len(reqs)-1].Model(); got != args[0] {
+		ts.Fatalf("the last request named model %q, want %q", got, args[0])
+	}
+}
