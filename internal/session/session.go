@@ -20,6 +20,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/permission/hooks"
+	"github.com/tandem-agent/tandem/internal/recorder"
 	"github.com/tandem-agent/tandem/internal/runtimes"
 	"github.com/tandem-agent/tandem/internal/store"
 	"github.com/tandem-agent/tandem/internal/tool"
@@ -327,11 +328,11 @@ func (l *Live) Run(ctx context.Context, prompt string, opts TurnOptions) (event.
 	if len(in.FallbackModels) == 0 {
 		in.FallbackModels = l.FallbackModels
 	}
-	var recorder turn.Recorder = StoreRecorder(l.mgr.store, rec.ID, l.Events.LastSeq)
+	var rcd turn.Recorder = recorder.ForSession(l.mgr.store, rec.ID, l.Events.LastSeq)
 	if len(l.msgSinks) > 0 {
-		recorder = notifyingRecorder{Recorder: recorder, sinks: l.msgSinks}
+		rcd = notifyingRecorder{Recorder: rcd, sinks: l.msgSinks}
 	}
-	deps := turn.Deps{Events: l.Events, Recorder: recorder, Checker: l.Checker, Tools: l.Tools, Env: l.Env}
+	deps := turn.Deps{Events: l.Events, Recorder: rcd, Checker: l.Checker, Tools: l.Tools, Env: l.Env}
 	res, err := runGuarded(ctx, rt, in, deps)
 	// The seq must survive even an interrupted turn, so SSE resumption and
 	// the next turn's numbering stay right.
