@@ -38,9 +38,7 @@ func TestProjectSkillGrantsNeedTrust(t *testing.T) {
 			t.Fatal(err)
 		}
 		explain := func() permission.Action {
-			return l.Checker().(interface {
-				Explain(permission.Request) permission.Explanation
-			}).Explain(permission.Request{Tool: "Bash", Input: json.RawMessage(`{"command":"touch x"}`)}).Action
+			return l.Explain(permission.Request{Tool: "Bash", Input: json.RawMessage(`{"command":"touch x"}`)}).Action
 		}
 		want := permission.ActionAsk
 		if trusted {
