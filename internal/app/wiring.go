@@ -28,9 +28,10 @@ import (
 
 // Equipment is what Equip built for one live session: its permission engine
 // and broker, hooks, MCP servers, checkpoint recorder, skills, commands and
-// sub-agent runner. The live session owns it (session.Live.Equipment) and
-// closes it; front ends reach the rest through its methods (MCPStatus,
-// MCPAction, WaitMCP, Extensions, Reply, Pending).
+// sub-agent runner. The live session owns it and closes it; what it
+// offers front ends it names in Capabilities (MCPStatus, MCPAction,
+// WaitMCP, Extensions, SandboxAllow, the broker's Reply and Pending, the
+// engine), which they reach through the session.Live's methods.
 type Equipment struct {
 	w        *wiring
 	l        *session.Live
