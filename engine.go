@@ -86,6 +86,9 @@ type Engine struct {
 	mu       sync.Mutex
 	sessions map[string]*Session // open sessions, for permission questions
 	closed   bool
+	// flagRules are Options.AllowedTools and DisallowedTools, given to
+	// every session the engine opens.
+	flagRules []permission.Rule
 }
 
 // Open opens an engine: it reads the user's configuration and opens the
@@ -118,7 +121,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		provs[name] = customProvider{name: name, p: p}
 	}
 	e := &Engine{opts: opts, sessions: map[string]*Session{}}
-	a, err := app.Open(app.Options{Home: opts.Home, ConfigFile: opts.ConfigFile, Getenv: opts.Getenv, Asker: permission.AskerFunc(e.ask),
+	a, err := app.Open(app.Options{Home: opts.Home, ConfigFile: opts.ConfigFile, Getenv: opts.Getenv,
 		Stderr: opts.Stderr, TrustProject: opts.TrustProjects, RequireTrust: opts.RequireTrust, Providers: provs, Version: moduleVersion()})
 	if err != nil {
 		return nil, fmt.Errorf("open tandem: %w", err)
@@ -133,7 +136,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		a.Close()
 		return nil, fmt.Errorf("Options.DisallowedTools: %w", err)
 	}
-	a.FlagRules = append(allow, deny...)
+	e.flagRules = append(allow, deny...)
 	e.app = a
 	return e, nil
 }

@@ -106,6 +106,8 @@ func (e *Engine) open(ctx context.Context, req session.OpenRequest, opts Session
 	}
 	sink := &eventSink{session: opts.OnEvent}
 	req.Sinks = []event.Sink{sink}
+	// Questions go to the session's PermissionFunc (Engine.ask finds it).
+	req.Asker, req.FlagRules = permission.AskerFunc(e.ask), e.flagRules
 	live, err := e.app.Manager.Open(ctx, req)
 	if err != nil {
 		return nil, err
@@ -120,7 +122,7 @@ func (e *Engine) open(ctx context.Context, req session.OpenRequest, opts Session
 		return nil, err
 	}
 	if wait := cmp.Or(e.opts.MCPWait, app.DefaultMCPWait); wait > 0 { // config files may name servers too
-		app.WaitMCP(ctx, live, wait)
+		live.WaitMCP(ctx, wait)
 	}
 	return s, nil
 }
@@ -168,11 +170,11 @@ func addTools(live *session.Live, tools []Tool) error {
 	if live.Snapshot().Runtime == string(RuntimeClaudeCode) {
 		return noCustomTools(tools)
 	}
-	if err := checkToolNames(tools, func(name string) bool { _, ok := live.Tools.Get(name); return ok }); err != nil {
+	if err := checkToolNames(tools, func(name string) bool { _, ok := live.Tools().Get(name); return ok }); err != nil {
 		return err
 	}
 	for _, t := range tools {
-		live.Tools.Add(customTool{t: t})
+		live.Tools().Add(customTool{t: t})
 	}
 	return nil
 }
@@ -202,10 +204,7 @@ func (s *Session) SetModel(ctx context.Context, model string) error {
 	if model == "" {
 		return errors.New("SetModel: no model")
 	}
-	if err := s.engine.app.CheckModel(model, s.Dir()); err != nil {
-		return fmt.Errorf("model %s: %w", model, err)
-	}
-	return s.live.Update(ctx, model, "", "")
+	return s.live.SetModel(ctx, model)
 }
 
 // SetPermissionMode switches the permission mode, from the next tool call
@@ -214,5 +213,5 @@ func (s *Session) SetPermissionMode(ctx context.Context, mode PermissionMode) er
 	if _, err := permission.ParseMode(string(mode)); err != nil {
 		return fmt.Errorf("SetPermissionMode: %w", err)
 	}
-	return s.live.Update(ctx, "", "", string(mode))
+	return s.live.SetMode(ctx, string(mode))
 }

@@ -5,7 +5,6 @@ import (
 
 	"github.com/tandem-agent/tandem/internal/acp"
 	"github.com/tandem-agent/tandem/internal/app"
-	"github.com/tandem-agent/tandem/internal/permission"
 )
 
 func newACPCmd(g *globalFlags) *cobra.Command {
@@ -28,8 +27,8 @@ func newACPCmd(g *globalFlags) *cobra.Command {
 			return acp.Serve(ctx, acp.Options{
 				Version: version(),
 				Log:     cmd.ErrOrStderr(),
-				OpenApp: func(asker permission.Asker) (*app.App, error) {
-					return app.Open(app.Options{Home: g.home, Version: version(), Asker: asker, Stderr: cmd.ErrOrStderr(), TrustProject: trustProject, RequireTrust: requireTrust, Sandbox: sbMode})
+				OpenApp: func() (*app.App, error) {
+					return app.Open(app.Options{Home: g.home, Version: version(), Stderr: cmd.ErrOrStderr(), TrustProject: trustProject, RequireTrust: requireTrust, Sandbox: sbMode})
 				},
 			}, cmd.InOrStdin(), cmd.OutOrStdout())
 		},

@@ -34,10 +34,11 @@ as a session there would, without running it or asking anyone; hooks are not run
 			if err != nil {
 				return err
 			}
-			if a.FlagRules, err = flagRules(&runFlags{allowed: allowed, disallowed: disallowed}); err != nil {
+			rules, err := flagRules(&runFlags{allowed: allowed, disallowed: disallowed})
+			if err != nil {
 				return err
 			}
-			eng, err := a.PermissionsFor(cmd.Context(), dir, mode)
+			eng, err := a.PermissionsFor(cmd.Context(), dir, mode, rules)
 			if err != nil {
 				return err
 			}

@@ -193,13 +193,14 @@ func runTurnBody(cmd *cobra.Command, g *globalFlags, f *runFlags, args []string)
 	if err != nil {
 		return err
 	}
-	a, err := app.Open(app.Options{Home: g.home, Version: version(), Asker: asker, Stderr: cmd.ErrOrStderr(), TrustProject: f.trustProject, RequireTrust: f.requireTrust, Sandbox: sbMode})
+	a, err := app.Open(app.Options{Home: g.home, Version: version(), Stderr: cmd.ErrOrStderr(), TrustProject: f.trustProject, RequireTrust: f.requireTrust, Sandbox: sbMode})
 	if err != nil {
 		return err
 	}
 	defer a.Close()
 	sayStaleCatalog(cmd.ErrOrStderr(), a)
-	if a.FlagRules, err = flagRules(f); err != nil {
+	rules, err := flagRules(f)
+	if err != nil {
 		return err
 	}
 	schema, _ := f.schema() // checked by validate
@@ -211,12 +212,13 @@ func runTurnBody(cmd *cobra.Command, g *globalFlags, f *runFlags, args []string)
 	// before a new session is stored, so a failed start leaves nothing for
 	// --continue to pick up.
 	live, err := a.Manager.Open(ctx, session.OpenRequest{ID: f.resume, Continue: f.cont, Cwd: f.cwd, AddDirs: f.addDirs,
-		Model: f.model, Runtime: f.runtime, Mode: f.mode, ModeFromRequest: true, Sinks: []event.Sink{out}})
+		Model: f.model, Runtime: f.runtime, Mode: f.mode, ModeFromRequest: true, Sinks: []event.Sink{out},
+		Asker: asker, FlagRules: rules})
 	if err != nil {
 		return err
 	}
 	defer live.Close()
-	app.WaitMCP(ctx, live, f.mcpWait)
+	live.WaitMCP(ctx, f.mcpWait)
 	res, err := live.Run(ctx, prompt, session.TurnOptions{MaxTurns: f.maxTurns, MaxBudgetUSD: f.maxBudget, AppendSystemPrompt: f.appendSystem,
 		SystemPrompt: f.systemPrompt, DisallowedTools: f.disallowed,
 		FallbackModels: f.fallbackModels, JSONSchema: schema, Effort: f.effort})

@@ -2,13 +2,11 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 
@@ -16,16 +14,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tandem-agent/tandem/internal/app"
-	"github.com/tandem-agent/tandem/internal/checkpoint"
 	"github.com/tandem-agent/tandem/internal/event"
-	"github.com/tandem-agent/tandem/internal/mcp"
-	"github.com/tandem-agent/tandem/internal/message"
-	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/permission/hooks"
 	"github.com/tandem-agent/tandem/internal/session"
-	"github.com/tandem-agent/tandem/internal/store"
 	"github.com/tandem-agent/tandem/internal/trust"
 	"github.com/tandem-agent/tandem/internal/tui"
+	"github.com/tandem-agent/tandem/internal/tui/appbackend"
 )
 
 // opensUI reports whether a `tandem` invocation without a subcommand is a
@@ -75,18 +69,21 @@ func runTUI(cmd *cobra.Command, g *globalFlags, f *runFlags, prompt string) erro
 	if err != nil {
 		return err
 	}
-	a, err := app.Open(app.Options{Home: g.home, Version: version(), ServerAsks: true, Stderr: warn, TrustProject: f.trustProject, RequireTrust: f.requireTrust, Sandbox: sbMode})
+	a, err := app.Open(app.Options{Home: g.home, Version: version(), Stderr: warn, TrustProject: f.trustProject, RequireTrust: f.requireTrust, Sandbox: sbMode})
 	if err != nil {
 		return err
 	}
 	defer a.Close()
 	sayStaleCatalog(warn, a)
-	if a.FlagRules, err = flagRules(f); err != nil {
+	rules, err := flagRules(f)
+	if err != nil {
 		return err
 	}
 	ctx, stop := signalContext(cmd.Context(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	be := &tuiBackend{a: a, f: f, sink: sink}
+	be := appbackend.New(a, sink, appbackend.Options{AddDirs: f.addDirs, Runtime: f.runtime, FlagRules: rules, MCPWait: f.mcpWait,
+		Turn: session.TurnOptions{MaxTurns: f.maxTurns, MaxBudgetUSD: f.maxBudget, AppendSystemPrompt: f.appendSystem,
+			SystemPrompt: f.systemPrompt, DisallowedTools: f.disallowed, Effort: f.effort}})
 	req := session.OpenRequest{ID: f.resume, Continue: f.cont, Cwd: f.cwd, AddDirs: f.addDirs,
 		Model: f.model, Runtime: f.runtime, Mode: f.mode, ModeFromRequest: true}
 	if f.resume == "" {
@@ -100,7 +97,7 @@ func runTUI(cmd *cobra.Command, g *globalFlags, f *runFlags, prompt string) erro
 			}
 		}
 	}
-	err = be.open(ctx, req, "")
+	err = be.OpenFirst(ctx, req)
 	if err != nil {
 		return err
 	}
@@ -111,12 +108,12 @@ func runTUI(cmd *cobra.Command, g *globalFlags, f *runFlags, prompt string) erro
 		if ctx.Err() != nil {
 			reason = hooks.EndOther
 		}
-		be.close(reason)
+		be.Close(reason)
 	}()
 	warn.ui.Store(true)
 	err = tui.Run(ctx, tui.Options{Backend: be, Sink: sink, Prompt: prompt,
 		HistoryFile: filepath.Join(a.Paths.DataDir, "prompt-history.jsonl"),
-		Commands:    sessionCommands(a, be.Info().Cwd),
+		Commands:    appbackend.Commands(a, be.Info().Cwd),
 		Models: func() []tui.ModelOption {
 			var out []tui.ModelOption
 			for _, c := range a.ModelChoices() {
@@ -151,224 +148,6 @@ func askTrust(cmd *cobra.Command, a *app.App, st trust.Status) bool {
 		return false
 	}
 	return true
-}
-
-// tuiBackend is the UI's session: the same Manager, Live and helpers as
-// `tandem run`.
-type tuiBackend struct {
-	a    *app.App
-	f    *runFlags
-	sink *tui.Sink
-
-	mu     sync.Mutex
-	live   *session.Live
-	waited bool // MCP servers were given their moment before the first turn
-}
-
-// open opens a session in place of the current one, which ends with
-// endReason (the SessionEnd hook's reason).
-func (b *tuiBackend) open(ctx context.Context, req session.OpenRequest, endReason string) error {
-	req.Sinks = []event.Sink{b.sink}
-	// Open resolves the folder's settings (config, trust, model) before a
-	// new session is stored, as for `tandem run`.
-	live, err := b.a.Manager.Open(ctx, req)
-	if err != nil {
-		return err
-	}
-	b.mu.Lock()
-	old := b.live
-	b.live, b.waited = live, false
-	b.mu.Unlock()
-	if old != nil {
-		old.CloseFor(endReason)
-	}
-	return nil
-}
-
-func (b *tuiBackend) close(reason string) {
-	b.mu.Lock()
-	l := b.live
-	b.mu.Unlock()
-	if l != nil {
-		l.CloseFor(reason)
-	}
-}
-
-func (b *tuiBackend) current() *session.Live {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.live
-}
-
-func (b *tuiBackend) Info() tui.SessionInfo {
-	l := b.current()
-	if l == nil {
-		return tui.SessionInfo{}
-	}
-	r := l.Snapshot()
-	mode := r.Mode
-	if m, ok := l.Checker.(interface{ Mode() permission.Mode }); ok {
-		mode = string(m.Mode()) // the mode in force, config defaults included
-	}
-	return tui.SessionInfo{ID: r.ID, Title: r.Title, Cwd: r.Cwd, Model: r.Model, Mode: mode, Runtime: r.Runtime, Usage: r.Usage, CostUSD: r.CostUSD,
-		CanCompact: true}
-}
-
-func (b *tuiBackend) Run(ctx context.Context, prompt string) (event.Event, error) {
-	l := b.current()
-	b.mu.Lock()
-	wait := !b.waited
-	b.waited = true
-	b.mu.Unlock()
-	if wait {
-		app.WaitMCP(ctx, l, b.f.mcpWait)
-	}
-	return l.Run(ctx, prompt, session.TurnOptions{MaxTurns: b.f.maxTurns, MaxBudgetUSD: b.f.maxBudget, AppendSystemPrompt: b.f.appendSystem,
-		SystemPrompt: b.f.systemPrompt, DisallowedTools: b.f.disallowed, Effort: b.f.effort})
-}
-
-func (b *tuiBackend) Reply(requestID string, ans permission.Answer) error {
-	eq, ok := b.current().Equipment().(interface {
-		Reply(string, permission.Answer) error
-	})
-	if !ok {
-		return fmt.Errorf("reply to %s: %w", requestID, permission.ErrUnknownRequest)
-	}
-	return eq.Reply(requestID, ans)
-}
-
-func (b *tuiBackend) SetMode(ctx context.Context, mode string) error {
-	return b.current().Update(ctx, "", "", mode)
-}
-
-func (b *tuiBackend) SetModel(ctx context.Context, model string) error {
-	l := b.current()
-	if err := b.a.CheckModel(model, l.Snapshot().Cwd); err != nil {
-		return fmt.Errorf("model %s: %w", model, err)
-	}
-	return l.Update(ctx, model, "", "")
-}
-
-func (b *tuiBackend) Sessions(ctx context.Context) ([]store.Session, error) {
-	return b.a.Store.ListSessions(ctx, store.ListOptions{Cwd: b.current().Snapshot().Cwd, Limit: 200})
-}
-
-// Open resumes another session, or with "" starts a new one keeping this
-// one's model and mode.
-func (b *tuiBackend) Open(ctx context.Context, id string) error {
-	cur := b.Info()
-	req := session.OpenRequest{ID: id, Cwd: cur.Cwd, AddDirs: b.f.addDirs, Runtime: b.f.runtime, Mode: cur.Mode, ModeFromRequest: true}
-	reason := hooks.EndResume
-	if id == "" { // /clear
-		req.Model, reason = cur.Model, hooks.EndClear
-	}
-	return b.open(ctx, req, reason)
-}
-
-func (b *tuiBackend) History(ctx context.Context) ([]message.Message, error) {
-	return b.a.Store.Messages(ctx, b.current().Snapshot().ID)
-}
-
-// The UI finds this through an interface check: keep it implemented.
-var _ tui.SubagentHistory = (*tuiBackend)(nil)
-
-// SubagentHistory implements tui.SubagentHistory.
-func (b *tuiBackend) SubagentHistory(ctx context.Context, msgs []message.Message) ([]store.SubagentRun, error) {
-	return b.a.Store.SubagentRuns(ctx, b.current().Snapshot().ID, msgs)
-}
-
-// The UI finds these through interface checks: keep them implemented.
-var (
-	_ tui.Rewinder    = (*tuiBackend)(nil)
-	_ tui.MCPServers  = (*tuiBackend)(nil)
-	_ tui.Permissions = (*tuiBackend)(nil)
-)
-
-// Rules implements tui.Permissions, from the session's checker (the
-// permission engine offers the same methods).
-func (b *tuiBackend) Rules() []permission.Rule {
-	if e, ok := b.current().Checker.(tui.Permissions); ok {
-		return e.Rules()
-	}
-	return nil
-}
-
-// Explain implements tui.Permissions, for the folder the session runs in.
-func (b *tuiBackend) Explain(req permission.Request) permission.Explanation {
-	l := b.current()
-	e, ok := l.Checker.(tui.Permissions)
-	if !ok {
-		return permission.Explanation{Action: permission.ActionAllow, Rule: "no permission engine"}
-	}
-	r := l.Snapshot()
-	req.SessionID, req.Cwd = r.ID, r.Cwd
-	return e.Explain(req)
-}
-
-// MCPStatus implements tui.MCPServers.
-func (b *tuiBackend) MCPStatus() ([]mcp.ServerStatus, []mcp.PromptInfo) {
-	if c, ok := app.MCPOf(b.current()); ok {
-		return c.MCPStatus()
-	}
-	return nil, nil
-}
-
-// MCPAction implements tui.MCPServers.
-func (b *tuiBackend) MCPAction(server, action string) error {
-	c, ok := app.MCPOf(b.current())
-	if !ok {
-		return fmt.Errorf("%s %s: this session has no MCP servers wired", action, server)
-	}
-	return c.MCPAction(server, action)
-}
-
-// SandboxAllow implements tui.Sandboxed.
-func (b *tuiBackend) SandboxAllow(host string) error {
-	sb, ok := app.SandboxOf(b.current())
-	if !ok {
-		return fmt.Errorf("allow %s: this session has no sandbox wired", host)
-	}
-	return sb.SandboxAllow(host)
-}
-
-// Checkpoints implements tui.Rewinder.
-func (b *tuiBackend) Checkpoints(ctx context.Context) ([]checkpoint.Summary, error) {
-	r := b.current().Snapshot()
-	cps, err := b.a.Checkpoints.List(ctx, r.ID)
-	if err != nil {
-		return nil, fmt.Errorf("checkpoints of session %s: %w", r.ID, err)
-	}
-	return checkpoint.Summaries(cps, r.Cwd), nil
-}
-
-// Rewind implements tui.Rewinder. The UI asks only between turns; the
-// session reloads its record before the next one.
-func (b *tuiBackend) Rewind(ctx context.Context, number int, opt checkpoint.RewindOptions) (checkpoint.ResultSummary, error) {
-	l := b.current()
-	r := l.Snapshot()
-	release, err := b.a.Manager.Hold(ctx, r.ID)
-	if err != nil {
-		return checkpoint.ResultSummary{}, fmt.Errorf("rewind: %w", err)
-	}
-	defer release()
-	opt.Roots = l.Roots
-	res, err := b.a.Checkpoints.Rewind(ctx, r.ID, number, opt)
-	if err != nil {
-		return checkpoint.ResultSummary{}, err
-	}
-	return res.Summarize(r.Cwd), nil
-}
-
-// sessionCommands are the folder's custom commands and skills; each is
-// sent as "/name args", which the runtime expands.
-func sessionCommands(a *app.App, cwd string) []tui.Command {
-	var out []tui.Command
-	for _, c := range a.SlashCommands(cwd) {
-		name := c.Name
-		out = append(out, tui.Command{Name: name, Args: c.ArgumentHint, Help: c.Description,
-			Prompt: func(args string) string { return strings.TrimSpace("/" + name + " " + args) }})
-	}
-	return out
 }
 
 // noticeWriter shows what the app would print on stderr as notices once

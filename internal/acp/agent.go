@@ -14,16 +14,16 @@ import (
 	acpsdk "github.com/coder/acp-go-sdk"
 
 	"github.com/tandem-agent/tandem/internal/app"
-	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/session"
 	"github.com/tandem-agent/tandem/internal/tools"
 )
 
 // Options configure an ACP agent.
 type Options struct {
-	// OpenApp opens tandem with the asker that forwards permission
-	// questions to the client (session/request_permission).
-	OpenApp func(asker permission.Asker) (*app.App, error)
+	// OpenApp opens tandem. Each session's permission questions go to
+	// the client (session/request_permission): the agent opens them with
+	// its asker.
+	OpenApp func() (*app.App, error)
 	// Version is tandem's version, reported in initialize.
 	Version string
 	// Log receives diagnostics; stdout belongs to the protocol.
@@ -59,7 +59,7 @@ func Serve(ctx context.Context, opts Options, in io.Reader, out io.Writer) error
 		opts.Log = io.Discard
 	}
 	ag := &Agent{version: opts.Version, log: opts.Log, sessions: map[string]*liveSession{}, tools: tools.Lookup()}
-	a, err := opts.OpenApp(permission.AskerFunc(ag.ask))
+	a, err := opts.OpenApp()
 	if err != nil {
 		return err
 	}

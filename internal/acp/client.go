@@ -22,7 +22,7 @@ import (
 func (ag *Agent) useClient(s *liveSession) {
 	caps := ag.clientCaps()
 	id := acpsdk.SessionId(s.live.Snapshot().ID)
-	env := s.live.Env
+	env := s.live.Env()
 	if caps.Fs.ReadTextFile || caps.Fs.WriteTextFile {
 		env.Files = clientFiles{conn: ag.conn, spool: ag.spool(), session: id, read: caps.Fs.ReadTextFile, write: caps.Fs.WriteTextFile}
 	}

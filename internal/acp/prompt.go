@@ -34,7 +34,7 @@ func (ag *Agent) Prompt(ctx context.Context, p acpsdk.PromptRequest) (acpsdk.Pro
 	if s.turns.firstTurn() {
 		// Give the session's MCP servers (the client's among them) a moment
 		// to connect, so their tools are offered from the start.
-		app.WaitMCP(ctx, s.live, app.DefaultMCPWait)
+		s.live.WaitMCP(ctx, app.DefaultMCPWait)
 	}
 	if notice := s.turns.takeNotice(); notice != "" {
 		_ = ag.conn.SessionUpdate(ctx, acpsdk.SessionNotification{SessionId: p.SessionId, Update: acpsdk.UpdateAgentMessageText(notice)})

@@ -10,6 +10,7 @@ import (
 	acpsdk "github.com/coder/acp-go-sdk"
 
 	"github.com/tandem-agent/tandem/internal/event"
+	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/session"
 	"github.com/tandem-agent/tandem/internal/store"
 )
@@ -159,7 +160,7 @@ func (ag *Agent) open(ctx context.Context, a openArgs) (*liveSession, error) {
 	turns := newTurnState()
 	up := &updater{ag: ag, turns: turns}
 	live, err := ag.app.Manager.Open(ctx, session.OpenRequest{ID: a.id, Cwd: a.cwd, AddDirs: a.addDirs,
-		MCPServers: servers, Sinks: []event.Sink{up}})
+		MCPServers: servers, Sinks: []event.Sink{up}, Asker: permission.AskerFunc(ag.ask)})
 	if err != nil {
 		// The session manager checks the folder's settings (model, key,
 		// trust) before storing anything; its message names the fix.

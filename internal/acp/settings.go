@@ -2,6 +2,7 @@ package acp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 
@@ -9,6 +10,7 @@ import (
 
 	"github.com/tandem-agent/tandem/internal/app"
 	"github.com/tandem-agent/tandem/internal/permission"
+	"github.com/tandem-agent/tandem/internal/session"
 )
 
 // Config option ids, for clients that pick mode and model through
@@ -80,13 +82,7 @@ func (ag *Agent) models(current string) []app.ModelChoice {
 	return list
 }
 
-func currentMode(s *liveSession) permission.Mode {
-	if m, ok := s.live.Checker.(interface{ Mode() permission.Mode }); ok {
-		return m.Mode()
-	}
-	m, _ := permission.ParseMode(s.live.Snapshot().Mode)
-	return m
-}
+func currentMode(s *liveSession) permission.Mode { return s.live.Mode() }
 
 // SetSessionMode switches the permission mode for the turns that follow
 // (and for asks still to come in a running turn).
@@ -107,17 +103,17 @@ func (ag *Agent) setMode(ctx context.Context, s *liveSession, id string) error {
 		return acpsdk.NewInvalidParams(map[string]any{"error": err.Error()})
 	}
 	// The engine emits mode_changed, which becomes current_mode_update.
-	if err := s.live.Update(ctx, "", "", string(m)); err != nil {
+	if err := s.live.SetMode(ctx, string(m)); err != nil {
 		return fmt.Errorf("set mode: %w", err)
 	}
 	return nil
 }
 
 func (ag *Agent) setModel(ctx context.Context, s *liveSession, id string) error {
-	if err := ag.app.CheckModel(id, s.live.Snapshot().Cwd); err != nil {
-		return acpsdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("model %s: %v", id, err)})
-	}
-	if err := s.live.Update(ctx, id, "", ""); err != nil {
+	var bad *session.ModelError
+	if err := s.live.SetModel(ctx, id); errors.As(err, &bad) {
+		return acpsdk.NewInvalidParams(map[string]any{"error": bad.Error()})
+	} else if err != nil {
 		return fmt.Errorf("set model: %w", err)
 	}
 	return nil

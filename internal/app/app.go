@@ -13,7 +13,6 @@ import (
 
 	"github.com/tandem-agent/tandem/internal/checkpoint"
 	"github.com/tandem-agent/tandem/internal/config"
-	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/provider"
 	"github.com/tandem-agent/tandem/internal/provider/catalog"
 	"github.com/tandem-agent/tandem/internal/session"
@@ -26,12 +25,6 @@ import (
 type Options struct {
 	Home   string // --home; empty: TANDEM_HOME or XDG folders
 	Getenv func(string) string
-	// Asker answers permission questions (a terminal prompt, the server's
-	// broker). nil: questions become denials with an explanation.
-	Asker permission.Asker
-	// ServerAsks keeps the permission broker as the asker even without a
-	// local Asker: the HTTP server's clients answer through App.Reply.
-	ServerAsks bool
 	// Version is tandem's version, sent to MCP servers as the client version.
 	Version string
 	// SandboxExe is the tandem binary sandboxed commands are started
@@ -87,11 +80,8 @@ type App struct {
 	Trust *trust.Store
 	// Checkpoints records and rewinds sessions' checkpoints.
 	Checkpoints *checkpoint.Service
-	// FlagRules are --allowedTools / --disallowedTools for sessions this
-	// process opens.
-	FlagRules []permission.Rule
-	opts      Options
-	models    *models
+	opts        Options
+	models      *models
 }
 
 // Open loads the user configuration and opens the store.

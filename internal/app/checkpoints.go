@@ -49,7 +49,7 @@ func (w *wiring) equipCheckpoints(cfg *config.Config, l *session.Live, eq *Equip
 		return ts, err
 	}
 	rec := l.Snapshot()
-	notice := func(msg string) { l.Events.Emit(event.Event{Type: event.Status, Message: msg}) }
+	notice := func(msg string) { l.Events().Emit(event.Event{Type: event.Status, Message: msg}) }
 	eq.tracker = w.app.Checkpoints.Tracker(rec.ID, rec.Cwd, c, notice)
 	eq.tracker.UseFileTools(sessionFileTools(l))
 	eq.addExtra(eq.tracker.Close)

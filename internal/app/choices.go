@@ -1,6 +1,7 @@
 package app
 
 import (
+	"github.com/tandem-agent/tandem/internal/listing"
 	"github.com/tandem-agent/tandem/internal/provider/catalog"
 	"github.com/tandem-agent/tandem/internal/skills"
 )
@@ -42,11 +43,7 @@ func (a *App) ModelChoices() []ModelChoice {
 }
 
 // SlashCommand is a command a prompt may start with ("/name args").
-type SlashCommand struct {
-	Name         string
-	Description  string
-	ArgumentHint string
-}
+type SlashCommand = listing.SlashCommand
 
 // SlashCommands lists the commands a session in cwd offers, for editors
 // and UIs that complete them.

@@ -159,22 +159,22 @@ func (w *wiring) equipExtensions(l *session.Live, eq *Equipment, sk *skills.Cata
 		ext.runner.Hooks = eq.hookFire
 	}
 	parent := func(tool.Call) subagent.Parent {
-		t := l.Env.State.Turn()
+		t := l.Env().State.Turn()
 		rec := l.Snapshot()
-		return subagent.Parent{SessionID: rec.ID, Cwd: rec.Cwd, Roots: l.Roots, DataDir: l.Env.DataDir,
-			Files: l.Env.Files, Terminal: l.Env.Terminal,
-			Model: firstNonEmpty(t.Model, rec.Model), Mode: eq.engine.Mode(), Checker: l.Checker, Tools: l.Tools,
-			AllowedTools: t.AllowedTools, DisallowedTools: t.DisallowedTools, Emit: l.Events.Emit}
+		return subagent.Parent{SessionID: rec.ID, Cwd: rec.Cwd, Roots: l.Roots(), DataDir: l.Env().DataDir,
+			Files: l.Env().Files, Terminal: l.Env().Terminal,
+			Model: firstNonEmpty(t.Model, rec.Model), Mode: eq.engine.Mode(), Checker: l.Checker(), Tools: l.Tools(),
+			AllowedTools: t.AllowedTools, DisallowedTools: t.DisallowedTools, Emit: l.Events().Emit}
 	}
-	l.Tools.Add(&agenttools.Agent{Runner: ext.runner, Parent: parent, ListingBudget: set.ListingBudget},
+	l.Tools().Add(&agenttools.Agent{Runner: ext.runner, Parent: parent, ListingBudget: set.ListingBudget},
 		&agenttools.Skill{Catalog: sk, Runner: ext.runner, Parent: parent, Granter: eq.grants, ListingBudget: set.ListingBudget})
-	l.Tools.Alias("Task", "Agent")
+	l.Tools().Alias("Task", "Agent")
 	eq.ext = ext
 	for _, n := range append(append([]string(nil), sk.Notices...), ag.Notices...) {
-		l.Events.Emit(event.Event{Type: event.Status, Message: n, Meta: map[string]any{"notice": "extensions"}})
+		l.Events().Emit(event.Event{Type: event.Status, Message: n, Meta: map[string]any{"notice": "extensions"}})
 	}
 	for _, wn := range append(append([]skills.Warning(nil), sk.Warnings...), ag.Warnings...) {
-		l.Events.Emit(event.Event{Type: event.Status, Message: "warning: " + wn.String(), Meta: map[string]any{"notice": "extensions", "file": wn.File}})
+		l.Events().Emit(event.Event{Type: event.Status, Message: "warning: " + wn.String(), Meta: map[string]any{"notice": "extensions", "file": wn.File}})
 		fmt.Fprintf(w.app.opts.Stderr, "tandem: warning: %s\n", wn)
 	}
 	return nil
@@ -275,8 +275,8 @@ func (eq *Equipment) ExpandPrompt(ctx context.Context, prompt string) session.Ex
 	if !ok {
 		return session.Expansion{Prompt: prompt}
 	}
-	l.Env.State.OnTurnEnd(eq.grants.grantCommand(cmd))
-	l.Events.Emit(event.Event{Type: event.Status, Message: fmt.Sprintf("/%s: running the %s %s (%s)", cmd.Name, cmd.Scope, cmd.Kind, cmd.File),
+	l.Env().State.OnTurnEnd(eq.grants.grantCommand(cmd))
+	l.Events().Emit(event.Event{Type: event.Status, Message: fmt.Sprintf("/%s: running the %s %s (%s)", cmd.Name, cmd.Scope, cmd.Kind, cmd.File),
 		Meta: map[string]any{"command": cmd.Name}})
 	model := ""
 	if cmd.Model != "" {

@@ -75,11 +75,11 @@ func TestSessionStartReadsSkillsOnce(t *testing.T) {
 	if skillOpens != 1 || agentOpens != 1 {
 		t.Errorf("a session start opened SKILL.md %d times and the agent file %d times, want 1 each", skillOpens, agentOpens)
 	}
-	s := l.Settings.(*Settings)
+	s := l.Equipment().(*Equipment).settings
 	if len(s.LeftOut) != 2 {
 		t.Errorf("left out %+v, want the skill's allowed-tools and the agent's model", s.LeftOut)
 	}
-	if _, ok := l.Tools.Get("Skill"); !ok {
+	if _, ok := l.Tools().Get("Skill"); !ok {
 		t.Error("no Skill tool")
 	}
 }

@@ -48,11 +48,11 @@ func (w *wiring) equipHookJudge(ctx context.Context, eq *Equipment, s *Settings,
 			return err
 		}
 		rec := eq.l.Snapshot()
-		eopts, _, err := w.app.engineOptions(ctx, s, rec.Cwd, hookCfg)
+		eopts, _, err := w.app.engineOptions(ctx, s, rec.Cwd, hookCfg, eq.l.RequestFlagRules())
 		if err != nil {
 			return err
 		}
-		eopts.Mode, eopts.Roots, eopts.FileTools, eopts.Emit = permission.Explore, eq.l.Roots, sessionFileTools(eq.l), eq.l.Events.Emit
+		eopts.Mode, eopts.Roots, eopts.FileTools, eopts.Emit = permission.Explore, eq.l.Roots(), sessionFileTools(eq.l), eq.l.Events().Emit
 		j.checker = permission.NewEngine(eopts)
 		j.runner = &subagent.Runner{Runtime: rt, Children: subagent.StoreChildren{Store: w.app.Store},
 			ResolveModel: func(field, parent string) string { return resolveAgentModel(field, parent, eq.cfg.SmallModel) }}
@@ -65,7 +65,7 @@ func (w *wiring) equipHookJudge(ctx context.Context, eq *Equipment, s *Settings,
 // else the session's.
 func (j *hookJudge) spec(field string) string {
 	eq := j.eq
-	parent := firstNonEmpty(eq.l.Env.State.Turn().Model, eq.l.Snapshot().Model, eq.w.app.DefaultModel(eq.cfg))
+	parent := firstNonEmpty(eq.l.Env().State.Turn().Model, eq.l.Snapshot().Model, eq.w.app.DefaultModel(eq.cfg))
 	return resolveAgentModel(firstNonEmpty(field, "fast"), parent, eq.cfg.SmallModel)
 }
 
@@ -94,9 +94,9 @@ func (j *hookJudge) Agent(ctx context.Context, model, system, prompt string) (st
 	rec := l.Snapshot()
 	def := &subagent.Def{Name: "hook", Description: "agent hook", Prompt: system, Tools: []string{"Read", "Grep", "Glob"},
 		PermissionMode: permission.Explore, MaxTurns: hookAgentTurns, Model: firstNonEmpty(model, "fast"), Scope: skills.ScopeBuiltin}
-	parent := subagent.Parent{SessionID: rec.ID, Cwd: rec.Cwd, Roots: l.Roots, DataDir: l.Env.DataDir,
-		Files: l.Env.Files, Terminal: l.Env.Terminal, Model: firstNonEmpty(l.Env.State.Turn().Model, rec.Model),
-		Mode: permission.Explore, Checker: j.checker, Tools: l.Tools, Emit: func(event.Event) {}}
+	parent := subagent.Parent{SessionID: rec.ID, Cwd: rec.Cwd, Roots: l.Roots(), DataDir: l.Env().DataDir,
+		Files: l.Env().Files, Terminal: l.Env().Terminal, Model: firstNonEmpty(l.Env().State.Turn().Model, rec.Model),
+		Mode: permission.Explore, Checker: j.checker, Tools: l.Tools(), Emit: func(event.Event) {}}
 	out, err := j.runner.Run(ctx, parent, subagent.Task{Agent: def, Description: "agent hook", Prompt: prompt})
 	if err != nil {
 		return "", err

@@ -56,7 +56,7 @@ func (r *inlineRunner) Shell(ctx context.Context, command string) (string, error
 	if !r.eq.grants.runsCommands(r.scope) {
 		return "", fmt.Errorf("the folder is not trusted, so its commands' ! lines do not run (run `tandem trust %s` to let them)", l.Snapshot().Cwd)
 	}
-	bash, ok := l.Tools.Get("Bash")
+	bash, ok := l.Tools().Get("Bash")
 	if !ok {
 		return "", errors.New("this session has no Bash tool")
 	}
@@ -65,8 +65,8 @@ func (r *inlineRunner) Shell(ctx context.Context, command string) (string, error
 		return "", err
 	}
 	id := r.callID("command")
-	d, err := r.eq.checker.Check(ctx, permission.Request{SessionID: l.Env.SessionID, ToolUseID: id,
-		Tool: "Bash", Input: input, Cwd: shell.CurrentDir(l.Env)})
+	d, err := r.eq.checker.Check(ctx, permission.Request{SessionID: l.Env().SessionID, ToolUseID: id,
+		Tool: "Bash", Input: input, Cwd: shell.CurrentDir(l.Env())})
 	if err != nil {
 		return "", fmt.Errorf("the permission check failed: %w", err)
 	}
@@ -78,7 +78,7 @@ func (r *inlineRunner) Shell(ctx context.Context, command string) (string, error
 	}
 	// The command's output goes into the prompt, not to a tool card: no
 	// tool_output events for a call no tool_use announced.
-	env := *l.Env
+	env := *l.Env()
 	env.Emit = func(event.Event) {}
 	res, err := bash.Execute(ctx, tool.Call{ID: id, Name: "Bash", Input: input, Env: &env})
 	if err != nil {
@@ -122,7 +122,7 @@ func (r *inlineRunner) File(ctx context.Context, path string) (skills.FileRef, e
 	if err != nil {
 		return skills.FileRef{}, refusedRead(err)
 	}
-	d, err := r.eq.checker.Check(ctx, permission.Request{SessionID: l.Env.SessionID, ToolUseID: r.callID("mention"),
+	d, err := r.eq.checker.Check(ctx, permission.Request{SessionID: l.Env().SessionID, ToolUseID: r.callID("mention"),
 		Tool: "Read", Input: input, Cwd: cwd, ReadOnly: true})
 	if err != nil {
 		return skills.FileRef{}, fmt.Errorf("the permission check failed: %w", err)
@@ -155,7 +155,7 @@ func refusedRead(err error) error {
 func (eq *Equipment) expandInline(ctx context.Context, cmd *skills.Command, text string) string {
 	out, notes := skills.ExpandInline(ctx, text, &inlineRunner{eq: eq, name: cmd.Name, scope: cmd.Scope})
 	for _, n := range notes {
-		eq.l.Events.Emit(event.Event{Type: event.Status, Message: fmt.Sprintf("/%s: %s", cmd.Name, n),
+		eq.l.Events().Emit(event.Event{Type: event.Status, Message: fmt.Sprintf("/%s: %s", cmd.Name, n),
 			Meta: map[string]any{"command": cmd.Name, "notice": "command_inline"}})
 	}
 	return out

@@ -19,7 +19,7 @@ func expandIn(t *testing.T, a *App, work, prompt string) string {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	defer l.Env.State.EndTurn()
+	defer l.Env().State.EndTurn()
 	return l.Equipment().(*Equipment).ExpandPrompt(context.Background(), prompt).Prompt
 }
 

@@ -7,7 +7,6 @@ import (
 
 	"github.com/tandem-agent/tandem/internal/mcp"
 	"github.com/tandem-agent/tandem/internal/permission"
-	"github.com/tandem-agent/tandem/internal/session"
 )
 
 // MCPStatus lists the session's MCP servers and their prompts (for the
@@ -67,26 +66,3 @@ func (eq *Equipment) Reply(requestID string, ans permission.Answer) error {
 
 // Pending lists the session's open permission questions.
 func (eq *Equipment) Pending() []permission.Question { return eq.broker.Pending() }
-
-// MCPControl is what the application's equipment offers for a live
-// session's MCP servers.
-type MCPControl interface {
-	MCPStatus() ([]mcp.ServerStatus, []mcp.PromptInfo)
-	MCPAction(server, action string) error
-	WaitMCP(ctx context.Context, timeout time.Duration)
-}
-
-// MCPOf is the live session's MCP control; ok is false for a session that
-// another wiring equipped.
-func MCPOf(l *session.Live) (m MCPControl, ok bool) {
-	m, ok = l.Equipment().(MCPControl)
-	return m, ok
-}
-
-// WaitMCP gives a session's MCP servers a moment to connect before the
-// first model call (see Equipment.WaitMCP).
-func WaitMCP(ctx context.Context, l *session.Live, timeout time.Duration) {
-	if m, ok := MCPOf(l); ok {
-		m.WaitMCP(ctx, timeout)
-	}
-}

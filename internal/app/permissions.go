@@ -15,9 +15,10 @@ import (
 // engineOptions are what the permission engine of a session in cwd judges
 // by: its mode, the user's and the project's rules (the config files',
 // Claude Code's settings', the grants "allow always" saved; grants is
-// where new ones go), the flags' rules, the hook scripts it protects and
-// tandem's secret files. The caller adds who is asked and what is emitted.
-func (a *App) engineOptions(ctx context.Context, s *Settings, cwd string, hookCfg hooks.Config) (opts permission.EngineOptions, grants *grantStore, err error) {
+// where new ones go), the front end's flag rules for this session, the
+// hook scripts it protects and tandem's secret files. The caller adds who
+// is asked and what is emitted.
+func (a *App) engineOptions(ctx context.Context, s *Settings, cwd string, hookCfg hooks.Config, flagRules []permission.Rule) (opts permission.EngineOptions, grants *grantStore, err error) {
 	user, err := s.perm.user.ToRules(s.perm.userFile, s.home)
 	if err != nil {
 		return opts, nil, err
@@ -32,7 +33,7 @@ func (a *App) engineOptions(ctx context.Context, s *Settings, cwd string, hookCf
 	project = append(append(project, s.claude.ProjectRules...), grants.load(ctx, cwd)...)
 	return permission.EngineOptions{
 		Mode: s.Mode, WorkDir: cwd, HomeDir: s.home,
-		UserRules: user, ProjectRules: project, FlagRules: a.FlagRules,
+		UserRules: user, ProjectRules: project, FlagRules: flagRules,
 		ProtectedPaths: hookCfg.ScriptPaths(cwd), SecretFiles: a.Paths.SecretFiles(), ConfigDir: a.Paths.ConfigDir,
 		FileTools: tools.FileTools(),
 	}, grants, nil
@@ -46,7 +47,7 @@ func (a *App) engineOptions(ctx context.Context, s *Settings, cwd string, hookCf
 func sessionFileTools(l *session.Live) func(string) (tool.FileAccessor, bool) {
 	builtin := tools.FileTools()
 	return func(name string) (tool.FileAccessor, bool) {
-		if t, ok := l.Tools.Get(name); ok {
+		if t, ok := l.Tools().Get(name); ok {
 			return tool.AccessorOf(t)
 		}
 		if a, ok := claudecode.FileTool(name); ok {
@@ -58,13 +59,14 @@ func sessionFileTools(l *session.Live) func(string) (tool.FileAccessor, bool) {
 
 // PermissionsFor is the permission engine a session in cwd would judge
 // calls with, with nobody to ask and no hooks run: for explaining what it
-// would do (`tandem permissions`). mode "" is the folder's.
-func (a *App) PermissionsFor(ctx context.Context, cwd, mode string) (*permission.Engine, error) {
+// would do (`tandem permissions`). mode "" is the folder's; flagRules are
+// the --allowedTools / --disallowedTools a session would be opened with.
+func (a *App) PermissionsFor(ctx context.Context, cwd, mode string, flagRules []permission.Rule) (*permission.Engine, error) {
 	s, err := a.ResolveSettings(ctx, SettingsRequest{Cwd: cwd, Mode: mode})
 	if err != nil {
 		return nil, err
 	}
-	opts, _, err := a.engineOptions(ctx, s, s.Cwd, hooks.Merge(s.hooks))
+	opts, _, err := a.engineOptions(ctx, s, s.Cwd, hooks.Merge(s.hooks), flagRules)
 	if err != nil {
 		return nil, fmt.Errorf("permission rules for %s: %w", s.Cwd, err)
 	}

@@ -71,7 +71,7 @@ func (a *App) PromptView(ctx context.Context, req PromptViewRequest) (*PromptVie
 		return nil, err
 	}
 	spec := res.Provider + "/" + res.Model
-	opts, _, err := a.engineOptions(ctx, s, s.Cwd, hooks.Merge(s.hooks))
+	opts, _, err := a.engineOptions(ctx, s, s.Cwd, hooks.Merge(s.hooks), nil)
 	if err != nil {
 		return nil, fmt.Errorf("permission rules for %s: %w", s.Cwd, err)
 	}

@@ -15,7 +15,6 @@ import (
 	"github.com/tandem-agent/tandem/internal/sandbox"
 	"github.com/tandem-agent/tandem/internal/sandbox/netproxy"
 	"github.com/tandem-agent/tandem/internal/secretpaths"
-	"github.com/tandem-agent/tandem/internal/session"
 )
 
 // sandboxConfig merges the config files' "sandbox" sections and lays the
@@ -119,13 +118,6 @@ func (a *App) SandboxFor(sc sandbox.Config, roots []string, onDenial func(event.
 	return sb, proxy, cleanup, nil
 }
 
-// SandboxOf is the live session's sandbox control, for front ends (as
-// MCPOf); ok is false for a session not equipped by this application.
-func SandboxOf(l *session.Live) (eq *Equipment, ok bool) {
-	eq, ok = l.Equipment().(*Equipment)
-	return eq, ok
-}
-
 // SandboxAllow lets the session's commands reach host (a pattern as
 // sandbox.network.allow takes it: "api.example.com", "*.example.com",
 // "localhost:8080") until the session ends: the allowance a network
@@ -138,7 +130,7 @@ func (eq *Equipment) SandboxAllow(host string) error {
 	if err := eq.egress.Allow(host); err != nil {
 		return err
 	}
-	eq.l.Events.Emit(event.Event{Type: event.Status, Message: fmt.Sprintf("sandbox: %s allowed for this session", host),
+	eq.l.Events().Emit(event.Event{Type: event.Status, Message: fmt.Sprintf("sandbox: %s allowed for this session", host),
 		Meta: map[string]any{"notice": "sandbox_allow", "host": host}})
 	return nil
 }

@@ -209,5 +209,7 @@ func (w *wiring) Resolve(ctx context.Context, rec store.Session, checkModel bool
 		return session.Resolved{}, err
 	}
 	return session.Resolved{Model: s.Model, Runtime: s.Runtime, Mode: s.Mode, MaxTurns: s.MaxTurns, MaxBudgetUSD: s.MaxBudgetUSD,
-		FallbackModels: s.FallbackModels, Settings: s}, nil
+		FallbackModels: s.FallbackModels, Equip: func(ctx context.Context, l *session.Live) (session.Equipment, error) {
+			return w.equip(ctx, l, s)
+		}}, nil
 }

@@ -38,25 +38,23 @@ func TestProjectSkillGrantsNeedTrust(t *testing.T) {
 			t.Fatal(err)
 		}
 		explain := func() permission.Action {
-			return l.Checker.(interface {
-				Explain(permission.Request) permission.Explanation
-			}).Explain(permission.Request{Tool: "Bash", Input: json.RawMessage(`{"command":"touch x"}`)}).Action
+			return l.Explain(permission.Request{Tool: "Bash", Input: json.RawMessage(`{"command":"touch x"}`)}).Action
 		}
 		want := permission.ActionAsk
 		if trusted {
 			want = permission.ActionAllow
 		}
-		sk, _ := l.Tools.Get("Skill")
+		sk, _ := l.Tools().Get("Skill")
 		for _, n := range names {
 			in, _ := json.Marshal(map[string]string{"skill": n})
-			res, err := sk.Execute(context.Background(), tool.Call{ID: "toolu_" + n, Name: "Skill", Input: in, Env: l.Env})
+			res, err := sk.Execute(context.Background(), tool.Call{ID: "toolu_" + n, Name: "Skill", Input: in, Env: l.Env()})
 			if err != nil || res.IsError {
 				t.Fatalf("skill %s did not run: %v %+v", n, err, res)
 			}
 			if got := explain(); got != want {
 				t.Errorf("trusted=%v: after skill %s, Bash(touch x) is %s, want %s", trusted, n, got, want)
 			}
-			l.Env.State.EndTurn()
+			l.Env().State.EndTurn()
 		}
 		exp := l.Equipment().(*Equipment).ExpandPrompt(context.Background(), "/deploy now")
 		if exp.Prompt == "/deploy now" {
@@ -65,7 +63,7 @@ func TestProjectSkillGrantsNeedTrust(t *testing.T) {
 		if got := explain(); got != want {
 			t.Errorf("trusted=%v: after /deploy, Bash(touch x) is %s, want %s", trusted, got, want)
 		}
-		l.Env.State.EndTurn()
+		l.Env().State.EndTurn()
 		l.Close()
 	}
 }

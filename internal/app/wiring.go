@@ -29,9 +29,10 @@ import (
 
 // Equipment is what Equip built for one live session: its permission engine
 // and broker, hooks, MCP servers, checkpoint recorder, skills, commands and
-// sub-agent runner. The live session owns it (session.Live.Equipment) and
-// closes it; front ends reach the rest through its methods (MCPStatus,
-// MCPAction, WaitMCP, Extensions, Reply, Pending).
+// sub-agent runner. The live session owns it and closes it; what it
+// offers front ends it names in Capabilities (MCPStatus, MCPAction,
+// WaitMCP, Extensions, SandboxAllow, the broker's Reply and Pending, the
+// engine), which they reach through the session.Live's methods.
 type Equipment struct {
 	w        *wiring
 	l        *session.Live
@@ -71,25 +72,30 @@ type wiring struct {
 	app *App
 }
 
-// Equip loads the session folder's configuration and builds its tools,
-// permission engine and hooks.
+// Equip implements session.Wiring for a session opened without the
+// resolver's settings (the Manager uses what Resolve returns): it resolves
+// them, then equips.
 func (w *wiring) Equip(ctx context.Context, l *session.Live) (session.Equipment, error) {
+	rec := l.Snapshot()
+	s, err := w.app.ResolveSettings(ctx, SettingsRequest{Cwd: rec.Cwd, Model: rec.Model, Runtime: rec.Runtime, Mode: rec.Mode})
+	if err != nil {
+		return nil, err
+	}
+	return w.equip(ctx, l, s)
+}
+
+// equip builds the session's tools, permission engine, hooks, MCP
+// servers and checkpoints from the settings Resolve decided for it.
+func (w *wiring) equip(ctx context.Context, l *session.Live, s *Settings) (session.Equipment, error) {
 	rec := l.Snapshot()
 	// Commands an earlier tandem left running for this session when it
 	// died with its watchdog (kill -9 of both, the OOM killer).
-	shell.ReapOrphans(l.Env.DataDir, rec.ID)
-	s, _ := l.Settings.(*Settings)
-	if s == nil { // opened without the Manager's resolver (tests)
-		var err error
-		if s, err = w.app.ResolveSettings(ctx, SettingsRequest{Cwd: rec.Cwd, Model: rec.Model, Runtime: rec.Runtime, Mode: rec.Mode}); err != nil {
-			return nil, err
-		}
-	}
+	shell.ReapOrphans(l.Env().DataDir, rec.ID)
 	cfg := s.Config
 	eq := &Equipment{w: w, l: l, cfg: cfg, settings: s}
 	hookCfg := hooks.Merge(s.hooks, l.RequestHooks())
 	eq.hooks = hooks.NewRunner(hookCfg, rec.Cwd, w.secretPolicy(cfg).ScrubEnv(os.Environ()))
-	engineOpts, grants, err := w.app.engineOptions(ctx, s, rec.Cwd, hookCfg)
+	engineOpts, grants, err := w.app.engineOptions(ctx, s, rec.Cwd, hookCfg, l.RequestFlagRules())
 	if err != nil {
 		return nil, err
 	}
@@ -98,18 +104,19 @@ func (w *wiring) Equip(ctx context.Context, l *session.Live) (session.Equipment,
 	// the same load.
 	sk, ag, skSet := s.ext.skills, s.ext.agents, s.ext.set
 
-	asker := w.app.opts.Asker
+	// Who answers is the opener's choice, per session.
+	asker, byReply := l.RequestAsker()
 	var locals []permission.Asker
 	if asker != nil {
 		locals = append(locals, asker)
 	}
-	eq.broker = permission.NewBroker(l.Events.Emit, locals...)
+	eq.broker = permission.NewBroker(l.Events().Emit, locals...)
 	var engineAsker permission.Asker = eq.broker
-	if asker == nil && !w.app.opts.ServerAsks {
+	if asker == nil && !byReply {
 		engineAsker = nil // nobody can answer: asks become explained denials
 	}
 	if s.Sandbox.On() {
-		sb, egress, cleanup, err := w.app.SandboxFor(s.Sandbox, l.Roots, l.Events.Emit, false)
+		sb, egress, cleanup, err := w.app.SandboxFor(s.Sandbox, l.Roots(), l.Events().Emit, false)
 		if err != nil {
 			return nil, err
 		}
@@ -122,24 +129,24 @@ func (w *wiring) Equip(ctx context.Context, l *session.Live) (session.Equipment,
 		}
 		eq.addExtra(cleanup)
 		eq.sandbox, eq.egress = sb, egress
-		l.Env.Sandbox = sb
+		l.Env().Sandbox = sb
 		eq.hooks.SetConfine(sb.Confine)
 		engineOpts.Sandboxed = true
 	}
-	engineOpts.Roots, engineOpts.ReadRoots = l.Roots, sk.Dirs()
+	engineOpts.Roots, engineOpts.ReadRoots = l.Roots(), sk.Dirs()
 	engineOpts.FileTools = sessionFileTools(l)
-	engineOpts.Asker, engineOpts.Emit, engineOpts.GrantStore, engineOpts.Hooks = engineAsker, l.Events.Emit, grants, eq.hooks
+	engineOpts.Asker, engineOpts.Emit, engineOpts.GrantStore, engineOpts.Hooks = engineAsker, l.Events().Emit, grants, eq.hooks
 	eq.engine = permission.NewEngine(engineOpts)
 	// Before the extensions: sub-agents' runtimes fire hooks through it.
-	eq.hookFire = newHookAdapter(eq.hooks, func() string { return string(eq.engine.Mode()) }, l.Events.Emit, w.app.opts.Getenv)
+	eq.hookFire = newHookAdapter(eq.hooks, func() string { return string(eq.engine.Mode()) }, l.Events().Emit, w.app.opts.Getenv)
 	eq.hookFire.title = l.SetTitle
 	eq.grants = skillGrants{engine: eq.engine, trusted: s.Trusted}
-	eq.checker = &skillChecker{Engine: eq.engine, grants: eq.grants, catalog: sk, state: l.Env.State}
+	eq.checker = &skillChecker{Engine: eq.engine, grants: eq.grants, catalog: sk, state: l.Env().State}
 	ts, err := w.equipCheckpoints(cfg, l, eq, tools.Default(w.toolOptions(cfg, func() string { return l.Snapshot().Model }, eq.sandbox != nil)))
 	if err != nil {
 		return nil, err
 	}
-	l.Tools.Add(ts...)
+	l.Tools().Add(ts...)
 	if err := w.equipExtensions(l, eq, sk, ag, skSet); err != nil {
 		return nil, err
 	}
@@ -153,7 +160,7 @@ func (w *wiring) Equip(ctx context.Context, l *session.Live) (session.Equipment,
 	if len(s.LeftOut) > 0 {
 		// Said once, as the session starts: every front end shows it (a
 		// line on stderr, a banner, a dialog, a notice).
-		l.Events.Emit(event.Event{Type: event.Status, Message: trust.Notice(s.Cwd, s.LeftOut),
+		l.Events().Emit(event.Event{Type: event.Status, Message: trust.Notice(s.Cwd, s.LeftOut),
 			Meta: map[string]any{"notice": NoticeUntrusted, "dir": s.Cwd, "left_out": s.LeftOut}})
 	}
 	source := hooks.SourceStartup
@@ -161,7 +168,7 @@ func (w *wiring) Equip(ctx context.Context, l *session.Live) (session.Equipment,
 		source = hooks.SourceResume
 	}
 	if err := eq.hookFire.SessionStart(ctx, rec.ID, rec.Cwd, source, rec.Model); err != nil {
-		l.Events.Emit(event.Event{Type: event.Error, Error: "SessionStart hook: " + err.Error()})
+		l.Events().Emit(event.Event{Type: event.Error, Error: "SessionStart hook: " + err.Error()})
 	}
 	return eq, nil
 }
@@ -181,6 +188,13 @@ func (eq *Equipment) mcpInstructions() map[string]string {
 // skills' grants under the claude-code runtime.
 func (eq *Equipment) Checker() permission.Checker { return eq.checker }
 
+// Capabilities implements session.Equipment: everything the application's
+// equipment offers, which front ends reach through the session.Live.
+func (eq *Equipment) Capabilities() session.Capabilities {
+	return session.Capabilities{Permissions: eq.broker, Engine: eq.engine, MCP: eq, Extensions: eq,
+		Sandbox: eq, ModelSwitch: eq, Checkpoints: eq.w.app.Checkpoints}
+}
+
 // Idle implements session.Equipment: the Notification hook's idle_prompt.
 func (eq *Equipment) Idle() {
 	if !eq.hooks.Has(hooks.Notification) {
@@ -189,7 +203,7 @@ func (eq *Equipment) Idle() {
 	rec := eq.l.Snapshot()
 	if err := eq.hookFire.Notification(context.Background(), rec.ID, rec.Cwd, hooks.NotifyIdlePrompt,
 		"Waiting for input", "tandem is waiting for your input"); err != nil {
-		eq.l.Events.Emit(event.Event{Type: event.Error, Error: "Notification hook: " + err.Error()})
+		eq.l.Events().Emit(event.Event{Type: event.Error, Error: "Notification hook: " + err.Error()})
 	}
 }
 
@@ -203,7 +217,7 @@ func (eq *Equipment) PreModelSwitch(ctx context.Context, from, to string) error 
 func (eq *Equipment) PostModelSwitch(ctx context.Context, from, to string) {
 	rec := eq.l.Snapshot()
 	if err := eq.hookFire.PostModelSwitch(ctx, rec.ID, rec.Cwd, from, to); err != nil {
-		eq.l.Events.Emit(event.Event{Type: event.Error, Error: "PostModelSwitch hook: " + err.Error()})
+		eq.l.Events().Emit(event.Event{Type: event.Error, Error: "PostModelSwitch hook: " + err.Error()})
 	}
 }
 
@@ -213,7 +227,7 @@ func (eq *Equipment) PostModelSwitch(ctx context.Context, from, to string) {
 func (eq *Equipment) Close() {
 	rec := eq.l.Snapshot()
 	if err := eq.hookFire.SessionEnd(context.Background(), rec.ID, rec.Cwd, eq.l.EndReason()); err != nil {
-		eq.l.Events.Emit(event.Event{Type: event.Error, Error: "SessionEnd hook: " + err.Error()})
+		eq.l.Events().Emit(event.Event{Type: event.Error, Error: "SessionEnd hook: " + err.Error()})
 	}
 	eq.mu.Lock()
 	extras := eq.extras

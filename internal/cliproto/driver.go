@@ -52,6 +52,10 @@ type driver struct {
 	checkpoints map[string]int  // user message uuid -> checkpoint number
 	agentsFlag  []*subagent.Def // --agents
 	agentsInit  []*subagent.Def // initialize's agents
+	// asker and flagRules are what the flags call for, given to the
+	// session when it opens.
+	asker     permission.Asker
+	flagRules []permission.Rule
 }
 
 // Main runs tandem as the Claude Code CLI would run with these arguments
@@ -102,7 +106,7 @@ func Main(ctx context.Context, o Options) int {
 	return d.runTurn(ctx, userInput{text: prompt})
 }
 
-// open opens tandem with the asker the flags call for.
+// open opens tandem and decides the asker and rules the flags call for.
 func (d *driver) open() error {
 	var asker permission.Asker
 	switch d.f.PermissionPromptTool {
@@ -124,18 +128,17 @@ func (d *driver) open() error {
 			return d.o.Getenv(k)
 		}
 	}
-	a, err := app.Open(app.Options{Home: d.f.Home, Getenv: getenv, Version: d.o.Version, Asker: asker, Stderr: d.o.Stderr,
+	a, err := app.Open(app.Options{Home: d.f.Home, Getenv: getenv, Version: d.o.Version, Stderr: d.o.Stderr,
 		SettingSources: settingSources(d.f.SettingSources), HostAgents: d.hostAgents})
 	if err != nil {
 		return err
 	}
 	d.app = a
-	rules, err := d.flagRules()
-	if err != nil {
+	d.asker = asker
+	if d.flagRules, err = d.parseFlagRules(); err != nil {
 		a.Close()
 		return err
 	}
-	a.FlagRules = rules
 	if err := d.flagAgents(); err != nil {
 		a.Close()
 		return err
@@ -219,7 +222,7 @@ func (d *driver) setMode(ctx context.Context, m permission.Mode) {
 	live := d.live
 	d.mu.Unlock()
 	if live != nil {
-		if err := live.Update(ctx, "", "", string(m)); err != nil {
+		if err := live.SetMode(ctx, string(m)); err != nil {
 			d.warn("set permission mode: %v", err)
 		}
 	}

@@ -3,11 +3,12 @@ package cliproto
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 
-	"github.com/tandem-agent/tandem/internal/app"
 	"github.com/tandem-agent/tandem/internal/checkpoint"
+	"github.com/tandem-agent/tandem/internal/session"
 )
 
 // handleControl answers one control request from the SDK host.
@@ -159,20 +160,28 @@ func (d *driver) setModel(ctx context.Context, id string, model *string) {
 		}
 		spec = d.app.DefaultModel(cfg)
 	}
-	if err := d.app.CheckModel(spec, wd); err != nil {
-		d.ctl.fail(id, fmt.Sprintf("model %s: %v", spec, err), "invalid_request")
-		return
-	}
 	d.mu.Lock()
-	d.model = spec
 	live := d.live
 	d.mu.Unlock()
-	if live != nil {
-		if err := live.Update(ctx, spec, "", ""); err != nil {
+	if live == nil {
+		// Before the first message: checked now, used when the session opens.
+		if err := d.app.CheckModel(spec, wd); err != nil {
+			d.ctl.fail(id, fmt.Sprintf("model %s: %v", spec, err), "invalid_request")
+			return
+		}
+	} else {
+		var bad *session.ModelError
+		if err := live.SetModel(ctx, spec); errors.As(err, &bad) {
+			d.ctl.fail(id, bad.Error(), "invalid_request")
+			return
+		} else if err != nil {
 			d.ctl.fail(id, err.Error(), "")
 			return
 		}
 	}
+	d.mu.Lock()
+	d.model = spec
+	d.mu.Unlock()
 	d.ctl.reply(id, map[string]any{"model": bareModel(spec)})
 }
 
@@ -184,11 +193,7 @@ func (d *driver) mcpStatus() []map[string]any {
 	if live == nil {
 		return out
 	}
-	m, ok := app.MCPOf(live)
-	if !ok {
-		return out
-	}
-	list, _ := m.MCPStatus()
+	list, _, _ := live.MCPStatus()
 	for _, s := range list {
 		e := map[string]any{"name": s.Name, "status": mcpState(s), "scope": s.Scope}
 		if s.Error != "" {
@@ -214,11 +219,7 @@ func (d *driver) mcpAction(server, action string) error {
 	if live == nil {
 		return fmt.Errorf("no MCP servers are running yet: they start with the first user message")
 	}
-	m, ok := app.MCPOf(live)
-	if !ok {
-		return fmt.Errorf("this session has no MCP servers")
-	}
-	return m.MCPAction(server, action)
+	return live.MCPAction(server, action)
 }
 
 // contextUsage reports how full the context window was at the last model
@@ -269,7 +270,7 @@ func (d *driver) rewindFiles(ctx context.Context, id, userMessageID string, dryR
 		d.ctl.reply(id, map[string]any{"canRewind": true})
 		return
 	}
-	res, err := d.app.Checkpoints.Rewind(ctx, live.Snapshot().ID, n, checkpoint.RewindOptions{FilesOnly: true, Roots: live.Roots})
+	res, err := d.app.Checkpoints.Rewind(ctx, live.Snapshot().ID, n, checkpoint.RewindOptions{FilesOnly: true, Roots: live.Roots()})
 	if err != nil {
 		d.ctl.fail(id, err.Error(), "")
 		return

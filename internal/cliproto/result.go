@@ -4,11 +4,9 @@ import (
 	"cmp"
 	"time"
 
-	"github.com/tandem-agent/tandem/internal/app"
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/mcp"
 	"github.com/tandem-agent/tandem/internal/message"
-	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/session"
 )
 
@@ -20,24 +18,21 @@ func (d *driver) initLine(live *session.Live) map[string]any {
 	for _, t := range d.disallowedTools(live) {
 		hidden[t] = true
 	}
-	for _, n := range live.Tools.Names() {
+	for _, n := range live.Tools().Names() {
 		if !hidden[n] {
 			tools = append(tools, n)
 		}
 	}
 	servers := []map[string]any{}
-	if m, ok := app.MCPOf(live); ok {
-		list, _ := m.MCPStatus()
-		for _, s := range list {
-			servers = append(servers, map[string]any{"name": s.Name, "status": mcpState(s)})
-		}
+	list, _, _ := live.MCPStatus()
+	for _, s := range list {
+		servers = append(servers, map[string]any{"name": s.Name, "status": mcpState(s)})
 	}
 	commands, agents, skillNames := []string{}, []string{}, []string{}
-	if eq, ok := live.Equipment().(sessionExtensions); ok {
-		for _, c := range eq.SlashCommands() {
-			commands = append(commands, c.Name)
-		}
-		ext := eq.Extensions()
+	for _, c := range live.SlashCommands() {
+		commands = append(commands, c.Name)
+	}
+	if ext, ok := live.Extensions(); ok {
 		for _, a := range ext.Agents {
 			agents = append(agents, a.Name)
 		}
@@ -48,23 +43,9 @@ func (d *driver) initLine(live *session.Live) map[string]any {
 	// tandem has no plugins and no output styles: plugins is empty (its
 	// entries would be {name, path, source}) and the style is "default".
 	return map[string]any{"type": "system", "subtype": "init", "cwd": rec.Cwd, "session_id": rec.ID, "tools": tools,
-		"mcp_servers": servers, "model": bareModel(rec.Model), "permissionMode": modeName(currentMode(live, d.mode)),
+		"mcp_servers": servers, "model": bareModel(rec.Model), "permissionMode": modeName(live.Mode()),
 		"slash_commands": commands, "apiKeySource": "none", "claude_code_version": ProtocolVersion,
 		"output_style": "default", "agents": agents, "skills": skillNames, "plugins": []any{}, "uuid": newUUID()}
-}
-
-// sessionExtensions is what the application's equipment says of a live
-// session's commands, skills and agents (what it loaded when equipped).
-type sessionExtensions interface {
-	SlashCommands() []app.SlashCommand
-	Extensions() *app.Extensions
-}
-
-func currentMode(live *session.Live, fallback permission.Mode) permission.Mode {
-	if m, ok := live.Checker.(interface{ Mode() permission.Mode }); ok {
-		return m.Mode()
-	}
-	return fallback
 }
 
 // mcpState spells a server's state as Claude Code's mcp_servers do.

@@ -58,7 +58,8 @@ func (d *driver) session(ctx context.Context) (*session.Live, error) {
 	}
 	req := session.OpenRequest{Cwd: wd, AddDirs: d.f.AddDirs, Model: model, Mode: string(mode), ModeFromRequest: true,
 		MCPServers: servers, MCPOnly: d.f.StrictMCPConfig, MCPProxy: d.mcpMessage, NewID: d.f.SessionID,
-		Sinks: []event.Sink{event.SinkFunc(d.onEvent)}, MessageSinks: []func(message.Message){d.onMessage}, Hooks: sdkHooks}
+		Sinks: []event.Sink{event.SinkFunc(d.onEvent)}, MessageSinks: []func(message.Message){d.onMessage}, Hooks: sdkHooks,
+		Asker: d.asker, FlagRules: d.flagRules}
 	switch {
 	case d.f.ForkSession && (d.f.Resume != "" || d.f.Continue):
 		id, err := d.fork(ctx, wd)
@@ -78,7 +79,7 @@ func (d *driver) session(ctx context.Context) (*session.Live, error) {
 	d.mu.Lock()
 	d.live = live
 	d.mu.Unlock()
-	app.WaitMCP(ctx, live, app.DefaultMCPWait)
+	live.WaitMCP(ctx, app.DefaultMCPWait)
 	return live, nil
 }
 
@@ -152,9 +153,9 @@ func (d *driver) mcpConfig() (json.RawMessage, error) {
 	return json.Marshal(all)
 }
 
-// flagRules are --allowedTools, --disallowedTools and the permissions of
+// parseFlagRules are --allowedTools, --disallowedTools and the permissions of
 // --settings.
-func (d *driver) flagRules() ([]permission.Rule, error) {
+func (d *driver) parseFlagRules() ([]permission.Rule, error) {
 	allow, deny, ask := splitTools(d.f.AllowedTools), splitTools(d.f.DisallowedTools), []string(nil)
 	if d.f.Settings != "" {
 		s, err := readSettings(d.f.Settings)

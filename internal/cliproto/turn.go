@@ -136,7 +136,7 @@ func (d *driver) disallowedTools(live *session.Live) []string {
 	for _, t := range splitTools([]string{*d.f.Tools}) {
 		keep[t] = true
 	}
-	for _, name := range live.Tools.Names() {
+	for _, name := range live.Tools().Names() {
 		if !keep[name] && !strings.HasPrefix(name, "mcp__") {
 			out = append(out, name)
 		}

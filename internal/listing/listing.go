@@ -44,3 +44,10 @@ type Extensions struct {
 	Notices  []string          `json:"notices,omitempty"`
 	Warnings []skills.Warning  `json:"warnings,omitempty"`
 }
+
+// SlashCommand is a command a prompt may start with ("/name args").
+type SlashCommand struct {
+	Name         string
+	Description  string
+	ArgumentHint string
+}

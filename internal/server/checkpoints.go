@@ -99,7 +99,7 @@ func (s *Server) rewind(w http.ResponseWriter, r *http.Request) {
 	}
 	defer release()
 	if st.live != nil {
-		opt.Roots = st.live.Roots
+		opt.Roots = st.live.Roots()
 	}
 	res, err := s.opts.Checkpoints.Rewind(r.Context(), st.id, req.To, opt)
 	var blocked *checkpoint.BlockedError
@@ -121,10 +121,10 @@ func (s *Server) rewind(w http.ResponseWriter, r *http.Request) {
 	}
 	if st.live != nil {
 		// Other clients showing the session reload its messages.
-		st.live.Events.Emit(event.Event{Type: event.Status, Subtype: SubtypeRewound,
+		st.live.Events().Emit(event.Event{Type: event.Status, Subtype: SubtypeRewound,
 			Message: fmt.Sprintf("rewound to before prompt %d", req.To)})
 		s.saveSeq(st.live)
-		st.boundarySeq = st.live.Events.LastSeq()
+		st.boundarySeq = st.live.Events().LastSeq()
 	}
 	writeJSON(w, http.StatusOK, res.Summarize(rec.Cwd))
 }

@@ -71,7 +71,7 @@ func (e *env) start(ln net.Listener) {
 	}
 	o := e.opts
 	// As `tandem serve` wires them.
-	o.Manager, o.Checkpoints, o.Extensions = stack.Manager, stack.Checkpoints, stack.App
+	o.Manager, o.Checkpoints, o.Extensions, o.FlagRules = stack.Manager, stack.Checkpoints, stack.App, stack.FlagRules
 	srv, err := server.New(o)
 	if err != nil {
 		stack.Close()

@@ -26,19 +26,18 @@ func (s *Server) liveFor(w http.ResponseWriter, r *http.Request) (*session.Live,
 	return l, true
 }
 
-// mcpFor gives the path's live session's MCP control, for the MCP
-// endpoints.
-func (s *Server) mcpFor(w http.ResponseWriter, r *http.Request) (SessionMCP, bool) {
+// mcpFor gives the path's live session, for the MCP endpoints: 501 when
+// its equipment has no MCP control.
+func (s *Server) mcpFor(w http.ResponseWriter, r *http.Request) (*session.Live, bool) {
 	l, ok := s.liveFor(w, r)
 	if !ok {
 		return nil, false
 	}
-	m, ok := l.Equipment().(SessionMCP)
-	if !ok {
+	if _, _, wired := l.MCPStatus(); !wired {
 		writeError(w, errf(http.StatusNotImplemented, "not_implemented", "this server has no MCP support wired"))
 		return nil, false
 	}
-	return m, true
+	return l, true
 }
 
 // mcpStatus answers GET /api/sessions/{id}/mcp: servers with their state
@@ -48,7 +47,7 @@ func (s *Server) mcpStatus(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	servers, prompts := m.MCPStatus()
+	servers, prompts, _ := m.MCPStatus()
 	writeJSON(w, http.StatusOK, map[string]any{"servers": servers, "prompts": prompts})
 }
 
@@ -75,6 +74,6 @@ func (s *Server) mcpAction(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errf(http.StatusBadRequest, "mcp_error", "%v", err))
 		return
 	}
-	servers, _ := m.MCPStatus()
+	servers, _, _ := m.MCPStatus()
 	writeJSON(w, http.StatusOK, map[string]any{"servers": servers})
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/listing"
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/runtimes"
+	"github.com/tandem-agent/tandem/internal/session"
 	"github.com/tandem-agent/tandem/internal/store"
 )
 
@@ -62,24 +63,39 @@ type replyReq struct {
 }
 
 // replyPermission answers a request found among every live session (the
-// first path, kept as an alias).
+// first path, kept as an alias: it names no session, so each is asked).
 func (s *Server) replyPermission(w http.ResponseWriter, r *http.Request) {
-	s.answerPermission(w, r, s.livePermissions())
+	s.answerPermission(w, r, func(id string, ans permission.Answer) error {
+		for _, l := range s.liveSessions() {
+			if err := l.Reply(id, ans); !errors.Is(err, permission.ErrUnknownRequest) {
+				return err
+			}
+		}
+		return fmt.Errorf("reply to %s: %w", id, permission.ErrUnknownRequest)
+	})
 }
 
-// replySessionPermission answers a request of the session the path names:
-// only that session is asked, so a request id of another session is not
-// found here.
+// replySessionPermission answers a request of the session the path names,
+// straight to that session: a request id of another session is not found
+// here.
 func (s *Server) replySessionPermission(w http.ResponseWriter, r *http.Request) {
 	sid := r.PathValue("id")
 	if err := store.CheckID("session", sid); err != nil {
 		writeError(w, errf(http.StatusBadRequest, "bad_id", "%v", err))
 		return
 	}
-	s.answerPermission(w, r, s.livePermissions(sid))
+	s.answerPermission(w, r, func(id string, ans permission.Answer) error {
+		// A question is asked only while its turn runs, so its session
+		// is live here.
+		l := s.liveSession(sid)
+		if l == nil {
+			return fmt.Errorf("reply to %s: session %s is not running: %w", id, sid, permission.ErrUnknownRequest)
+		}
+		return l.Reply(id, ans)
+	})
 }
 
-func (s *Server) answerPermission(w http.ResponseWriter, r *http.Request, asked []SessionPermissions) {
+func (s *Server) answerPermission(w http.ResponseWriter, r *http.Request, reply func(requestID string, a permission.Answer) error) {
 	var req replyReq
 	if e := decodeBody(w, r, &req); e != nil {
 		writeError(w, e)
@@ -92,7 +108,7 @@ func (s *Server) answerPermission(w http.ResponseWriter, r *http.Request, asked 
 		return
 	}
 	id := r.PathValue("request_id")
-	err := reply(asked, id, permission.Answer{Decision: req.Decision, Message: req.Message,
+	err := reply(id, permission.Answer{Decision: req.Decision, Message: req.Message,
 		Scope: permission.Scope(req.Scope), By: "http:" + r.RemoteAddr})
 	switch {
 	case err == nil:
@@ -178,44 +194,34 @@ func (s *Server) models(w http.ResponseWriter, r *http.Request) {
 		"runtimes": runtimes.Names(), "modes": permission.Modes()})
 }
 
-// livePermissions are the permission askers of the live sessions named
-// (every live session when none is named): a question is asked only while
-// its turn runs, so its session is live here.
-func (s *Server) livePermissions(ids ...string) []SessionPermissions {
+// liveSession is the session id open in this server (nil: not open).
+func (s *Server) liveSession(id string) *session.Live {
 	s.mu.Lock()
-	states := make([]*sessState, 0, len(s.sessions))
-	if len(ids) == 0 {
-		for _, st := range s.sessions {
-			states = append(states, st)
-		}
-	}
-	for _, id := range ids {
-		if st, ok := s.sessions[id]; ok {
-			states = append(states, st)
-		}
-	}
+	st, ok := s.sessions[id]
 	s.mu.Unlock()
-	var asked []SessionPermissions
-	for _, st := range states {
-		st.mu.Lock()
-		l := st.live
-		st.mu.Unlock()
-		if l == nil {
-			continue
-		}
-		if p, ok := l.Equipment().(SessionPermissions); ok {
-			asked = append(asked, p)
-		}
+	if !ok {
+		return nil
 	}
-	return asked
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.live
 }
 
-// reply gives the answer to whichever of the askers holds the request.
-func reply(asked []SessionPermissions, requestID string, ans permission.Answer) error {
-	for _, p := range asked {
-		if err := p.Reply(requestID, ans); !errors.Is(err, permission.ErrUnknownRequest) {
-			return err
-		}
+// liveSessions are the sessions open in this server.
+func (s *Server) liveSessions() []*session.Live {
+	s.mu.Lock()
+	states := make([]*sessState, 0, len(s.sessions))
+	for _, st := range s.sessions {
+		states = append(states, st)
 	}
-	return fmt.Errorf("reply to %s: %w", requestID, permission.ErrUnknownRequest)
+	s.mu.Unlock()
+	var out []*session.Live
+	for _, st := range states {
+		st.mu.Lock()
+		if st.live != nil {
+			out = append(out, st.live)
+		}
+		st.mu.Unlock()
+	}
+	return out
 }

@@ -54,7 +54,7 @@ func (st *sessState) snapshot() snapshot {
 	if !st.running && st.live != nil {
 		// Idle: every message is stored, so the boundary is simply now
 		// (a mode change may have emitted events since the last turn).
-		st.boundarySeq = st.live.Events.LastSeq()
+		st.boundarySeq = st.live.Events().LastSeq()
 	}
 	return snapshot{boundarySeq: st.boundarySeq, boundaryMsgs: st.boundaryMsgs, running: st.running,
 		queued: queuedTexts(st.queue), current: st.current}
@@ -110,7 +110,7 @@ func (s *Server) ensureLive(ctx context.Context, st *sessState) (*session.Live, 
 	}
 	// The hub is a sink from the start so events emitted while the session
 	// is equipped (MCP servers starting) reach SSE clients too.
-	l, err := s.mgr.Open(ctx, session.OpenRequest{ID: st.id, Sinks: []event.Sink{st.hub}})
+	l, err := s.mgr.Open(ctx, session.OpenRequest{ID: st.id, Sinks: []event.Sink{st.hub}, AnswerByReply: true, FlagRules: s.opts.FlagRules})
 	if err != nil {
 		return nil, err
 	}
@@ -181,23 +181,23 @@ func (s *Server) runTurn(st *sessState, t queuedTurn) {
 	st.mu.Lock()
 	l := st.live
 	st.cancel, st.current = cancel, prompt
-	st.boundarySeq, st.boundaryMsgs = l.Events.LastSeq(), l.Snapshot().MessageCount
+	st.boundarySeq, st.boundaryMsgs = l.Events().LastSeq(), l.Snapshot().MessageCount
 	st.mu.Unlock()
 
 	// Every client sees the prompt that started the turn, whoever sent it.
-	l.Events.Emit(event.Event{Type: event.Status, Subtype: SubtypeUserMessage, Text: prompt})
+	l.Events().Emit(event.Event{Type: event.Status, Subtype: SubtypeUserMessage, Text: prompt})
 	res, err := l.Run(ctx, prompt, t.opts)
 	if err != nil && res.Type != event.Result {
 		s.log.Error("turn failed", "session", st.id, "err", err)
 		msg := err.Error()
-		l.Events.Emit(event.Event{Type: event.Error, Error: msg})
-		l.Events.Emit(event.Event{Type: event.Result, Subtype: event.SubtypeError, IsError: true, Error: msg})
-		l.Events.Emit(event.Event{Type: event.Done})
+		l.Events().Emit(event.Event{Type: event.Error, Error: msg})
+		l.Events().Emit(event.Event{Type: event.Result, Subtype: event.SubtypeError, IsError: true, Error: msg})
+		l.Events().Emit(event.Event{Type: event.Done})
 		s.saveSeq(l)
 	}
 	st.mu.Lock()
 	st.cancel, st.current = nil, ""
-	st.boundarySeq, st.boundaryMsgs = l.Events.LastSeq(), l.Snapshot().MessageCount
+	st.boundarySeq, st.boundaryMsgs = l.Events().LastSeq(), l.Snapshot().MessageCount
 	st.mu.Unlock()
 }
 
@@ -205,7 +205,7 @@ func (s *Server) runTurn(st *sessState, t queuedTurn) {
 // the numbering survives a restart.
 func (s *Server) saveSeq(l *session.Live) {
 	if err := l.SaveSeq(context.Background()); err != nil {
-		s.log.Error("save last seq", "session", l.Record.ID, "err", err)
+		s.log.Error("save last seq", "session", l.ID(), "err", err)
 	}
 }
 

@@ -1,15 +1,12 @@
 package server
 
 import (
+	"errors"
+
+	"github.com/tandem-agent/tandem/internal/session"
 	"net/http"
 	"strings"
 )
-
-// SessionSandbox widens a live session's sandbox: the allowance a network
-// sandbox_denial offers (the application's equipment implements it).
-type SessionSandbox interface {
-	SandboxAllow(host string) error
-}
 
 // sandboxAllow answers POST /api/sessions/{id}/sandbox/allow {host}: the
 // session's commands may reach host until the session ends.
@@ -29,12 +26,10 @@ func (s *Server) sandboxAllow(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	sb, ok := l.Equipment().(SessionSandbox)
-	if !ok {
+	if err := l.SandboxAllow(body.Host); errors.Is(err, session.ErrNotWired) {
 		writeError(w, errf(http.StatusNotImplemented, "not_implemented", "this server has no sandbox support wired"))
 		return
-	}
-	if err := sb.SandboxAllow(body.Host); err != nil {
+	} else if err != nil {
 		writeError(w, errf(http.StatusBadRequest, "sandbox_error", "%v", err))
 		return
 	}

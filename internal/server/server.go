@@ -15,7 +15,6 @@ import (
 
 	"github.com/tandem-agent/tandem/internal/checkpoint"
 	"github.com/tandem-agent/tandem/internal/listing"
-	"github.com/tandem-agent/tandem/internal/mcp"
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/session"
 	"github.com/tandem-agent/tandem/internal/store"
@@ -36,25 +35,6 @@ const SubtypeRewound = "rewound"
 // running turn).
 const SubtypeReloadRequired = "reload_required"
 
-// SessionPermissions answers a live session's permission questions (the
-// application's equipment implements it; see session.Live.Equipment).
-type SessionPermissions interface {
-	// Reply fails with permission.ErrUnknownRequest for a question the
-	// session does not have.
-	Reply(requestID string, a permission.Answer) error
-}
-
-// SessionMCP is what the API needs of a live session's MCP servers (the
-// application's equipment implements it). A session whose equipment does
-// not gets 501 from the MCP endpoints.
-type SessionMCP interface {
-	// MCPStatus lists the session's servers (state, tools, errors) and the
-	// prompts they offer.
-	MCPStatus() ([]mcp.ServerStatus, []mcp.PromptInfo)
-	// MCPAction enables, disables, approves or reconnects one server.
-	MCPAction(server, action string) error
-}
-
 // Catalog lists providers and models for the UI's pickers.
 type Catalog interface {
 	Providers() []listing.ProviderInfo
@@ -64,9 +44,12 @@ type Catalog interface {
 // Options configure a Server.
 type Options struct {
 	Manager *session.Manager
-	Store   *store.Store // default: Manager.Store()
-	Token   string       // required; see LoadOrCreateToken
-	DataDir string
+	// FlagRules are --allowedTools / --disallowedTools rules for every
+	// session the server opens (tests use them to make tools ask).
+	FlagRules []permission.Rule
+	Store     *store.Store // default: Manager.Store()
+	Token     string       // required; see LoadOrCreateToken
+	DataDir   string
 	// AllowedHosts are extra host names accepted in the Host header (the
 	// listen address, localhost, 127.0.0.1 and ::1 always are).
 	AllowedHosts []string

@@ -100,7 +100,7 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
 	// refuse the page's stream (resuming after them) as ahead of it.
 	h := s.newHub(0)
 	l, err := s.mgr.Open(r.Context(), session.OpenRequest{Cwd: req.Cwd, Model: req.Model, Runtime: req.Runtime, Mode: mode, Title: req.Title,
-		Sinks: []event.Sink{h}})
+		Sinks: []event.Sink{h}, AnswerByReply: true, FlagRules: s.opts.FlagRules})
 	if err != nil {
 		writeError(w, openError(err, http.StatusBadRequest, "could not start the session: %v"))
 		return
@@ -267,16 +267,20 @@ func (s *Server) patchSession(w http.ResponseWriter, r *http.Request) {
 	id := l.Snapshot().ID
 	if model != "" {
 		// The same check a new session's model gets (unknown model, missing key).
-		if err := l.CheckModel(r.Context(), model); err != nil {
-			e := openError(err, http.StatusBadRequest, "%v")
+		var bad *session.ModelError
+		if err := l.SetModel(r.Context(), model); errors.As(err, &bad) {
+			e := openError(bad.Err, http.StatusBadRequest, "%v")
 			if e.Code == "open_failed" {
 				e.Code = "bad_model"
 			}
 			writeError(w, e)
 			return
+		} else if err != nil {
+			writeError(w, storeError(err, "session", id))
+			return
 		}
 	}
-	if err := l.Update(r.Context(), model, rt, mode); err != nil {
+	if err := l.Update(r.Context(), "", rt, mode); err != nil {
 		writeError(w, storeError(err, "session", id))
 		return
 	}

@@ -13,13 +13,6 @@ type Extensions interface {
 	ExtensionsFor(cwd string) (*listing.Extensions, error)
 }
 
-// SessionExtensions is what a live session loaded when it was equipped
-// (the application's equipment implements it); a session whose equipment
-// does not is listed from its folder.
-type SessionExtensions interface {
-	Extensions() *listing.Extensions
-}
-
 // sessionSkills answers GET /api/sessions/{id}/skills: what the session's
 // model and user can run (skills, /commands for completion, agents) and
 // the problems found in their files.
@@ -32,8 +25,10 @@ func (s *Server) sessionSkills(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if x, ok := l.Equipment().(SessionExtensions); ok {
-		writeJSON(w, http.StatusOK, x.Extensions())
+	// What the session loaded when it was equipped; a session whose
+	// equipment does not say is listed from its folder.
+	if ext, ok := l.Extensions(); ok {
+		writeJSON(w, http.StatusOK, ext)
 		return
 	}
 	out, err := s.opts.Extensions.ExtensionsFor(l.Snapshot().Cwd)

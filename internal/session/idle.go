@@ -14,7 +14,7 @@ func (l *Live) armIdle() {
 	if l.closed {
 		return
 	}
-	after := l.IdleAfter
+	after := l.idleAfter
 	if after <= 0 {
 		after = defaultIdleAfter
 	}

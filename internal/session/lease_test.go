@@ -47,7 +47,7 @@ func TestLeaseOneRunnerPerSessionAcrossManagers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l1.Close()
-	l2, err := m2.Open(ctx, OpenRequest{ID: l1.Record.ID})
+	l2, err := m2.Open(ctx, OpenRequest{ID: l1.ID()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestLeaseOneRunnerPerSessionAcrossManagers(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	firstLast := l1.Events.LastSeq()
+	firstLast := l1.Events().LastSeq()
 	res, err := l2.Run(ctx, "now", TurnOptions{})
 	if err != nil {
 		t.Fatalf("after the first turn ended: %v", err)
@@ -105,10 +105,10 @@ func TestLeaseLostStopsTheTurn(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { _, err := l.Run(ctx, "long", TurnOptions{}); done <- err }()
 	<-br.started
-	if err := m.Store().ReleaseLease(ctx, l.Record.ID, m.holder.ID); err != nil {
+	if err := m.Store().ReleaseLease(ctx, l.ID(), m.holder.ID); err != nil {
 		t.Fatal(err)
 	}
-	if err := m.Store().AcquireLease(ctx, l.Record.ID, store.Holder{ID: "other", PID: 1, Host: "elsewhere"}, time.Minute, nil); err != nil {
+	if err := m.Store().AcquireLease(ctx, l.ID(), store.Holder{ID: "other", PID: 1, Host: "elsewhere"}, time.Minute, nil); err != nil {
 		t.Fatal(err)
 	}
 	select {

@@ -31,9 +31,10 @@ type Resolved struct {
 	MaxBudgetUSD float64
 	// FallbackModels apply to turns that name none.
 	FallbackModels []string
-	// Settings is the wiring's own resolved state, handed to Equip as
-	// Live.Settings so configuration is read once per open.
-	Settings any
+	// Equip, when set, equips the session in place of Wiring.Equip, with
+	// what the Resolver decided (its own typed settings, held by the
+	// function), so configuration is read once per open.
+	Equip func(ctx context.Context, l *Live) (Equipment, error)
 }
 
 // CheckModel resolves model with the session's folder settings, the same

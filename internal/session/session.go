@@ -20,6 +20,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/permission/hooks"
+	"github.com/tandem-agent/tandem/internal/recorder"
 	"github.com/tandem-agent/tandem/internal/runtimes"
 	"github.com/tandem-agent/tandem/internal/store"
 	"github.com/tandem-agent/tandem/internal/tool"
@@ -37,9 +38,9 @@ type Wiring interface {
 
 // Equipment is what a Wiring built for one live session: its permission
 // checker, its runtimes, its commands and whatever runs in the background
-// (MCP servers, the checkpoint recorder, hooks). The application's
-// equipment offers more (MCP control, skills, permission answers); front
-// ends reach that through Live.Equipment and small interfaces of their own.
+// (MCP servers, the checkpoint recorder, hooks). What it offers beyond
+// that it names in Capabilities, which front ends reach through the
+// Live's methods.
 type Equipment interface {
 	// Checker judges the session's tool calls; nil allows every call.
 	Checker() permission.Checker
@@ -49,7 +50,10 @@ type Equipment interface {
 	// turn runs, under either runtime; other prompts come back unchanged.
 	// It may run the command's ! commands (ctx is the turn's).
 	ExpandPrompt(ctx context.Context, prompt string) Expansion
-	// Idle runs once when IdleAfter passes after a turn without the next
+	// Capabilities names what else it offers (answering permission
+	// questions, MCP control, ...); the Live reads it once, after Equip.
+	Capabilities() Capabilities
+	// Idle runs once when the idle delay passes after a turn without the next
 	// one starting (the idle notification).
 	Idle()
 	// Close stops what the equipment started. It runs once.
@@ -125,41 +129,67 @@ type OpenRequest struct {
 	// callbacks), run after the settings' hooks of each event, under the
 	// same rules.
 	Hooks hooks.Config
+	// Asker answers the session's permission questions locally (a
+	// terminal prompt, an editor's dialog, an embedding program's
+	// function). nil and AnswerByReply false: nobody can be asked, and a
+	// call that would ask is denied with an explanation.
+	Asker permission.Asker
+	// AnswerByReply says the front end shows permission_request events
+	// and answers them through Live.Reply (the HTTP server, the terminal
+	// UI), with or without an Asker.
+	AnswerByReply bool
+	// FlagRules are the front end's --allowedTools / --disallowedTools for
+	// this session (the strongest rule layer but the hooks).
+	FlagRules []permission.Rule
 }
 
-// Live is a session open in this process.
+// Live is a session open in this process: the one handle every front end
+// (the CLI, the terminal UI, the HTTP server, ACP, the Claude Code
+// drop-in, an embedding program) runs it through. Its state is behind
+// methods: Info and Snapshot read it, Run runs a turn, SetModel, SetMode
+// and Update change it, Reply and Pending answer permission questions,
+// MCPStatus/MCPAction/WaitMCP control MCP servers, Extensions and
+// SlashCommands list what it loaded, Checkpoints and Rewind go back,
+// History reads the conversation. docs/ARCHITECTURE.md ("Adding a front
+// end") says how a front end uses it.
 type Live struct {
-	Record store.Session
-	Events *event.Emitter
-	Env    *tool.Env
-	Tools  *tool.Registry
-	// Checker judges the turns' tool calls: the equipment's checker, which
-	// a front end may wrap after Open (the Claude Code drop-in does).
-	Checker permission.Checker
-	Roots   []string
-	// Settings is what the Wiring's Resolver decided (nil without one).
-	Settings any
-	// MaxTurns is the configured limit for turns that set none.
-	MaxTurns int
-	// MaxBudgetUSD is the configured budget for turns that set none.
-	MaxBudgetUSD float64
-	// FallbackModels are the configured fallbacks for turns that name none.
-	FallbackModels []string
-	// IdleAfter is how long after a turn the equipment's Idle runs (0: 60 s).
-	IdleAfter time.Duration
+	record store.Session // guarded by mu
+	events *event.Emitter
+	env    *tool.Env
+	tools  *tool.Registry
+	// checker judges the turns' tool calls: the equipment's checker
+	// (AllowAll when it has none).
+	checker permission.Checker
+	roots   []string
+	// Limits the configuration sets for turns that set none.
+	maxTurns       int
+	maxBudgetUSD   float64
+	fallbackModels []string
+	// idleAfter is how long after a turn the equipment's Idle runs (0: 60 s).
+	idleAfter time.Duration
 	idle      *time.Timer
 
-	mgr        *Manager
-	eq         Equipment
-	requestMCP json.RawMessage
-	mcpOnly    bool
-	mcpProxy   func(ctx context.Context, server string, msg json.RawMessage) (json.RawMessage, error)
-	msgSinks   []func(message.Message)
-	hooks      hooks.Config
-	turnMu     sync.Mutex // one turn at a time
-	mu         sync.Mutex
-	closed     bool
-	endReason  string
+	mgr       *Manager
+	eq        Equipment
+	caps      Capabilities
+	opened    opened
+	turnMu    sync.Mutex // one turn at a time
+	mu        sync.Mutex
+	closed    bool
+	endReason string
+}
+
+// opened is what the OpenRequest brought for this process's use of the
+// session, which the wiring reads while it equips it.
+type opened struct {
+	mcp       json.RawMessage
+	mcpOnly   bool
+	mcpProxy  func(ctx context.Context, server string, msg json.RawMessage) (json.RawMessage, error)
+	msgSinks  []func(message.Message)
+	hooks     hooks.Config
+	asker     permission.Asker
+	replies   bool
+	flagRules []permission.Rule
 }
 
 // Open creates or resumes a session and equips it.
@@ -173,28 +203,62 @@ func (m *Manager) Open(ctx context.Context, req OpenRequest) (*Live, error) {
 		return nil, err
 	}
 	roots := append([]string{rec.Cwd}, extra...)
-	l := &Live{Record: rec, mgr: m, Roots: roots, Tools: tool.NewRegistry(), requestMCP: req.MCPServers,
-		mcpOnly: req.MCPOnly, mcpProxy: req.MCPProxy, msgSinks: req.MessageSinks, hooks: req.Hooks, Settings: res.Settings, MaxTurns: res.MaxTurns, MaxBudgetUSD: res.MaxBudgetUSD,
-		FallbackModels: res.FallbackModels}
-	l.Events = event.NewEmitter(rec.ID, rec.LastSeq, req.Sinks...)
-	l.Env = tool.NewEnv(rec.ID, rec.Cwd, roots, m.data)
-	l.Env.Emit = l.Events.Emit
-	eq, err := m.wiring.Equip(ctx, l)
+	l := &Live{record: rec, mgr: m, roots: roots, tools: tool.NewRegistry(),
+		opened: opened{mcp: req.MCPServers, mcpOnly: req.MCPOnly, mcpProxy: req.MCPProxy, msgSinks: req.MessageSinks,
+			hooks: req.Hooks, asker: req.Asker, replies: req.AnswerByReply, flagRules: req.FlagRules},
+		maxTurns: res.MaxTurns, maxBudgetUSD: res.MaxBudgetUSD, fallbackModels: res.FallbackModels}
+	l.events = event.NewEmitter(rec.ID, rec.LastSeq, req.Sinks...)
+	l.env = tool.NewEnv(rec.ID, rec.Cwd, roots, m.data)
+	l.env.Emit = l.events.Emit
+	var eq Equipment
+	if res.Equip != nil {
+		eq, err = res.Equip(ctx, l)
+	} else {
+		eq, err = m.wiring.Equip(ctx, l)
+	}
 	if err != nil {
-		l.Env.State.Close()
+		l.env.State.Close()
 		return nil, fmt.Errorf("prepare session %s: %w", rec.ID, err)
 	}
-	l.eq = eq
-	if l.Checker = eq.Checker(); l.Checker == nil {
-		l.Checker = permission.AllowAll{}
+	l.eq, l.caps = eq, eq.Capabilities()
+	if l.checker = eq.Checker(); l.checker == nil {
+		l.checker = permission.AllowAll{}
 	}
 	return l, nil
 }
 
-// Equipment returns what the wiring built for the session. Front ends find
-// what they need of it (MCP control, skills, answering permission
-// questions) through interfaces they declare.
+// Equipment returns what the wiring built for the session, for the wiring
+// itself and its tests: front ends use the Live's methods, which reach
+// what it names in Capabilities.
 func (l *Live) Equipment() Equipment { return l.eq }
+
+// ID is the session's id.
+func (l *Live) ID() string { return l.Snapshot().ID }
+
+// Events is the session's emitter: a front end adds its sinks to it
+// (or gives them in OpenRequest.Sinks to see the events of equipping).
+func (l *Live) Events() *event.Emitter { return l.events }
+
+// Env is what the session's tools run with (the wiring sets its backends).
+func (l *Live) Env() *tool.Env { return l.env }
+
+// Tools is the session's tool registry (the wiring adds to it).
+func (l *Live) Tools() *tool.Registry { return l.tools }
+
+// Roots are the folders the session's tools may touch: its working
+// folder, then the extra ones (--add-dir).
+func (l *Live) Roots() []string { return l.roots }
+
+// Checker judges the session's tool calls.
+func (l *Live) Checker() permission.Checker { return l.checker }
+
+// SetIdleAfter sets how long after a turn the equipment's Idle runs
+// (0: 60 s).
+func (l *Live) SetIdleAfter(d time.Duration) {
+	l.mu.Lock()
+	l.idleAfter = d
+	l.mu.Unlock()
+}
 
 // record finds or prepares the session's record, lets the wiring resolve
 // its settings, and only then stores it: bad configuration fails before a
@@ -292,7 +356,7 @@ func (l *Live) Run(ctx context.Context, prompt string, opts TurnOptions) (event.
 	l.mu.Lock()
 	if l.closed {
 		l.mu.Unlock()
-		return event.Event{}, fmt.Errorf("session %s is closed", l.Record.ID)
+		return event.Event{}, fmt.Errorf("session %s is closed", l.record.ID)
 	}
 	l.mu.Unlock()
 	ctx, end, err := l.beginTurn(ctx)
@@ -301,7 +365,7 @@ func (l *Live) Run(ctx context.Context, prompt string, opts TurnOptions) (event.
 	}
 	defer end()
 	l.mu.Lock()
-	rec := l.Record
+	rec := l.record
 	l.mu.Unlock()
 	l.stopIdle()
 	defer l.armIdle()
@@ -311,27 +375,27 @@ func (l *Live) Run(ctx context.Context, prompt string, opts TurnOptions) (event.
 	}
 	// What tools read of the turn (sub-agents inherit it); grants made
 	// during the turn (a skill's allowed-tools) end with it.
-	defer l.Env.State.EndTurn()
+	defer l.env.State.EndTurn()
 	model := rec.Model
 	exp := l.eq.ExpandPrompt(ctx, prompt)
 	prompt = exp.Prompt
 	if exp.Model != "" {
 		model = exp.Model
 	}
-	l.Env.State.SetTurn(tool.Turn{Model: model, Mode: string(l.mode(rec.Mode)), AllowedTools: opts.AllowedTools, DisallowedTools: opts.DisallowedTools})
-	in := turn.Input{SessionID: rec.ID, Prompt: prompt, Cwd: rec.Cwd, Roots: l.Roots, Model: model,
-		Mode: l.mode(rec.Mode), MaxTurns: cmp.Or(opts.MaxTurns, l.MaxTurns), AppendSystemPrompt: opts.AppendSystemPrompt,
+	l.env.State.SetTurn(tool.Turn{Model: model, Mode: string(l.mode(rec.Mode)), AllowedTools: opts.AllowedTools, DisallowedTools: opts.DisallowedTools})
+	in := turn.Input{SessionID: rec.ID, Prompt: prompt, Cwd: rec.Cwd, Roots: l.roots, Model: model,
+		Mode: l.mode(rec.Mode), MaxTurns: cmp.Or(opts.MaxTurns, l.maxTurns), AppendSystemPrompt: opts.AppendSystemPrompt,
 		SystemPrompt: opts.SystemPrompt, AllowedTools: opts.AllowedTools, DisallowedTools: opts.DisallowedTools,
 		Images: opts.Images, FallbackModels: opts.FallbackModels, JSONSchema: opts.JSONSchema,
-		ThinkingBudget: opts.ThinkingBudget, Effort: opts.Effort, MaxBudgetUSD: cmp.Or(opts.MaxBudgetUSD, l.MaxBudgetUSD)}
+		ThinkingBudget: opts.ThinkingBudget, Effort: opts.Effort, MaxBudgetUSD: cmp.Or(opts.MaxBudgetUSD, l.maxBudgetUSD)}
 	if len(in.FallbackModels) == 0 {
-		in.FallbackModels = l.FallbackModels
+		in.FallbackModels = l.fallbackModels
 	}
-	var recorder turn.Recorder = StoreRecorder(l.mgr.store, rec.ID, l.Events.LastSeq)
-	if len(l.msgSinks) > 0 {
-		recorder = notifyingRecorder{Recorder: recorder, sinks: l.msgSinks}
+	var rcd turn.Recorder = recorder.ForSession(l.mgr.store, rec.ID, l.events.LastSeq)
+	if len(l.opened.msgSinks) > 0 {
+		rcd = notifyingRecorder{Recorder: rcd, sinks: l.opened.msgSinks}
 	}
-	deps := turn.Deps{Events: l.Events, Recorder: recorder, Checker: l.Checker, Tools: l.Tools, Env: l.Env}
+	deps := turn.Deps{Events: l.events, Recorder: rcd, Checker: l.checker, Tools: l.tools, Env: l.env}
 	res, err := runGuarded(ctx, rt, in, deps)
 	// The seq must survive even an interrupted turn, so SSE resumption and
 	// the next turn's numbering stay right.
@@ -353,17 +417,17 @@ func (l *Live) Run(ctx context.Context, prompt string, opts TurnOptions) (event.
 func (l *Live) beginTurn(ctx context.Context) (context.Context, func(), error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	lost := func(cause error) {
-		l.Events.Emit(event.Event{Type: event.Error, Error: cause.Error()})
+		l.events.Emit(event.Event{Type: event.Error, Error: cause.Error()})
 		cancel(cause)
 	}
-	release, err := l.mgr.acquire(ctx, l.Record.ID, lost)
+	release, err := l.mgr.acquire(ctx, l.record.ID, lost)
 	if err != nil {
 		cancel(nil)
 		if errors.Is(err, store.ErrBusy) {
 			// The caller reports this with events of its own (the server
 			// does): number them after what the other runner stored.
-			if fresh, gerr := l.mgr.store.GetSession(context.WithoutCancel(ctx), l.Record.ID); gerr == nil {
-				l.Events.AdvanceTo(fresh.LastSeq)
+			if fresh, gerr := l.mgr.store.GetSession(context.WithoutCancel(ctx), l.record.ID); gerr == nil {
+				l.events.AdvanceTo(fresh.LastSeq)
 			}
 		}
 		return nil, nil, err
@@ -380,28 +444,22 @@ func (l *Live) beginTurn(ctx context.Context) (context.Context, func(), error) {
 // choices (model, runtime, mode set on open), and moves the emitter past
 // any seq another process used.
 func (l *Live) refresh(ctx context.Context) error {
-	fresh, err := l.mgr.store.GetSession(ctx, l.Record.ID)
+	fresh, err := l.mgr.store.GetSession(ctx, l.record.ID)
 	if err != nil {
-		return fmt.Errorf("load session %s: %w", l.Record.ID, err)
+		return fmt.Errorf("load session %s: %w", l.record.ID, err)
 	}
-	l.Events.AdvanceTo(fresh.LastSeq)
+	l.events.AdvanceTo(fresh.LastSeq)
 	l.mu.Lock()
-	fresh.Model, fresh.Runtime, fresh.Mode = l.Record.Model, l.Record.Runtime, l.Record.Mode
-	l.Record = fresh
+	fresh.Model, fresh.Runtime, fresh.Mode = l.record.Model, l.record.Runtime, l.record.Mode
+	l.record = fresh
 	l.mu.Unlock()
 	return nil
 }
 
-// ModelSwitchHooks is equipment that runs hooks around a model switch
-// (the app's PreModelSwitch, which may refuse it, and PostModelSwitch).
-type ModelSwitchHooks interface {
-	PreModelSwitch(ctx context.Context, from, to string) error
-	PostModelSwitch(ctx context.Context, from, to string)
-}
-
-// Update changes model, runtime or mode for the turns that follow. A
-// model switch runs the equipment's ModelSwitchHooks, whose refusal is
-// Update's error (nothing changes).
+// Update changes model, runtime or mode for the turns that follow, as
+// given (SetModel and SetMode check their value first). A model switch
+// runs the equipment's ModelSwitch hooks, whose refusal is Update's error
+// (nothing changes).
 func (l *Live) Update(ctx context.Context, model, runtime, mode string) error {
 	if mode != "" {
 		// The engine knows only canonical modes: "plan" must arrive as explore.
@@ -412,9 +470,9 @@ func (l *Live) Update(ctx context.Context, model, runtime, mode string) error {
 		mode = string(m)
 	}
 	l.mu.Lock()
-	prevModel := l.Record.Model
+	prevModel := l.record.Model
 	l.mu.Unlock()
-	sw, _ := l.eq.(ModelSwitchHooks)
+	sw := l.caps.ModelSwitch
 	switching := model != "" && model != prevModel && sw != nil
 	if switching {
 		if err := sw.PreModelSwitch(ctx, prevModel, model); err != nil {
@@ -423,32 +481,68 @@ func (l *Live) Update(ctx context.Context, model, runtime, mode string) error {
 	}
 	upd := store.SessionUpdate{}
 	l.mu.Lock()
-	prevMode := l.Record.Mode
+	prevMode := l.record.Mode
 	if model != "" {
-		upd.Model, l.Record.Model = &model, model
+		upd.Model, l.record.Model = &model, model
 	}
 	if runtime != "" {
-		upd.Runtime, l.Record.Runtime = &runtime, runtime
+		upd.Runtime, l.record.Runtime = &runtime, runtime
 	}
 	if mode != "" {
-		upd.Mode, l.Record.Mode = &mode, mode
+		upd.Mode, l.record.Mode = &mode, mode
 	}
+	id := l.record.ID
 	l.mu.Unlock()
-	if err := l.mgr.store.UpdateSession(ctx, l.Record.ID, upd); err != nil {
-		return fmt.Errorf("update session %s: %w", l.Record.ID, err)
+	if err := l.mgr.store.UpdateSession(ctx, id, upd); err != nil {
+		return fmt.Errorf("update session %s: %w", id, err)
 	}
 	if mode != "" && mode != prevMode {
-		// The equipment's own checker: a front end's wrapper may hide it.
-		if ms, ok := l.eq.Checker().(interface{ SetMode(permission.Mode) }); ok {
-			ms.SetMode(permission.Mode(mode)) // the engine emits mode_changed
+		if e := l.caps.Engine; e != nil {
+			e.SetMode(permission.Mode(mode)) // the engine emits mode_changed
 		} else {
-			l.Events.Emit(event.Event{Type: event.ModeChanged, Mode: mode, PreviousMode: prevMode})
+			l.events.Emit(event.Event{Type: event.ModeChanged, Mode: mode, PreviousMode: prevMode})
 		}
 	}
 	if switching {
 		sw.PostModelSwitch(ctx, prevModel, model)
 	}
 	return nil
+}
+
+// SetModel switches the model of the turns that follow, after checking it
+// as a new session's model is checked (the folder's settings, the
+// provider's key, under the session's runtime): the one way every front
+// end switches models. A model that does not resolve fails with a
+// *ModelError; a ModelSwitch hook's refusal is returned as it is.
+func (l *Live) SetModel(ctx context.Context, model string) error {
+	if model == "" {
+		return &ModelError{Err: errors.New("no model given: name one as provider/model (tandem models lists them)")}
+	}
+	if err := l.CheckModel(ctx, model); err != nil {
+		return &ModelError{Model: model, Err: err}
+	}
+	return l.Update(ctx, model, "", "")
+}
+
+// ModelError is SetModel's refusal of a model that does not resolve (an
+// unknown model, a provider without a key): the caller's mistake, which a
+// front end reports as bad input.
+type ModelError struct {
+	Model string
+	Err   error // says the model's name and the fix
+}
+
+func (e *ModelError) Error() string { return e.Err.Error() }
+func (e *ModelError) Unwrap() error { return e.Err }
+
+// SetMode switches the permission mode for the turns that follow and for
+// questions still to come in a running turn. mode is one of
+// permission.Modes or a Claude Code alias ("plan").
+func (l *Live) SetMode(ctx context.Context, mode string) error {
+	if mode == "" {
+		return errors.New("no permission mode given: use one of " + permission.ModeList())
+	}
+	return l.Update(ctx, "", "", mode)
 }
 
 // SetTitle names the session (a hook's sessionTitle): the first line of
@@ -459,21 +553,21 @@ func (l *Live) SetTitle(ctx context.Context, title string) error {
 	if title == "" {
 		return errors.New("the session title is blank: give a non-empty first line")
 	}
-	if err := l.mgr.store.UpdateSession(ctx, l.Record.ID, store.SessionUpdate{Title: &title}); err != nil {
-		return fmt.Errorf("set the title of session %s: %w", l.Record.ID, err)
+	if err := l.mgr.store.UpdateSession(ctx, l.record.ID, store.SessionUpdate{Title: &title}); err != nil {
+		return fmt.Errorf("set the title of session %s: %w", l.record.ID, err)
 	}
 	l.mu.Lock()
-	l.Record.Title = title
+	l.record.Title = title
 	l.mu.Unlock()
 	return nil
 }
 
-// mode is the permission mode a turn runs in: the checker's own (which
+// mode is the permission mode a turn runs in: the engine's own (which
 // also covers a mode from the config files, and is canonical: explore,
 // not Claude Code's "plan"), else the stored one.
 func (l *Live) mode(stored string) permission.Mode {
-	if m, ok := l.Checker.(interface{ Mode() permission.Mode }); ok {
-		return m.Mode()
+	if e := l.caps.Engine; e != nil {
+		return e.Mode()
 	}
 	if m, err := permission.ParseMode(stored); err == nil {
 		return m
@@ -481,23 +575,45 @@ func (l *Live) mode(stored string) permission.Mode {
 	return permission.Mode(stored)
 }
 
+// Mode is the permission mode in force.
+func (l *Live) Mode() permission.Mode { return l.mode(l.Snapshot().Mode) }
+
+// Info is the stored record with the permission mode in force (config
+// defaults included) as its Mode: what a front end shows.
+func (l *Live) Info() store.Session {
+	r := l.Snapshot()
+	r.Mode = string(l.mode(r.Mode))
+	return r
+}
+
 // RequestMCP returns the MCP servers the opener brought (OpenRequest.MCPServers)
 // and whether they are the only ones (OpenRequest.MCPOnly).
-func (l *Live) RequestMCP() (servers json.RawMessage, only bool) { return l.requestMCP, l.mcpOnly }
+func (l *Live) RequestMCP() (servers json.RawMessage, only bool) {
+	return l.opened.mcp, l.opened.mcpOnly
+}
 
 // RequestHooks returns the hooks the opener brought (OpenRequest.Hooks).
-func (l *Live) RequestHooks() hooks.Config { return l.hooks }
+func (l *Live) RequestHooks() hooks.Config { return l.opened.hooks }
 
 // MCPProxy returns OpenRequest.MCPProxy.
 func (l *Live) MCPProxy() func(ctx context.Context, server string, msg json.RawMessage) (json.RawMessage, error) {
-	return l.mcpProxy
+	return l.opened.mcpProxy
 }
+
+// RequestAsker returns who answers the session's permission questions
+// (OpenRequest.Asker, AnswerByReply).
+func (l *Live) RequestAsker() (local permission.Asker, byReply bool) {
+	return l.opened.asker, l.opened.replies
+}
+
+// RequestFlagRules returns OpenRequest.FlagRules.
+func (l *Live) RequestFlagRules() []permission.Rule { return l.opened.flagRules }
 
 // Snapshot returns the current stored record.
 func (l *Live) Snapshot() store.Session {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.Record
+	return l.record
 }
 
 // CloseFor is Close saying why the session ends, for the SessionEnd hook:
@@ -534,7 +650,7 @@ func (l *Live) Close() {
 	l.closed = true
 	l.mu.Unlock()
 	l.stopIdle()
-	l.Env.State.Close()
+	l.env.State.Close()
 	l.eq.Close()
 	// Events emitted outside a turn (MCP status, mode changes) advance the
 	// seq too; keep it so a reopened session never reuses a number.
@@ -544,9 +660,9 @@ func (l *Live) Close() {
 // SaveSeq stores the emitter's last seq, for events emitted outside a turn
 // (a turn stores it itself).
 func (l *Live) SaveSeq(ctx context.Context) error {
-	seq := l.Events.LastSeq()
-	if err := l.mgr.store.UpdateSession(ctx, l.Record.ID, store.SessionUpdate{LastSeq: &seq}); err != nil {
-		return fmt.Errorf("save last seq of session %s: %w", l.Record.ID, err)
+	seq := l.events.LastSeq()
+	if err := l.mgr.store.UpdateSession(ctx, l.record.ID, store.SessionUpdate{LastSeq: &seq}); err != nil {
+		return fmt.Errorf("save last seq of session %s: %w", l.record.ID, err)
 	}
 	return nil
 }

@@ -38,11 +38,13 @@ type fakeWiring struct {
 	closed int
 	// idle receives the equipment's Idle calls, when set.
 	idle chan struct{}
+	// caps are what the equipment offers beyond turns.
+	caps Capabilities
 	mu   sync.Mutex
 }
 
 func (w *fakeWiring) Equip(_ context.Context, l *Live) (Equipment, error) {
-	l.Events.Emit(event.Event{Type: event.Status, Message: "equipped"}) // like an MCP status
+	l.Events().Emit(event.Event{Type: event.Status, Message: "equipped"}) // like an MCP status
 	return fakeEquipment{w}, nil
 }
 
@@ -54,7 +56,8 @@ func (e fakeEquipment) Runtime(runtimes.Name) (turn.Runtime, error) { return e.w
 func (e fakeEquipment) ExpandPrompt(_ context.Context, prompt string) Expansion {
 	return Expansion{Prompt: prompt}
 }
-func (e fakeEquipment) Close() { e.w.mu.Lock(); e.w.closed++; e.w.mu.Unlock() }
+func (e fakeEquipment) Capabilities() Capabilities { return e.w.caps }
+func (e fakeEquipment) Close()                     { e.w.mu.Lock(); e.w.closed++; e.w.mu.Unlock() }
 func (e fakeEquipment) Idle() {
 	if e.w.idle != nil {
 		e.w.idle <- struct{}{}
@@ -99,7 +102,7 @@ func TestOpenRunResumeKeepsSeq(t *testing.T) {
 	if err := l.Update(ctx, "", "", "bogus"); err == nil {
 		t.Error("an unknown mode must be refused")
 	}
-	l.Events.Emit(event.Event{Type: event.Status}) // outside a turn: seq 5
+	l.Events().Emit(event.Event{Type: event.Status}) // outside a turn: seq 5
 	id := l.Snapshot().ID
 	l.Close()
 	if w.closed != 1 {
@@ -115,7 +118,7 @@ func TestOpenRunResumeKeepsSeq(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l2.Close()
-	if got := l2.Events.LastSeq(); got != 6 {
+	if got := l2.Events().LastSeq(); got != 6 {
 		t.Fatalf("reopened seq %d, want 6", got)
 	}
 	res2, _ := l2.Run(ctx, "again", TurnOptions{})
@@ -181,7 +184,7 @@ func TestIdleAfterTurn(t *testing.T) {
 		t.Fatal(err)
 	}
 	idle := w.idle
-	l.IdleAfter = 20 * time.Millisecond
+	l.SetIdleAfter(20 * time.Millisecond)
 	if _, err := l.Run(context.Background(), "hi", TurnOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +193,7 @@ func TestIdleAfterTurn(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("OnIdle did not run after the turn")
 	}
-	l.IdleAfter = time.Hour // the next turn's timer must not fire, and Close stops it
+	l.SetIdleAfter(time.Hour) // the next turn's timer must not fire, and Close stops it
 	if _, err := l.Run(context.Background(), "again", TurnOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -219,6 +222,7 @@ func (e switchEquipment) PreModelSwitch(_ context.Context, from, to string) erro
 func (e switchEquipment) PostModelSwitch(_ context.Context, from, to string) {
 	*e.log = append(*e.log, "post "+from+" "+to)
 }
+func (e switchEquipment) Capabilities() Capabilities { return Capabilities{ModelSwitch: e} }
 
 type switchWiring struct {
 	fakeWiring

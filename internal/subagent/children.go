@@ -3,8 +3,8 @@ package subagent
 import (
 	"context"
 
+	"github.com/tandem-agent/tandem/internal/recorder"
 	"github.com/tandem-agent/tandem/internal/runtimes"
-	"github.com/tandem-agent/tandem/internal/session"
 	"github.com/tandem-agent/tandem/internal/store"
 	"github.com/tandem-agent/tandem/internal/turn"
 )
@@ -19,5 +19,5 @@ func (c StoreChildren) NewChild(ctx context.Context, parentID, parentToolUseID, 
 	if err != nil {
 		return "", nil, err
 	}
-	return s.ID, session.StoreRecorder(c.Store, s.ID, lastSeq), nil
+	return s.ID, recorder.ForSession(c.Store, s.ID, lastSeq), nil
 }

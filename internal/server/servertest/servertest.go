@@ -53,6 +53,8 @@ type Stack struct {
 	// Checkpoints serves the checkpoint endpoints (recording needs
 	// Config.Checkpoints).
 	Checkpoints *checkpoint.Service
+	// FlagRules are Config.AskTools as rules, for server.Options.FlagRules.
+	FlagRules []permission.Rule
 }
 
 // New builds a stack in dir. Close it when done.
@@ -66,6 +68,10 @@ func New(dir string, cfg Config) (*Stack, error) {
 			return nil, fmt.Errorf("start scripted model server: %w", err)
 		}
 	}
+	rules, err := permission.ParseToolFlags(cfg.AskTools, permission.ActionAsk)
+	if err != nil {
+		return nil, err
+	}
 	a, err := open(dir, url, cfg)
 	if err != nil {
 		if ms != nil {
@@ -73,7 +79,7 @@ func New(dir string, cfg Config) (*Stack, error) {
 		}
 		return nil, err
 	}
-	return &Stack{Dir: dir, App: a, Store: a.Store, Manager: a.Manager, Model: ms, Checkpoints: a.Checkpoints}, nil
+	return &Stack{Dir: dir, App: a, Store: a.Store, Manager: a.Manager, Model: ms, Checkpoints: a.Checkpoints, FlagRules: rules}, nil
 }
 
 // open writes the user config and opens the application in dir, with a
@@ -105,15 +111,7 @@ func open(dir, url string, cfg Config) (*app.App, error) {
 		return nil, err
 	}
 	env := map[string]string{"HOME": home, "PATH": os.Getenv("PATH")}
-	a, err := app.Open(app.Options{Home: tandemHome, Getenv: func(k string) string { return env[k] }, ServerAsks: true, TrustProject: true})
-	if err != nil {
-		return nil, err
-	}
-	if a.FlagRules, err = permission.ParseToolFlags(cfg.AskTools, permission.ActionAsk); err != nil {
-		a.Close()
-		return nil, err
-	}
-	return a, nil
+	return app.Open(app.Options{Home: tandemHome, Getenv: func(k string) string { return env[k] }, TrustProject: true})
 }
 
 // Close stops the model server and closes the store.

@@ -1,4 +1,4 @@
-package session
+package recorder
 
 import (
 	"context"
@@ -20,14 +20,14 @@ func openStore(t *testing.T) *store.Store {
 	return st
 }
 
-func TestStoreRecorder(t *testing.T) {
+func TestForSession(t *testing.T) {
 	s := openStore(t)
 	ctx := context.Background()
 	sess, err := s.CreateSession(ctx, store.Session{Cwd: "/p", Model: "anthropic/claude", Runtime: "native"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := StoreRecorder(s, sess.ID, nil)
+	r := ForSession(s, sess.ID, nil)
 	cost := 0.5
 	if err := r.Append(ctx, message.Message{Role: message.Assistant, Content: []message.Block{message.TextBlock("ok")},
 		Usage: &message.Usage{InputTokens: 3}, CostUSD: &cost}); err != nil {
@@ -43,7 +43,7 @@ func TestStoreRecorder(t *testing.T) {
 	if v, err := r.Meta(ctx, "k"); err != nil || v != "v" {
 		t.Errorf("meta = %q, %v", v, err)
 	}
-	if err := StoreRecorder(s, "ses_missing", nil).Append(ctx, message.Message{Role: message.User}); !errors.Is(err, store.ErrNotFound) {
+	if err := ForSession(s, "ses_missing", nil).Append(ctx, message.Message{Role: message.User}); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("append to missing session err = %v", err)
 	}
 }
@@ -56,7 +56,7 @@ func TestStoreRecorderKeepsLastSeq(t *testing.T) {
 		t.Fatal(err)
 	}
 	seq := int64(41)
-	rec := StoreRecorder(s, sess.ID, func() int64 { return seq })
+	rec := ForSession(s, sess.ID, func() int64 { return seq })
 	if err := rec.Append(ctx, message.Message{Role: message.User, Content: []message.Block{message.TextBlock("x")}}); err != nil {
 		t.Fatal(err)
 	}

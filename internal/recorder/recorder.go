@@ -1,4 +1,6 @@
-package session
+// Package recorder stores a runtime's output in a session of the store:
+// the turn.Recorder of live sessions and of sub-agents' child sessions.
+package recorder
 
 import (
 	"context"
@@ -9,10 +11,10 @@ import (
 	"github.com/tandem-agent/tandem/internal/turn"
 )
 
-// StoreRecorder is the turn.Recorder that stores a runtime's output in the
+// ForSession is the turn.Recorder that stores a runtime's output in the
 // given session of st; lastSeq (may be nil) is the session's latest event
 // number, stored with every message in the same transaction.
-func StoreRecorder(st *store.Store, sessionID string, lastSeq func() int64) turn.Recorder {
+func ForSession(st *store.Store, sessionID string, lastSeq func() int64) turn.Recorder {
 	return storeRecorder{s: st, id: sessionID, seq: lastSeq}
 }
 

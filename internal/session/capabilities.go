@@ -1,0 +1,90 @@
+package session
+
+import (
+	"context"
+	"time"
+
+	"github.com/tandem-agent/tandem/internal/checkpoint"
+	"github.com/tandem-agent/tandem/internal/listing"
+	"github.com/tandem-agent/tandem/internal/mcp"
+	"github.com/tandem-agent/tandem/internal/permission"
+)
+
+// Capabilities are what an Equipment offers beyond running turns, named
+// here once so that no front end declares an interface of its own or
+// asserts one on the equipment: a front end calls the Live's methods
+// (Reply, MCPStatus, Extensions, Rewind, ...), which use these. A nil
+// field is a capability this equipment lacks; the Live's method then says
+// so (ErrNotWired) or does without.
+type Capabilities struct {
+	// Permissions answers the session's permission questions.
+	Permissions Permissions
+	// Engine is the permission engine's view: the mode in force, its
+	// rules, how a call would be judged.
+	Engine PermissionEngine
+	// MCP controls the session's MCP servers.
+	MCP MCP
+	// Extensions lists the skills, commands and agents the session loaded.
+	Extensions Extensions
+	// Sandbox widens the session's sandbox.
+	Sandbox Sandbox
+	// ModelSwitch runs hooks around a model switch.
+	ModelSwitch ModelSwitchHooks
+	// Checkpoints records and rewinds the session's checkpoints.
+	Checkpoints *checkpoint.Service
+}
+
+// Permissions answers a live session's permission questions.
+type Permissions interface {
+	// Reply fails with permission.ErrUnknownRequest for a question the
+	// session does not have.
+	Reply(requestID string, a permission.Answer) error
+	// Pending lists the open questions.
+	Pending() []permission.Question
+}
+
+// PermissionEngine is what a front end reads of the session's permission
+// engine (the permission.Engine implements it).
+type PermissionEngine interface {
+	// Mode is the mode in force (config defaults included, canonical:
+	// explore, not Claude Code's "plan").
+	Mode() permission.Mode
+	// SetMode changes it for the calls that follow; the engine emits
+	// mode_changed.
+	SetMode(permission.Mode)
+	Rules() []permission.Rule
+	Explain(req permission.Request) permission.Explanation
+}
+
+// MCP controls a live session's MCP servers.
+type MCP interface {
+	// MCPStatus lists the servers (state, tools, errors) and the prompts
+	// they offer.
+	MCPStatus() ([]mcp.ServerStatus, []mcp.PromptInfo)
+	// MCPAction enables, disables, approves or reconnects one server.
+	MCPAction(server, action string) error
+	// WaitMCP gives the servers a moment to connect before the first
+	// model call, so their tools are offered from the start.
+	WaitMCP(ctx context.Context, timeout time.Duration)
+}
+
+// Extensions is what a live session loaded when it was equipped.
+type Extensions interface {
+	Extensions() *listing.Extensions
+	// SlashCommands are the commands the session accepts (built-ins that
+	// run as turns, custom commands, user-invocable skills).
+	SlashCommands() []listing.SlashCommand
+}
+
+// Sandbox widens a live session's sandbox: the allowance a network
+// sandbox_denial offers.
+type Sandbox interface {
+	SandboxAllow(host string) error
+}
+
+// ModelSwitchHooks runs hooks around a model switch (the app's
+// PreModelSwitch, which may refuse it, and PostModelSwitch).
+type ModelSwitchHooks interface {
+	PreModelSwitch(ctx context.Context, from, to string) error
+	PostModelSwitch(ctx context.Context, from, to string)
+}
