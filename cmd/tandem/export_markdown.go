@@ -63,13 +63,13 @@ func writeMarkdown(w io.Writer, s store.Session, msgs []message.Message) error {
 				fmt.Fprintf(&b, "*[image: %s, %d KiB]*\n\n", blk.MediaType, len(blk.ImageData)*3/4>>10)
 			case message.ToolUse:
 				names[blk.ID] = blk.Name
-				fmt.Fprintf(&b, "<details><summary>Tool call: %s</summary>\n\n%s\n</details>\n\n", mdHtmlSafe(blk.Name), mdFence(mdIndentJSON(blk.Input), "json"))
+				fmt.Fprintf(&b, "<details><summary>Tool call: %s</summary>\n\n%s\n</details>\n\n", mdHTMLSafe(blk.Name), mdFence(mdIndentJSON(blk.Input), "json"))
 			case message.ToolResult:
 				label := "Result"
 				if blk.IsError {
 					label = "Error"
 				}
-				fmt.Fprintf(&b, "<details><summary>%s of %s</summary>\n\n%s\n</details>\n\n", label, mdHtmlSafe(names[blk.ToolUseID]), mdFence(mdResultText(blk), ""))
+				fmt.Fprintf(&b, "<details><summary>%s of %s</summary>\n\n%s\n</details>\n\n", label, mdHTMLSafe(names[blk.ToolUseID]), mdFence(mdResultText(blk), ""))
 			}
 		}
 	}
@@ -137,6 +137,6 @@ func mdQuote(text string) string {
 
 func mdOneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-func mdHtmlSafe(s string) string {
+func mdHTMLSafe(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
 }

@@ -131,9 +131,7 @@ func (m *model) pastedImage(s string) string {
 		return s
 	}
 	p = strings.ReplaceAll(strings.Trim(p, `'"`), `\ `, " ")
-	if strings.HasPrefix(p, "file://") {
-		p = strings.TrimPrefix(p, "file://")
-	}
+	p = strings.TrimPrefix(p, "file://")
 	if strings.Contains(p, " ") {
 		return s // an @mention ends at a space
 	}
