@@ -18,9 +18,15 @@ type imagePart struct {
 	Data      string `json:"data"`
 }
 
-// imageBlocks checks the parts (attach.Base64: type, size, encoding) and
-// turns them into the prompt's image blocks.
-func imageBlocks(parts []imagePart) ([]message.Block, *apiError) {
+// imageBlocks checks the message's image parts (attach.Base64: type,
+// size, encoding) and turns them into the prompt's image blocks. The room
+// the body has is for images: the rest of it stays within textLimit, the
+// bound of every other body.
+func imageBlocks(req messageReq, textLimit int64) ([]message.Block, *apiError) {
+	parts := req.Images
+	if int64(len(req.Text)+len(req.AppendSystemPrompt)+len(req.JSONSchema)) > textLimit {
+		return nil, errf(http.StatusRequestEntityTooLarge, "body_too_large", "the message's text is larger than %d bytes (only images may make a message body larger)", textLimit)
+	}
 	if len(parts) > attach.MaxImages {
 		return nil, errf(http.StatusBadRequest, "too_many_images", "%d images: attach at most %d to one message", len(parts), attach.MaxImages)
 	}

@@ -328,7 +328,7 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	images, e := imageBlocks(req.Images)
+	images, e := imageBlocks(req, maxBody)
 	if e != nil {
 		writeError(w, e)
 		return
