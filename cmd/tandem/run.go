@@ -30,7 +30,7 @@ type runFlags struct {
 	sandbox                                                                             sandboxFlags
 	maxTurns                                                                            int
 	maxBudget                                                                           float64
-	allowed, disallowed, addDirs, fallbackModels                                        []string
+	allowed, disallowed, addDirs, fallbackModels, images                                []string
 	mcpWait                                                                             time.Duration
 }
 
@@ -42,7 +42,7 @@ func newRunCmd(g *globalFlags) *cobra.Command {
 		Long: "Run one agent turn in the current folder (or --cwd) and print the answer. The prompt comes from -p, " +
 			"from the arguments, or from standard input; piped input is added to a -p prompt (when nothing arrives on standard input " +
 			"within 3 s, the run goes on with the -p prompt alone).",
-		Example: "  tandem run -p 'fix the failing test'\n  git diff | tandem run -p 'review this diff' --output-format json\n  tandem run --continue -p 'now add a test'",
+		Example: "  tandem run -p 'fix the failing test'\n  git diff | tandem run -p 'review this diff' --output-format json\n  tandem run --continue -p 'now add a test'\n  tandem run --image screenshot.png -p 'why is this button misaligned?'",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runTurn(cmd, g, f, args)
 		},
@@ -53,6 +53,9 @@ func newRunCmd(g *globalFlags) *cobra.Command {
 		return reportEarly(c, outputFormatOf(f, os.Args[1:]), fmt.Errorf("%w (see `tandem run --help`)", err))
 	})
 	addRunFlags(cmd.Flags(), f)
+	// Only `run`: `tandem -p` is the Claude Code CLI's protocol, which has
+	// no such flag (its images come as stream-json image blocks).
+	cmd.Flags().StringArrayVar(&f.images, "image", nil, "attach an image file (PNG, JPEG, GIF, WebP) to the prompt; repeat for more")
 	return cmd
 }
 
@@ -184,6 +187,10 @@ func runTurnBody(cmd *cobra.Command, g *globalFlags, f *runFlags, args []string)
 	if err != nil {
 		return err
 	}
+	images, err := readImages(f.images)
+	if err != nil {
+		return err
+	}
 	var asker permission.Asker
 	if tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0); err == nil && isatty.IsTerminal(os.Stderr.Fd()) {
 		defer tty.Close()
@@ -221,7 +228,7 @@ func runTurnBody(cmd *cobra.Command, g *globalFlags, f *runFlags, args []string)
 	live.WaitMCP(ctx, f.mcpWait)
 	res, err := live.Run(ctx, prompt, session.TurnOptions{MaxTurns: f.maxTurns, MaxBudgetUSD: f.maxBudget, AppendSystemPrompt: f.appendSystem,
 		SystemPrompt: f.systemPrompt, DisallowedTools: f.disallowed,
-		FallbackModels: f.fallbackModels, JSONSchema: schema, Effort: f.effort})
+		FallbackModels: f.fallbackModels, JSONSchema: schema, Effort: f.effort, Images: images})
 	if err != nil {
 		return reportEarly(cmd, f.outputFormat, err, live.Snapshot().ID)
 	}

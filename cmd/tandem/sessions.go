@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -61,18 +62,27 @@ func newSessionsCmd(g *globalFlags) *cobra.Command {
 			return nil
 		}),
 	}
+	var exportFormat string
 	export := &cobra.Command{
-		Use: "export ID", Short: "Print a session and its messages as JSON", Args: cobra.ExactArgs(1),
+		Use: "export ID", Short: "Print a session and its messages as JSON, or as Markdown for sharing (--format markdown)", Args: cobra.ExactArgs(1),
+		Example: "  tandem sessions export ses_... > session.json\n  tandem sessions export --format markdown ses_... > session.md",
 		RunE: withApp(g, func(cmd *cobra.Command, a *app.App, args []string) error {
+			if !slices.Contains(exportFormats, exportFormat) {
+				return fmt.Errorf("--format %q: use %s", exportFormat, strings.Join(exportFormats, " or "))
+			}
 			s, msgs, err := loadSession(cmd, a, args[0])
 			if err != nil {
 				return err
+			}
+			if exportFormat == "markdown" {
+				return writeMarkdown(cmd.OutOrStdout(), s, msgs)
 			}
 			enc := json.NewEncoder(cmd.OutOrStdout())
 			enc.SetIndent("", "  ")
 			return enc.Encode(map[string]any{"session": sessionJSON(s), "messages": msgs})
 		}),
 	}
+	export.Flags().StringVar(&exportFormat, "format", "json", "json (everything, for programs) or markdown (the conversation, for people)")
 	del := &cobra.Command{
 		Use: "delete ID", Short: "Delete a session and its messages", Args: cobra.ExactArgs(1),
 		RunE: withApp(g, func(cmd *cobra.Command, a *app.App, args []string) error {

@@ -44,6 +44,9 @@ type Model struct {
 	// Notice is said once per session when the model is used (a legacy
 	// or deprecated model, with what to use instead).
 	Notice string
+	// NoImages: the catalog says the model takes no images, so a prompt
+	// with images is refused before it is sent (checkImages).
+	NoImages bool
 }
 
 // Resolver turns a "provider/model" spec into a Model. The loop resolves at

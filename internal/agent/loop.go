@@ -95,6 +95,9 @@ func (r *Runtime) RunTurn(ctx context.Context, in turn.Input, d turn.Deps) (even
 	if err := st.compileSchema(); err != nil {
 		return r.finish(ctx, st, event.SubtypeError, err), nil
 	}
+	if err := checkImages(st); err != nil {
+		return r.finish(ctx, st, event.SubtypeError, err), nil
+	}
 	d.Events.Emit(event.Event{Type: event.Status, Cwd: in.Cwd, Model: st.spec, Runtime: r.Name(),
 		Tools: d.Tools.Names(), Mode: string(in.Mode)})
 

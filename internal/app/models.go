@@ -86,6 +86,7 @@ func (m *models) resolver(c *config.Config) agent.Resolver {
 			// first-party API's structured-output field.
 			model.NativeOutput = info.StructuredOutput && info.SameAs == ""
 			model.ThinkingMode = info.ThinkingMode
+			model.NoImages = !info.SupportsImages
 		}
 		if c != nil {
 			if w := c.Providers[res.Provider].ContextWindowFor(res.Model); w > 0 {

@@ -132,6 +132,11 @@ type ClaudeLayers struct {
 	AdditionalDirectories []string
 	// Files lists the settings files that existed.
 	Files []string
+	// StatusLine is the last statusLine found (project over user; an
+	// untrusted folder's project files have lost it to the trust check),
+	// as written; the terminal UI runs it (internal/app/statusline.go).
+	StatusLine     json.RawMessage
+	StatusLineFile string
 }
 
 // ReadClaudeSettings reads ~/.claude/settings.json (user layer; skipped
@@ -187,6 +192,9 @@ func BuildClaudeLayers(files []ClaudeFile) (ClaudeLayers, error) {
 			out.DefaultMode, out.DefaultModeFile = f.Permissions.DefaultMode, f.Path
 		}
 		out.AdditionalDirectories = append(out.AdditionalDirectories, f.Permissions.AdditionalDirectories...)
+		if len(f.StatusLine) > 0 && string(f.StatusLine) != "null" {
+			out.StatusLine, out.StatusLineFile = f.StatusLine, f.Path // project over user
+		}
 		hs = append(hs, f.Hooks)
 		out.Files = append(out.Files, f.Path)
 	}

@@ -63,6 +63,12 @@ func writeError(w http.ResponseWriter, e *apiError) {
 // decodeBody reads a JSON body of at most maxBody bytes into v. Unknown
 // fields are refused so that a misspelt option is not silently ignored.
 func decodeBody(w http.ResponseWriter, r *http.Request, v any) *apiError {
+	return decodeBodyMax(w, r, v, maxBody)
+}
+
+// decodeBodyMax is decodeBody with its own bound, for the one body that
+// may carry images (a message).
+func decodeBodyMax(w http.ResponseWriter, r *http.Request, v any, limit int64) *apiError {
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil || mt != "application/json" {
@@ -70,7 +76,7 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v any) *apiError {
 				"send the body as JSON with Content-Type: application/json (got %q)", ct)
 		}
 	}
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, limit))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		var tooBig *http.MaxBytesError

@@ -304,11 +304,13 @@ type messageReq struct {
 	DisallowedTools    []string `json:"disallowed_tools,omitempty"`
 	// JSONSchema makes the final answer conform to it (as --json-schema).
 	JSONSchema json.RawMessage `json:"json_schema,omitempty"`
+	// Images attached to the prompt (images.go).
+	Images []imagePart `json:"images,omitempty"`
 }
 
 func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 	var req messageReq
-	if e := decodeBody(w, r, &req); e != nil {
+	if e := decodeBodyMax(w, r, &req, maxMessageBody); e != nil {
 		writeError(w, e)
 		return
 	}
@@ -330,9 +332,14 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	images, e := imageBlocks(req, maxBody)
+	if e != nil {
+		writeError(w, e)
+		return
+	}
 	s.startTurn(w, r, queuedTurn{text: req.Text, opts: session.TurnOptions{
 		MaxTurns: req.MaxTurns, MaxBudgetUSD: req.MaxBudgetUSD, AppendSystemPrompt: req.AppendSystemPrompt, DisallowedTools: req.DisallowedTools,
-		JSONSchema: req.JSONSchema}})
+		JSONSchema: req.JSONSchema, Images: images}})
 }
 
 // startTurn queues a turn on the session named in the path and answers 202.

@@ -32,6 +32,24 @@ type Capabilities struct {
 	ModelSwitch ModelSwitchHooks
 	// Checkpoints records and rewinds the session's checkpoints.
 	Checkpoints *checkpoint.Service
+	// Shell runs a user's own `!cmd` through the session's permission
+	// engine and sandbox.
+	Shell UserShell
+	// StatusLine runs the statusLine command of the session's settings.
+	StatusLine StatusLine
+}
+
+// UserShell runs a command the user typed (`!cmd` in the terminal UI) the
+// way the session's Bash tool would: judged, confined, its output returned.
+type UserShell interface {
+	UserShell(ctx context.Context, command string) (string, error)
+}
+
+// StatusLine is the statusLine command of the session's settings (user,
+// or a trusted project's).
+type StatusLine interface {
+	HasStatusLine() bool
+	StatusLine(ctx context.Context, contextTokens, contextWindow int64) (string, error)
 }
 
 // Permissions answers a live session's permission questions.

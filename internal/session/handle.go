@@ -116,6 +116,32 @@ func (l *Live) SandboxAllow(host string) error {
 	return sb.SandboxAllow(host)
 }
 
+// UserShell runs a command the user typed through the session's
+// permission engine and sandbox (ErrNotWired for a runtime that runs no
+// commands of its own).
+func (l *Live) UserShell(ctx context.Context, command string) (string, error) {
+	sh := l.caps.Shell
+	if sh == nil {
+		return "", fmt.Errorf("this session's runtime runs no commands of its own: %w", ErrNotWired)
+	}
+	return sh.UserShell(ctx, command)
+}
+
+// HasStatusLine says whether the session's settings name a statusLine
+// command.
+func (l *Live) HasStatusLine() bool {
+	return l.caps.StatusLine != nil && l.caps.StatusLine.HasStatusLine()
+}
+
+// StatusLine runs the settings' statusLine command and returns its first
+// line ("" without one).
+func (l *Live) StatusLine(ctx context.Context, contextTokens, contextWindow int64) (string, error) {
+	if !l.HasStatusLine() {
+		return "", nil
+	}
+	return l.caps.StatusLine.StatusLine(ctx, contextTokens, contextWindow)
+}
+
 // History is the session's stored conversation.
 func (l *Live) History(ctx context.Context) ([]message.Message, error) {
 	return l.mgr.store.Messages(ctx, l.ID())

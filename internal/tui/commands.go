@@ -37,6 +37,7 @@ func builtinCommands() []Command {
 		{Name: "clear", Help: "start a new session (this one stays stored)", run: (*model).cmdClear},
 		{Name: "cost", Help: "tokens and cost of this session", run: (*model).cmdCost},
 		{Name: "status", Help: "session, folder, model, runtime, mode, context and MCP servers", run: (*model).cmdStatus},
+		{Name: "memory", Args: "[project|user]", Help: "edit the instruction files (AGENTS.md/CLAUDE.md) in $EDITOR; a prompt starting with # adds a line", run: (*model).cmdMemory},
 		{Name: "init", Args: "[focus]", Help: "have the agent write (or improve) the folder's AGENTS.md", run: (*model).cmdInit},
 		{Name: "exit", Help: "quit (ctrl+c twice or ctrl+d)", run: func(m *model, _ string) tea.Cmd { return m.quit() }},
 		{Name: "quit", Help: "quit, as /exit", run: func(m *model, _ string) tea.Cmd { return m.quit() }},

@@ -25,6 +25,9 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 		return tea.Tick(quitWindow, func(time.Time) tea.Msg { return disarmMsg{} })
 	}
 	m.quitArmed = false
+	if m.x.memLine != "" {
+		return m.memoryKey(k)
+	}
 	if m.rewind != nil {
 		return m.rewindKey(k)
 	}
@@ -120,7 +123,7 @@ func (m *model) pasted(s string) tea.Cmd {
 			m.dlg.reason += strings.ReplaceAll(s, "\n", " ")
 		}
 	default:
-		m.in.paste(s)
+		m.in.paste(m.pastedImage(s))
 	}
 	return nil
 }

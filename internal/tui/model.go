@@ -56,6 +56,7 @@ type model struct {
 	filesLoading      bool
 	quitting          bool
 	now               func() time.Time
+	x                 extras // extras.go
 }
 
 func newModel(ctx context.Context, opts Options) *model {
@@ -103,7 +104,7 @@ type (
 )
 
 func (m *model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.loadHistory()}
+	cmds := []tea.Cmd{m.loadHistory(), m.refreshStatusLine()}
 	if p := strings.TrimSpace(m.opts.Prompt); p != "" {
 		cmds = append(cmds, func() tea.Msg { return submitMsg(p) })
 	}
@@ -113,6 +114,9 @@ func (m *model) Init() tea.Cmd {
 type submitMsg string
 
 func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if cmd, ok := m.extraMsg(msg); ok {
+		return m, cmd
+	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
@@ -126,11 +130,11 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		for _, e := range msg {
 			m.apply(e)
 		}
-		return m, tea.Batch(m.ensureTick(), m.armTimer())
+		return m, tea.Batch(m.ensureTick(), m.armTimer(), m.eventsNotify(msg))
 	case submitMsg:
 		return m, m.submit(string(msg))
 	case turnDoneMsg:
-		return m, m.turnDone(msg)
+		return m, tea.Batch(m.turnDone(msg), m.afterTurn(msg))
 	case tickMsg:
 		m.ticking = false
 		m.spin++
@@ -196,6 +200,9 @@ func (m *model) submit(text string) tea.Cmd {
 	if strings.TrimSpace(text) == "" {
 		return nil
 	}
+	if cmd, ok := m.extraSubmit(text); ok {
+		return cmd
+	}
 	if strings.HasPrefix(strings.TrimSpace(text), "/") {
 		if cmd, ok := m.runSlash(text); ok {
 			return cmd
@@ -219,9 +226,10 @@ func (m *model) startTurn(text string) tea.Cmd {
 	ctx, cancel := context.WithCancel(m.ctx)
 	m.busy, m.turnCancel, m.turnStart = true, cancel, m.now()
 	m.turns.Add(1)
+	prepared := m.prepareRun(text)
 	run := func() tea.Msg {
 		defer m.turns.Done()
-		res, err := m.be.Run(ctx, text)
+		res, err := prepared(ctx)
 		return turnDoneMsg{res: res, err: err}
 	}
 	return tea.Batch(run, m.ensureTick())

@@ -19,6 +19,7 @@ func (m *model) View() tea.View {
 	v := tea.NewView(m.screen())
 	v.AltScreen = true
 	v.WindowTitle = "tandem"
+	v.ReportFocus = true // notifications only when the terminal is out of focus (extras.go)
 	return v
 }
 
@@ -70,6 +71,7 @@ func (m *model) bottom(w, h int) []string {
 		out = append(out, m.th.border.Render(strings.Repeat("─", w)))
 		out = append(out, splitLines(m.in.ta.View())...)
 	}
+	out = append(out, m.customStatus()...)
 	return append(out, m.statusLine(w))
 }
 

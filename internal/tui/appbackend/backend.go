@@ -122,6 +122,11 @@ func (b *Backend) Info() tui.SessionInfo {
 
 // Run implements tui.Backend.
 func (b *Backend) Run(ctx context.Context, prompt string) (event.Event, error) {
+	return b.run(ctx, prompt, nil)
+}
+
+// run runs a turn with the command line's options and the prompt's images.
+func (b *Backend) run(ctx context.Context, prompt string, images []message.Block) (event.Event, error) {
 	l := b.current()
 	b.mu.Lock()
 	wait := !b.waited
@@ -130,7 +135,9 @@ func (b *Backend) Run(ctx context.Context, prompt string) (event.Event, error) {
 	if wait {
 		l.WaitMCP(ctx, b.opts.MCPWait)
 	}
-	return l.Run(ctx, prompt, b.opts.Turn)
+	opts := b.opts.Turn
+	opts.Images = images
+	return l.Run(ctx, prompt, opts)
 }
 
 // Reply implements tui.Backend.

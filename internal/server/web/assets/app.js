@@ -14,6 +14,8 @@ import { el, userBubble, textBlock, thinkingBlock, toolCard, notice, todoList, r
 import { rewindControl, checkpointsByPosition } from './rewind.js';
 import { runBuiltin } from './commands.js';
 import { mcpPanel } from './mcp.js';
+import { attachments, imageThumbs } from './attach.js';
+import { notifier } from './notify.js';
 
 const $ = (id) => document.getElementById(id);
 const ui = {
@@ -32,6 +34,8 @@ const ui = {
   trustBanner: $('trust-banner'), trustBannerList: $('trust-banner-list'), trustBannerCmd: $('trust-banner-cmd'),
   trustBannerError: $('trust-banner-error'), trustBannerYes: $('trust-banner-yes'),
 };
+const attached = attachments(ui.composer, ui.prompt, (text, kind) => { ui.log.append(notice(text, kind)); });
+const notify = notifier(document.querySelector('.counters'));
 
 const state = {
   workspaces: [], sessions: [], catalog: { models: [], modes: [], runtimes: [] },
@@ -185,6 +189,8 @@ function renderStored(messages, checkpoints, subagents) {
       }
       if (text) {
         const bubble = userBubble(text);
+        const thumbs = imageThumbs(m.content);
+        if (thumbs) bubble.append(thumbs);
         const n = checkpoints.get(i + 1); // positions count from 1
         if (n) addRewind(bubble, n, text);
         ui.log.append(bubble);
@@ -372,6 +378,7 @@ function apply(ev) {
       break;
     case 'permission_request':
       state.cards.get(ev.tool_use_id)?.waiting(true);
+      notify('tandem: permission needed', ev.tool_name ? `${ev.tool_name} waits for your answer` : 'A question waits for your answer', 'perm-' + ev.request_id);
       state.permQueue.push(ev);
       if (state.permQueue.length === 1) showDialog();
       break;
@@ -419,6 +426,7 @@ function apply(ev) {
 }
 
 function endTurn(ev) {
+  notify(ev.is_error ? 'tandem: turn failed' : 'tandem: turn finished', ev.result || ev.error || ev.subtype, 'turn-' + (state.session?.id || ''));
   if (ev.subtype && ev.subtype !== 'success') {
     const what = ev.subtype === 'interrupted' ? 'Interrupted.' : (ev.result || ev.subtype);
     ensureTurn().body.append(notice(what, ev.subtype === 'interrupted' ? 'info' : 'error'));
@@ -553,11 +561,12 @@ async function send() {
   if (!text.trim() || !state.session) return;
   ui.prompt.value = '';
   try {
-    if (text.trimStart().startsWith('/') && await runBuiltin(text, state.builtins, page)) return;
+    if (!attached.count() && text.trimStart().startsWith('/') && await runBuiltin(text, state.builtins, page)) return;
   } catch (err) { showError(err); return; }
   const ended = state.endedTurns;
+  const { images, undo } = attached.take();
   try {
-    const r = await withTrust(() => api('POST', `/api/sessions/${state.session.id}/messages`, { text }));
+    const r = await withTrust(() => api('POST', `/api/sessions/${state.session.id}/messages`, images.length ? { text, images } : { text }));
     if (r.queued) ui.queueNote.textContent = `Queued (#${r.position}) — it runs after the current turn.`;
     // A fast turn may have ended (its result arrived on the stream) before
     // this answer did: then it is not running any more.
@@ -565,6 +574,7 @@ async function send() {
     if (r.queued) ui.queueNote.textContent = `Working… message queued at #${r.position}`;
   } catch (err) {
     ui.prompt.value = text;
+    undo();
     showError(err);
   }
 }

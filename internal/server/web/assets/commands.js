@@ -62,6 +62,7 @@ const answers = {
       page.say(err.message, 'error');
     }
   },
+  memory: (_, page) => page.say('Memory is the instruction files: AGENTS.md (or CLAUDE.md) in the project, AGENTS.md in tandem\'s config folder for you. Edit them in any editor, or with /memory in the terminal UI.'),
   exit: (_, page) => page.say('Close the tab to leave: the session stays stored and opens again from the list.'),
   quit: (args, page) => answers.exit(args, page),
 };

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package app
+
+const syscallNonblock = 0
