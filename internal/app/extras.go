@@ -78,6 +78,7 @@ func (w *wiring) equipMCP(ctx context.Context, l *session.Live, eq *Equipment) e
 		Proxy:   mcp.ProxyFunc(l.MCPProxy()),
 		BaseEnv: w.secretPolicy(eq.cfg).ScrubEnv(os.Environ()),
 		Confine: eq.confine(),
+		Tokens:  mcp.NewTokenStore(w.app.Paths.DataDir),
 	})
 	eq.mcp = m
 	eq.addExtra(func() { _ = m.Close() })

@@ -3,11 +3,13 @@ package mcp
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tandem-agent/tandem/internal/tool"
@@ -21,6 +23,10 @@ const (
 	StateConnected State = "connected"
 	StateFailed    State = "failed"
 	StateDisabled  State = "disabled"
+	// StateNeedsAuth: a remote server refused without a sign-in (or wants
+	// more scopes); Error says how to sign in. It is not retried until
+	// the user signs in (Login reconnects it).
+	StateNeedsAuth State = "needs-auth"
 )
 
 // ServerStatus is what Status reports for one server.
@@ -169,6 +175,15 @@ func (s *server) loop(ctx context.Context, done chan struct{}) {
 			}
 			return
 		}
+		var na *NeedsAuthError
+		if errors.As(err, &na) {
+			// Retrying cannot help until the user signs in; Login restarts
+			// the loop.
+			s.setState(StateNeedsAuth, na.Error())
+			s.markSettled()
+			<-ctx.Done()
+			return
+		}
 		if err != nil {
 			failures++
 			wait := s.m.retryAfter(failures)
@@ -251,7 +266,13 @@ func (s *server) connect(ctx context.Context) (*session, error) {
 	if cfg.TransportType() == TypeSDK {
 		sess, err = dialTransport(ctx, s.newClient(), proxyTransport{server: s.name, send: s.m.opts.Proxy}, nil)
 	} else {
-		sess, err = dial(ctx, s.newClient(), cfg, s.m.opts.WorkDir, s.m.baseEnv(), s.stderr, s.m.opts.Confine)
+		var oauth auth.OAuthHandler
+		if t := cfg.TransportType(); t == TypeHTTP || t == TypeSSE {
+			if oauth, err = oauthHandler(s.name, cfg, s.m.opts.Tokens, nil); err != nil {
+				return nil, err
+			}
+		}
+		sess, err = dial(ctx, s.newClient(), cfg, s.m.opts.WorkDir, s.m.baseEnv(), s.stderr, s.m.opts.Confine, oauth)
 	}
 	if err != nil {
 		return nil, s.explain(err)
@@ -446,7 +467,7 @@ func (s *server) setState(state State, errMsg string) {
 	changed := s.state != state || s.err != errMsg
 	s.state, s.err = state, errMsg
 	var old []*mcpTool
-	if state == StateFailed || state == StateDisabled {
+	if state == StateFailed || state == StateDisabled || state == StateNeedsAuth {
 		old, s.tools = s.tools, nil
 		s.resources, s.templates, s.prompts = nil, nil, nil
 	}
