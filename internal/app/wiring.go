@@ -38,6 +38,9 @@ type Equipment struct {
 	settings *Settings
 	engine   *permission.Engine
 	broker   *permission.Broker
+	// asker is the broker when someone can answer questions, else nil
+	// (MCP elicitations are then cancelled).
+	asker permission.Asker
 	hooks    *hooks.Runner
 	// hookFire fires the hooks the session, the runtimes, compaction and
 	// sub-agents own.
@@ -107,6 +110,7 @@ func (w *wiring) Equip(ctx context.Context, l *session.Live) (session.Equipment,
 	if asker == nil && !w.app.opts.ServerAsks {
 		engineAsker = nil // nobody can answer: asks become explained denials
 	}
+	eq.asker = engineAsker
 	if s.Sandbox.On() {
 		sb, egress, cleanup, err := w.app.SandboxFor(s.Sandbox, l.Roots, l.Events.Emit, false)
 		if err != nil {

@@ -59,6 +59,12 @@ type Options struct {
 	// replaces the backoff before that (tests make both short).
 	GivenUpRetry time.Duration
 	Backoff      func(failures int) time.Duration
+	// Elicit puts a server's question (elicitation) to the user; nil: the
+	// capability is not offered, so servers do not ask.
+	Elicit ElicitFunc
+	// Roots are the session's folders, offered to servers as MCP roots;
+	// nil: WorkDir alone.
+	Roots []string
 	// Tokens holds the OAuth sign-ins of http and sse servers (see
 	// NewTokenStore); nil: such servers send only their static headers.
 	Tokens *TokenStore
@@ -339,6 +345,9 @@ func (m *Manager) emit(st ServerStatus, msg string) {
 	}
 	if st.NeedsApproval {
 		meta["needs_approval"] = true
+	}
+	if st.AuthURL != "" {
+		meta["auth_url"] = st.AuthURL
 	}
 	m.opts.Emit(event.Event{Type: event.Status, Message: msg, Meta: meta})
 }

@@ -48,6 +48,9 @@ type ServerStatus struct {
 	Instructions  string `json:"instructions,omitempty"`
 	// Stderr is the tail of a stdio server's standard error.
 	Stderr string `json:"stderr,omitempty"`
+	// AuthURL is the page to open while a sign-in started from a front
+	// end waits for the browser.
+	AuthURL string `json:"auth_url,omitempty"`
 }
 
 // Reconnection backoff: 1 s doubling to 30 s for maxRetries attempts in a
@@ -89,6 +92,10 @@ type server struct {
 	loopDone      chan struct{}
 	settled       chan struct{} // closed once the first attempt has an outcome
 	settledOnce   sync.Once
+	// authURL is the authorization URL of a sign-in in progress
+	// (StartLogin); loginDone is closed when it ends.
+	authURL   string
+	loginDone chan struct{}
 }
 
 func newServer(m *Manager, name string, cfg ServerConfig) *server {
@@ -116,7 +123,8 @@ func (s *server) status() ServerStatus {
 	defer s.mu.Unlock()
 	st := ServerStatus{Name: s.name, Type: s.cfg.TransportType(), Scope: s.cfg.Scope, State: s.state,
 		Error: s.err, NeedsApproval: s.needsApproval, Tools: len(s.tools),
-		Resources: len(s.resources) + len(s.templates), Prompts: len(s.prompts), Stderr: s.stderr.Tail(20)}
+		Resources: len(s.resources) + len(s.templates), Prompts: len(s.prompts), Stderr: s.stderr.Tail(20),
+		AuthURL: s.authURL}
 	for _, t := range s.tools {
 		st.ToolNames = append(st.ToolNames, t.name)
 	}
@@ -318,7 +326,7 @@ func (s *server) newClient() *sdk.Client {
 			}
 		}
 	}
-	return sdk.NewClient(impl, &sdk.ClientOptions{
+	opts := &sdk.ClientOptions{
 		Logger: o.Logger,
 		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
 			go refresh(s.refreshToolsAndAnnounce)()
@@ -334,7 +342,20 @@ func (s *server) newClient() *sdk.Client {
 		PromptListChangedHandler: func(context.Context, *sdk.PromptListChangedRequest) {
 			go refresh(func(ctx context.Context, ss *session) error { s.refreshPrompts(ctx, ss); return nil })()
 		},
-	})
+	}
+	caps := &sdk.ClientCapabilities{RootsV2: &sdk.RootCapabilities{ListChanged: true}}
+	if o.Elicit != nil {
+		opts.ElicitationHandler = s.elicitHandler(o.Elicit)
+		caps.Elicitation = &sdk.ElicitationCapabilities{Form: &sdk.FormElicitationCapabilities{}, URL: &sdk.URLElicitationCapabilities{}}
+	}
+	opts.Capabilities = caps
+	c := sdk.NewClient(impl, opts)
+	roots := o.Roots
+	if roots == nil {
+		roots = []string{o.WorkDir}
+	}
+	c.AddRoots(sessionRoots(roots)...)
+	return c
 }
 
 // refreshTools lists the tools, applies enabled_tools/disabled_tools and
