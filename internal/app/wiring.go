@@ -41,7 +41,7 @@ type Equipment struct {
 	// asker is the broker when someone can answer questions, else nil
 	// (MCP elicitations are then cancelled).
 	asker permission.Asker
-	hooks    *hooks.Runner
+	hooks *hooks.Runner
 	// hookFire fires the hooks the session, the runtimes, compaction and
 	// sub-agents own.
 	hookFire hookAdapter
