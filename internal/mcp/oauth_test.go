@@ -85,6 +85,12 @@ func newOAuthWorld(t *testing.T) *oauthWorld {
 	guarded := auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: prmURL, Scopes: []string{"read"}})(
 		w.stepUp(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return ms }, nil), prmURL))
 	mux.Handle("/mcp", guarded)
+	ssePRM := srv.URL + "/.well-known/oauth-protected-resource/sse"
+	mux.Handle("/sse", auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: ssePRM, Scopes: []string{"read"}})(
+		sdk.NewSSEHandler(func(*http.Request) *sdk.Server { return ms }, nil)))
+	mux.Handle("/.well-known/oauth-protected-resource/sse", auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
+		Resource: srv.URL + "/sse", AuthorizationServers: []string{srv.URL}, ScopesSupported: []string{"read"},
+	}))
 	mux.Handle("/.well-known/oauth-protected-resource/mcp", auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
 		Resource: w.URL, AuthorizationServers: []string{srv.URL}, ScopesSupported: []string{"read"},
 	}))
@@ -156,7 +162,7 @@ func (w *oauthWorld) authorize(rw http.ResponseWriter, r *http.Request) {
 	if q.Get("code_challenge_method") != "S256" || q.Get("code_challenge") == "" {
 		w.bad("authorize: no S256 PKCE challenge")
 	}
-	if q.Get("resource") != w.URL {
+	if q.Get("resource") != w.URL && q.Get("resource") != w.base+"/sse" {
 		w.bad("authorize: resource %q, want %q", q.Get("resource"), w.URL)
 	}
 	w.n++
@@ -187,7 +193,7 @@ func (w *oauthWorld) token(rw http.ResponseWriter, r *http.Request) {
 			w.bad("token: unknown code")
 		case base64.RawURLEncoding.EncodeToString(sum[:]) != c.challenge:
 			w.bad("token: PKCE verifier does not match the challenge")
-		case r.Form.Get("resource") != w.URL:
+		case r.Form.Get("resource") != c.resource:
 			w.bad("token: resource %q", r.Form.Get("resource"))
 		case r.Form.Get("redirect_uri") != c.redirect:
 			w.bad("token: redirect_uri differs")
@@ -390,4 +396,23 @@ func TestOAuthConfigValidation(t *testing.T) {
 	if len(errs) != 0 || s["g"].OAuth == nil || s["g"].OAuth.ClientID != "abc" || s["g"].OAuth.CallbackPort != 8123 {
 		t.Fatalf("oauth block not decoded: %+v %v", s["g"].OAuth, errs)
 	}
+}
+
+func TestOAuthSSEServer(t *testing.T) {
+	w := newOAuthWorld(t)
+	store := NewTokenStore(t.TempDir())
+	sse := w.base + "/sse"
+	h := startManager(t, Servers{"s": {Type: TypeSSE, URL: sse}}, func(o *Options) { o.Tokens = store })
+	st := h.waitState(t, "s", StateNeedsAuth, 10*time.Second)
+	if !strings.Contains(st.Error, "tandem mcp login s") {
+		t.Fatalf("needs-auth status: %q", st.Error)
+	}
+	if err := h.m.Login(context.Background(), "s", browser(t)); err != nil {
+		t.Fatal(err)
+	}
+	h.waitState(t, "s", StateConnected, 10*time.Second)
+	if res := h.call(t, "mcp__s__read", map[string]any{}); res.IsError || res.Content != "read ok" {
+		t.Fatalf("read over sse: %+v", res)
+	}
+	w.check()
 }
