@@ -3,8 +3,6 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"net/url"
-	"path/filepath"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -73,17 +71,4 @@ func (s *server) elicitHandler(f ElicitFunc) func(context.Context, *sdk.ElicitRe
 		}
 		return res, nil
 	}
-}
-
-// sessionRoots are the session's folders offered as MCP roots.
-func sessionRoots(dirs []string) []*sdk.Root {
-	var out []*sdk.Root
-	for _, d := range dirs {
-		if d == "" || !filepath.IsAbs(d) {
-			continue
-		}
-		u := url.URL{Scheme: "file", Path: filepath.ToSlash(d)}
-		out = append(out, &sdk.Root{URI: u.String(), Name: filepath.Base(d)})
-	}
-	return out
 }

@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 the roots test lists the roots the client offers (deprecated from protocol 2026-07-28, still used)
+
 package mcp
 
 import (

@@ -343,7 +343,8 @@ func (s *server) newClient() *sdk.Client {
 			go refresh(func(ctx context.Context, ss *session) error { s.refreshPrompts(ctx, ss); return nil })()
 		},
 	}
-	caps := &sdk.ClientCapabilities{RootsV2: &sdk.RootCapabilities{ListChanged: true}}
+	caps := &sdk.ClientCapabilities{}
+	offerRoots(caps)
 	if o.Elicit != nil {
 		opts.ElicitationHandler = s.elicitHandler(o.Elicit)
 		caps.Elicitation = &sdk.ElicitationCapabilities{Form: &sdk.FormElicitationCapabilities{}, URL: &sdk.URLElicitationCapabilities{}}
@@ -354,7 +355,7 @@ func (s *server) newClient() *sdk.Client {
 	if roots == nil {
 		roots = []string{o.WorkDir}
 	}
-	c.AddRoots(sessionRoots(roots)...)
+	addRoots(c, roots)
 	return c
 }
 
