@@ -1,6 +1,6 @@
 package main
 
-// `tandem mcp list | add | add-json | remove | enable | disable | test`
+// `tandem mcp list | add | add-json | remove | enable | disable | test | login | logout`
 // edit tandem's config files the way `claude mcp` edits Claude Code's.
 
 import (
@@ -64,7 +64,7 @@ servers you add here are approved for this project automatically.`,
 		cmd.PersistentPreRunE = func(*cobra.Command, []string) error { return deps.Resolve(d) }
 	}
 	cmd.AddCommand(listCmd(d), addCmd(d), addJSONCmd(d), removeCmd(d),
-		enableCmd(d, true), enableCmd(d, false), testCmd(d))
+		enableCmd(d, true), enableCmd(d, false), testCmd(d), loginCmd(d), logoutCmd(d))
 	return cmd
 }
 

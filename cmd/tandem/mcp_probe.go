@@ -67,6 +67,7 @@ func runTest(ctx context.Context, deps *mcpDeps, name string, cfg mcp.ServerConf
 	m := mcp.NewManager(mcp.Options{
 		Servers: mcp.Servers{name: cfg}, Registry: reg, WorkDir: deps.ProjectDir, LookupEnv: deps.LookupEnv,
 		Policy: mcp.Policy{Trust: true}, ClientName: "tandem", ClientVersion: deps.ClientVersion,
+		Tokens: mcp.NewTokenStore(deps.DataDir),
 	})
 	defer m.Close()
 	start := time.Now()

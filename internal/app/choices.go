@@ -59,9 +59,10 @@ func (a *App) SlashCommands(cwd string) []SlashCommand {
 }
 
 // SlashCommands lists the commands the live session accepts, from what it
-// loaded when it was equipped (as App.SlashCommands lists a folder's).
+// loaded when it was equipped (as App.SlashCommands lists a folder's),
+// then its MCP servers' prompts (/mcp__server__prompt).
 func (eq *Equipment) SlashCommands() []SlashCommand {
-	return slashCommands(eq.Extensions())
+	return append(slashCommands(eq.Extensions()), eq.mcpPromptCommands()...)
 }
 
 // slashCommands is the one list of commands a session accepts: the

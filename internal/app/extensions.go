@@ -264,6 +264,15 @@ func (a *App) CheckAgentModel(field, parent, cwd string) error {
 // the permission engine with those grants in force. Every front end's
 // turns come through here (session.Live.Run), under either runtime.
 func (eq *Equipment) ExpandPrompt(ctx context.Context, prompt string) session.Expansion {
+	exp := eq.expandCommand(ctx, prompt)
+	exp.Prompt = eq.expandMCPMentions(ctx, exp.Prompt)
+	return exp
+}
+
+func (eq *Equipment) expandCommand(ctx context.Context, prompt string) session.Expansion {
+	if text, ok := eq.expandMCPPrompt(ctx, prompt); ok {
+		return session.Expansion{Prompt: text}
+	}
 	if text, ok := skills.ExpandBuiltin(prompt); ok {
 		return session.Expansion{Prompt: text}
 	}

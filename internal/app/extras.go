@@ -78,6 +78,9 @@ func (w *wiring) equipMCP(ctx context.Context, l *session.Live, eq *Equipment) e
 		Proxy:   mcp.ProxyFunc(l.MCPProxy()),
 		BaseEnv: w.secretPolicy(eq.cfg).ScrubEnv(os.Environ()),
 		Confine: eq.confine(),
+		Tokens:  mcp.NewTokenStore(w.app.Paths.DataDir),
+		Roots:   l.Roots(),
+		Elicit:  mcpElicit(rec.ID, eq.asker),
 	})
 	eq.mcp = m
 	eq.addExtra(func() { _ = m.Close() })

@@ -27,8 +27,8 @@ func (eq *Equipment) MCPStatus() ([]mcp.ServerStatus, []mcp.PromptInfo) {
 	return eq.mcp.Status(), prompts
 }
 
-// MCPAction enables, disables, approves or reconnects a server while the
-// session lives.
+// MCPAction enables, disables, approves, reconnects or signs in to
+// ("login") a server while the session lives.
 func (eq *Equipment) MCPAction(server, action string) error {
 	m := eq.mcp
 	if m == nil {
@@ -46,6 +46,11 @@ func (eq *Equipment) MCPAction(server, action string) error {
 		return m.Approve(server)
 	case "reconnect":
 		return m.Reconnect(server)
+	case "login":
+		// The browser step runs in the background; the server's status
+		// carries the URL to open (auth_url) until it ends.
+		_, err := m.StartLogin(server)
+		return err
 	}
 	return fmt.Errorf("unknown action %q", action)
 }

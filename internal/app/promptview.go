@@ -143,7 +143,7 @@ func (a *App) previewMCP(ctx context.Context, s *Settings, reg *tool.Registry) *
 	w := &wiring{app: a}
 	m := mcp.NewManager(mcp.Options{Servers: servers, Policy: policy, Registry: reg,
 		ClientName: "tandem", ClientVersion: firstNonEmpty(a.opts.Version, "dev"), WorkDir: s.Cwd,
-		BaseEnv: w.secretPolicy(s.Config).ScrubEnv(os.Environ())})
+		BaseEnv: w.secretPolicy(s.Config).ScrubEnv(os.Environ()), Tokens: mcp.NewTokenStore(a.Paths.DataDir)})
 	m.Start(ctx)
 	m.WaitReady(ctx, DefaultMCPWait)
 	return m

@@ -40,7 +40,10 @@ type Equipment struct {
 	settings *Settings
 	engine   *permission.Engine
 	broker   *permission.Broker
-	hooks    *hooks.Runner
+	// asker is the broker when someone can answer questions, else nil
+	// (MCP elicitations are then cancelled).
+	asker permission.Asker
+	hooks *hooks.Runner
 	// hookFire fires the hooks the session, the runtimes, compaction and
 	// sub-agents own.
 	hookFire hookAdapter
@@ -115,6 +118,7 @@ func (w *wiring) equip(ctx context.Context, l *session.Live, s *Settings) (sessi
 	if asker == nil && !byReply {
 		engineAsker = nil // nobody can answer: asks become explained denials
 	}
+	eq.asker = engineAsker
 	if s.Sandbox.On() {
 		sb, egress, cleanup, err := w.app.SandboxFor(s.Sandbox, l.Roots(), l.Events().Emit, false)
 		if err != nil {

@@ -53,6 +53,9 @@ type ServerConfig struct {
 	Disabled      bool              `json:"disabled,omitempty"`
 	EnabledTools  []string          `json:"enabled_tools,omitempty"`
 	DisabledTools []string          `json:"disabled_tools,omitempty"`
+	// OAuth configures the sign-in of an http or sse server (see
+	// OAuthConfig); nil: defaults (dynamic client registration).
+	OAuth *OAuthConfig `json:"oauth,omitempty"`
 
 	// Scope and File record where the entry came from (not serialised).
 	Scope string `json:"-"`
@@ -139,6 +142,14 @@ func (c ServerConfig) Validate(name string) error {
 	}
 	if c.Timeout < 0 {
 		return bad("timeout", "must not be negative")
+	}
+	if c.OAuth != nil {
+		if t := c.TransportType(); t != TypeHTTP && t != TypeSSE {
+			return bad("oauth", "only http and sse servers sign in with OAuth")
+		}
+		if f, msg := c.OAuth.validate(); f != "" {
+			return bad(f, "%s", msg)
+		}
 	}
 	if len(c.EnabledTools) > 0 && len(c.DisabledTools) > 0 {
 		return bad("enabled_tools", "set enabled_tools or disabled_tools, not both")
@@ -240,6 +251,7 @@ func decodeEntry(data json.RawMessage) (ServerConfig, *entryError) {
 		"type": &c.Type, "command": &c.Command, "args": &c.Args, "env": &c.Env,
 		"cwd": &c.Cwd, "url": &c.URL, "headers": &c.Headers, "timeout": &c.Timeout,
 		"disabled": &c.Disabled, "enabled_tools": &c.EnabledTools, "disabled_tools": &c.DisabledTools,
+		"oauth": &c.OAuth,
 	}
 	keys := make([]string, 0, len(fields))
 	for k := range fields {
@@ -249,7 +261,7 @@ func decodeEntry(data json.RawMessage) (ServerConfig, *entryError) {
 	for _, k := range keys {
 		t, ok := targets[k]
 		if !ok {
-			continue // Claude Code fields we do not use (alwaysLoad, oauth, ...)
+			continue // Claude Code fields we do not use (alwaysLoad, ...)
 		}
 		if err := json.Unmarshal(fields[k], t); err != nil {
 			return ServerConfig{}, &entryError{field: k, msg: describeTypeError(k, err)}
@@ -263,6 +275,7 @@ func describeTypeError(field string, err error) string {
 		"args": "an array of strings", "env": "an object of strings", "headers": "an object of strings",
 		"enabled_tools": "an array of strings", "disabled_tools": "an array of strings",
 		"disabled": "true or false", "timeout": `seconds (a number) or a duration string like "90s"`,
+		"oauth": `an object like {"clientId": "...", "callbackPort": 8080}`,
 	}[field]
 	if want == "" {
 		want = "a string"

@@ -14,7 +14,7 @@ func TestStdioServerEnvHasNoSecrets(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "sk-openai-mcp-0123456789")
 	m := NewManager(Options{})
 	c := ServerConfig{Command: "true", Env: map[string]string{"OPENAI_API_KEY": "given-on-purpose"}}
-	tr, _, err := newTransport(c, t.TempDir(), m.baseEnv(), nil, nil)
+	tr, _, err := newTransport(c, t.TempDir(), m.baseEnv(), nil, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -72,6 +72,12 @@ func (c ServerConfig) Expand(name string, lookup LookupFunc) (ServerConfig, erro
 	}
 	out.Env = expandMap("env", c.Env, exp)
 	out.Headers = expandMap("headers", c.Headers, exp)
+	if c.OAuth != nil {
+		o := *c.OAuth
+		o.ClientID = exp("oauth.clientId", o.ClientID)
+		o.ClientSecret = exp("oauth.clientSecret", o.ClientSecret)
+		out.OAuth = &o
+	}
 	if len(missing) > 0 {
 		return c, &FieldError{File: c.File, Server: name, Field: field,
 			Msg: fmt.Sprintf("environment variable %s is not set (set it, or write ${%s:-default})", missing[0], missing[0])}
@@ -109,6 +115,9 @@ func (c ServerConfig) RefFields() []string {
 	}
 	for k, v := range c.Headers {
 		fields["headers."+k] = v
+	}
+	if c.OAuth != nil {
+		fields["oauth.clientId"], fields["oauth.clientSecret"] = c.OAuth.ClientID, c.OAuth.ClientSecret
 	}
 	var out []string
 	for k, v := range fields {

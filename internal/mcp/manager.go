@@ -59,6 +59,15 @@ type Options struct {
 	// replaces the backoff before that (tests make both short).
 	GivenUpRetry time.Duration
 	Backoff      func(failures int) time.Duration
+	// Elicit puts a server's question (elicitation) to the user; nil: the
+	// capability is not offered, so servers do not ask.
+	Elicit ElicitFunc
+	// Roots are the session's folders, offered to servers as MCP roots;
+	// nil: WorkDir alone.
+	Roots []string
+	// Tokens holds the OAuth sign-ins of http and sse servers (see
+	// NewTokenStore); nil: such servers send only their static headers.
+	Tokens *TokenStore
 }
 
 // Manager owns the connections to a session's MCP servers. Create one per
@@ -337,6 +346,9 @@ func (m *Manager) emit(st ServerStatus, msg string) {
 	if st.NeedsApproval {
 		meta["needs_approval"] = true
 	}
+	if st.AuthURL != "" {
+		meta["auth_url"] = st.AuthURL
+	}
 	m.opts.Emit(event.Event{Type: event.Status, Message: msg, Meta: meta})
 }
 
@@ -346,6 +358,8 @@ func statusMessage(st ServerStatus) string {
 		return fmt.Sprintf("mcp server %s connected (%d tools)", st.Name, st.Tools)
 	case StateFailed:
 		return fmt.Sprintf("mcp server %s failed: %s", st.Name, st.Error)
+	case StateNeedsAuth:
+		return st.Error
 	case StateStarting:
 		if st.Error != "" {
 			return fmt.Sprintf("mcp server %s restarting: %s", st.Name, st.Error)
@@ -369,4 +383,21 @@ func (m *Manager) baseEnv() []string {
 		return m.opts.BaseEnv
 	}
 	return secrets.Default().ScrubEnv(os.Environ())
+}
+
+// Login signs in to the remote server name (see Login; open shows the
+// authorization URL) and reconnects it with the new token.
+func (m *Manager) Login(ctx context.Context, name string, open func(authURL string)) error {
+	s, err := m.get(name)
+	if err != nil {
+		return err
+	}
+	if m.opts.Tokens == nil {
+		return fmt.Errorf("mcp server %s: this session keeps no sign-ins", name)
+	}
+	if err := Login(ctx, name, s.config(), LoginOptions{Store: m.opts.Tokens, Open: open,
+		ClientName: m.opts.ClientName, ClientVersion: m.opts.ClientVersion, LookupEnv: m.lookup}); err != nil {
+		return err
+	}
+	return m.Reconnect(name)
 }

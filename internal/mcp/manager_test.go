@@ -174,7 +174,9 @@ func TestFilesystemServerReadsFile(t *testing.T) {
 	bin := npmBin(t, "mcp-server-filesystem")
 	dir := t.TempDir()
 	writeFile(t, dir, "notes.txt", "the answer is 42\n")
-	h := startManager(t, Servers{"fs": {Command: bin, Args: []string{dir}}})
+	// The session's folder is offered as the MCP root, which the
+	// filesystem server uses in place of the folders in its args.
+	h := startManager(t, Servers{"fs": {Command: bin, Args: []string{dir}}}, func(o *Options) { o.WorkDir = dir })
 	h.waitState(t, "fs", StateConnected, 30*time.Second)
 	name := "mcp__fs__read_text_file"
 	if _, ok := h.reg.Get(name); !ok {

@@ -119,6 +119,14 @@ func (s *server) callTool(ctx context.Context, name string, args map[string]any,
 		return tool.Result{IsError: true, Timeout: true, Content: fmt.Sprintf(
 			"mcp server %s: tool %s did not answer within %s and was cancelled (raise \"timeout\" in the server's config if it needs longer)",
 			s.name, name, limit.Round(time.Second))}
+	case errors.As(err, new(*NeedsAuthError)):
+		// A step-up (insufficient_scope) or a revoked sign-in: the message
+		// names the fix, never the token.
+		var na *NeedsAuthError
+		errors.As(err, &na)
+		r := tool.ErrorResult(na.Error())
+		r.Meta = map[string]any{"mcp_server": s.name, "needs_auth": true}
+		return r
 	case s.sessionLost(sess, err):
 		s.noteDropped(sess)
 		return tool.ErrorResult(s.crashMessage(name, time.Since(start)))

@@ -3,11 +3,13 @@ package mcp
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tandem-agent/tandem/internal/tool"
@@ -21,6 +23,10 @@ const (
 	StateConnected State = "connected"
 	StateFailed    State = "failed"
 	StateDisabled  State = "disabled"
+	// StateNeedsAuth: a remote server refused without a sign-in (or wants
+	// more scopes); Error says how to sign in. It is not retried until
+	// the user signs in (Login reconnects it).
+	StateNeedsAuth State = "needs-auth"
 )
 
 // ServerStatus is what Status reports for one server.
@@ -42,6 +48,9 @@ type ServerStatus struct {
 	Instructions  string `json:"instructions,omitempty"`
 	// Stderr is the tail of a stdio server's standard error.
 	Stderr string `json:"stderr,omitempty"`
+	// AuthURL is the page to open while a sign-in started from a front
+	// end waits for the browser.
+	AuthURL string `json:"auth_url,omitempty"`
 }
 
 // Reconnection backoff: 1 s doubling to 30 s for maxRetries attempts in a
@@ -83,6 +92,10 @@ type server struct {
 	loopDone      chan struct{}
 	settled       chan struct{} // closed once the first attempt has an outcome
 	settledOnce   sync.Once
+	// authURL is the authorization URL of a sign-in in progress
+	// (StartLogin); loginDone is closed when it ends.
+	authURL   string
+	loginDone chan struct{}
 }
 
 func newServer(m *Manager, name string, cfg ServerConfig) *server {
@@ -110,7 +123,8 @@ func (s *server) status() ServerStatus {
 	defer s.mu.Unlock()
 	st := ServerStatus{Name: s.name, Type: s.cfg.TransportType(), Scope: s.cfg.Scope, State: s.state,
 		Error: s.err, NeedsApproval: s.needsApproval, Tools: len(s.tools),
-		Resources: len(s.resources) + len(s.templates), Prompts: len(s.prompts), Stderr: s.stderr.Tail(20)}
+		Resources: len(s.resources) + len(s.templates), Prompts: len(s.prompts), Stderr: s.stderr.Tail(20),
+		AuthURL: s.authURL}
 	for _, t := range s.tools {
 		st.ToolNames = append(st.ToolNames, t.name)
 	}
@@ -167,6 +181,15 @@ func (s *server) loop(ctx context.Context, done chan struct{}) {
 			if sess != nil {
 				sess.close()
 			}
+			return
+		}
+		var na *NeedsAuthError
+		if errors.As(err, &na) {
+			// Retrying cannot help until the user signs in; Login restarts
+			// the loop.
+			s.setState(StateNeedsAuth, na.Error())
+			s.markSettled()
+			<-ctx.Done()
 			return
 		}
 		if err != nil {
@@ -251,7 +274,13 @@ func (s *server) connect(ctx context.Context) (*session, error) {
 	if cfg.TransportType() == TypeSDK {
 		sess, err = dialTransport(ctx, s.newClient(), proxyTransport{server: s.name, send: s.m.opts.Proxy}, nil)
 	} else {
-		sess, err = dial(ctx, s.newClient(), cfg, s.m.opts.WorkDir, s.m.baseEnv(), s.stderr, s.m.opts.Confine)
+		var oauth auth.OAuthHandler
+		if t := cfg.TransportType(); t == TypeHTTP || t == TypeSSE {
+			if oauth, err = oauthHandler(s.name, cfg, s.m.opts.Tokens, nil); err != nil {
+				return nil, err
+			}
+		}
+		sess, err = dial(ctx, s.newClient(), cfg, s.m.opts.WorkDir, s.m.baseEnv(), s.stderr, s.m.opts.Confine, oauth)
 	}
 	if err != nil {
 		return nil, s.explain(err)
@@ -297,7 +326,7 @@ func (s *server) newClient() *sdk.Client {
 			}
 		}
 	}
-	return sdk.NewClient(impl, &sdk.ClientOptions{
+	opts := &sdk.ClientOptions{
 		Logger: o.Logger,
 		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
 			go refresh(s.refreshToolsAndAnnounce)()
@@ -313,7 +342,21 @@ func (s *server) newClient() *sdk.Client {
 		PromptListChangedHandler: func(context.Context, *sdk.PromptListChangedRequest) {
 			go refresh(func(ctx context.Context, ss *session) error { s.refreshPrompts(ctx, ss); return nil })()
 		},
-	})
+	}
+	caps := &sdk.ClientCapabilities{}
+	offerRoots(caps)
+	if o.Elicit != nil {
+		opts.ElicitationHandler = s.elicitHandler(o.Elicit)
+		caps.Elicitation = &sdk.ElicitationCapabilities{Form: &sdk.FormElicitationCapabilities{}, URL: &sdk.URLElicitationCapabilities{}}
+	}
+	opts.Capabilities = caps
+	c := sdk.NewClient(impl, opts)
+	roots := o.Roots
+	if roots == nil {
+		roots = []string{o.WorkDir}
+	}
+	addRoots(c, roots)
+	return c
 }
 
 // refreshTools lists the tools, applies enabled_tools/disabled_tools and
@@ -446,7 +489,7 @@ func (s *server) setState(state State, errMsg string) {
 	changed := s.state != state || s.err != errMsg
 	s.state, s.err = state, errMsg
 	var old []*mcpTool
-	if state == StateFailed || state == StateDisabled {
+	if state == StateFailed || state == StateDisabled || state == StateNeedsAuth {
 		old, s.tools = s.tools, nil
 		s.resources, s.templates, s.prompts = nil, nil, nil
 	}

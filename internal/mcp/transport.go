@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tandem-agent/tandem/internal/mcp/mcpws"
@@ -29,7 +30,8 @@ func (p *processGroup) Kill(sig syscall.Signal) {
 // newTransport builds the SDK transport for an expanded entry. stderr
 // receives a stdio server's standard error; workDir resolves a relative cwd;
 // confine, when set, puts a stdio server inside the session's sandbox.
-func newTransport(c ServerConfig, workDir string, baseEnv []string, stderr *ring, confine func(*exec.Cmd) error) (sdk.Transport, *processGroup, error) {
+// oauth, when set, signs the requests of an http or sse server.
+func newTransport(c ServerConfig, workDir string, baseEnv []string, stderr *ring, confine func(*exec.Cmd) error, oauth auth.OAuthHandler) (sdk.Transport, *processGroup, error) {
 	switch c.TransportType() {
 	case TypeStdio:
 		cmd := exec.Command(c.Command, c.Args...)
@@ -54,9 +56,17 @@ func newTransport(c ServerConfig, workDir string, baseEnv []string, stderr *ring
 		}
 		return &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, &processGroup{cmd: cmd}, nil
 	case TypeHTTP:
-		return &sdk.StreamableClientTransport{Endpoint: c.URL, HTTPClient: headerClient(c.Headers), MaxRetries: 2}, nil, nil
+		return &sdk.StreamableClientTransport{Endpoint: c.URL, HTTPClient: headerClient(c.Headers), MaxRetries: 2, OAuthHandler: oauth}, nil, nil
 	case TypeSSE:
-		return &sdk.SSEClientTransport{Endpoint: c.URL, HTTPClient: headerClient(c.Headers)}, nil, nil
+		hc := headerClient(c.Headers)
+		if oauth != nil {
+			next := http.DefaultTransport
+			if hc != nil {
+				next = hc.Transport
+			}
+			hc = &http.Client{Transport: authRoundTripper{h: oauth, next: next}}
+		}
+		return &sdk.SSEClientTransport{Endpoint: c.URL, HTTPClient: hc}, nil, nil
 	case TypeWS:
 		h := http.Header{}
 		for k, v := range c.Headers {
@@ -106,8 +116,8 @@ type session struct {
 // dial connects one server. The context handed to the SDK lives as long as
 // the session (the SSE transport ties its event stream to it), so the
 // handshake timeout is a timer that cancels it rather than a deadline.
-func dial(ctx context.Context, client *sdk.Client, c ServerConfig, workDir string, baseEnv []string, stderr *ring, confine func(*exec.Cmd) error) (*session, error) {
-	t, pg, err := newTransport(c, workDir, baseEnv, stderr, confine)
+func dial(ctx context.Context, client *sdk.Client, c ServerConfig, workDir string, baseEnv []string, stderr *ring, confine func(*exec.Cmd) error, oauth auth.OAuthHandler) (*session, error) {
+	t, pg, err := newTransport(c, workDir, baseEnv, stderr, confine, oauth)
 	if err != nil {
 		return nil, err
 	}

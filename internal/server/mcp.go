@@ -61,9 +61,9 @@ func (s *Server) mcpAction(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	switch body.Action {
-	case "enable", "disable", "approve", "reconnect":
+	case "enable", "disable", "approve", "reconnect", "login":
 	default:
-		writeError(w, errf(http.StatusBadRequest, "bad_action", "action %q: use enable, disable, approve or reconnect", body.Action))
+		writeError(w, errf(http.StatusBadRequest, "bad_action", "action %q: use enable, disable, approve, reconnect or login", body.Action))
 		return
 	}
 	m, ok := s.mcpFor(w, r)

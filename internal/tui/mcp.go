@@ -16,7 +16,8 @@ import (
 // Code's /mcp does.
 type MCPServers interface {
 	MCPStatus() ([]mcp.ServerStatus, []mcp.PromptInfo)
-	// MCPAction is "enable", "disable", "approve" or "reconnect".
+	// MCPAction is "enable", "disable", "approve", "reconnect" or
+	// "login" (an OAuth sign-in: the status then carries the URL to open).
 	MCPAction(server, action string) error
 }
 
@@ -89,8 +90,8 @@ func (m *model) mcpKey(k tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	s := p.servers[p.sel]
-	action := map[string]string{"r": "reconnect", "e": "enable", "d": "disable", "a": "approve"}[k.String()]
-	if action == "" || (action == "approve" && !s.NeedsApproval) {
+	action := map[string]string{"r": "reconnect", "e": "enable", "d": "disable", "a": "approve", "l": "login"}[k.String()]
+	if action == "" || (action == "approve" && !s.NeedsApproval) || (action == "login" && s.State != mcp.StateNeedsAuth) {
 		return nil
 	}
 	p.note, p.err = action+" "+s.Name+"…", nil
@@ -114,7 +115,7 @@ func (m *model) mcpActed(msg mcpActedMsg) {
 func (m *model) mcpView(width, height int) []string {
 	p := m.mcp
 	th := m.th
-	lines := []string{th.bold.Render("MCP servers") + th.dim.Render("  ↑/↓ choose · enter details · r reconnect · e enable · d disable · a approve · esc close")}
+	lines := []string{th.bold.Render("MCP servers") + th.dim.Render("  ↑/↓ choose · enter details · r reconnect · e enable · d disable · a approve · l sign in · esc close")}
 	room := max(height-4, 1)
 	for i, s := range p.servers {
 		if len(lines) > room {
@@ -124,6 +125,9 @@ func (m *model) mcpView(width, height int) []string {
 		state := string(s.State)
 		if s.NeedsApproval {
 			state = "needs approval (a)"
+		}
+		if s.State == mcp.StateNeedsAuth && s.AuthURL == "" {
+			state = "needs-auth (l)"
 		}
 		l := fmt.Sprintf("%-20s %-6s %-12s %3d tools", s.Name, s.Type, state, s.Tools)
 		if s.Scope != "" {
@@ -149,6 +153,10 @@ func (m *model) mcpView(width, height int) []string {
 		}
 		if s.Error != "" {
 			lines = append(lines, prefixed(wrap(sanitize(s.Error, false), width-10), "      ", "      ", th.err)...)
+		}
+		if s.AuthURL != "" {
+			// Whole, not clipped: the user copies it into a browser.
+			lines = append(lines, "      "+th.dim.Render("open to sign in:"), "      "+sanitize(s.AuthURL, false))
 		}
 		if p.details {
 			lines = append(lines, m.mcpDetails(s, width)...)

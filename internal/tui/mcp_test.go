@@ -43,6 +43,8 @@ func (b *mcpBackend) MCPAction(server, action string) error {
 			b.servers[i].State = mcp.StateConnected
 		case "approve":
 			b.servers[i].NeedsApproval, b.servers[i].State = false, mcp.StateConnected
+		case "login":
+			b.servers[i].AuthURL = "https://auth.example/authorize?client_id=tandem&state=s1"
 		}
 	}
 	return nil
@@ -95,4 +97,25 @@ func TestMCPPanelWithoutServers(t *testing.T) {
 	h := newHarness(t, Options{Backend: be})
 	h.slash("/mcp")
 	h.mustShow("No MCP servers: add one with")
+}
+
+// A server that needs sign-in offers `l`, and the panel then shows the
+// whole URL to open.
+func TestMCPPanelSignIn(t *testing.T) {
+	be := &mcpBackend{fakeBackend: newFake(), servers: []mcp.ServerStatus{
+		{Name: "linear", Type: "http", State: mcp.StateNeedsAuth, Error: "mcp server linear needs sign-in: run `tandem mcp login linear`"},
+	}}
+	h := newHarness(t, Options{Backend: be})
+	h.slash("/mcp")
+	h.mustShow("needs-auth (l)")
+	h.typeText("l")
+	h.waitFor("the sign-in URL", func() bool {
+		return h.contains("https://auth.example/authorize?client_id=tandem&state=s1")
+	})
+	h.mustShow("open to sign in:")
+	be.mu.Lock()
+	defer be.mu.Unlock()
+	if len(be.actions) != 1 || be.actions[0] != "login linear" {
+		t.Errorf("actions %v", be.actions)
+	}
 }

@@ -1,6 +1,7 @@
 // The sidebar's MCP panel: the open session's servers with their state,
 // tools and error, and what can be done with each (reconnect, enable,
-// disable, approve a project's server), as the terminal UI's /mcp.
+// disable, approve a project's server, sign in to one that needs OAuth), as
+// the terminal UI's /mcp.
 import { api } from './api.js';
 import { el } from './render.js';
 
@@ -24,14 +25,17 @@ export function mcpPanel(details, body, onError) {
     const actions = [];
     if (s.needs_approval) actions.push('approve');
     else if (s.state === 'disabled') actions.push('enable');
+    if (s.state === 'needs-auth' && !s.auth_url) actions.push('login');
     if (s.state === 'failed' || s.state === 'connected') actions.push('reconnect');
     if (s.state !== 'disabled') actions.push('disable');
     return el('div', { class: 'mcp-server', 'data-name': s.name, 'data-state': state },
       el('div', {}, el('span', { class: 'mcp-dot ' + s.state }), el('b', { text: s.name }),
         el('span', { class: 'muted', text: ` ${s.type} · ${state} · ${s.tools} tools` })),
       s.error ? el('div', { class: 'error-text mcp-error', text: s.error }) : '',
+      /^https?:\/\//.test(s.auth_url || '') ? el('div', { class: 'mcp-auth' },
+        el('a', { href: s.auth_url, target: '_blank', rel: 'noopener noreferrer', text: 'Open the sign-in page' })) : '',
       el('div', { class: 'mcp-actions' }, ...actions.map((a) => el('button', { type: 'button', class: 'small', 'data-action': a,
-        text: a[0].toUpperCase() + a.slice(1), onclick: () => act(id, s.name, a) }))));
+        text: a === 'login' ? 'Sign in' : a[0].toUpperCase() + a.slice(1), onclick: () => act(id, s.name, a) }))));
   };
   return async (id, open = false) => {
     current = id;
