@@ -50,10 +50,21 @@ const maxSubagentDepth = 16
 // left out (it belongs to messages not given: a turn still running, or
 // rewound away); so are children stored before the link was kept.
 func (s *Store) SubagentRuns(ctx context.Context, parentID string, msgs []message.Message) ([]SubagentRun, error) {
-	return s.subagentRuns(ctx, parentID, msgs, 0)
+	return CollectSubagentRuns(ctx, s, parentID, msgs)
 }
 
-func (s *Store) subagentRuns(ctx context.Context, parentID string, msgs []message.Message, depth int) ([]SubagentRun, error) {
+// SubagentReader is what CollectSubagentRuns reads: any backend.
+type SubagentReader interface {
+	Children(ctx context.Context, parentID string) ([]Session, error)
+	Messages(ctx context.Context, sessionID string) ([]message.Message, error)
+}
+
+// CollectSubagentRuns is SubagentRuns over any backend's reads.
+func CollectSubagentRuns(ctx context.Context, r SubagentReader, parentID string, msgs []message.Message) ([]SubagentRun, error) {
+	return subagentRuns(ctx, r, parentID, msgs, 0)
+}
+
+func subagentRuns(ctx context.Context, r SubagentReader, parentID string, msgs []message.Message, depth int) ([]SubagentRun, error) {
 	if depth >= maxSubagentDepth {
 		return nil, nil
 	}
@@ -71,7 +82,7 @@ func (s *Store) subagentRuns(ctx context.Context, parentID string, msgs []messag
 	if len(calls) == 0 {
 		return nil, nil
 	}
-	kids, err := s.Children(ctx, parentID)
+	kids, err := r.Children(ctx, parentID)
 	if err != nil {
 		return nil, err
 	}
@@ -80,11 +91,11 @@ func (s *Store) subagentRuns(ctx context.Context, parentID string, msgs []messag
 		if !calls[k.ParentToolUseID] {
 			continue
 		}
-		km, err := s.Messages(ctx, k.ID)
+		km, err := r.Messages(ctx, k.ID)
 		if err != nil {
 			return nil, fmt.Errorf("sub-agent %s: %w", k.ID, err)
 		}
-		grand, err := s.subagentRuns(ctx, k.ID, km, depth+1)
+		grand, err := subagentRuns(ctx, r, k.ID, km, depth+1)
 		if err != nil {
 			return nil, err
 		}

@@ -24,22 +24,11 @@ type Grant struct {
 
 // AddGrant saves g. Saving a rule that already exists returns the stored one.
 func (s *Store) AddGrant(ctx context.Context, g Grant) (Grant, error) {
-	switch {
-	case g.Scope == "":
-		return Grant{}, errors.New(`add grant: empty scope (use a project path or "user")`)
-	case g.Tool == "":
-		return Grant{}, errors.New("add grant: empty tool name")
-	case g.Action == "":
-		return Grant{}, errors.New("add grant: empty action")
+	g, err := PrepareGrant(g, s.nowUTC())
+	if err != nil {
+		return Grant{}, err
 	}
-	g.Scope = cleanScope(g.Scope)
-	if g.ID == "" {
-		g.ID = newID("grt_")
-	}
-	if g.CreatedAt.IsZero() {
-		g.CreatedAt = s.nowUTC()
-	}
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err = s.write(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO permission_grants
 			(id, scope, tool, pattern, action, created_at) VALUES (?, ?, ?, ?, ?, ?)
 			ON CONFLICT (scope, tool, pattern, action) DO NOTHING`,
@@ -53,6 +42,27 @@ func (s *Store) AddGrant(ctx context.Context, g Grant) (Grant, error) {
 	})
 	if err != nil {
 		return Grant{}, fmt.Errorf("add grant %s %s(%s) for %s: %w", g.Action, g.Tool, g.Pattern, g.Scope, err)
+	}
+	return g, nil
+}
+
+// PrepareGrant checks g and fills in what AddGrant stores: the cleaned
+// scope, a new id and the time when unset.
+func PrepareGrant(g Grant, now time.Time) (Grant, error) {
+	switch {
+	case g.Scope == "":
+		return Grant{}, errors.New(`add grant: empty scope (use a project path or "user")`)
+	case g.Tool == "":
+		return Grant{}, errors.New("add grant: empty tool name")
+	case g.Action == "":
+		return Grant{}, errors.New("add grant: empty action")
+	}
+	g.Scope = cleanScope(g.Scope)
+	if g.ID == "" {
+		g.ID = newID("grt_")
+	}
+	if g.CreatedAt.IsZero() {
+		g.CreatedAt = now
 	}
 	return g, nil
 }

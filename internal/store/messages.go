@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/tandem-agent/tandem/internal/message"
@@ -29,40 +30,14 @@ func (s *Store) AppendMessage(ctx context.Context, sessionID string, m message.M
 // transaction, so the event numbering survives a killed process as well as
 // the messages do.
 func (s *Store) appendMessage(ctx context.Context, sessionID string, m message.Message, lastSeq int64) (message.Message, error) {
-	if m.ID == "" {
-		m.ID = newID("msg_")
-	}
 	now := s.nowUTC()
-	if m.CreatedAt.IsZero() {
-		m.CreatedAt = now
-	}
-	m.CreatedAt = m.CreatedAt.UTC().Round(0)
-	content, err := encodeContent(m.Content)
+	row, err := PrepareMessage(m, now)
 	if err != nil {
 		return message.Message{}, fmt.Errorf("append message to session %s: %w", sessionID, err)
 	}
-	var u message.Usage
-	var usageCols [5]any // NULLs when the message has no usage
-	if m.Usage != nil {
-		u = *m.Usage
-		usageCols = [5]any{u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheCreationTokens, u.ReasoningTokens}
-	}
-	var cost any
-	if m.CostUSD != nil {
-		cost = *m.CostUSD
-	}
-	// A message that used tokens (an assistant reply, a compaction's
-	// summary call) but has no price makes the session's total unknown:
-	// summing the rest would understate it.
-	unknownCost := (m.Role == message.Assistant || m.Kind != "") && m.Usage != nil && m.CostUSD == nil
-	title := ""
-	if m.Role == message.User && m.Kind == "" {
-		title = titleFrom(m.PlainText())
-	}
-	compaction, err := encodeCompaction(m.Compaction)
-	if err != nil {
-		return message.Message{}, fmt.Errorf("append message to session %s: %w", sessionID, err)
-	}
+	m = row.Message
+	u, usageCols, cost, content, compaction := row.Usage, row.UsageCols, row.Cost, row.Content, row.Compaction
+	unknownCost, title := row.UnknownCost, row.Title
 
 	st, err := s.stmtsFor(ctx, appendTotalsSQL, appendInsertSQL)
 	if err == nil {
@@ -87,6 +62,54 @@ func (s *Store) appendMessage(ctx context.Context, sessionID string, m message.M
 		return message.Message{}, fmt.Errorf("append message to session %s: %w", sessionID, err)
 	}
 	return m, nil
+}
+
+// MessageRow is a message in its stored form, as every backend writes it.
+type MessageRow struct {
+	Message     message.Message // with its id and creation time set
+	Content     string          // EncodeContent's JSON
+	Compaction  any             // nil or the compaction's JSON text
+	Usage       message.Usage   // zero when the message has none
+	UsageCols   [5]any          // input, output, cache read, cache creation, reasoning; nils without usage
+	Cost        any             // nil or the float64 cost
+	UnknownCost bool            // makes the session's total cost unknown
+	Title       string          // the session's title if it has none yet
+}
+
+// PrepareMessage fills in m's id ("msg_" + ULID) and creation time when
+// empty and encodes it for storing.
+func PrepareMessage(m message.Message, now time.Time) (MessageRow, error) {
+	if m.ID == "" {
+		m.ID = newID("msg_")
+	}
+	if m.CreatedAt.IsZero() {
+		m.CreatedAt = now
+	}
+	m.CreatedAt = m.CreatedAt.UTC().Round(0)
+	r := MessageRow{Message: m}
+	var err error
+	if r.Content, err = encodeContent(m.Content); err != nil {
+		return r, err
+	}
+	if m.Usage != nil {
+		u := *m.Usage
+		r.Usage = u
+		r.UsageCols = [5]any{u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheCreationTokens, u.ReasoningTokens}
+	}
+	if m.CostUSD != nil {
+		r.Cost = *m.CostUSD
+	}
+	// A message that used tokens (an assistant reply, a compaction's
+	// summary call) but has no price makes the session's total unknown:
+	// summing the rest would understate it.
+	r.UnknownCost = (m.Role == message.Assistant || m.Kind != "") && m.Usage != nil && m.CostUSD == nil
+	if m.Role == message.User && m.Kind == "" {
+		r.Title = titleFrom(m.PlainText())
+	}
+	if r.Compaction, err = encodeCompaction(m.Compaction); err != nil {
+		return r, err
+	}
+	return r, nil
 }
 
 // appendTotalsSQL adds one message's usage and cost to its session's totals.

@@ -104,45 +104,18 @@ func scanSession(row interface{ Scan(...any) error }) (Session, error) {
 // time-sortable one ("ses_" + ULID) and zero timestamps get the current
 // time. Totals, message count and cost start empty whatever sess holds.
 func (s *Store) CreateSession(ctx context.Context, sess Session) (Session, error) {
-	if sess.ID == "" {
-		sess.ID = newID(sessionIDPrefix)
-	}
-	if err := CheckID("session", sess.ID); err != nil {
-		return Session{}, fmt.Errorf("create session: %w", err)
-	}
-	if sess.ParentID != "" {
-		if err := CheckID("parent session", sess.ParentID); err != nil {
-			return Session{}, fmt.Errorf("create session: %w", err)
-		}
-	}
-	now := s.nowUTC()
-	if sess.CreatedAt.IsZero() {
-		sess.CreatedAt = now
-	}
-	if sess.UpdatedAt.IsZero() {
-		sess.UpdatedAt = sess.CreatedAt
-	}
-	sess.CreatedAt, sess.UpdatedAt = sess.CreatedAt.UTC().Round(0), sess.UpdatedAt.UTC().Round(0)
-	if sess.Cwd != "" {
-		sess.Cwd = filepath.Clean(sess.Cwd)
-	}
-	sess.Usage, sess.MessageCount = message.Usage{}, 0
-	zero := 0.0
-	sess.CostUSD = &zero
-	if sess.Meta == nil {
-		sess.Meta = map[string]string{}
+	sess, err := PrepareSession(sess, s.nowUTC())
+	if err != nil {
+		return Session{}, err
 	}
 	var parent, parentToolUse any
 	if sess.ParentID != "" {
 		parent = sess.ParentID
 	}
 	if sess.ParentToolUseID != "" {
-		if sess.ParentID == "" {
-			return Session{}, fmt.Errorf("create session: parent tool call %s without a parent session", sess.ParentToolUseID)
-		}
 		parentToolUse = sess.ParentToolUseID
 	}
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err = s.write(ctx, func(tx *sql.Tx) error {
 		if sess.ParentID != "" {
 			if err := sessionExists(ctx, tx, sess.ParentID); err != nil {
 				return fmt.Errorf("parent session: %w", err)
@@ -165,6 +138,43 @@ func (s *Store) CreateSession(ctx context.Context, sess Session) (Session, error
 	})
 	if err != nil {
 		return Session{}, fmt.Errorf("create session %s: %w", sess.ID, err)
+	}
+	return sess, nil
+}
+
+// PrepareSession checks sess and fills in what CreateSession stores: a
+// generated id when empty, times (now when zero; UTC, no monotonic
+// reading), the cleaned cwd, empty totals and meta.
+func PrepareSession(sess Session, now time.Time) (Session, error) {
+	if sess.ID == "" {
+		sess.ID = newID(sessionIDPrefix)
+	}
+	if err := CheckID("session", sess.ID); err != nil {
+		return Session{}, fmt.Errorf("create session: %w", err)
+	}
+	if sess.ParentID != "" {
+		if err := CheckID("parent session", sess.ParentID); err != nil {
+			return Session{}, fmt.Errorf("create session: %w", err)
+		}
+	}
+	if sess.CreatedAt.IsZero() {
+		sess.CreatedAt = now
+	}
+	if sess.UpdatedAt.IsZero() {
+		sess.UpdatedAt = sess.CreatedAt
+	}
+	sess.CreatedAt, sess.UpdatedAt = sess.CreatedAt.UTC().Round(0), sess.UpdatedAt.UTC().Round(0)
+	if sess.Cwd != "" {
+		sess.Cwd = filepath.Clean(sess.Cwd)
+	}
+	sess.Usage, sess.MessageCount = message.Usage{}, 0
+	zero := 0.0
+	sess.CostUSD = &zero
+	if sess.Meta == nil {
+		sess.Meta = map[string]string{}
+	}
+	if sess.ParentToolUseID != "" && sess.ParentID == "" {
+		return Session{}, fmt.Errorf("create session: parent tool call %s without a parent session", sess.ParentToolUseID)
 	}
 	return sess, nil
 }

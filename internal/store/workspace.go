@@ -22,18 +22,11 @@ type Workspace struct {
 // AddWorkspace registers an existing folder. Registering a path again
 // returns the existing workspace.
 func (s *Store) AddWorkspace(ctx context.Context, path string) (Workspace, error) {
-	if !filepath.IsAbs(path) {
-		return Workspace{}, fmt.Errorf("add workspace %q: path must be absolute", path)
-	}
-	path = filepath.Clean(path)
-	info, err := os.Stat(path)
+	w, err := NewWorkspace(path, s.nowUTC())
 	if err != nil {
-		return Workspace{}, fmt.Errorf("add workspace %s: %w", path, err)
+		return Workspace{}, err
 	}
-	if !info.IsDir() {
-		return Workspace{}, fmt.Errorf("add workspace %s: not a directory", path)
-	}
-	w := Workspace{ID: newID("wsp_"), Path: path, Name: filepath.Base(path), CreatedAt: s.nowUTC()}
+	path = w.Path
 	err = s.write(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO workspaces (id, path, name, created_at)
 			VALUES (?, ?, ?, ?) ON CONFLICT (path) DO NOTHING`, w.ID, w.Path, w.Name, nanos(w.CreatedAt))
@@ -48,6 +41,24 @@ func (s *Store) AddWorkspace(ctx context.Context, path string) (Workspace, error
 		return Workspace{}, fmt.Errorf("add workspace %s: %w", path, err)
 	}
 	return w, nil
+}
+
+// NewWorkspace checks that path is an existing folder given absolute and
+// returns the workspace to store for it (a new id; the stored one wins if
+// the path is registered already).
+func NewWorkspace(path string, now time.Time) (Workspace, error) {
+	if !filepath.IsAbs(path) {
+		return Workspace{}, fmt.Errorf("add workspace %q: path must be absolute", path)
+	}
+	path = filepath.Clean(path)
+	info, err := os.Stat(path)
+	if err != nil {
+		return Workspace{}, fmt.Errorf("add workspace %s: %w", path, err)
+	}
+	if !info.IsDir() {
+		return Workspace{}, fmt.Errorf("add workspace %s: not a directory", path)
+	}
+	return Workspace{ID: newID("wsp_"), Path: path, Name: filepath.Base(path), CreatedAt: now}, nil
 }
 
 func scanWorkspace(row interface{ Scan(...any) error }) (Workspace, error) {
@@ -104,11 +115,18 @@ func (s *Store) WorkspaceForPath(ctx context.Context, path string) (Workspace, b
 	if !filepath.IsAbs(path) {
 		return Workspace{}, false, fmt.Errorf("find workspace for %q: path must be absolute", path)
 	}
-	target := resolve(path)
 	all, err := s.ListWorkspaces(ctx)
 	if err != nil {
 		return Workspace{}, false, err
 	}
+	best, found := DeepestWorkspace(all, path)
+	return best, found, nil
+}
+
+// DeepestWorkspace is the workspace of all that contains path (absolute),
+// the deepest one when workspaces nest, links resolved on both sides.
+func DeepestWorkspace(all []Workspace, path string) (Workspace, bool) {
+	target := resolve(path)
 	var best Workspace
 	found := false
 	for _, w := range all {
@@ -117,7 +135,7 @@ func (s *Store) WorkspaceForPath(ctx context.Context, path string) (Workspace, b
 			best, found = w, true
 		}
 	}
-	return best, found, nil
+	return best, found
 }
 
 // resolve cleans p and follows symbolic links when p exists.
