@@ -1,0 +1,62 @@
+package postgres
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/tandem-agent/tandem/internal/store"
+)
+
+// Checkpoint file contents live in the database on PostgreSQL
+// (checkpoint_blobs), content-addressed by sha256 and stored once: no
+// replica of a team server needs another's disk to rewind.
+
+// PutBlob stores data under its sha256 (hex), which it returns; storing
+// the same bytes again costs no space, and renews the blob's time so a
+// collection running meanwhile keeps it for the checkpoint that is about
+// to refer to it.
+func (s *Store) PutBlob(ctx context.Context, data []byte) (string, error) {
+	sum := sha256.Sum256(data)
+	hash := hex.EncodeToString(sum[:])
+	if _, err := s.pool.Exec(ctx, `INSERT INTO checkpoint_blobs (hash, data, created_at) VALUES ($1, $2, $3)
+		ON CONFLICT (hash) DO UPDATE SET created_at = GREATEST(checkpoint_blobs.created_at, excluded.created_at)`, hash, data, store.Nanos(s.nowUTC())); err != nil {
+		return "", fmt.Errorf("store checkpoint blob %s: %w", hash, err)
+	}
+	return hash, nil
+}
+
+// Blob returns the bytes stored under hash; an unknown hash is
+// store.ErrNotFound.
+func (s *Store) Blob(ctx context.Context, hash string) ([]byte, error) {
+	var data []byte
+	err := s.pool.QueryRow(ctx, `SELECT data FROM checkpoint_blobs WHERE hash = $1`, hash).Scan(&data)
+	if errors.Is(err, pgx.ErrNoRows) {
+		err = store.ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read checkpoint blob %s: %w", hash, err)
+	}
+	if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != hash {
+		return nil, fmt.Errorf("read checkpoint blob %s: its content does not match its hash", hash)
+	}
+	return data, nil
+}
+
+// CollectBlobs deletes the blobs no checkpoint refers to that are older
+// than grace (a younger one may belong to a checkpoint being recorded)
+// and reports how many it deleted.
+func (s *Store) CollectBlobs(ctx context.Context, grace time.Duration) (int, error) {
+	tag, err := s.pool.Exec(ctx, `DELETE FROM checkpoint_blobs b WHERE b.created_at < $1
+		AND NOT EXISTS (SELECT 1 FROM checkpoint_files f WHERE f.hash = b.hash)`,
+		store.Nanos(s.nowUTC().Add(-grace)))
+	if err != nil {
+		return 0, fmt.Errorf("collect checkpoint blobs: %w", err)
+	}
+	return int(tag.RowsAffected()), nil
+}

@@ -1,0 +1,249 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/tandem-agent/tandem/internal/message"
+	"github.com/tandem-agent/tandem/internal/store"
+)
+
+// AppendMessage stores m at the end of the session's conversation, and in
+// the same transaction adds its usage and cost to the session's totals,
+// counts it, bumps updated_at and titles an untitled session from a user
+// message (as the SQLite backend).
+func (s *Store) AppendMessage(ctx context.Context, sessionID string, m message.Message) (message.Message, error) {
+	out, err := s.appendMessage(ctx, sessionID, m, 0)
+	if err != nil {
+		return message.Message{}, fmt.Errorf("append message to session %s: %w", sessionID, err)
+	}
+	return out, nil
+}
+
+// retryWindow is how long AppendWithSeq keeps trying a write whose
+// connection failed (a server restart, a fail-over): the turn keeps its
+// step when the database comes back within it.
+const retryWindow = 10 * time.Second
+
+// AppendWithSeq stores m like AppendMessage and raises the session's
+// last_seq to lastSeq (0 leaves it) in the same transaction: how a turn's
+// messages are written. A lost connection is retried for 10 s; the
+// message's id makes the retry safe (a commit whose answer was lost is
+// found, not stored twice). A failure names what was not stored.
+func (s *Store) AppendWithSeq(ctx context.Context, sessionID string, m message.Message, lastSeq int64) (message.Message, error) {
+	if m.ID == "" {
+		m.ID = store.NewID("msg_") // fixed before the first try: the retry's key
+	}
+	deadline := time.Now().Add(retryWindow)
+	wait := 100 * time.Millisecond
+	retried := false
+	for {
+		out, err := s.appendMessage(ctx, sessionID, m, lastSeq)
+		if err != nil && retried && isDuplicateID(err) {
+			return s.storedMessage(ctx, sessionID, m)
+		}
+		if err == nil || !connectionLost(err) || !time.Now().Before(deadline) {
+			if err != nil {
+				return out, fmt.Errorf("session %s: PostgreSQL at %s could not store %s: %w (check that the server is running and reachable; the turn's earlier steps are stored)",
+					sessionID, s.where, store.Describe(m), err)
+			}
+			return out, nil
+		}
+		retried = true
+		select {
+		case <-ctx.Done():
+			return out, fmt.Errorf("session %s: could not store %s: %w", sessionID, store.Describe(m), err)
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, time.Second)
+	}
+}
+
+// connectionLost reports a failure of the connection rather than of the
+// statement: worth retrying on another pooled connection.
+func connectionLost(err error) bool {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		// admin_shutdown, crash_shutdown, cannot_connect_now, connection_exception class
+		return pe.Code == "57P01" || pe.Code == "57P02" || pe.Code == "57P03" || pe.Code[:2] == "08"
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	var ce *pgconn.ConnectError
+	var ne interface{ Timeout() bool }
+	return errors.As(err, &ce) || errors.As(err, &ne) || pgconn.SafeToRetry(err) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+}
+
+// isDuplicateID is the message id's primary key refusing a second copy.
+func isDuplicateID(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "23505" && pe.ConstraintName == "messages_pkey"
+}
+
+// storedMessage reads back a message an earlier try committed.
+func (s *Store) storedMessage(ctx context.Context, sessionID string, m message.Message) (message.Message, error) {
+	rows, err := s.pool.Query(ctx, messageSelect+` WHERE session_id = $1 AND id = $2`, sessionID, m.ID)
+	if err != nil {
+		return message.Message{}, err
+	}
+	msgs, err := collectMessages(rows)
+	if err != nil || len(msgs) != 1 {
+		return message.Message{}, fmt.Errorf("read back message %s of session %s: %v", m.ID, sessionID, err)
+	}
+	return msgs[0], nil
+}
+
+// appendMessage runs the two statements as one batch: one round trip, one
+// implicit transaction. The UPDATE locks the session's row, so a concurrent
+// append to the same session waits for this one to commit, and the INSERT
+// (a statement of its own, with a fresh snapshot) then numbers after it.
+func (s *Store) appendMessage(ctx context.Context, sessionID string, m message.Message, lastSeq int64) (message.Message, error) {
+	now := s.nowUTC()
+	row, err := store.PrepareMessage(m, now)
+	if err != nil {
+		return message.Message{}, err
+	}
+	m = row.Message
+	u, uc := row.Usage, row.UsageCols
+	b := &pgx.Batch{}
+	b.Queue(appendTotalsSQL, u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheCreationTokens, u.ReasoningTokens,
+		row.Cost, row.UnknownCost, store.Nanos(now), row.Title, lastSeq, sessionID)
+	b.Queue(appendInsertSQL, m.ID, sessionID, string(m.Role), row.Content, m.Model,
+		uc[0], uc[1], uc[2], uc[3], uc[4], row.Cost, store.Nanos(m.CreatedAt), string(m.Kind), row.Compaction, m.ProviderID)
+	br := s.pool.SendBatch(ctx, b)
+	tag, err := br.Exec()
+	if err == nil && tag.RowsAffected() == 0 {
+		err = store.ErrNotFound
+	}
+	if err == nil {
+		_, err = br.Exec()
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		if isCode(err, "23503") { // foreign_key_violation: the session went away
+			err = fmt.Errorf("%w (%v)", store.ErrNotFound, err)
+		}
+		return message.Message{}, err
+	}
+	return m, nil
+}
+
+// appendTotalsSQL adds one message's usage and cost to its session's totals.
+const appendTotalsSQL = `UPDATE sessions SET
+	input_tokens = input_tokens + $1, output_tokens = output_tokens + $2,
+	cache_read_tokens = cache_read_tokens + $3, cache_creation_tokens = cache_creation_tokens + $4,
+	reasoning_tokens = reasoning_tokens + $5,
+	cost_usd = cost_usd + COALESCE($6::double precision, 0),
+	cost_known = cost_known AND NOT $7::boolean,
+	message_count = message_count + 1,
+	updated_at = GREATEST(updated_at, $8),
+	title = CASE WHEN title = '' THEN $9 ELSE title END,
+	last_seq = GREATEST(last_seq, $10)
+	WHERE id = $11`
+
+// appendInsertSQL stores one message after the session's last.
+const appendInsertSQL = `INSERT INTO messages
+	(id, session_id, position, role, content, model,
+	 input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens, reasoning_tokens,
+	 cost_usd, created_at, kind, compaction, provider_id)
+	VALUES ($1, $2, (SELECT COALESCE(MAX(position), 0) + 1 FROM messages WHERE session_id = $2),
+	 $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`
+
+const messageSelect = `SELECT id, role, content, model,
+	input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens, reasoning_tokens,
+	cost_usd, created_at, kind, compaction, provider_id FROM messages`
+
+// Messages returns the session's conversation, oldest first.
+func (s *Store) Messages(ctx context.Context, sessionID string) ([]message.Message, error) {
+	msgs, err := s.messages(ctx, sessionID)
+	if err != nil {
+		return nil, fmt.Errorf("load messages of session %s: %w", sessionID, err)
+	}
+	return msgs, nil
+}
+
+func (s *Store) messages(ctx context.Context, sessionID string) ([]message.Message, error) {
+	rows, err := s.pool.Query(ctx, messageSelect+` WHERE session_id = $1 ORDER BY position`, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	out, err := collectMessages(rows)
+	if err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		// Tell "no messages yet" from "no such session".
+		if err := sessionExists(ctx, s.pool, sessionID); err != nil {
+			if errors.Is(err, store.ErrNotFound) {
+				return nil, store.ErrNotFound
+			}
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func collectMessages(rows pgx.Rows) ([]message.Message, error) {
+	defer rows.Close()
+	out := []message.Message{}
+	for rows.Next() {
+		var (
+			m                   message.Message
+			role, content       string
+			in, out2, cr, cc, r *int64
+			cost                *float64
+			created             int64
+			kind                string
+			compaction          *string
+		)
+		if err := rows.Scan(&m.ID, &role, &content, &m.Model, &in, &out2, &cr, &cc, &r, &cost, &created, &kind, &compaction, &m.ProviderID); err != nil {
+			return nil, err
+		}
+		m.Kind = message.Kind(kind)
+		if compaction != nil {
+			var c message.Compaction
+			if err := json.Unmarshal([]byte(*compaction), &c); err != nil {
+				return nil, fmt.Errorf("message %s: compaction: %w", m.ID, err)
+			}
+			m.Compaction = &c
+		}
+		m.Role = message.Role(role)
+		blocks, err := store.DecodeContent(content)
+		if err != nil {
+			return nil, fmt.Errorf("message %s: %w", m.ID, err)
+		}
+		m.Content = blocks
+		if in != nil {
+			m.Usage = &message.Usage{InputTokens: *in, OutputTokens: deref(out2),
+				CacheReadTokens: deref(cr), CacheCreationTokens: deref(cc), ReasoningTokens: deref(r)}
+		}
+		m.CostUSD = cost
+		m.CreatedAt = store.FromNanos(created)
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
+
+func deref(p *int64) int64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+// SubagentRuns returns the sub-agents that tool calls in msgs started (see
+// store.CollectSubagentRuns).
+func (s *Store) SubagentRuns(ctx context.Context, parentID string, msgs []message.Message) ([]store.SubagentRun, error) {
+	return store.CollectSubagentRuns(ctx, s, parentID, msgs)
+}
