@@ -60,3 +60,17 @@ func (s *Store) CollectBlobs(ctx context.Context, grace time.Duration) (int, err
 	}
 	return int(tag.RowsAffected()), nil
 }
+
+// MissingBlobs returns those of hashes the database does not hold.
+func (s *Store) MissingBlobs(ctx context.Context, hashes []string) ([]string, error) {
+	rows, err := s.pool.Query(ctx, `SELECT h FROM unnest($1::text[]) AS h
+		WHERE NOT EXISTS (SELECT 1 FROM checkpoint_blobs WHERE hash = h)`, hashes)
+	if err != nil {
+		return nil, fmt.Errorf("look up checkpoint blobs: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("look up checkpoint blobs: %w", err)
+	}
+	return out, nil
+}

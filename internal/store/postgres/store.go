@@ -220,3 +220,7 @@ func isCode(err error, code string) bool {
 	var pe *pgconn.PgError
 	return errors.As(err, &pe) && pe.Code == code
 }
+
+// CopyTx runs fn in one transaction: for storecopy, which writes rows as
+// another backend stored them.
+func (s *Store) CopyTx(ctx context.Context, fn func(tx pgx.Tx) error) error { return s.tx(ctx, fn) }
