@@ -78,7 +78,6 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
-
 // A prefix is matched literally: '_' and '%' are not LIKE wildcards, and
 // case matters.
 func TestPrefixIsLiteral(t *testing.T) {
