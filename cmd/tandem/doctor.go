@@ -24,6 +24,13 @@ type doctorReport struct {
 	ConfigDir string `json:"config_dir"`
 	DataDir   string `json:"data_dir"`
 	Database  string `json:"database"`
+	// DatabaseBackend is sqlite or postgres; DatabaseSchema the migration
+	// level applied and the one this binary knows ("8/8"); DatabaseServer
+	// the server's version (PostgreSQL); DatabaseDetails further facts.
+	DatabaseBackend string   `json:"database_backend"`
+	DatabaseSchema  string   `json:"database_schema,omitempty"`
+	DatabaseServer  string   `json:"database_server,omitempty"`
+	DatabaseDetails []string `json:"database_details,omitempty"`
 	// DatabaseCheck is ok, corrupt or error; DatabaseProblems says what.
 	DatabaseCheck    string   `json:"database_check"`
 	DatabaseProblems []string `json:"database_problems,omitempty"`
@@ -100,8 +107,14 @@ const dbHint = `  The database holds tandem's sessions. Stop every tandem proces
 `
 
 func collectDoctor(cmd *cobra.Command, a *app.App, offline bool) *doctorReport {
-	rep := &doctorReport{Version: version(), ConfigDir: a.Paths.ConfigDir, DataDir: a.Paths.DataDir, Database: a.Store.Path(),
+	rep := &doctorReport{Version: version(), ConfigDir: a.Paths.ConfigDir, DataDir: a.Paths.DataDir,
 		Providers: []providers.Probe{}, DatabaseCheck: "ok"}
+	if info, err := a.Store.Info(cmd.Context()); err != nil {
+		rep.DatabaseCheck, rep.DatabaseProblems = "error", []string{err.Error()}
+	} else {
+		rep.Database, rep.DatabaseBackend, rep.DatabaseServer, rep.DatabaseDetails = info.Location, info.Backend, info.Server, info.Details
+		rep.DatabaseSchema = fmt.Sprintf("%d/%d", info.Schema, info.SchemaLatest)
+	}
 	switch problems, err := a.Store.Check(cmd.Context()); {
 	case err != nil:
 		rep.DatabaseCheck, rep.DatabaseProblems = "error", []string{err.Error()}
@@ -174,6 +187,16 @@ func modelProblems(a *app.App, s *app.Settings, probes []providers.Probe) (errs,
 
 func (rep *doctorReport) print(w io.Writer, offline bool) {
 	fmt.Fprintf(w, "%s\nconfig folder: %s\ndata folder:   %s\ndatabase:      %s\n", rep.Version, rep.ConfigDir, rep.DataDir, rep.Database)
+	if rep.DatabaseBackend != "" {
+		fmt.Fprintf(w, "store:         %s, schema %s", rep.DatabaseBackend, rep.DatabaseSchema)
+		if rep.DatabaseServer != "" {
+			fmt.Fprintf(w, ", server %s", rep.DatabaseServer)
+		}
+		fmt.Fprintln(w)
+		for _, d := range rep.DatabaseDetails {
+			fmt.Fprintf(w, "               %s\n", d)
+		}
+	}
 	switch rep.DatabaseCheck {
 	case "error":
 		fmt.Fprintf(w, "database check: ERROR %s\n", rep.DatabaseProblems[0])

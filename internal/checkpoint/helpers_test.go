@@ -10,6 +10,7 @@ import (
 
 	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/store"
+	"github.com/tandem-agent/tandem/internal/store/storeopen"
 	"github.com/tandem-agent/tandem/internal/tool"
 	"github.com/tandem-agent/tandem/internal/tools/fs"
 	"github.com/tandem-agent/tandem/internal/tools/shell"
@@ -21,7 +22,7 @@ type world struct {
 	ctx   context.Context
 	work  string
 	data  string
-	st    *store.Store
+	st    store.Store
 	svc   *Service
 	id    string
 	tr    *Tracker
@@ -33,7 +34,7 @@ func newWorld(t *testing.T, cfg Config) *world {
 	t.Helper()
 	w := &world{t: t, ctx: context.Background(), work: t.TempDir(), data: t.TempDir()}
 	w.work, _ = filepath.EvalSymlinks(w.work)
-	st, err := store.Open(filepath.Join(w.data, "tandem.db"))
+	st, err := storeopen.Open(context.Background(), filepath.Join(w.data, "tandem.db"), storeopen.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,10 +37,18 @@ type Options struct {
 	CollectGrace time.Duration
 }
 
+// Store is what the service keeps in the store: checkpoints, the
+// sessions they belong to and the runtime resume facts in their meta.
+type Store interface {
+	store.Sessions
+	store.SessionMeta
+	store.Checkpoints
+}
+
 // Service owns the checkpoints of every session in one store and data
 // folder.
 type Service struct {
-	st    *store.Store
+	st    Store
 	dir   string
 	blobs blobs
 	// shared is the store's own blob keeping (PostgreSQL), nil for SQLite.
@@ -49,7 +57,7 @@ type Service struct {
 }
 
 // NewService returns the service keeping snapshots under dataDir/checkpoints.
-func NewService(st *store.Store, dataDir string, opts Options) *Service {
+func NewService(st Store, dataDir string, opts Options) *Service {
 	dir := filepath.Join(dataDir, "checkpoints")
 	return &Service{st: st, dir: dir, blobs: blobs{dir: filepath.Join(dir, "blobs")}, shared: sharedOf(st), opts: opts}
 }

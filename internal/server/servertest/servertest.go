@@ -47,7 +47,7 @@ type Config struct {
 type Stack struct {
 	Dir     string // data folder
 	App     *app.App
-	Store   *store.Store
+	Store   store.Store
 	Manager *session.Manager
 	Model   *scripted.Server
 	// Checkpoints serves the checkpoint endpoints (recording needs

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/tandem-agent/tandem/internal/store"
+	"github.com/tandem-agent/tandem/internal/store/backend"
 )
 
 // Checkpoint file contents live in the database on PostgreSQL
@@ -25,7 +26,7 @@ func (s *Store) PutBlob(ctx context.Context, data []byte) (string, error) {
 	sum := sha256.Sum256(data)
 	hash := hex.EncodeToString(sum[:])
 	if _, err := s.pool.Exec(ctx, `INSERT INTO checkpoint_blobs (hash, data, created_at) VALUES ($1, $2, $3)
-		ON CONFLICT (hash) DO UPDATE SET created_at = GREATEST(checkpoint_blobs.created_at, excluded.created_at)`, hash, data, store.Nanos(s.nowUTC())); err != nil {
+		ON CONFLICT (hash) DO UPDATE SET created_at = GREATEST(checkpoint_blobs.created_at, excluded.created_at)`, hash, data, backend.Nanos(s.nowUTC())); err != nil {
 		return "", fmt.Errorf("store checkpoint blob %s: %w", hash, err)
 	}
 	return hash, nil
@@ -54,7 +55,7 @@ func (s *Store) Blob(ctx context.Context, hash string) ([]byte, error) {
 func (s *Store) CollectBlobs(ctx context.Context, grace time.Duration) (int, error) {
 	tag, err := s.pool.Exec(ctx, `DELETE FROM checkpoint_blobs b WHERE b.created_at < $1
 		AND NOT EXISTS (SELECT 1 FROM checkpoint_files f WHERE f.hash = b.hash)`,
-		store.Nanos(s.nowUTC().Add(-grace)))
+		backend.Nanos(s.nowUTC().Add(-grace)))
 	if err != nil {
 		return 0, fmt.Errorf("collect checkpoint blobs: %w", err)
 	}

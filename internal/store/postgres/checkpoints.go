@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/tandem-agent/tandem/internal/store"
+	"github.com/tandem-agent/tandem/internal/store/backend"
 )
 
 // CreateCheckpoint stores the next checkpoint of a session: its number
@@ -29,7 +30,7 @@ func (s *Store) CreateCheckpoint(ctx context.Context, sessionID, prompt, resume 
 		}
 		cp.Position = pos
 		_, err = tx.Exec(ctx, `INSERT INTO checkpoints (session_id, number, position, prompt, created_at, resume)
-			VALUES ($1, $2, $3, $4, $5, $6)`, sessionID, cp.Number, cp.Position, prompt, store.Nanos(cp.CreatedAt), resume)
+			VALUES ($1, $2, $3, $4, $5, $6)`, sessionID, cp.Number, cp.Position, prompt, backend.Nanos(cp.CreatedAt), resume)
 		return err
 	})
 	if err != nil {
@@ -119,7 +120,7 @@ func (s *Store) Checkpoints(ctx context.Context, sessionID string) ([]store.Chec
 			rows.Close()
 			return nil, err
 		}
-		cp.CreatedAt = store.FromNanos(created)
+		cp.CreatedAt = backend.FromNanos(created)
 		idx[cp.Number] = len(out)
 		out = append(out, cp)
 	}
@@ -166,7 +167,7 @@ func (s *Store) PruneCheckpoints(ctx context.Context, sessionID string, keep int
 // It reports how many messages it moved.
 func (s *Store) RewindConversation(ctx context.Context, sessionID string, number int, position int64, meta map[string]string) (int, error) {
 	var moved int64
-	now := store.Nanos(s.nowUTC())
+	now := backend.Nanos(s.nowUTC())
 	err := s.tx(ctx, func(tx pgx.Tx) error {
 		if err := lockSession(ctx, tx, sessionID); err != nil {
 			return err

@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/tandem-agent/tandem/internal/store"
+	"github.com/tandem-agent/tandem/internal/store/backend"
 )
 
 const grantColumns = `id, scope, tool, pattern, action, created_at`
@@ -17,26 +18,33 @@ func scanGrant(row pgx.Row) (store.Grant, error) {
 	if err := row.Scan(&g.ID, &g.Scope, &g.Tool, &g.Pattern, &g.Action, &created); err != nil {
 		return store.Grant{}, err
 	}
-	g.CreatedAt = store.FromNanos(created)
+	g.CreatedAt = backend.FromNanos(created)
 	return g, nil
 }
 
 // AddGrant saves g. Saving a rule that already exists returns the stored
 // one.
 func (s *Store) AddGrant(ctx context.Context, g store.Grant) (store.Grant, error) {
-	g, err := store.PrepareGrant(g, s.nowUTC())
-	if err != nil {
+	if err := backend.CheckGrant(g); err != nil {
 		return store.Grant{}, err
 	}
-	err = s.tx(ctx, func(tx pgx.Tx) error {
+	g.Scope = backend.CleanScope(g.Scope)
+	if g.ID == "" {
+		g.ID = backend.NewID("grt_")
+	}
+	if g.CreatedAt.IsZero() {
+		g.CreatedAt = s.nowUTC()
+	}
+	err := s.tx(ctx, func(tx pgx.Tx) error {
 		// ON CONFLICT waits for a concurrent insert of the same rule; the
 		// SELECT (a statement of its own) then sees whichever won.
 		if _, err := tx.Exec(ctx, `INSERT INTO permission_grants
 			(id, scope, tool, pattern, action, created_at) VALUES ($1, $2, $3, $4, $5, $6)
 			ON CONFLICT (scope, tool, pattern, action) DO NOTHING`,
-			g.ID, g.Scope, g.Tool, g.Pattern, g.Action, store.Nanos(g.CreatedAt)); err != nil {
+			g.ID, g.Scope, g.Tool, g.Pattern, g.Action, backend.Nanos(g.CreatedAt)); err != nil {
 			return err
 		}
+		var err error
 		g, err = scanGrant(tx.QueryRow(ctx, `SELECT `+grantColumns+` FROM permission_grants
 			WHERE scope = $1 AND tool = $2 AND pattern = $3 AND action = $4`, g.Scope, g.Tool, g.Pattern, g.Action))
 		return err
@@ -54,7 +62,7 @@ func (s *Store) ListGrants(ctx context.Context, scope string) ([]store.Grant, er
 	var args []any
 	if scope != "" {
 		q += ` WHERE scope = $1`
-		args = append(args, store.CleanScope(scope))
+		args = append(args, backend.CleanScope(scope))
 	}
 	rows, err := s.pool.Query(ctx, q+` ORDER BY created_at, id`, args...)
 	if err != nil {

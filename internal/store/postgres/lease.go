@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/tandem-agent/tandem/internal/store"
+	"github.com/tandem-agent/tandem/internal/store/backend"
 )
 
 // AcquireLease makes h the session's live runner until ttl from now. It
@@ -24,7 +25,7 @@ import (
 func (s *Store) AcquireLease(ctx context.Context, sessionID string, h store.Holder, ttl time.Duration, dead func(pid int) bool) error {
 	err := s.tx(ctx, func(tx pgx.Tx) error {
 		now := s.nowUTC()
-		nowN, expN := store.Nanos(now), store.Nanos(now.Add(ttl))
+		nowN, expN := backend.Nanos(now), backend.Nanos(now.Add(ttl))
 		tag, err := tx.Exec(ctx, `INSERT INTO session_leases (session_id, holder, pid, host, acquired_at, expires_at)
 			SELECT id, $2, $3, $4, $5, $6 FROM sessions WHERE id = $1
 			ON CONFLICT (session_id) DO NOTHING`, sessionID, h.ID, h.PID, h.Host, nowN, expN)
@@ -52,7 +53,7 @@ func (s *Store) AcquireLease(ctx context.Context, sessionID string, h store.Hold
 		switch {
 		case cur.ID == h.ID, expires <= nowN, cur.Host == h.Host && dead != nil && dead(cur.PID):
 		default:
-			return &store.BusyError{SessionID: sessionID, PID: cur.PID, Host: cur.Host, Since: store.FromNanos(acquired)}
+			return &store.BusyError{SessionID: sessionID, PID: cur.PID, Host: cur.Host, Since: backend.FromNanos(acquired)}
 		}
 		_, err = tx.Exec(ctx, `UPDATE session_leases SET holder = $2, pid = $3, host = $4, acquired_at = $5, expires_at = $6
 			WHERE session_id = $1`, sessionID, h.ID, h.PID, h.Host, nowN, expN)
@@ -72,7 +73,7 @@ var errRetryLease = errors.New("lease released meanwhile")
 // RenewLease extends h's lease to ttl from now, or returns ErrLeaseLost.
 func (s *Store) RenewLease(ctx context.Context, sessionID, holder string, ttl time.Duration) error {
 	tag, err := s.pool.Exec(ctx, `UPDATE session_leases SET expires_at = $1 WHERE session_id = $2 AND holder = $3`,
-		store.Nanos(s.nowUTC().Add(ttl)), sessionID, holder)
+		backend.Nanos(s.nowUTC().Add(ttl)), sessionID, holder)
 	if err == nil && tag.RowsAffected() == 0 {
 		err = store.ErrLeaseLost
 	}

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/store"
+	"github.com/tandem-agent/tandem/internal/store/backend"
 )
 
 // AppendMessage stores m at the end of the session's conversation, and in
@@ -39,7 +39,7 @@ const retryWindow = 10 * time.Second
 // found, not stored twice). A failure names what was not stored.
 func (s *Store) AppendWithSeq(ctx context.Context, sessionID string, m message.Message, lastSeq int64) (message.Message, error) {
 	if m.ID == "" {
-		m.ID = store.NewID("msg_") // fixed before the first try: the retry's key
+		m.ID = backend.NewID("msg_") // fixed before the first try: the retry's key
 	}
 	deadline := time.Now().Add(retryWindow)
 	wait := 100 * time.Millisecond
@@ -52,14 +52,14 @@ func (s *Store) AppendWithSeq(ctx context.Context, sessionID string, m message.M
 		if err == nil || !connectionLost(err) || !time.Now().Before(deadline) {
 			if err != nil {
 				return out, fmt.Errorf("session %s: PostgreSQL at %s could not store %s: %w (check that the server is running and reachable; the turn's earlier steps are stored)",
-					sessionID, s.where, store.Describe(m), err)
+					sessionID, s.where, backend.Describe(m), err)
 			}
 			return out, nil
 		}
 		retried = true
 		select {
 		case <-ctx.Done():
-			return out, fmt.Errorf("session %s: could not store %s: %w", sessionID, store.Describe(m), err)
+			return out, fmt.Errorf("session %s: could not store %s: %w", sessionID, backend.Describe(m), err)
 		case <-time.After(wait):
 		}
 		wait = min(2*wait, time.Second)
@@ -107,18 +107,33 @@ func (s *Store) storedMessage(ctx context.Context, sessionID string, m message.M
 // append to the same session waits for this one to commit, and the INSERT
 // (a statement of its own, with a fresh snapshot) then numbers after it.
 func (s *Store) appendMessage(ctx context.Context, sessionID string, m message.Message, lastSeq int64) (message.Message, error) {
+	if m.ID == "" {
+		m.ID = backend.NewID("msg_")
+	}
 	now := s.nowUTC()
-	row, err := store.PrepareMessage(m, now)
+	if m.CreatedAt.IsZero() {
+		m.CreatedAt = now
+	}
+	m.CreatedAt = m.CreatedAt.UTC().Round(0)
+	content, err := backend.EncodeContent(m.Content)
 	if err != nil {
 		return message.Message{}, err
 	}
-	m = row.Message
-	u, uc := row.Usage, row.UsageCols
+	compaction, err := backend.EncodeCompaction(m.Compaction)
+	if err != nil {
+		return message.Message{}, err
+	}
+	a := backend.ForAppend(m)
+	u := a.Usage
+	var uc [5]*int64 // NULLs when the message has no usage
+	if m.Usage != nil {
+		uc = [5]*int64{&u.InputTokens, &u.OutputTokens, &u.CacheReadTokens, &u.CacheCreationTokens, &u.ReasoningTokens}
+	}
 	b := &pgx.Batch{}
 	b.Queue(appendTotalsSQL, u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheCreationTokens, u.ReasoningTokens,
-		row.Cost, row.UnknownCost, store.Nanos(now), row.Title, lastSeq, sessionID)
-	b.Queue(appendInsertSQL, m.ID, sessionID, string(m.Role), row.Content, m.Model,
-		uc[0], uc[1], uc[2], uc[3], uc[4], row.Cost, store.Nanos(m.CreatedAt), string(m.Kind), row.Compaction, m.ProviderID)
+		m.CostUSD, a.UnknownCost, backend.Nanos(now), a.Title, lastSeq, sessionID)
+	b.Queue(appendInsertSQL, m.ID, sessionID, string(m.Role), content, m.Model,
+		uc[0], uc[1], uc[2], uc[3], uc[4], m.CostUSD, backend.Nanos(m.CreatedAt), string(m.Kind), compaction, m.ProviderID)
 	br := s.pool.SendBatch(ctx, b)
 	tag, err := br.Exec()
 	if err == nil && tag.RowsAffected() == 0 {
@@ -212,14 +227,14 @@ func collectMessages(rows pgx.Rows) ([]message.Message, error) {
 		}
 		m.Kind = message.Kind(kind)
 		if compaction != nil {
-			var c message.Compaction
-			if err := json.Unmarshal([]byte(*compaction), &c); err != nil {
-				return nil, fmt.Errorf("message %s: compaction: %w", m.ID, err)
+			c, err := backend.DecodeCompaction(*compaction)
+			if err != nil {
+				return nil, fmt.Errorf("message %s: %w", m.ID, err)
 			}
-			m.Compaction = &c
+			m.Compaction = c
 		}
 		m.Role = message.Role(role)
-		blocks, err := store.DecodeContent(content)
+		blocks, err := backend.DecodeContent(content)
 		if err != nil {
 			return nil, fmt.Errorf("message %s: %w", m.ID, err)
 		}
@@ -229,7 +244,7 @@ func collectMessages(rows pgx.Rows) ([]message.Message, error) {
 				CacheReadTokens: deref(cr), CacheCreationTokens: deref(cc), ReasoningTokens: deref(r)}
 		}
 		m.CostUSD = cost
-		m.CreatedAt = store.FromNanos(created)
+		m.CreatedAt = backend.FromNanos(created)
 		out = append(out, m)
 	}
 	return out, rows.Err()
@@ -243,7 +258,7 @@ func deref(p *int64) int64 {
 }
 
 // SubagentRuns returns the sub-agents that tool calls in msgs started (see
-// store.CollectSubagentRuns).
+// backend.SubagentRuns).
 func (s *Store) SubagentRuns(ctx context.Context, parentID string, msgs []message.Message) ([]store.SubagentRun, error) {
-	return store.CollectSubagentRuns(ctx, s, parentID, msgs)
+	return backend.SubagentRuns(ctx, s, parentID, msgs)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/tandem-agent/tandem/internal/store"
+	"github.com/tandem-agent/tandem/internal/store/backend"
 )
 
 const sessionColumns = `id, cwd, title, model, runtime, mode, COALESCE(parent_id, ''), COALESCE(parent_tool_use_id, ''),
@@ -33,7 +34,7 @@ func scanSession(row pgx.Row) (store.Session, error) {
 	if err != nil {
 		return store.Session{}, err
 	}
-	s.CreatedAt, s.UpdatedAt = store.FromNanos(created), store.FromNanos(updated)
+	s.CreatedAt, s.UpdatedAt = backend.FromNanos(created), backend.FromNanos(updated)
 	if costKnown {
 		s.CostUSD = &cost
 	}
@@ -62,7 +63,7 @@ func collectSessions(rows pgx.Rows) ([]store.Session, error) {
 // CreateSession stores a new session (see store.PrepareSession for what
 // is filled in).
 func (s *Store) CreateSession(ctx context.Context, sess store.Session) (store.Session, error) {
-	sess, err := store.PrepareSession(sess, s.nowUTC())
+	sess, err := backend.PrepareSession(sess, s.nowUTC)
 	if err != nil {
 		return store.Session{}, err
 	}
@@ -76,7 +77,7 @@ func (s *Store) CreateSession(ctx context.Context, sess store.Session) (store.Se
 			(id, cwd, title, model, runtime, mode, parent_id, parent_tool_use_id, created_at, updated_at, last_seq)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
 			sess.ID, sess.Cwd, sess.Title, sess.Model, sess.Runtime, sess.Mode, nullable(sess.ParentID), nullable(sess.ParentToolUseID),
-			store.Nanos(sess.CreatedAt), store.Nanos(sess.UpdatedAt), sess.LastSeq)
+			backend.Nanos(sess.CreatedAt), backend.Nanos(sess.UpdatedAt), sess.LastSeq)
 		if err != nil {
 			return err
 		}
@@ -145,18 +146,13 @@ func (s *Store) GetSession(ctx context.Context, id string) (store.Session, error
 // resolvePrefix finds the one session whose id starts with prefix (or with
 // "ses_"+prefix).
 func (s *Store) resolvePrefix(ctx context.Context, prefix string) (string, error) {
-	bare := strings.TrimPrefix(prefix, store.SessionIDPrefix)
-	if len(bare) < store.MinPrefix {
-		return "", fmt.Errorf("%w (an id prefix needs at least %d characters)", store.ErrNotFound, store.MinPrefix)
+	forms, err := backend.PrefixForms(prefix)
+	if err != nil {
+		return "", err
 	}
-	patterns := []string{likePrefix(prefix)}
-	if !strings.HasPrefix(prefix, store.SessionIDPrefix) {
-		patterns = append(patterns, likePrefix(store.SessionIDPrefix+strings.ToLower(prefix)))
-	}
-	const shown = 5
 	var ids []string
-	for _, p := range patterns {
-		rows, err := s.pool.Query(ctx, `SELECT id FROM sessions WHERE id LIKE $1 ORDER BY id LIMIT $2`, p, shown+1)
+	for _, f := range forms {
+		rows, err := s.pool.Query(ctx, `SELECT id FROM sessions WHERE id LIKE $1 ORDER BY id LIMIT $2`, likePrefix(f), backend.PrefixShown+1)
 		if err != nil {
 			return "", err
 		}
@@ -170,18 +166,7 @@ func (s *Store) resolvePrefix(ctx context.Context, prefix string) (string, error
 			}
 		}
 	}
-	switch {
-	case len(ids) == 0:
-		return "", store.ErrNotFound
-	case len(ids) == 1:
-		return ids[0], nil
-	}
-	more := ""
-	if len(ids) > shown {
-		ids, more = ids[:shown], ", ..."
-	}
-	return "", fmt.Errorf("%w: matches %s%s; give more characters of the id",
-		store.ErrAmbiguous, strings.Join(ids, ", "), more)
+	return backend.OneMatch(ids)
 }
 
 // likePrefix escapes LIKE's special characters in p ('_' is in every id)
@@ -244,7 +229,7 @@ func (s *Store) LatestSession(ctx context.Context, cwd string) (store.Session, e
 
 // UpdateSession changes the fields set in u and bumps updated_at.
 func (s *Store) UpdateSession(ctx context.Context, id string, u store.SessionUpdate) error {
-	args := []any{store.Nanos(s.nowUTC())}
+	args := []any{backend.Nanos(s.nowUTC())}
 	sets := []string{"updated_at = GREATEST(updated_at, $1)"}
 	add := func(expr string, v any) {
 		args = append(args, v)

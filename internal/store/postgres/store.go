@@ -30,6 +30,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/tandem-agent/tandem/internal/store"
+	"github.com/tandem-agent/tandem/internal/store/backend"
 )
 
 // MinServerVersion is the oldest PostgreSQL this backend supports
@@ -46,8 +47,9 @@ const (
 
 // Options tune a Store; the zero value is what tandem uses.
 type Options struct {
-	// Now is the clock for stored times and lease expiry (tests set it).
-	Now func() time.Time
+	// Now is the clock for stored times and lease expiry (tests set it);
+	// time.Now when nil.
+	Now backend.Clock
 }
 
 // Store is a handle on one PostgreSQL database. It is safe for concurrent
@@ -55,7 +57,7 @@ type Options struct {
 type Store struct {
 	pool    *pgxpool.Pool
 	where   string // host:port/database, for messages (no password)
-	now     func() time.Time
+	now     backend.Clock
 	version int // server_version_num
 }
 
@@ -85,9 +87,6 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 		cfg.MaxConns = defaultMaxConns
 	}
 	s := &Store{now: opts.Now, where: where(cc)}
-	if s.now == nil {
-		s.now = time.Now
-	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, s.connErr(err, cc)
@@ -153,12 +152,30 @@ func rootCause(err error) error {
 	}
 }
 
-// Path names the database for messages: host:port/database (never the
-// password).
-func (s *Store) Path() string { return "postgres://" + s.where }
+var _ store.Store = (*Store)(nil)
 
-// ServerVersion is the server's version, e.g. "15.8".
-func (s *Store) ServerVersion() string { return versionText(s.version) }
+// Info names the backend, the database (host:port/name, never the
+// password), its schema level and the server's version.
+func (s *Store) Info(ctx context.Context) (store.Info, error) {
+	v, err := s.SchemaVersion(ctx)
+	if err != nil {
+		return store.Info{}, fmt.Errorf("read schema level of %s: %w", s.where, err)
+	}
+	info := store.Info{Backend: "postgres", Location: "postgres://" + s.where, Schema: v, SchemaLatest: LatestSchema(),
+		Server: "PostgreSQL " + versionText(s.version)}
+	var user string
+	var super bool
+	if err := s.pool.QueryRow(ctx, `SELECT current_user, rolsuper FROM pg_roles WHERE rolname = current_user`).Scan(&user, &super); err == nil {
+		d := "role " + user
+		if super {
+			d += " (a superuser: tandem needs no more than to own its database)"
+		}
+		info.Details = append(info.Details, d)
+	}
+	st := s.pool.Stat()
+	info.Details = append(info.Details, fmt.Sprintf("pool: %d of at most %d connections open", st.TotalConns(), st.MaxConns()))
+	return info, nil
+}
 
 // Close closes every pooled connection.
 func (s *Store) Close() error {
@@ -167,7 +184,7 @@ func (s *Store) Close() error {
 }
 
 // nowUTC is the store's clock, truncated of its monotonic reading.
-func (s *Store) nowUTC() time.Time { return s.now().UTC().Round(0) }
+func (s *Store) nowUTC() time.Time { return s.now.Now() }
 
 // Check reports problems with the database: none when it answers and its
 // schema is this binary's. (PostgreSQL checks its own pages; amcheck needs

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/tandem-agent/tandem/internal/store"
+	"github.com/tandem-agent/tandem/internal/store/backend"
 )
 
 func scanWorkspace(row pgx.Row) (store.Workspace, error) {
@@ -16,20 +17,21 @@ func scanWorkspace(row pgx.Row) (store.Workspace, error) {
 	if err := row.Scan(&w.ID, &w.Path, &w.Name, &created); err != nil {
 		return store.Workspace{}, err
 	}
-	w.CreatedAt = store.FromNanos(created)
+	w.CreatedAt = backend.FromNanos(created)
 	return w, nil
 }
 
 // AddWorkspace registers an existing folder. Registering a path again
 // returns the existing workspace.
 func (s *Store) AddWorkspace(ctx context.Context, path string) (store.Workspace, error) {
-	w, err := store.NewWorkspace(path, s.nowUTC())
+	path, err := backend.CheckWorkspace(path)
 	if err != nil {
 		return store.Workspace{}, err
 	}
+	w := store.Workspace{ID: backend.NewID("wsp_"), Path: path, Name: filepath.Base(path), CreatedAt: s.nowUTC()}
 	err = s.tx(ctx, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `INSERT INTO workspaces (id, path, name, created_at)
-			VALUES ($1, $2, $3, $4) ON CONFLICT (path) DO NOTHING`, w.ID, w.Path, w.Name, store.Nanos(w.CreatedAt)); err != nil {
+			VALUES ($1, $2, $3, $4) ON CONFLICT (path) DO NOTHING`, w.ID, w.Path, w.Name, backend.Nanos(w.CreatedAt)); err != nil {
 			return err
 		}
 		w, err = scanWorkspace(tx.QueryRow(ctx, `SELECT id, path, name, created_at FROM workspaces WHERE path = $1`, w.Path))
@@ -71,7 +73,7 @@ func (s *Store) DeleteWorkspace(ctx context.Context, id string) error {
 }
 
 // WorkspaceForPath returns the registered workspace that contains path
-// (the deepest one when workspaces nest; see store.DeepestWorkspace).
+// (the deepest one when workspaces nest; see backend.WorkspaceContaining).
 func (s *Store) WorkspaceForPath(ctx context.Context, path string) (store.Workspace, bool, error) {
 	if !filepath.IsAbs(path) {
 		return store.Workspace{}, false, fmt.Errorf("find workspace for %q: path must be absolute", path)
@@ -80,6 +82,5 @@ func (s *Store) WorkspaceForPath(ctx context.Context, path string) (store.Worksp
 	if err != nil {
 		return store.Workspace{}, false, err
 	}
-	w, ok := store.DeepestWorkspace(all, path)
-	return w, ok, nil
+	return backend.WorkspaceContaining(all, path)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/store"
 	"github.com/tandem-agent/tandem/internal/store/pgtest"
 	"github.com/tandem-agent/tandem/internal/store/postgres"
+	"github.com/tandem-agent/tandem/internal/store/sqlite"
 )
 
 var pg = pgtest.New()
@@ -28,7 +29,7 @@ func TestCopy(t *testing.T) {
 	ctx := context.Background()
 	data := t.TempDir()
 	dbPath := filepath.Join(data, "tandem.db")
-	src, err := store.Open(dbPath)
+	src, err := sqlite.Open(dbPath, sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
