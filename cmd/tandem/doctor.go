@@ -14,6 +14,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/claudecode"
 	"github.com/tandem-agent/tandem/internal/config"
 	"github.com/tandem-agent/tandem/internal/provider/providers"
+	"github.com/tandem-agent/tandem/internal/store/storeopen"
 	"github.com/tandem-agent/tandem/internal/termsafe"
 	"github.com/tandem-agent/tandem/internal/trust"
 )
@@ -69,7 +70,12 @@ func newDoctorCmd(g *globalFlags) *cobra.Command {
 			if err != nil {
 				// The store failing to open is what doctor is for: say so
 				// on stdout with the way out, not just as an error.
-				fmt.Fprintf(termsafe.Writer(cmd.OutOrStdout()), "%s\nERROR %v\n%s", version(), err, dbHint)
+				hint := dbHint
+				var oe *storeopen.OpenError
+				if errors.As(err, &oe) && oe.Kind == storeopen.Postgres {
+					hint = pgHint
+				}
+				fmt.Fprintf(termsafe.Writer(cmd.OutOrStdout()), "%s\nERROR %v\n%s", version(), err, hint)
 				return exitError{code: 1}
 			}
 			defer a.Close()
@@ -104,6 +110,12 @@ func newDoctorCmd(g *globalFlags) *cobra.Command {
 const dbHint = `  The database holds tandem's sessions. Stop every tandem process and keep a copy of the
   file; then recover what is readable with ` + "`sqlite3 tandem.db .recover > recovered.sql`" + `, or move the
   file aside (tandem starts a new, empty one).
+`
+
+// pgHint says where a PostgreSQL database comes from when it fails to open.
+const pgHint = `  The database is PostgreSQL, named by --database, TANDEM_DATABASE_URL or "database" in the user
+  config; the error above says what to fix (docs/postgres.md). Without any of them tandem uses its
+  SQLite file.
 `
 
 func collectDoctor(cmd *cobra.Command, a *app.App, offline bool) *doctorReport {

@@ -17,6 +17,7 @@ import (
 type serveFlags struct {
 	addr, token                         string
 	tokenFile                           string
+	database                            string
 	allowHost, allowOrig                []string
 	model, runtime, mode                string
 	verbose, trustProject, requireTrust bool
@@ -48,6 +49,7 @@ func newServeCommand(g *globalFlags) *cobra.Command {
 	f.sandbox.add(fl)
 	fl.BoolVar(&f.requireTrust, "require-trust", false, "refuse sessions in untrusted folders whose project files set what needs trust (default: run without those settings and say which)")
 	fl.BoolVar(&f.trustProject, "trust-project", false, "trust every session folder's project files (registering a workspace does not trust it; see `tandem trust`)")
+	fl.StringVar(&f.database, "database", "", "where sessions are stored: postgres://user@host/db or a SQLite file (default: TANDEM_DATABASE_URL, the user config's database, else the data folder's file); keep a password out of it (TANDEM_DATABASE_URL, ~/.pgpass): a command line is readable by every user")
 	fl.StringSliceVar(&f.workspaces, "workspace", nil, "register these folders as workspaces agents may run in (also possible from the UI)")
 	return cmd
 }
@@ -74,7 +76,7 @@ func serve(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	if err != nil {
 		return err
 	}
-	a, err := app.Open(app.Options{Home: g.home, Version: version(), ServerAsks: true, Stderr: cmd.ErrOrStderr(), TrustProject: f.trustProject, RequireTrust: f.requireTrust, Sandbox: sbMode})
+	a, err := app.Open(app.Options{Home: g.home, Version: version(), ServerAsks: true, Stderr: cmd.ErrOrStderr(), TrustProject: f.trustProject, RequireTrust: f.requireTrust, Sandbox: sbMode, Database: f.database})
 	if err != nil {
 		return err
 	}

@@ -65,9 +65,10 @@ func Open(ctx context.Context, rawURL string, opts Options) (store.Store, error)
 	if err != nil {
 		return nil, err
 	}
+	var st store.Store
 	switch kind {
 	case Postgres:
-		return openPostgres(ctx, rawURL, opts)
+		st, err = openPostgres(ctx, rawURL, opts)
 	default:
 		if path == "" {
 			path = opts.DefaultFile
@@ -75,9 +76,23 @@ func Open(ctx context.Context, rawURL string, opts Options) (store.Store, error)
 		if path == "" {
 			return nil, errors.New("open store: no database given and no default file")
 		}
-		return sqlite.Open(path, sqlite.Options{})
+		st, err = sqlite.Open(path, sqlite.Options{})
 	}
+	if err != nil {
+		return nil, &OpenError{Kind: kind, Err: err}
+	}
+	return st, nil
 }
+
+// OpenError is a failure to open a store, with the backend it was: the
+// way out differs (doctor's hint).
+type OpenError struct {
+	Kind Kind
+	Err  error
+}
+
+func (e *OpenError) Error() string { return e.Err.Error() }
+func (e *OpenError) Unwrap() error { return e.Err }
 
 // Redact is rawURL with any password replaced by "xxxxx", for messages
 // and `tandem doctor`.
