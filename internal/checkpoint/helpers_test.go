@@ -32,9 +32,19 @@ type world struct {
 
 func newWorld(t *testing.T, cfg Config) *world {
 	t.Helper()
+	return newWorldOn(t, cfg, "")
+}
+
+// newWorldOn is newWorld on the database at dbURL ("": a SQLite file in
+// the data folder).
+func newWorldOn(t *testing.T, cfg Config, dbURL string) *world {
+	t.Helper()
 	w := &world{t: t, ctx: context.Background(), work: t.TempDir(), data: t.TempDir()}
 	w.work, _ = filepath.EvalSymlinks(w.work)
-	st, err := storeopen.Open(context.Background(), filepath.Join(w.data, "tandem.db"), storeopen.Options{})
+	if dbURL == "" {
+		dbURL = filepath.Join(w.data, "tandem.db")
+	}
+	st, err := storeopen.Open(context.Background(), dbURL, storeopen.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
