@@ -1,9 +1,8 @@
-package sqlite
+package storetest
 
 import (
 	"context"
 	"github.com/tandem-agent/tandem/internal/store"
-	"path/filepath"
 	"testing"
 
 	"github.com/tandem-agent/tandem/internal/message"
@@ -12,13 +11,9 @@ import (
 // A sub-agent session keeps the tool call that started it, across a
 // reopen of the database, and Children lists a session's sub-agents in
 // the order they started.
-func TestChildKeepsParentToolUseAcrossReopen(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "tandem.db")
+func testChildKeepsParentToolUseAcrossReopen(t *testing.T, db DB) {
 	ctx := context.Background()
-	s, err := Open(path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := db(nil)
 	parent, err := s.CreateSession(ctx, store.Session{Cwd: "/p", Runtime: "native"})
 	if err != nil {
 		t.Fatal(err)
@@ -36,11 +31,7 @@ func TestChildKeepsParentToolUseAcrossReopen(t *testing.T) {
 	}
 	s.Close()
 
-	s, err = Open(path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s = db(nil)
 	got, err := s.GetSession(ctx, first.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -65,8 +56,8 @@ func TestChildKeepsParentToolUseAcrossReopen(t *testing.T) {
 
 // SubagentRuns follows the calls in the messages given: a child whose call
 // is not among them is left out, a grandchild comes under its child.
-func TestSubagentRunsFollowCalls(t *testing.T) {
-	s := openTest(t)
+func testSubagentRunsFollowCalls(t *testing.T, db DB) {
+	s := db(nil)
 	ctx := context.Background()
 	parent, _ := s.CreateSession(ctx, store.Session{Cwd: "/p"})
 	use := func(id string) message.Message {

@@ -1,4 +1,4 @@
-package sqlite
+package storetest
 
 import (
 	"context"
@@ -9,8 +9,8 @@ import (
 	"time"
 )
 
-func TestLeaseOneHolderAtATime(t *testing.T) {
-	s := openTest(t)
+func testLeaseOneHolderAtATime(t *testing.T, db DB) {
+	s := db(nil)
 	ctx := context.Background()
 	sess := newSession(t, s, "/p")
 	a := store.Holder{ID: "a", PID: 100, Host: "h1"}
@@ -47,12 +47,11 @@ func TestLeaseOneHolderAtATime(t *testing.T) {
 	}
 }
 
-func TestLeaseTakenOverWhenExpiredOrHolderDead(t *testing.T) {
-	s := openTest(t)
+func testLeaseTakenOverWhenExpiredOrHolderDead(t *testing.T, db DB) {
 	ctx := context.Background()
-	sess := newSession(t, s, "/p")
 	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	s.now = func() time.Time { return clock }
+	s := db(func() time.Time { return clock })
+	sess := newSession(t, s, "/p")
 	a := store.Holder{ID: "a", PID: 100, Host: "h1"}
 	b := store.Holder{ID: "b", PID: 200, Host: "h2"}
 	if err := s.AcquireLease(ctx, sess.ID, a, 10*time.Second, nil); err != nil {

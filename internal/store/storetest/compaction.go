@@ -1,4 +1,4 @@
-package sqlite
+package storetest
 
 import (
 	"context"
@@ -11,8 +11,8 @@ import (
 // A compaction boundary keeps its kind and details, counts its summary
 // call's usage and cost, does not become the title, and an unpriced one
 // makes the session's cost unknown.
-func TestCompactionBoundaryRoundTrip(t *testing.T) {
-	s := openTest(t)
+func testCompactionBoundaryRoundTrip(t *testing.T, db DB) {
+	s := db(nil)
 	ctx := context.Background()
 	sess := newSession(t, s, "/p")
 	if _, err := s.AppendMessage(ctx, sess.ID, message.Message{Role: message.User, Content: []message.Block{message.TextBlock("first prompt")}}); err != nil {

@@ -1,18 +1,19 @@
-package sqlite
+package storetest
 
 import (
 	"context"
 	"errors"
 	"github.com/tandem-agent/tandem/internal/store"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/tandem-agent/tandem/internal/message"
 )
 
-func TestCreateAndGetSession(t *testing.T) {
-	s := openTest(t)
+func testCreateAndGetSession(t *testing.T, db DB) {
+	s := db(nil)
 	ctx := context.Background()
 	created, err := s.CreateSession(ctx, store.Session{Cwd: "/work/proj/", Model: "openai/gpt", Runtime: "native",
 		Mode: "default", LastSeq: 7, Meta: map[string]string{"k": "v"}})
@@ -41,8 +42,8 @@ func TestCreateAndGetSession(t *testing.T) {
 	}
 }
 
-func TestSessionIDsSortByCreation(t *testing.T) {
-	s := openTest(t)
+func testSessionIDsSortByCreation(t *testing.T, db DB) {
+	s := db(nil)
 	var prev string
 	for i := 0; i < 50; i++ {
 		id := newSession(t, s, "/p").ID
@@ -53,8 +54,8 @@ func TestSessionIDsSortByCreation(t *testing.T) {
 	}
 }
 
-func TestGetSessionNotFound(t *testing.T) {
-	s := openTest(t)
+func testGetSessionNotFound(t *testing.T, db DB) {
+	s := db(nil)
 	newSession(t, s, "/p")
 	for _, id := range []string{"ses_nope", "", "zzzzzzzzzz", "ses_zzzzzzzzzzzzzzz", "abc"} {
 		_, err := s.GetSession(context.Background(), id)
@@ -64,8 +65,8 @@ func TestGetSessionNotFound(t *testing.T) {
 	}
 }
 
-func TestGetSessionByPrefix(t *testing.T) {
-	s := openTest(t)
+func testGetSessionByPrefix(t *testing.T, db DB) {
+	s := db(nil)
 	ctx := context.Background()
 	for _, id := range []string{"ses_abcdef111", "ses_abcdef222", "ses_abcxyz333"} {
 		if _, err := s.CreateSession(ctx, store.Session{ID: id, Cwd: "/p"}); err != nil {
@@ -106,11 +107,11 @@ func TestGetSessionByPrefix(t *testing.T) {
 	}
 }
 
-func TestListSessionsOrderAndPaging(t *testing.T) {
-	s := openTest(t)
+func testListSessionsOrderAndPaging(t *testing.T, db DB) {
 	ctx := context.Background()
 	clock := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	s.now = func() time.Time { clock = clock.Add(time.Second); return clock }
+	var mu sync.Mutex
+	s := db(func() time.Time { mu.Lock(); defer mu.Unlock(); clock = clock.Add(time.Second); return clock })
 	a := newSession(t, s, "/a")
 	b := newSession(t, s, "/b")
 	c := newSession(t, s, "/a")
@@ -161,8 +162,8 @@ func TestListSessionsOrderAndPaging(t *testing.T) {
 	}
 }
 
-func TestUpdateSession(t *testing.T) {
-	s := openTest(t)
+func testUpdateSession(t *testing.T, db DB) {
+	s := db(nil)
 	ctx := context.Background()
 	sess := newSession(t, s, "/p")
 	title, mode, seq := "renamed", "plan", int64(42)
@@ -181,16 +182,16 @@ func TestUpdateSession(t *testing.T) {
 	}
 }
 
-func TestParentMustExist(t *testing.T) {
-	s := openTest(t)
+func testParentMustExist(t *testing.T, db DB) {
+	s := db(nil)
 	_, err := s.CreateSession(context.Background(), store.Session{Cwd: "/p", ParentID: "ses_missing"})
 	if !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("err = %v, want store.ErrNotFound", err)
 	}
 }
 
-func TestDeleteSessionCascades(t *testing.T) {
-	s := openTest(t)
+func testDeleteSessionCascades(t *testing.T, db DB) {
+	s := db(nil)
 	ctx := context.Background()
 	sess := newSession(t, s, "/p")
 	child, err := s.CreateSession(ctx, store.Session{Cwd: "/p", ParentID: sess.ID})
@@ -219,18 +220,19 @@ func TestDeleteSessionCascades(t *testing.T) {
 			t.Errorf("messages of %s: err = %v, want store.ErrNotFound", id, err)
 		}
 	}
-	var n int
-	s.db.QueryRow(`SELECT (SELECT count(*) FROM messages) + (SELECT count(*) FROM session_meta)`).Scan(&n)
-	if n != 4 {
-		t.Errorf("%d message+meta rows left, want 4 (the other session's)", n)
+	if msgs, err := s.Messages(ctx, other.ID); err != nil || len(msgs) != 3 {
+		t.Errorf("the other session's messages: %d, %v", len(msgs), err)
+	}
+	if v, err := s.Meta(ctx, other.ID, "k"); err != nil || v != "v" {
+		t.Errorf("the other session's meta: %q, %v", v, err)
 	}
 	if err := s.DeleteSession(ctx, sess.ID); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("second delete err = %v, want store.ErrNotFound", err)
 	}
 }
 
-func TestMeta(t *testing.T) {
-	s := openTest(t)
+func testMeta(t *testing.T, db DB) {
+	s := db(nil)
 	ctx := context.Background()
 	sess := newSession(t, s, "/p")
 	if v, err := s.Meta(ctx, sess.ID, "claude_session_id"); err != nil || v != "" {

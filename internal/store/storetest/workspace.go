@@ -1,4 +1,4 @@
-package sqlite
+package storetest
 
 import (
 	"context"
@@ -9,8 +9,8 @@ import (
 	"testing"
 )
 
-func TestWorkspaces(t *testing.T) {
-	s := openTest(t)
+func testWorkspaces(t *testing.T, db DB) {
+	s := db(nil)
 	ctx := context.Background()
 	root := t.TempDir()
 	proj := filepath.Join(root, "proj")
@@ -94,8 +94,8 @@ func TestWorkspaces(t *testing.T) {
 	}
 }
 
-func TestGrants(t *testing.T) {
-	s := openTest(t)
+func testGrants(t *testing.T, db DB) {
+	s := db(nil)
 	ctx := context.Background()
 	g1, err := s.AddGrant(ctx, store.Grant{Scope: "/work/proj/", Tool: "bash", Pattern: "git status:*", Action: "allow"})
 	if err != nil {
