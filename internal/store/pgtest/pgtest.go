@@ -2,7 +2,9 @@
 // initdb into a new temporary folder, the server listening on a free
 // loopback port (127.0.0.1 only; its unix socket in the same folder), a
 // fresh database per test, everything stopped and deleted at the end. It
-// never connects to a server it did not start.
+// never connects to a server it did not start. Each test gets a schema of
+// its own in one database the app role owns (a schema is made and dropped
+// in a fraction of a database's time); the URL's search_path points there.
 //
 // A test package shares one server:
 //
@@ -10,7 +12,7 @@
 //
 //	func TestMain(m *testing.M) { os.Exit(pg.Run(m)) }
 //
-//	func TestX(t *testing.T) { url := pg.Database(t) ... }
+//	func TestX(t *testing.T) { url := pg.Database(t) ... }  // a fresh, empty schema
 //
 // The server starts on the first Database call, so a package whose tests
 // are all filtered out by -run never pays for it. Without PostgreSQL's
@@ -114,23 +116,26 @@ func (l *Lazy) Server(t testing.TB) *Server {
 	return l.srv
 }
 
-// Database creates a fresh database owned by AppUser for this test and
-// returns its URL (as AppUser, over TCP with a password); it is dropped
-// when the test ends.
+// Database makes a fresh schema owned by AppUser for this test and
+// returns the URL that uses it (as AppUser, over TCP with a password,
+// search_path set to it); it is dropped when the test ends.
 func (l *Lazy) Database(t testing.TB) string {
 	t.Helper()
 	srv := l.Server(t)
-	name := fmt.Sprintf("t%d_%d", os.Getpid(), l.dbs.Add(1))
-	if err := srv.CreateDatabase(name); err != nil {
+	name := fmt.Sprintf("t%d", l.dbs.Add(1))
+	if err := srv.Admin(fmt.Sprintf(`CREATE SCHEMA %s AUTHORIZATION %s`, name, AppUser)); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		if err := srv.DropDatabase(name); err != nil {
-			t.Errorf("drop test database: %v", err)
+		if err := srv.Admin(fmt.Sprintf(`DROP SCHEMA %s CASCADE`, name)); err != nil {
+			t.Errorf("drop test schema: %v", err)
 		}
 	})
-	return srv.URL(AppUser, AppPassword, name)
+	return srv.URL(AppUser, AppPassword, TestDB) + "&search_path=" + name
 }
+
+// TestDB is the database the test schemas live in, owned by AppUser.
+const TestDB = "tandem_test"
 
 // Required reports whether a missing PostgreSQL fails the tests instead
 // of skipping them: in CI, where .ci/run installs it.
@@ -190,11 +195,12 @@ func pgVersion(dir string) int {
 
 // Server is one running private PostgreSQL.
 type Server struct {
-	dir  string // the temporary folder: data/, sock/, server.log
-	port int
-	cmd  *exec.Cmd
-	done chan struct{} // closed when the postgres process has exited
-	mu   sync.Mutex    // serialises admin statements
+	dir   string // the temporary folder: data/, sock/, server.log
+	port  int
+	cmd   *exec.Cmd
+	done  chan struct{} // closed when the postgres process has exited
+	mu    sync.Mutex    // serialises admin statements
+	admin *pgx.Conn     // the superuser's connection to TestDB, kept open
 }
 
 // Start initialises and starts a server under a new temporary folder.
@@ -349,36 +355,43 @@ func (s *Server) start(bin string, cred *syscall.Credential, opts Options) error
 	}
 }
 
-// setup creates the app role.
+// setup creates the app role and the database of the test schemas.
 func (s *Server) setup() error {
-	return s.Admin(fmt.Sprintf(`CREATE ROLE %s LOGIN PASSWORD '%s' NOSUPERUSER NOCREATEDB NOCREATEROLE`, AppUser, AppPassword))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := pgx.Connect(ctx, s.AdminURL("postgres"))
+	if err != nil {
+		return fmt.Errorf("pgtest: connect as admin: %w", err)
+	}
+	defer c.Close(context.Background())
+	for _, q := range []string{
+		fmt.Sprintf(`CREATE ROLE %s LOGIN PASSWORD '%s' NOSUPERUSER NOCREATEDB NOCREATEROLE`, AppUser, AppPassword),
+		fmt.Sprintf(`CREATE DATABASE %s OWNER %s`, TestDB, AppUser),
+	} {
+		if _, err := c.Exec(ctx, q); err != nil {
+			return fmt.Errorf("pgtest: %s: %w", q, err)
+		}
+	}
+	return nil
 }
 
-// Admin runs statements as the superuser in the "postgres" database.
+// Admin runs a statement as the superuser in TestDB.
 func (s *Server) Admin(sql string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c, err := pgx.Connect(ctx, s.URL(AdminUser, adminPass, "postgres"))
-	if err != nil {
-		return fmt.Errorf("pgtest: connect as admin: %w", err)
+	if s.admin == nil || s.admin.IsClosed() {
+		c, err := pgx.Connect(ctx, s.AdminURL(TestDB))
+		if err != nil {
+			return fmt.Errorf("pgtest: connect as admin: %w", err)
+		}
+		s.admin = c
 	}
-	defer c.Close(context.Background())
-	if _, err := c.Exec(ctx, sql); err != nil {
+	if _, err := s.admin.Exec(ctx, sql); err != nil {
 		return fmt.Errorf("pgtest: %s: %w", sql, err)
 	}
 	return nil
-}
-
-// CreateDatabase makes an empty database owned by AppUser.
-func (s *Server) CreateDatabase(name string) error {
-	return s.Admin(fmt.Sprintf(`CREATE DATABASE %s OWNER %s`, pgx.Identifier{name}.Sanitize(), AppUser))
-}
-
-// DropDatabase drops it, ending its connections.
-func (s *Server) DropDatabase(name string) error {
-	return s.Admin(fmt.Sprintf(`DROP DATABASE IF EXISTS %s WITH (FORCE)`, pgx.Identifier{name}.Sanitize()))
 }
 
 // URL is a connection URL for user on this server's TCP port.
@@ -415,6 +428,11 @@ func (s *Server) kill() {
 // Stop shuts the server down (fast shutdown: sessions ended, no
 // checkpoint wait beyond the shutdown's own) and deletes its folder.
 func (s *Server) Stop() error {
+	s.mu.Lock()
+	if s.admin != nil {
+		s.admin.Close(context.Background())
+	}
+	s.mu.Unlock()
 	s.cmd.Process.Signal(syscall.SIGINT)
 	select {
 	case <-s.done:

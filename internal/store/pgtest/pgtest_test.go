@@ -14,9 +14,9 @@ var pg = pgtest.New()
 
 func TestMain(m *testing.M) { os.Exit(pg.Run(m)) }
 
-// The test database is reachable as the app role, which is not a
-// superuser and owns the database (so it can create tables in it), and
-// the server listens on loopback only.
+// The test's schema is reachable as the app role, which is not a
+// superuser and owns it (so it can create tables there), and the server
+// listens on loopback only.
 func TestDatabase(t *testing.T) {
 	url := pg.Database(t)
 	ctx := context.Background()
@@ -36,9 +36,15 @@ func TestDatabase(t *testing.T) {
 	if _, err := c.Exec(ctx, `CREATE TABLE x (a int)`); err != nil {
 		t.Fatalf("the app role cannot create a table in its database: %v", err)
 	}
-	// Each test gets its own database.
+	// Each test gets its own schema: another does not see the table.
 	other := pg.Database(t)
-	if other == url {
-		t.Fatal("two tests share a database URL")
+	c2, err := pgx.Connect(ctx, other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close(ctx)
+	var seen bool
+	if err := c2.QueryRow(ctx, `SELECT to_regclass('x') IS NOT NULL`).Scan(&seen); err != nil || seen {
+		t.Fatalf("a second test's schema sees the first's table (%v)", err)
 	}
 }
