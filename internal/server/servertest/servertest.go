@@ -41,6 +41,9 @@ type Config struct {
 	// not counted as the server's); Script is then unused and Stack.Model
 	// is nil.
 	ModelURL string
+	// Database is the store's URL (a benchmark's PostgreSQL); "": the
+	// SQLite file in the stack's folder.
+	Database string
 }
 
 // Stack is the assembled pieces.
@@ -105,7 +108,7 @@ func open(dir, url string, cfg Config) (*app.App, error) {
 		return nil, err
 	}
 	env := map[string]string{"HOME": home, "PATH": os.Getenv("PATH")}
-	a, err := app.Open(app.Options{Home: tandemHome, Getenv: func(k string) string { return env[k] }, ServerAsks: true, TrustProject: true})
+	a, err := app.Open(app.Options{Home: tandemHome, Getenv: func(k string) string { return env[k] }, ServerAsks: true, TrustProject: true, Database: cfg.Database})
 	if err != nil {
 		return nil, err
 	}

@@ -444,3 +444,18 @@ func (s *Server) Stop() error {
 	}
 	return nil
 }
+
+// Private starts a server for a program that is not a test (bench/): the
+// URL of an empty database the app role owns, and the function that stops
+// the server and deletes its folder.
+func Private(opts Options) (url string, stop func() error, err error) {
+	bin, err := FindBin()
+	if err != nil {
+		return "", nil, err
+	}
+	srv, err := Start(bin, opts)
+	if err != nil {
+		return "", nil, err
+	}
+	return srv.URL(AppUser, AppPassword, TestDB), srv.Stop, nil
+}
