@@ -25,8 +25,7 @@ import (
 func (s *Store) PutBlob(ctx context.Context, data []byte) (string, error) {
 	sum := sha256.Sum256(data)
 	hash := hex.EncodeToString(sum[:])
-	if _, err := s.pool.Exec(ctx, `INSERT INTO checkpoint_blobs (hash, data, created_at) VALUES ($1, $2, $3)
-		ON CONFLICT (hash) DO UPDATE SET created_at = GREATEST(checkpoint_blobs.created_at, excluded.created_at)`, hash, data, backend.Nanos(s.nowUTC())); err != nil {
+	if _, err := s.pool.Exec(ctx, putBlobSQL, hash, data, backend.Nanos(s.nowUTC())); err != nil {
 		return "", fmt.Errorf("store checkpoint blob %s: %w", hash, err)
 	}
 	return hash, nil
@@ -36,7 +35,7 @@ func (s *Store) PutBlob(ctx context.Context, data []byte) (string, error) {
 // store.ErrNotFound.
 func (s *Store) Blob(ctx context.Context, hash string) ([]byte, error) {
 	var data []byte
-	err := s.pool.QueryRow(ctx, `SELECT data FROM checkpoint_blobs WHERE hash = $1`, hash).Scan(&data)
+	err := s.pool.QueryRow(ctx, blobSQL, hash).Scan(&data)
 	if errors.Is(err, pgx.ErrNoRows) {
 		err = store.ErrNotFound
 	}
@@ -53,8 +52,7 @@ func (s *Store) Blob(ctx context.Context, hash string) ([]byte, error) {
 // than grace (a younger one may belong to a checkpoint being recorded)
 // and reports how many it deleted.
 func (s *Store) CollectBlobs(ctx context.Context, grace time.Duration) (int, error) {
-	tag, err := s.pool.Exec(ctx, `DELETE FROM checkpoint_blobs b WHERE b.created_at < $1
-		AND NOT EXISTS (SELECT 1 FROM checkpoint_files f WHERE f.hash = b.hash)`,
+	tag, err := s.pool.Exec(ctx, collectBlobsSQL,
 		backend.Nanos(s.nowUTC().Add(-grace)))
 	if err != nil {
 		return 0, fmt.Errorf("collect checkpoint blobs: %w", err)
@@ -64,8 +62,7 @@ func (s *Store) CollectBlobs(ctx context.Context, grace time.Duration) (int, err
 
 // MissingBlobs returns those of hashes the database does not hold.
 func (s *Store) MissingBlobs(ctx context.Context, hashes []string) ([]string, error) {
-	rows, err := s.pool.Query(ctx, `SELECT h FROM unnest($1::text[]) AS h
-		WHERE NOT EXISTS (SELECT 1 FROM checkpoint_blobs WHERE hash = h)`, hashes)
+	rows, err := s.pool.Query(ctx, missingBlobsSQL, hashes)
 	if err != nil {
 		return nil, fmt.Errorf("look up checkpoint blobs: %w", err)
 	}

@@ -21,16 +21,13 @@ func (s *Store) CreateCheckpoint(ctx context.Context, sessionID, prompt, resume 
 			return err
 		}
 		var pos int64
-		err := tx.QueryRow(ctx, `SELECT
-			(SELECT COALESCE(MAX(number), 0) + 1 FROM checkpoints WHERE session_id = $1),
-			(SELECT COALESCE(MAX(position), 0) + 1 FROM messages WHERE session_id = $1)`,
+		err := tx.QueryRow(ctx, createCheckpointSQL,
 			sessionID).Scan(&cp.Number, &pos)
 		if err != nil {
 			return err
 		}
 		cp.Position = pos
-		_, err = tx.Exec(ctx, `INSERT INTO checkpoints (session_id, number, position, prompt, created_at, resume)
-			VALUES ($1, $2, $3, $4, $5, $6)`, sessionID, cp.Number, cp.Position, prompt, backend.Nanos(cp.CreatedAt), resume)
+		_, err = tx.Exec(ctx, createCheckpoint2SQL, sessionID, cp.Number, cp.Position, prompt, backend.Nanos(cp.CreatedAt), resume)
 		return err
 	})
 	if err != nil {
@@ -45,8 +42,7 @@ func (s *Store) CreateCheckpoint(ctx context.Context, sessionID, prompt, resume 
 func (s *Store) AddCheckpointFiles(ctx context.Context, sessionID string, number int, files []store.CheckpointFile, known map[string]string) error {
 	b := &pgx.Batch{}
 	for _, f := range files {
-		b.Queue(`INSERT INTO checkpoint_files (session_id, number, path, state, hash, mode)
-			VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`, sessionID, number, f.Path, f.State, f.Hash, int64(f.Mode))
+		b.Queue(addCheckpointFilesSQL, sessionID, number, f.Path, f.State, f.Hash, int64(f.Mode))
 	}
 	queueKnown(b, sessionID, known)
 	if err := s.sendTx(ctx, b); err != nil {
@@ -70,8 +66,7 @@ func (s *Store) SetKnownFiles(ctx context.Context, sessionID string, known map[s
 
 func queueKnown(b *pgx.Batch, sessionID string, known map[string]string) {
 	for p, h := range known {
-		b.Queue(`INSERT INTO checkpoint_known (session_id, path, hash) VALUES ($1, $2, $3)
-			ON CONFLICT (session_id, path) DO UPDATE SET hash = excluded.hash`, sessionID, p, h)
+		b.Queue(queueKnownSQL, sessionID, p, h)
 	}
 }
 
@@ -85,7 +80,7 @@ func (s *Store) sendTx(ctx context.Context, b *pgx.Batch) error {
 
 // KnownFiles returns what tandem last left each file it changed as.
 func (s *Store) KnownFiles(ctx context.Context, sessionID string) (map[string]string, error) {
-	rows, err := s.pool.Query(ctx, `SELECT path, hash FROM checkpoint_known WHERE session_id = $1`, sessionID)
+	rows, err := s.pool.Query(ctx, knownFilesSQL, sessionID)
 	if err != nil {
 		return nil, fmt.Errorf("load file states of session %s: %w", sessionID, err)
 	}
@@ -106,8 +101,7 @@ func (s *Store) Checkpoints(ctx context.Context, sessionID string) ([]store.Chec
 	if _, err := s.GetSession(ctx, sessionID); err != nil {
 		return nil, err
 	}
-	rows, err := s.pool.Query(ctx, `SELECT number, position, prompt, created_at, resume
-		FROM checkpoints WHERE session_id = $1 ORDER BY number`, sessionID)
+	rows, err := s.pool.Query(ctx, checkpointsSQL, sessionID)
 	if err != nil {
 		return nil, fmt.Errorf("load checkpoints of session %s: %w", sessionID, err)
 	}
@@ -128,8 +122,7 @@ func (s *Store) Checkpoints(ctx context.Context, sessionID string) ([]store.Chec
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	frows, err := s.pool.Query(ctx, `SELECT number, path, state, hash, mode
-		FROM checkpoint_files WHERE session_id = $1 ORDER BY number, path`, sessionID)
+	frows, err := s.pool.Query(ctx, checkpoints2SQL, sessionID)
 	if err != nil {
 		return nil, fmt.Errorf("load checkpoint files of session %s: %w", sessionID, err)
 	}
@@ -152,8 +145,7 @@ func (s *Store) Checkpoints(ctx context.Context, sessionID string) ([]store.Chec
 // PruneCheckpoints keeps the newest keep checkpoints of a session and
 // reports how many it deleted.
 func (s *Store) PruneCheckpoints(ctx context.Context, sessionID string, keep int) (int, error) {
-	tag, err := s.pool.Exec(ctx, `DELETE FROM checkpoints WHERE session_id = $1 AND number <=
-		(SELECT MAX(number) FROM checkpoints WHERE session_id = $1) - $2`, sessionID, keep)
+	tag, err := s.pool.Exec(ctx, pruneCheckpointsSQL, sessionID, keep)
 	if err != nil {
 		return 0, fmt.Errorf("prune checkpoints of session %s: %w", sessionID, err)
 	}
@@ -172,21 +164,18 @@ func (s *Store) RewindConversation(ctx context.Context, sessionID string, number
 		if err := lockSession(ctx, tx, sessionID); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO rewound_messages (session_id, rewound_at, id, position, role, content, model, created_at, kind, compaction)
-			SELECT session_id, $1, id, position, role, content, model, created_at, kind, compaction FROM messages
-			WHERE session_id = $2 AND position >= $3`, now, sessionID, position); err != nil {
+		if _, err := tx.Exec(ctx, rewindConversationSQL, now, sessionID, position); err != nil {
 			return err
 		}
-		tag, err := tx.Exec(ctx, `DELETE FROM messages WHERE session_id = $1 AND position >= $2`, sessionID, position)
+		tag, err := tx.Exec(ctx, rewindConversation2SQL, sessionID, position)
 		if err != nil {
 			return err
 		}
 		moved = tag.RowsAffected()
-		if _, err := tx.Exec(ctx, `UPDATE sessions SET message_count =
-			(SELECT COUNT(*) FROM messages WHERE session_id = $1), updated_at = $2 WHERE id = $1`, sessionID, now); err != nil {
+		if _, err := tx.Exec(ctx, rewindConversation3SQL, sessionID, now); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `DELETE FROM checkpoints WHERE session_id = $1 AND number >= $2`, sessionID, number); err != nil {
+		if _, err := tx.Exec(ctx, rewindConversation4SQL, sessionID, number); err != nil {
 			return err
 		}
 		for k, v := range meta {
@@ -205,7 +194,7 @@ func (s *Store) RewindConversation(ctx context.Context, sessionID string, number
 // RewoundMessageCount is how many messages rewinds have set aside.
 func (s *Store) RewoundMessageCount(ctx context.Context, sessionID string) (int, error) {
 	var n int
-	err := s.pool.QueryRow(ctx, `SELECT COUNT(*) FROM rewound_messages WHERE session_id = $1`, sessionID).Scan(&n)
+	err := s.pool.QueryRow(ctx, rewoundMessageCountSQL, sessionID).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("count rewound messages of session %s: %w", sessionID, err)
 	}
@@ -214,7 +203,7 @@ func (s *Store) RewoundMessageCount(ctx context.Context, sessionID string) (int,
 
 // CheckpointHashes returns every blob hash any checkpoint still refers to.
 func (s *Store) CheckpointHashes(ctx context.Context) (map[string]bool, error) {
-	rows, err := s.pool.Query(ctx, `SELECT DISTINCT hash FROM checkpoint_files WHERE hash <> ''`)
+	rows, err := s.pool.Query(ctx, checkpointHashesSQL)
 	if err != nil {
 		return nil, fmt.Errorf("list checkpoint blobs: %w", err)
 	}
@@ -232,9 +221,7 @@ func (s *Store) CheckpointHashes(ctx context.Context) (map[string]bool, error) {
 // DropEmptyCheckpoint deletes checkpoint number when its turn left no
 // trace: no message stored from its position on and no file recorded.
 func (s *Store) DropEmptyCheckpoint(ctx context.Context, sessionID string, number int) error {
-	_, err := s.pool.Exec(ctx, `DELETE FROM checkpoints WHERE session_id = $1 AND number = $2
-		AND NOT EXISTS (SELECT 1 FROM checkpoint_files WHERE session_id = $1 AND number = $2)
-		AND NOT EXISTS (SELECT 1 FROM messages WHERE session_id = $1 AND position >= checkpoints.position)`,
+	_, err := s.pool.Exec(ctx, dropEmptyCheckpointSQL,
 		sessionID, number)
 	if err != nil {
 		return fmt.Errorf("drop empty checkpoint %d of session %s: %w", number, sessionID, err)

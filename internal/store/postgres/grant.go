@@ -10,8 +10,6 @@ import (
 	"github.com/tandem-agent/tandem/internal/store/backend"
 )
 
-const grantColumns = `id, scope, tool, pattern, action, created_at`
-
 func scanGrant(row pgx.Row) (store.Grant, error) {
 	var g store.Grant
 	var created int64
@@ -38,15 +36,12 @@ func (s *Store) AddGrant(ctx context.Context, g store.Grant) (store.Grant, error
 	err := s.tx(ctx, func(tx pgx.Tx) error {
 		// ON CONFLICT waits for a concurrent insert of the same rule; the
 		// SELECT (a statement of its own) then sees whichever won.
-		if _, err := tx.Exec(ctx, `INSERT INTO permission_grants
-			(id, scope, tool, pattern, action, created_at) VALUES ($1, $2, $3, $4, $5, $6)
-			ON CONFLICT (scope, tool, pattern, action) DO NOTHING`,
+		if _, err := tx.Exec(ctx, addGrantSQL,
 			g.ID, g.Scope, g.Tool, g.Pattern, g.Action, backend.Nanos(g.CreatedAt)); err != nil {
 			return err
 		}
 		var err error
-		g, err = scanGrant(tx.QueryRow(ctx, `SELECT `+grantColumns+` FROM permission_grants
-			WHERE scope = $1 AND tool = $2 AND pattern = $3 AND action = $4`, g.Scope, g.Tool, g.Pattern, g.Action))
+		g, err = scanGrant(tx.QueryRow(ctx, addGrant2SQL, g.Scope, g.Tool, g.Pattern, g.Action))
 		return err
 	})
 	if err != nil {
@@ -58,13 +53,12 @@ func (s *Store) AddGrant(ctx context.Context, g store.Grant) (store.Grant, error
 // ListGrants returns the grants of one scope (all grants when scope is
 // empty), oldest first.
 func (s *Store) ListGrants(ctx context.Context, scope string) ([]store.Grant, error) {
-	q := `SELECT ` + grantColumns + ` FROM permission_grants`
-	var args []any
+	q, args := listGrantsSQL, []any{}
 	if scope != "" {
-		q += ` WHERE scope = $1`
+		q = listGrants2SQL
 		args = append(args, backend.CleanScope(scope))
 	}
-	rows, err := s.pool.Query(ctx, q+` ORDER BY created_at, id`, args...)
+	rows, err := s.pool.Query(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list grants: %w", err)
 	}
@@ -85,7 +79,7 @@ func (s *Store) ListGrants(ctx context.Context, scope string) ([]store.Grant, er
 
 // DeleteGrant removes a grant.
 func (s *Store) DeleteGrant(ctx context.Context, id string) error {
-	if err := mustAffect(s.pool.Exec(ctx, `DELETE FROM permission_grants WHERE id = $1`, id)); err != nil {
+	if err := mustAffect(s.pool.Exec(ctx, deleteGrantSQL, id)); err != nil {
 		return fmt.Errorf("delete grant %s: %w", id, err)
 	}
 	return nil

@@ -26,9 +26,7 @@ func (s *Store) AcquireLease(ctx context.Context, sessionID string, h store.Hold
 	err := s.tx(ctx, func(tx pgx.Tx) error {
 		now := s.nowUTC()
 		nowN, expN := backend.Nanos(now), backend.Nanos(now.Add(ttl))
-		tag, err := tx.Exec(ctx, `INSERT INTO session_leases (session_id, holder, pid, host, acquired_at, expires_at)
-			SELECT id, $2, $3, $4, $5, $6 FROM sessions WHERE id = $1
-			ON CONFLICT (session_id) DO NOTHING`, sessionID, h.ID, h.PID, h.Host, nowN, expN)
+		tag, err := tx.Exec(ctx, acquireLeaseSQL, sessionID, h.ID, h.PID, h.Host, nowN, expN)
 		if err != nil {
 			return err
 		}
@@ -37,8 +35,7 @@ func (s *Store) AcquireLease(ctx context.Context, sessionID string, h store.Hold
 		}
 		var cur store.Holder
 		var acquired, expires int64
-		err = tx.QueryRow(ctx, `SELECT holder, pid, host, acquired_at, expires_at FROM session_leases
-			WHERE session_id = $1 FOR UPDATE`, sessionID).Scan(&cur.ID, &cur.PID, &cur.Host, &acquired, &expires)
+		err = tx.QueryRow(ctx, acquireLease2SQL, sessionID).Scan(&cur.ID, &cur.PID, &cur.Host, &acquired, &expires)
 		if errors.Is(err, pgx.ErrNoRows) {
 			// No session (the insert found none), or a lease released
 			// between the two statements: try once more from the start.
@@ -55,8 +52,7 @@ func (s *Store) AcquireLease(ctx context.Context, sessionID string, h store.Hold
 		default:
 			return &store.BusyError{SessionID: sessionID, PID: cur.PID, Host: cur.Host, Since: backend.FromNanos(acquired)}
 		}
-		_, err = tx.Exec(ctx, `UPDATE session_leases SET holder = $2, pid = $3, host = $4, acquired_at = $5, expires_at = $6
-			WHERE session_id = $1`, sessionID, h.ID, h.PID, h.Host, nowN, expN)
+		_, err = tx.Exec(ctx, acquireLease3SQL, sessionID, h.ID, h.PID, h.Host, nowN, expN)
 		return err
 	})
 	if errors.Is(err, errRetryLease) {
@@ -72,7 +68,7 @@ var errRetryLease = errors.New("lease released meanwhile")
 
 // RenewLease extends h's lease to ttl from now, or returns ErrLeaseLost.
 func (s *Store) RenewLease(ctx context.Context, sessionID, holder string, ttl time.Duration) error {
-	tag, err := s.pool.Exec(ctx, `UPDATE session_leases SET expires_at = $1 WHERE session_id = $2 AND holder = $3`,
+	tag, err := s.pool.Exec(ctx, renewLeaseSQL,
 		backend.Nanos(s.nowUTC().Add(ttl)), sessionID, holder)
 	if err == nil && tag.RowsAffected() == 0 {
 		err = store.ErrLeaseLost
@@ -85,7 +81,7 @@ func (s *Store) RenewLease(ctx context.Context, sessionID, holder string, ttl ti
 
 // ReleaseLease ends h's lease; a lease another holder took over is kept.
 func (s *Store) ReleaseLease(ctx context.Context, sessionID, holder string) error {
-	if _, err := s.pool.Exec(ctx, `DELETE FROM session_leases WHERE session_id = $1 AND holder = $2`, sessionID, holder); err != nil {
+	if _, err := s.pool.Exec(ctx, releaseLeaseSQL, sessionID, holder); err != nil {
 		return fmt.Errorf("release lease of session %s: %w", sessionID, err)
 	}
 	return nil

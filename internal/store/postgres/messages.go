@@ -91,7 +91,7 @@ func isDuplicateID(err error) bool {
 
 // storedMessage reads back a message an earlier try committed.
 func (s *Store) storedMessage(ctx context.Context, sessionID string, m message.Message) (message.Message, error) {
-	rows, err := s.pool.Query(ctx, messageSelect+` WHERE session_id = $1 AND id = $2`, sessionID, m.ID)
+	rows, err := s.pool.Query(ctx, storedMessageSQL, sessionID, m.ID)
 	if err != nil {
 		return message.Message{}, err
 	}
@@ -154,31 +154,6 @@ func (s *Store) appendMessage(ctx context.Context, sessionID string, m message.M
 	return m, nil
 }
 
-// appendTotalsSQL adds one message's usage and cost to its session's totals.
-const appendTotalsSQL = `UPDATE sessions SET
-	input_tokens = input_tokens + $1, output_tokens = output_tokens + $2,
-	cache_read_tokens = cache_read_tokens + $3, cache_creation_tokens = cache_creation_tokens + $4,
-	reasoning_tokens = reasoning_tokens + $5,
-	cost_usd = cost_usd + COALESCE($6::double precision, 0),
-	cost_known = cost_known AND NOT $7::boolean,
-	message_count = message_count + 1,
-	updated_at = GREATEST(updated_at, $8),
-	title = CASE WHEN title = '' THEN $9 ELSE title END,
-	last_seq = GREATEST(last_seq, $10)
-	WHERE id = $11`
-
-// appendInsertSQL stores one message after the session's last.
-const appendInsertSQL = `INSERT INTO messages
-	(id, session_id, position, role, content, model,
-	 input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens, reasoning_tokens,
-	 cost_usd, created_at, kind, compaction, provider_id)
-	VALUES ($1, $2, (SELECT COALESCE(MAX(position), 0) + 1 FROM messages WHERE session_id = $2),
-	 $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`
-
-const messageSelect = `SELECT id, role, content, model,
-	input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens, reasoning_tokens,
-	cost_usd, created_at, kind, compaction, provider_id FROM messages`
-
 // Messages returns the session's conversation, oldest first.
 func (s *Store) Messages(ctx context.Context, sessionID string) ([]message.Message, error) {
 	msgs, err := s.messages(ctx, sessionID)
@@ -189,7 +164,7 @@ func (s *Store) Messages(ctx context.Context, sessionID string) ([]message.Messa
 }
 
 func (s *Store) messages(ctx context.Context, sessionID string) ([]message.Message, error) {
-	rows, err := s.pool.Query(ctx, messageSelect+` WHERE session_id = $1 ORDER BY position`, sessionID)
+	rows, err := s.pool.Query(ctx, messagesSQL, sessionID)
 	if err != nil {
 		return nil, err
 	}

@@ -14,9 +14,7 @@ import (
 // set. An unknown session is ErrNotFound.
 func (s *Store) Meta(ctx context.Context, sessionID, key string) (string, error) {
 	var v *string
-	err := s.pool.QueryRow(ctx, `SELECT
-		(SELECT value FROM session_meta WHERE session_id = sessions.id AND key = $1)
-		FROM sessions WHERE id = $2`, key, sessionID).Scan(&v)
+	err := s.pool.QueryRow(ctx, metaSQL, key, sessionID).Scan(&v)
 	if errors.Is(err, pgx.ErrNoRows) {
 		err = store.ErrNotFound
 	}
@@ -34,9 +32,7 @@ func (s *Store) Meta(ctx context.Context, sessionID, key string) (string, error)
 func (s *Store) SetMeta(ctx context.Context, sessionID, key, value string) error {
 	// One statement: the insert finds no session row (and so stores
 	// nothing) when the session is unknown.
-	tag, err := s.pool.Exec(ctx, `INSERT INTO session_meta (session_id, key, value)
-		SELECT id, $2, $3 FROM sessions WHERE id = $1
-		ON CONFLICT (session_id, key) DO UPDATE SET value = excluded.value`, sessionID, key, value)
+	tag, err := s.pool.Exec(ctx, setMetaSQL, sessionID, key, value)
 	if err == nil && tag.RowsAffected() == 0 {
 		err = store.ErrNotFound
 	}
@@ -50,7 +46,6 @@ func (s *Store) SetMeta(ctx context.Context, sessionID, key, value string) error
 }
 
 func putMeta(ctx context.Context, tx pgx.Tx, sessionID, key, value string) error {
-	_, err := tx.Exec(ctx, `INSERT INTO session_meta (session_id, key, value) VALUES ($1, $2, $3)
-		ON CONFLICT (session_id, key) DO UPDATE SET value = excluded.value`, sessionID, key, value)
+	_, err := tx.Exec(ctx, putMetaSQL, sessionID, key, value)
 	return err
 }

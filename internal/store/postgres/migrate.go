@@ -86,18 +86,14 @@ func (s *Store) migrate(ctx context.Context) error {
 		return nil
 	}
 	err = s.tx(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(migrateLock)); err != nil {
+		if _, err := tx.Exec(ctx, migrateSQL, int64(migrateLock)); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-			version    INTEGER PRIMARY KEY,
-			name       TEXT NOT NULL,
-			applied_at BIGINT NOT NULL
-		)`); err != nil {
+		if _, err := tx.Exec(ctx, migrate2SQL); err != nil {
 			return err
 		}
 		applied := map[int]bool{}
-		rows, err := tx.Query(ctx, `SELECT version FROM schema_migrations`)
+		rows, err := tx.Query(ctx, migrate3SQL)
 		if err != nil {
 			return err
 		}
@@ -118,7 +114,7 @@ func (s *Store) migrate(ctx context.Context) error {
 			if _, err := tx.Exec(ctx, m.sql); err != nil {
 				return fmt.Errorf("apply migration %s: %w", m.name, err)
 			}
-			if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)`,
+			if _, err := tx.Exec(ctx, migrate4SQL,
 				m.version, m.name, s.nowUTC().UnixNano()); err != nil {
 				return fmt.Errorf("apply migration %s: %w", m.name, err)
 			}
@@ -143,14 +139,14 @@ func newerErr(v, latest int) error {
 // empty one).
 func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
 	var exists bool
-	if err := s.pool.QueryRow(ctx, `SELECT to_regclass('schema_migrations') IS NOT NULL`).Scan(&exists); err != nil {
+	if err := s.pool.QueryRow(ctx, schemaVersionSQL).Scan(&exists); err != nil {
 		return 0, fmt.Errorf("read schema version: %w", err)
 	}
 	if !exists {
 		return 0, nil
 	}
 	var v *int32
-	if err := s.pool.QueryRow(ctx, `SELECT max(version) FROM schema_migrations`).Scan(&v); err != nil {
+	if err := s.pool.QueryRow(ctx, schemaVersion2SQL).Scan(&v); err != nil {
 		return 0, fmt.Errorf("read schema version: %w", err)
 	}
 	if v == nil {

@@ -14,10 +14,10 @@ import (
 	"github.com/tandem-agent/tandem/internal/store/backend"
 )
 
-const sessionColumns = `id, cwd, title, model, runtime, mode, COALESCE(parent_id, ''), COALESCE(parent_tool_use_id, ''),
-	created_at, updated_at, input_tokens, output_tokens, cache_read_tokens,
-	cache_creation_tokens, reasoning_tokens, cost_usd, cost_known, message_count, last_seq,
-	(SELECT json_object_agg(key, value)::text FROM session_meta WHERE session_id = sessions.id)`
+// withSessionColumns fills /*session_columns*/ in q.
+func withSessionColumns(q string) string {
+	return strings.Replace(q, "/*session_columns*/", strings.TrimSpace(sessionColumnsSQL), 1)
+}
 
 func scanSession(row pgx.Row) (store.Session, error) {
 	var (
@@ -73,9 +73,7 @@ func (s *Store) CreateSession(ctx context.Context, sess store.Session) (store.Se
 				return fmt.Errorf("parent session: %w", err)
 			}
 		}
-		_, err := tx.Exec(ctx, `INSERT INTO sessions
-			(id, cwd, title, model, runtime, mode, parent_id, parent_tool_use_id, created_at, updated_at, last_seq)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+		_, err := tx.Exec(ctx, createSessionSQL,
 			sess.ID, sess.Cwd, sess.Title, sess.Model, sess.Runtime, sess.Mode, nullable(sess.ParentID), nullable(sess.ParentToolUseID),
 			backend.Nanos(sess.CreatedAt), backend.Nanos(sess.UpdatedAt), sess.LastSeq)
 		if err != nil {
@@ -106,7 +104,7 @@ func sessionExists(ctx context.Context, q interface {
 	QueryRow(context.Context, string, ...any) pgx.Row
 }, id string) error {
 	var one int
-	err := q.QueryRow(ctx, `SELECT 1 FROM sessions WHERE id = $1`, id).Scan(&one)
+	err := q.QueryRow(ctx, sessionExistsSQL, id).Scan(&one)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return fmt.Errorf("session %s: %w", id, store.ErrNotFound)
 	}
@@ -122,7 +120,7 @@ func (s *Store) GetSession(ctx context.Context, id string) (store.Session, error
 	if err := store.CheckID("session", id); err != nil {
 		return store.Session{}, fmt.Errorf("load session: %w", err)
 	}
-	sess, err := scanSession(s.pool.QueryRow(ctx, `SELECT `+sessionColumns+` FROM sessions WHERE id = $1`, id))
+	sess, err := scanSession(s.pool.QueryRow(ctx, withSessionColumns(getSessionSQL), id))
 	if err == nil {
 		return sess, nil
 	}
@@ -133,7 +131,7 @@ func (s *Store) GetSession(ctx context.Context, id string) (store.Session, error
 	if err != nil {
 		return store.Session{}, fmt.Errorf("load session %s: %w", id, err)
 	}
-	sess, err = scanSession(s.pool.QueryRow(ctx, `SELECT `+sessionColumns+` FROM sessions WHERE id = $1`, full))
+	sess, err = scanSession(s.pool.QueryRow(ctx, withSessionColumns(getSession2SQL), full))
 	if errors.Is(err, pgx.ErrNoRows) { // deleted in between
 		return store.Session{}, fmt.Errorf("load session %s: %w", id, store.ErrNotFound)
 	}
@@ -152,7 +150,7 @@ func (s *Store) resolvePrefix(ctx context.Context, prefix string) (string, error
 	}
 	var ids []string
 	for _, f := range forms {
-		rows, err := s.pool.Query(ctx, `SELECT id FROM sessions WHERE id LIKE $1 ORDER BY id LIMIT $2`, likePrefix(f), backend.PrefixShown+1)
+		rows, err := s.pool.Query(ctx, resolvePrefixSQL, likePrefix(f), backend.PrefixShown+1)
 		if err != nil {
 			return "", err
 		}
@@ -188,19 +186,16 @@ func contains(list []string, s string) bool {
 
 // ListSessions returns sessions, most recently updated first.
 func (s *Store) ListSessions(ctx context.Context, opt store.ListOptions) ([]store.Session, error) {
-	q := `SELECT ` + sessionColumns + ` FROM sessions`
-	var args []any
-	if opt.Cwd != "" {
-		q += ` WHERE cwd = $1`
-		args = append(args, filepath.Clean(opt.Cwd))
-	}
-	var limit *int
+	var limit *int // NULL: no limit
 	if opt.Limit > 0 {
 		limit = &opt.Limit
 	}
-	n := len(args)
-	q += fmt.Sprintf(` ORDER BY updated_at DESC, id DESC LIMIT $%d OFFSET $%d`, n+1, n+2)
-	args = append(args, limit, max(opt.Offset, 0))
+	q := withSessionColumns(listSessionsSQL)
+	args := []any{limit, max(opt.Offset, 0)}
+	if opt.Cwd != "" {
+		q = withSessionColumns(listSessions2SQL)
+		args = append(args, filepath.Clean(opt.Cwd))
+	}
 	rows, err := s.pool.Query(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)
@@ -215,8 +210,7 @@ func (s *Store) ListSessions(ctx context.Context, opt store.ListOptions) ([]stor
 // LatestSession returns the most recently updated top-level session started
 // in cwd (what --continue resumes); sub-agent sessions are skipped.
 func (s *Store) LatestSession(ctx context.Context, cwd string) (store.Session, error) {
-	sess, err := scanSession(s.pool.QueryRow(ctx, `SELECT `+sessionColumns+` FROM sessions
-		WHERE cwd = $1 AND parent_id IS NULL ORDER BY updated_at DESC, id DESC LIMIT 1`,
+	sess, err := scanSession(s.pool.QueryRow(ctx, withSessionColumns(latestSessionSQL),
 		filepath.Clean(cwd)))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return store.Session{}, fmt.Errorf("latest session in %s: %w", cwd, store.ErrNotFound)
@@ -229,31 +223,9 @@ func (s *Store) LatestSession(ctx context.Context, cwd string) (store.Session, e
 
 // UpdateSession changes the fields set in u and bumps updated_at.
 func (s *Store) UpdateSession(ctx context.Context, id string, u store.SessionUpdate) error {
-	args := []any{backend.Nanos(s.nowUTC())}
-	sets := []string{"updated_at = GREATEST(updated_at, $1)"}
-	add := func(expr string, v any) {
-		args = append(args, v)
-		sets = append(sets, fmt.Sprintf(expr, len(args)))
-	}
-	if u.Title != nil {
-		add("title = $%d", *u.Title)
-	}
-	if u.Model != nil {
-		add("model = $%d", *u.Model)
-	}
-	if u.Runtime != nil {
-		add("runtime = $%d", *u.Runtime)
-	}
-	if u.Mode != nil {
-		add("mode = $%d", *u.Mode)
-	}
-	if u.LastSeq != nil {
-		// Event numbers only go up: a late or stale writer must not rewind them.
-		add("last_seq = GREATEST(last_seq, $%d)", *u.LastSeq)
-	}
-	args = append(args, id)
-	err := mustAffect(s.pool.Exec(ctx,
-		`UPDATE sessions SET `+strings.Join(sets, ", ")+fmt.Sprintf(` WHERE id = $%d`, len(args)), args...))
+	// A NULL argument keeps the column; event numbers only go up: a late
+	// or stale writer must not rewind them.
+	err := mustAffect(s.pool.Exec(ctx, updateSessionSQL, backend.Nanos(s.nowUTC()), u.Title, u.Model, u.Runtime, u.Mode, u.LastSeq, id))
 	if err != nil {
 		return fmt.Errorf("update session %s: %w", id, err)
 	}
@@ -263,7 +235,7 @@ func (s *Store) UpdateSession(ctx context.Context, id string, u store.SessionUpd
 // DeleteSession removes a session with its messages, metadata, checkpoints
 // and sub-agent sessions.
 func (s *Store) DeleteSession(ctx context.Context, id string) error {
-	if err := mustAffect(s.pool.Exec(ctx, `DELETE FROM sessions WHERE id = $1`, id)); err != nil {
+	if err := mustAffect(s.pool.Exec(ctx, deleteSessionSQL, id)); err != nil {
 		return fmt.Errorf("delete session %s: %w", id, err)
 	}
 	return nil
@@ -272,8 +244,7 @@ func (s *Store) DeleteSession(ctx context.Context, id string) error {
 // Children returns the sub-agent sessions started under parentID, oldest
 // first (the order they were started in).
 func (s *Store) Children(ctx context.Context, parentID string) ([]store.Session, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+sessionColumns+` FROM sessions
-		WHERE parent_id = $1 ORDER BY created_at, id`, parentID)
+	rows, err := s.pool.Query(ctx, withSessionColumns(childrenSQL), parentID)
 	if err != nil {
 		return nil, fmt.Errorf("sub-agents of session %s: %w", parentID, err)
 	}

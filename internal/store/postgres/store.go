@@ -92,7 +92,7 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 		return nil, s.connErr(err, cc)
 	}
 	s.pool = pool
-	if err := s.pool.QueryRow(ctx, `SELECT current_setting('server_version_num')::int`).Scan(&s.version); err != nil {
+	if err := s.pool.QueryRow(ctx, openSQL).Scan(&s.version); err != nil {
 		pool.Close()
 		return nil, s.connErr(err, cc)
 	}
@@ -165,7 +165,7 @@ func (s *Store) Info(ctx context.Context) (store.Info, error) {
 		Server: "PostgreSQL " + versionText(s.version)}
 	var user string
 	var super bool
-	if err := s.pool.QueryRow(ctx, `SELECT current_user, rolsuper FROM pg_roles WHERE rolname = current_user`).Scan(&user, &super); err == nil {
+	if err := s.pool.QueryRow(ctx, infoSQL).Scan(&user, &super); err == nil {
 		d := "role " + user
 		if super {
 			d += " (a superuser: tandem needs no more than to own its database)"
@@ -214,7 +214,7 @@ func (s *Store) tx(ctx context.Context, fn func(tx pgx.Tx) error) error {
 // (see the package doc), or says it does not exist.
 func lockSession(ctx context.Context, tx pgx.Tx, id string) error {
 	var one int
-	err := tx.QueryRow(ctx, `SELECT 1 FROM sessions WHERE id = $1 FOR NO KEY UPDATE`, id).Scan(&one)
+	err := tx.QueryRow(ctx, lockSessionSQL, id).Scan(&one)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return fmt.Errorf("session %s: %w", id, store.ErrNotFound)
 	}

@@ -30,11 +30,10 @@ func (s *Store) AddWorkspace(ctx context.Context, path string) (store.Workspace,
 	}
 	w := store.Workspace{ID: backend.NewID("wsp_"), Path: path, Name: filepath.Base(path), CreatedAt: s.nowUTC()}
 	err = s.tx(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `INSERT INTO workspaces (id, path, name, created_at)
-			VALUES ($1, $2, $3, $4) ON CONFLICT (path) DO NOTHING`, w.ID, w.Path, w.Name, backend.Nanos(w.CreatedAt)); err != nil {
+		if _, err := tx.Exec(ctx, addWorkspaceSQL, w.ID, w.Path, w.Name, backend.Nanos(w.CreatedAt)); err != nil {
 			return err
 		}
-		w, err = scanWorkspace(tx.QueryRow(ctx, `SELECT id, path, name, created_at FROM workspaces WHERE path = $1`, w.Path))
+		w, err = scanWorkspace(tx.QueryRow(ctx, addWorkspace2SQL, w.Path))
 		return err
 	})
 	if err != nil {
@@ -45,7 +44,7 @@ func (s *Store) AddWorkspace(ctx context.Context, path string) (store.Workspace,
 
 // ListWorkspaces returns the registered workspaces ordered by path.
 func (s *Store) ListWorkspaces(ctx context.Context) ([]store.Workspace, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id, path, name, created_at FROM workspaces ORDER BY path`)
+	rows, err := s.pool.Query(ctx, listWorkspacesSQL)
 	if err != nil {
 		return nil, fmt.Errorf("list workspaces: %w", err)
 	}
@@ -66,7 +65,7 @@ func (s *Store) ListWorkspaces(ctx context.Context) ([]store.Workspace, error) {
 
 // DeleteWorkspace unregisters a workspace (its files are untouched).
 func (s *Store) DeleteWorkspace(ctx context.Context, id string) error {
-	if err := mustAffect(s.pool.Exec(ctx, `DELETE FROM workspaces WHERE id = $1`, id)); err != nil {
+	if err := mustAffect(s.pool.Exec(ctx, deleteWorkspaceSQL, id)); err != nil {
 		return fmt.Errorf("delete workspace %s: %w", id, err)
 	}
 	return nil
