@@ -25,7 +25,7 @@ func openTest(t *testing.T) (*Store, string) {
 	return s, url
 }
 
-func newSession(t *testing.T, s *Store, cwd string) store.Session {
+func newSession(t testing.TB, s *Store, cwd string) store.Session {
 	t.Helper()
 	sess, err := s.CreateSession(context.Background(), store.Session{Cwd: cwd, Model: "m", Runtime: "native"})
 	if err != nil {

@@ -77,6 +77,15 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	if _, ok := rp["lock_timeout"]; !ok {
 		rp["lock_timeout"] = strconv.FormatInt(defaultLockTimeout.Milliseconds(), 10)
 	}
+	if _, ok := rp["synchronous_commit"]; !ok {
+		// The SQLite backend's trade (synchronous=NORMAL): a commit is
+		// durable against tandem being killed at once, and the server's WAL
+		// writer flushes it within a fraction of a second instead of every
+		// step's commit waiting for an fsync. A crash of the database
+		// server itself may lose those last commits (never consistency).
+		// synchronous_commit=on in the URL restores a flush per commit.
+		rp["synchronous_commit"] = "off"
+	}
 	if _, ok := rp["application_name"]; !ok {
 		rp["application_name"] = "tandem"
 	}

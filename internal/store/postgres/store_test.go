@@ -299,13 +299,13 @@ func TestNoSuperuserAndTimeouts(t *testing.T) {
 	s, _ := openTest(t)
 	ctx := context.Background()
 	var super bool
-	var timeout, app string
-	if err := s.pool.QueryRow(ctx, `SELECT rolsuper, current_setting('statement_timeout'), current_setting('application_name')
-		FROM pg_roles WHERE rolname = current_user`).Scan(&super, &timeout, &app); err != nil {
+	var timeout, app, syncCommit string
+	if err := s.pool.QueryRow(ctx, `SELECT rolsuper, current_setting('statement_timeout'), current_setting('application_name'),
+		current_setting('synchronous_commit') FROM pg_roles WHERE rolname = current_user`).Scan(&super, &timeout, &app, &syncCommit); err != nil {
 		t.Fatal(err)
 	}
-	if super || timeout != "30s" || app != "tandem" {
-		t.Fatalf("superuser %v, statement_timeout %q, application_name %q", super, timeout, app)
+	if super || timeout != "30s" || app != "tandem" || syncCommit != "off" {
+		t.Fatalf("superuser %v, statement_timeout %q, application_name %q, synchronous_commit %q", super, timeout, app, syncCommit)
 	}
 	if v, err := s.SchemaVersion(ctx); err != nil || v != LatestSchema() {
 		t.Fatalf("schema version %d %v, want %d", v, err, LatestSchema())
