@@ -70,16 +70,21 @@ var tests = []struct {
 	{"ConcurrentWritersTwoStores", testConcurrentWritersTwoStores},
 }
 
-// Run runs the suite, each test on a fresh database from newDB.
-func Run(t *testing.T, newDB NewDB, opts Options) {
+// Run runs the suite, each test on a fresh database from newDB; opts
+// (at most one) name the backend's capabilities, none: no disk to fill.
+func Run(t *testing.T, newDB NewDB, opts ...Options) {
+	var o Options
+	if len(opts) > 0 {
+		o = opts[0]
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.run(t, newDB(t)) })
 	}
 	t.Run("DiskFullIsClearAndRecovers", func(t *testing.T) {
-		if opts.DiskFull == nil {
+		if o.DiskFull == nil {
 			t.Skip("the backend has no disk of its own to fill")
 		}
-		testDiskFull(t, opts.DiskFull)
+		testDiskFull(t, o.DiskFull)
 	})
 }
 
