@@ -4,9 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"github.com/tandem-agent/tandem/internal/store"
 	"path/filepath"
 	"testing"
+
+	"github.com/tandem-agent/tandem/internal/store"
 )
 
 func TestIsBusy(t *testing.T) {

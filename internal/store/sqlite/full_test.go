@@ -5,7 +5,6 @@ package sqlite
 import (
 	"context"
 	"errors"
-	"github.com/tandem-agent/tandem/internal/store"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +14,8 @@ import (
 	"time"
 
 	"github.com/tandem-agent/tandem/internal/message"
+	"github.com/tandem-agent/tandem/internal/store"
+	"github.com/tandem-agent/tandem/internal/store/storetest"
 )
 
 // smallDisk mounts a 2 MiB tmpfs for the test, or skips: it needs root
@@ -48,6 +49,19 @@ func fill(t *testing.T, dir string) string {
 			return p
 		}
 	}
+}
+
+// conformanceOptions give the conformance suite a database on a small
+// disk of its own (see smallDisk).
+func conformanceOptions() storetest.Options { return storetest.Options{DiskFull: diskFull} }
+
+// diskFull is a database on a small disk with how to fill and free it.
+func diskFull(t *testing.T) (storetest.DB, func(), func()) {
+	disk := smallDisk(t)
+	var filler string
+	return handles(t, filepath.Join(disk, "data", "tandem.db")),
+		func() { filler = fill(t, disk) },
+		func() { os.Remove(filler) }
 }
 
 func TestDiskFullIsClearAndRecovers(t *testing.T) {

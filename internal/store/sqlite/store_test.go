@@ -2,10 +2,11 @@ package sqlite
 
 import (
 	"context"
-	"github.com/tandem-agent/tandem/internal/store"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/tandem-agent/tandem/internal/store"
 )
 
 func TestMain(m *testing.M) {

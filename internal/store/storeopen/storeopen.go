@@ -1,6 +1,6 @@
 // Package storeopen picks and opens a store backend from a database URL.
-// It is the one place that names the backends: everything else holds a
-// store.Store (or the small interfaces it is made of).
+// Outside internal/store/... nothing names a backend: everything else holds
+// a store.Store (or the small interfaces it is made of).
 //
 //	""                      the SQLite file Options.DefaultFile (tandem's data folder)
 //	/path/to/file.db        a SQLite file (a relative path is taken from the working folder)

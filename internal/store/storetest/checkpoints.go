@@ -2,10 +2,10 @@ package storetest
 
 import (
 	"context"
-	"github.com/tandem-agent/tandem/internal/store"
 	"testing"
 
 	"github.com/tandem-agent/tandem/internal/message"
+	"github.com/tandem-agent/tandem/internal/store"
 )
 
 // The conversation is cut by message position: messages from the cut on

@@ -2,10 +2,10 @@ package storetest
 
 import (
 	"context"
-	"github.com/tandem-agent/tandem/internal/store"
 	"testing"
 
 	"github.com/tandem-agent/tandem/internal/message"
+	"github.com/tandem-agent/tandem/internal/store"
 )
 
 // A sub-agent session keeps the tool call that started it, across a

@@ -3,11 +3,11 @@ package storetest
 import (
 	"context"
 	"fmt"
-	"github.com/tandem-agent/tandem/internal/store"
 	"sync"
 	"testing"
 
 	"github.com/tandem-agent/tandem/internal/message"
+	"github.com/tandem-agent/tandem/internal/store"
 )
 
 // Two handles on one database behave like two processes (or two

@@ -3,10 +3,11 @@ package storetest
 import (
 	"context"
 	"errors"
-	"github.com/tandem-agent/tandem/internal/store"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tandem-agent/tandem/internal/store"
 )
 
 func testLeaseOneHolderAtATime(t *testing.T, db DB) {

@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/tandem-agent/tandem/internal/store"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tandem-agent/tandem/internal/message"
+	"github.com/tandem-agent/tandem/internal/store"
 )
 
 func testMessageRoundTripEveryBlock(t *testing.T, db DB) {

@@ -3,13 +3,13 @@ package storetest
 import (
 	"context"
 	"errors"
-	"github.com/tandem-agent/tandem/internal/store"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/tandem-agent/tandem/internal/message"
+	"github.com/tandem-agent/tandem/internal/store"
 )
 
 func testCreateAndGetSession(t *testing.T, db DB) {

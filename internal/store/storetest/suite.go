@@ -25,6 +25,15 @@ type DB func(now func() time.Time) store.Store
 // NewDB makes an empty database for one test.
 type NewDB func(t *testing.T) DB
 
+// Options say what a backend can have that another cannot; a test of a
+// capability the backend lacks is skipped, saying so.
+type Options struct {
+	// DiskFull makes an empty database on a disk of its own; fill fills
+	// that disk and free gives the space back. Nil: the backend has no
+	// disk that tandem's writes can fill (a database server's).
+	DiskFull func(t *testing.T) (db DB, fill, free func())
+}
+
 // tests are the suite, by name.
 var tests = []struct {
 	name string
@@ -61,11 +70,22 @@ var tests = []struct {
 	{"ConcurrentWritersTwoStores", testConcurrentWritersTwoStores},
 }
 
-// Run runs the suite, each test on a fresh database from newDB.
-func Run(t *testing.T, newDB NewDB) {
+// Run runs the suite, each test on a fresh database from newDB; opts
+// (at most one) name the backend's capabilities, none: no disk to fill.
+func Run(t *testing.T, newDB NewDB, opts ...Options) {
+	var o Options
+	if len(opts) > 0 {
+		o = opts[0]
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.run(t, newDB(t)) })
 	}
+	t.Run("DiskFullIsClearAndRecovers", func(t *testing.T) {
+		if o.DiskFull == nil {
+			t.Skip("the backend has no disk of its own to fill")
+		}
+		testDiskFull(t, o.DiskFull)
+	})
 }
 
 func newSession(t testing.TB, s store.Store, cwd string) store.Session {

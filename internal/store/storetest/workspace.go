@@ -3,10 +3,11 @@ package storetest
 import (
 	"context"
 	"errors"
-	"github.com/tandem-agent/tandem/internal/store"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/tandem-agent/tandem/internal/store"
 )
 
 func testWorkspaces(t *testing.T, db DB) {
