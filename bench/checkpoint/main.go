@@ -22,6 +22,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/checkpoint"
 	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/store"
+	"github.com/tandem-agent/tandem/internal/store/storeopen"
 )
 
 func main() {
@@ -61,7 +62,7 @@ func run(tree string, files, runs int, noWatch bool) error {
 	}
 	tree, _ = filepath.Abs(tree)
 	ctx := context.Background()
-	st, err := store.Open(filepath.Join(tmp, "data", "tandem.db"))
+	st, err := storeopen.Open(ctx, filepath.Join(tmp, "data", "tandem.db"), storeopen.Options{})
 	if err != nil {
 		return err
 	}

@@ -29,6 +29,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/server"
 	"github.com/tandem-agent/tandem/internal/server/servertest"
+	"github.com/tandem-agent/tandem/internal/store/pgtest"
 )
 
 const token = "bench-token-0123456789abcdef"
@@ -46,7 +47,18 @@ func main() {
 	blockProf := flag.String("blockprofile", "", "write a blocking profile to this file")
 	traceOut := flag.String("trace", "", "write an execution trace to this file")
 	childMode := flag.String("child", "", "internal: run as the bench's helper process (model, clients)")
+	database := flag.String("database", "", "store sessions in this database (postgres://...) instead of a SQLite file")
+	postgres := flag.Bool("postgres", false, "store sessions in a private PostgreSQL started for the run (initdb; needs PostgreSQL's binaries)")
 	flag.Parse()
+	stopPG := func() error { return nil }
+	if *postgres && *childMode == "" {
+		url, stop, err := pgtest.Private(pgtest.Options{Durable: true})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		*database, stopPG = url, stop
+	}
 	var err error
 	switch *childMode {
 	case "model":
@@ -63,12 +75,15 @@ func main() {
 			case *bigOutput > 0:
 				err = runBigOutput(*bigOutput)
 			default:
-				err = run(*sessions, *steps, *modelMS, *reconnectAfter, *modelInProcess)
+				err = run(*sessions, *steps, *modelMS, *reconnectAfter, *modelInProcess, *database)
 			}
 		}
 		stop()
 	default:
 		err = fmt.Errorf("unknown -child %q", *childMode)
+	}
+	if perr := stopPG(); err == nil {
+		err = perr
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
@@ -177,8 +192,8 @@ func (b *benchStack) close() {
 	os.RemoveAll(b.dir)
 }
 
-func run(nSessions, steps, modelMS, reconnectAfter int, modelInProcess bool) error {
-	cfg := servertest.Config{Script: script(steps, modelMS), NoPermissions: true}
+func run(nSessions, steps, modelMS, reconnectAfter int, modelInProcess bool, database string) error {
+	cfg := servertest.Config{Script: script(steps, modelMS), NoPermissions: true, Database: database}
 	var model *child
 	if !modelInProcess {
 		var url string

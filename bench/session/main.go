@@ -21,12 +21,15 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+
+	"github.com/tandem-agent/tandem/internal/store/pgtest"
 )
 
 type config struct {
 	runs, steps, files, versionRuns int
 	tandem, model                   string
 	keep                            bool
+	database                        string // TANDEM_DATABASE_URL for the runs; "": the SQLite file
 }
 
 func main() {
@@ -38,14 +41,32 @@ func main() {
 	flag.StringVar(&c.tandem, "tandem", "", "tandem binary to measure (default: build ./cmd/tandem)")
 	flag.StringVar(&c.model, "scripted-model", "", "scripted-model binary (default: build ./cmd/scripted-model)")
 	flag.BoolVar(&c.keep, "keep", false, "keep the temporary folder (binaries, workspace, home, scripts)")
+	flag.StringVar(&c.database, "database", "", "store the sessions in this database (postgres://...) instead of the SQLite file")
+	postgres := flag.Bool("postgres", false, "store the sessions in a private PostgreSQL started for the run (initdb; needs PostgreSQL's binaries)")
 	flag.Parse()
+	stopPG := func() error { return nil }
+	if *postgres {
+		url, stop, err := pgtest.Private(pgtest.Options{Durable: true})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench/session:", err)
+			os.Exit(1)
+		}
+		c.database, stopPG = url, stop
+	}
 	if err := c.validate(); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/session:", err)
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := run(ctx, c); err != nil {
+	// Every tandem run inherits this process's environment (tandemEnv):
+	// the database the runs store into, "" for the SQLite file.
+	os.Setenv("TANDEM_DATABASE_URL", c.database)
+	err := run(ctx, c)
+	if perr := stopPG(); err == nil {
+		err = perr
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench/session:", err)
 		os.Exit(1)
 	}

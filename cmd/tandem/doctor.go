@@ -14,6 +14,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/claudecode"
 	"github.com/tandem-agent/tandem/internal/config"
 	"github.com/tandem-agent/tandem/internal/provider/providers"
+	"github.com/tandem-agent/tandem/internal/store/storeopen"
 	"github.com/tandem-agent/tandem/internal/termsafe"
 	"github.com/tandem-agent/tandem/internal/trust"
 )
@@ -24,6 +25,13 @@ type doctorReport struct {
 	ConfigDir string `json:"config_dir"`
 	DataDir   string `json:"data_dir"`
 	Database  string `json:"database"`
+	// DatabaseBackend is sqlite or postgres; DatabaseSchema the migration
+	// level applied and the one this binary knows ("8/8"); DatabaseServer
+	// the server's version (PostgreSQL); DatabaseDetails further facts.
+	DatabaseBackend string   `json:"database_backend"`
+	DatabaseSchema  string   `json:"database_schema,omitempty"`
+	DatabaseServer  string   `json:"database_server,omitempty"`
+	DatabaseDetails []string `json:"database_details,omitempty"`
 	// DatabaseCheck is ok, corrupt or error; DatabaseProblems says what.
 	DatabaseCheck    string   `json:"database_check"`
 	DatabaseProblems []string `json:"database_problems,omitempty"`
@@ -62,7 +70,12 @@ func newDoctorCmd(g *globalFlags) *cobra.Command {
 			if err != nil {
 				// The store failing to open is what doctor is for: say so
 				// on stdout with the way out, not just as an error.
-				fmt.Fprintf(termsafe.Writer(cmd.OutOrStdout()), "%s\nERROR %v\n%s", version(), err, dbHint)
+				hint := dbHint
+				var oe *storeopen.OpenError
+				if errors.As(err, &oe) && oe.Kind == storeopen.Postgres {
+					hint = pgHint
+				}
+				fmt.Fprintf(termsafe.Writer(cmd.OutOrStdout()), "%s\nERROR %v\n%s", version(), err, hint)
 				return exitError{code: 1}
 			}
 			defer a.Close()
@@ -99,9 +112,21 @@ const dbHint = `  The database holds tandem's sessions. Stop every tandem proces
   file aside (tandem starts a new, empty one).
 `
 
+// pgHint says where a PostgreSQL database comes from when it fails to open.
+const pgHint = `  The database is PostgreSQL, named by --database, TANDEM_DATABASE_URL or "database" in the user
+  config; the error above says what to fix (docs/postgres.md). Without any of them tandem uses its
+  SQLite file.
+`
+
 func collectDoctor(cmd *cobra.Command, a *app.App, offline bool) *doctorReport {
-	rep := &doctorReport{Version: version(), ConfigDir: a.Paths.ConfigDir, DataDir: a.Paths.DataDir, Database: a.Store.Path(),
+	rep := &doctorReport{Version: version(), ConfigDir: a.Paths.ConfigDir, DataDir: a.Paths.DataDir,
 		Providers: []providers.Probe{}, DatabaseCheck: "ok"}
+	if info, err := a.Store.Info(cmd.Context()); err != nil {
+		rep.DatabaseCheck, rep.DatabaseProblems = "error", []string{err.Error()}
+	} else {
+		rep.Database, rep.DatabaseBackend, rep.DatabaseServer, rep.DatabaseDetails = info.Location, info.Backend, info.Server, info.Details
+		rep.DatabaseSchema = fmt.Sprintf("%d/%d", info.Schema, info.SchemaLatest)
+	}
 	switch problems, err := a.Store.Check(cmd.Context()); {
 	case err != nil:
 		rep.DatabaseCheck, rep.DatabaseProblems = "error", []string{err.Error()}
@@ -174,6 +199,16 @@ func modelProblems(a *app.App, s *app.Settings, probes []providers.Probe) (errs,
 
 func (rep *doctorReport) print(w io.Writer, offline bool) {
 	fmt.Fprintf(w, "%s\nconfig folder: %s\ndata folder:   %s\ndatabase:      %s\n", rep.Version, rep.ConfigDir, rep.DataDir, rep.Database)
+	if rep.DatabaseBackend != "" {
+		fmt.Fprintf(w, "store:         %s, schema %s", rep.DatabaseBackend, rep.DatabaseSchema)
+		if rep.DatabaseServer != "" {
+			fmt.Fprintf(w, ", server %s", rep.DatabaseServer)
+		}
+		fmt.Fprintln(w)
+		for _, d := range rep.DatabaseDetails {
+			fmt.Fprintf(w, "               %s\n", d)
+		}
+	}
 	switch rep.DatabaseCheck {
 	case "error":
 		fmt.Fprintf(w, "database check: ERROR %s\n", rep.DatabaseProblems[0])

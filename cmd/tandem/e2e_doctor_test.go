@@ -10,6 +10,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/scripted"
 	"github.com/tandem-agent/tandem/internal/store"
+	"github.com/tandem-agent/tandem/internal/store/storeopen"
 )
 
 // `tandem doctor` checks the database: ok when sound; a file damaged in
@@ -19,7 +20,7 @@ func TestE2EDoctorChecksDatabase(t *testing.T) {
 	t.Parallel()
 	x := newE2E(t, scripted.Script{})
 	db := filepath.Join(x.Home, "tandem.db")
-	st, err := store.Open(db)
+	st, err := storeopen.Open(context.Background(), db, storeopen.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/scripted"
 	"github.com/tandem-agent/tandem/internal/store"
+	"github.com/tandem-agent/tandem/internal/store/storeopen"
 )
 
 // toolDescription returns the description a request gave a tool.
@@ -47,7 +48,7 @@ func requestText(r scripted.Request) string {
 // parentID.
 func (x *e2e) childSessions(parentID string) []store.Session {
 	x.t.Helper()
-	st, err := store.Open(filepath.Join(x.Home, "tandem.db"))
+	st, err := storeopen.Open(context.Background(), filepath.Join(x.Home, "tandem.db"), storeopen.Options{})
 	if err != nil {
 		x.t.Fatal(err)
 	}

@@ -41,7 +41,7 @@ func TestMain(m *testing.M) {
 		os.Stderr.Write(out)
 		panic("build tandem: " + err.Error())
 	}
-	code := m.Run()
+	code := pgServer.Run(m) // stops the private PostgreSQL if a test started it
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

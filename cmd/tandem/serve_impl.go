@@ -15,7 +15,7 @@ import (
 )
 
 type serveFlags struct {
-	addr, token                         string
+	addr, token, database               string
 	tokenFile                           string
 	allowHost, allowOrig                []string
 	model, runtime, mode                string
@@ -48,6 +48,7 @@ func newServeCommand(g *globalFlags) *cobra.Command {
 	f.sandbox.add(fl)
 	fl.BoolVar(&f.requireTrust, "require-trust", false, "refuse sessions in untrusted folders whose project files set what needs trust (default: run without those settings and say which)")
 	fl.BoolVar(&f.trustProject, "trust-project", false, "trust every session folder's project files (registering a workspace does not trust it; see `tandem trust`)")
+	fl.StringVar(&f.database, "database", "", "where sessions are stored: a SQLite file, sqlite:PATH or postgres://user@host/db (default: TANDEM_DATABASE_URL, the \"database\" setting, else tandem.db in the data folder); keep passwords out of the command line (TANDEM_DATABASE_URL, ~/.pgpass)")
 	fl.StringSliceVar(&f.workspaces, "workspace", nil, "register these folders as workspaces agents may run in (also possible from the UI)")
 	return cmd
 }
@@ -74,7 +75,7 @@ func serve(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	if err != nil {
 		return err
 	}
-	a, err := app.Open(app.Options{Home: g.home, Version: version(), Stderr: cmd.ErrOrStderr(), TrustProject: f.trustProject, RequireTrust: f.requireTrust, Sandbox: sbMode})
+	a, err := app.Open(app.Options{Home: g.home, Version: version(), Stderr: cmd.ErrOrStderr(), TrustProject: f.trustProject, RequireTrust: f.requireTrust, Sandbox: sbMode, Database: f.database})
 	if err != nil {
 		return err
 	}

@@ -100,7 +100,7 @@ func newSessionsCmd(g *globalFlags) *cobra.Command {
 			return nil
 		}),
 	}
-	cmd.AddCommand(list, show, export, del, newSessionsCompactCmd(g), newCheckpointsCmd(g), newRewindCmd(g))
+	cmd.AddCommand(list, show, export, del, newSessionsCompactCmd(g), newCheckpointsCmd(g), newRewindCmd(g), newSessionsMigrateCmd(g))
 	return cmd
 }
 

@@ -5,6 +5,7 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/provider/catalog"
 	"github.com/tandem-agent/tandem/internal/session"
 	"github.com/tandem-agent/tandem/internal/store"
+	"github.com/tandem-agent/tandem/internal/store/storeopen"
 	"github.com/tandem-agent/tandem/internal/subagent"
 	"github.com/tandem-agent/tandem/internal/trust"
 )
@@ -67,13 +69,17 @@ type Options struct {
 	// ConfigFile is the user config file in place of the home's
 	// config.json ("" : that one).
 	ConfigFile string
+	// Database is the store's URL (`tandem serve --database`); it wins
+	// over TANDEM_DATABASE_URL and the user config's "database". Empty
+	// with neither: the SQLite file in the data folder.
+	Database string
 }
 
 // App is one configured tandem.
 type App struct {
 	Paths   config.Paths
 	User    *config.Config // the user file with the environment applied
-	Store   *store.Store
+	Store   store.Store
 	Catalog *catalog.Catalog
 	Manager *session.Manager
 	// Trust lists the folders the user trusts (`tandem trust`).
@@ -122,7 +128,11 @@ func Open(opts Options) (*App, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load model catalog: %w", err)
 	}
-	st, err := store.Open(paths.DBFile())
+	dbURL := user.Database
+	if opts.Database != "" {
+		dbURL = opts.Database
+	}
+	st, err := storeopen.Open(context.Background(), dbURL, storeopen.Options{DefaultFile: paths.DBFile()})
 	if err != nil {
 		return nil, err
 	}

@@ -6,7 +6,6 @@ import (
 	"github.com/tandem-agent/tandem/internal/config"
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/session"
-	"github.com/tandem-agent/tandem/internal/store"
 	"github.com/tandem-agent/tandem/internal/tool"
 	"github.com/tandem-agent/tandem/internal/turn"
 )
@@ -15,7 +14,7 @@ import (
 // conversation lives in the CLI's own transcript, so each checkpoint also
 // keeps which transcript and entry the next turn resumes, and a rewind puts
 // them back with the point to resume at.
-func newCheckpoints(st *store.Store, dataDir string) *checkpoint.Service {
+func newCheckpoints(st checkpoint.Store, dataDir string) *checkpoint.Service {
 	return checkpoint.NewService(st, dataDir, checkpoint.Options{
 		ResumeMeta: []string{claudecode.MetaSessionID, claudecode.MetaLastUUID},
 		OnRewind: func(c map[string]string) map[string]string {

@@ -10,11 +10,11 @@ import (
 // grantStore keeps "allow always" answers: user scope across projects,
 // project scope for this folder. Session scope lives in the engine only.
 type grantStore struct {
-	st      *store.Store
+	st      store.Grants
 	project string
 }
 
-func newGrantStore(st *store.Store, project string) *grantStore {
+func newGrantStore(st store.Grants, project string) *grantStore {
 	return &grantStore{st: st, project: project}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/store"
+	"github.com/tandem-agent/tandem/internal/store/storeopen"
 	"github.com/tandem-agent/tandem/internal/tool"
 	"github.com/tandem-agent/tandem/internal/tools/fs"
 	"github.com/tandem-agent/tandem/internal/tools/shell"
@@ -21,7 +22,7 @@ type world struct {
 	ctx   context.Context
 	work  string
 	data  string
-	st    *store.Store
+	st    store.Store
 	svc   *Service
 	id    string
 	tr    *Tracker
@@ -31,9 +32,19 @@ type world struct {
 
 func newWorld(t *testing.T, cfg Config) *world {
 	t.Helper()
+	return newWorldOn(t, cfg, "")
+}
+
+// newWorldOn is newWorld on the database at dbURL ("": a SQLite file in
+// the data folder).
+func newWorldOn(t *testing.T, cfg Config, dbURL string) *world {
+	t.Helper()
 	w := &world{t: t, ctx: context.Background(), work: t.TempDir(), data: t.TempDir()}
 	w.work, _ = filepath.EvalSymlinks(w.work)
-	st, err := store.Open(filepath.Join(w.data, "tandem.db"))
+	if dbURL == "" {
+		dbURL = filepath.Join(w.data, "tandem.db")
+	}
+	st, err := storeopen.Open(context.Background(), dbURL, storeopen.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

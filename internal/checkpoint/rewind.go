@@ -219,7 +219,7 @@ func (s *Service) restoreFiles(ctx context.Context, sessionID string, cps []stor
 			action = "removed"
 			res.Removed = append(res.Removed, p)
 		} else {
-			data, err := s.blobs.get(t.file.Hash)
+			data, err := s.content(ctx, t.file.Hash)
 			if err != nil {
 				return fmt.Errorf("restore %s: %w", p, err)
 			}

@@ -5,7 +5,9 @@
 // through shell commands (found by a stat scan of the workspace around each
 // call) — and rewinds files, conversation or both. Contents live in
 // tandem's data folder, content-addressed by sha256, never in the user's
-// working tree or git history. docs/rewind.md describes the design, its
+// working tree or git history; on a store several machines share
+// (PostgreSQL, see SharedBlobs) the contents checkpoints refer to are in
+// the database too. docs/rewind.md describes the design, its
 // limits and its costs.
 package checkpoint
 
@@ -35,19 +37,29 @@ type Options struct {
 	CollectGrace time.Duration
 }
 
+// Store is what the service keeps in the store: checkpoints, the
+// sessions they belong to and the runtime resume facts in their meta.
+type Store interface {
+	store.Sessions
+	store.SessionMeta
+	store.Checkpoints
+}
+
 // Service owns the checkpoints of every session in one store and data
 // folder.
 type Service struct {
-	st    *store.Store
+	st    Store
 	dir   string
 	blobs blobs
-	opts  Options
+	// shared is the store's own blob keeping (PostgreSQL), nil for SQLite.
+	shared SharedBlobs
+	opts   Options
 }
 
 // NewService returns the service keeping snapshots under dataDir/checkpoints.
-func NewService(st *store.Store, dataDir string, opts Options) *Service {
+func NewService(st Store, dataDir string, opts Options) *Service {
 	dir := filepath.Join(dataDir, "checkpoints")
-	return &Service{st: st, dir: dir, blobs: blobs{dir: filepath.Join(dir, "blobs")}, opts: opts}
+	return &Service{st: st, dir: dir, blobs: blobs{dir: filepath.Join(dir, "blobs")}, shared: sharedOf(st), opts: opts}
 }
 
 // Tracker returns the recorder for one live session whose workspace is
@@ -156,6 +168,13 @@ func (s *Service) Collect(ctx context.Context) (int, error) {
 	n, err := s.blobs.collect(keep, grace)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return n, fmt.Errorf("collect snapshots: %w", err)
+	}
+	if s.shared != nil {
+		m, err := s.shared.CollectBlobs(ctx, grace)
+		n += m
+		if err != nil {
+			return n, fmt.Errorf("collect snapshots: %w", err)
+		}
 	}
 	return n, nil
 }

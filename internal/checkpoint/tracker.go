@@ -282,6 +282,10 @@ func (t *Tracker) addLocked(ctx context.Context, files []store.CheckpointFile, k
 	if len(fresh) == 0 && len(known) == 0 {
 		return
 	}
+	if err := t.svc.upload(ctx, fresh); err != nil {
+		t.notice("checkpoint: " + err.Error())
+		return
+	}
 	if err := t.svc.st.AddCheckpointFiles(ctx, t.session, t.cur, fresh, known); err != nil {
 		t.notice("checkpoint: " + err.Error())
 		return

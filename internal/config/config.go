@@ -67,6 +67,11 @@ type Config struct {
 	EnableAllProjectMcpServers bool     `json:"enableAllProjectMcpServers,omitempty"`
 	EnabledMcpjsonServers      []string `json:"enabledMcpjsonServers,omitempty"`
 	DisabledMcpjsonServers     []string `json:"disabledMcpjsonServers,omitempty"`
+	// Database is where sessions are stored: a SQLite file path,
+	// sqlite:PATH, or postgres://... (internal/store/storeopen); empty:
+	// tandem.db in the data folder. Read only from the user file
+	// (TANDEM_DATABASE_URL and `serve --database` override it).
+	Database string `json:"database,omitempty"`
 
 	// Sources lists the files that were read, weakest first.
 	Sources []string `json:"-"`
@@ -245,6 +250,12 @@ func Load(userFile, projectFile string) (*Config, error) {
 				field = "enableAllProjectMcpServers"
 			}
 			return nil, &Error{File: f, Field: field, Msg: "is read only from your user config (a project cannot approve its own MCP servers): move it there, or approve a server with `tandem mcp enable NAME`"}
+		}
+		if f == projectFile && layer.Database != "" {
+			// Where sessions go (and with what credentials) is the
+			// user's choice: a cloned repository must not send them to a
+			// server of its choosing.
+			return nil, &Error{File: f, Field: "database", Msg: "is read only from your user config (a project cannot choose where your sessions are stored): remove it here and set it in your user config, or set TANDEM_DATABASE_URL"}
 		}
 		scope := "user"
 		if f == projectFile {
@@ -458,6 +469,9 @@ func (c *Config) merge(o *Config, src string) {
 	if o.MaxBudgetUSD > 0 && (c.MaxBudgetUSD == 0 || o.MaxBudgetUSD < c.MaxBudgetUSD) {
 		c.MaxBudgetUSD = o.MaxBudgetUSD
 	}
+	if o.Database != "" {
+		c.Database = o.Database
+	}
 	if o.EnableAllProjectMcpServers {
 		c.EnableAllProjectMcpServers = true
 	}
@@ -542,7 +556,7 @@ func mergeProvider(a, b Provider) Provider {
 }
 
 // ApplyEnv lays environment variables over the files: TANDEM_MODEL,
-// TANDEM_RUNTIME, TANDEM_PERMISSION_MODE. Provider keys and base URLs from
+// TANDEM_RUNTIME, TANDEM_PERMISSION_MODE, TANDEM_DATABASE_URL. Provider keys and base URLs from
 // the environment (ANTHROPIC_API_KEY, OPENAI_BASE_URL, ...) are read when a
 // provider is built, where the preset knows each provider's variable names.
 func (c *Config) ApplyEnv(getenv func(string) string) error {
@@ -554,6 +568,9 @@ func (c *Config) ApplyEnv(getenv func(string) string) error {
 	}
 	if v := getenv("TANDEM_PERMISSION_MODE"); v != "" {
 		c.Mode = v
+	}
+	if v := getenv("TANDEM_DATABASE_URL"); v != "" {
+		c.Database = v
 	}
 	if v := getenv("MAX_THINKING_TOKENS"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)

@@ -109,6 +109,28 @@ func TestProjectCannotApproveItsServers(t *testing.T) {
 	}
 }
 
+// Where sessions are stored is the user's: a project file naming a
+// database is refused with the fix; the user file sets it and the
+// environment overrides that.
+func TestDatabaseOnlyFromUser(t *testing.T) {
+	dir := t.TempDir()
+	proj := writeFile(t, dir, "proj/.tandem/config.json", `{"database":"postgres://attacker.example/db"}`)
+	_, err := Load("", proj)
+	if err == nil || !strings.Contains(err.Error(), proj) || !strings.Contains(err.Error(), `"database"`) ||
+		!strings.Contains(err.Error(), "user config") || !strings.Contains(err.Error(), "TANDEM_DATABASE_URL") {
+		t.Errorf("project database: %v", err)
+	}
+	user := writeFile(t, dir, "user.json", `{"database":"/data/team.db"}`)
+	c, err := Load(user, "")
+	if err != nil || c.Database != "/data/team.db" {
+		t.Fatalf("user database: %q, %v", c.Database, err)
+	}
+	env := map[string]string{"TANDEM_DATABASE_URL": "sqlite:/other.db"}
+	if err := c.ApplyEnv(func(k string) string { return env[k] }); err != nil || c.Database != "sqlite:/other.db" {
+		t.Errorf("environment over the user file: %q, %v", c.Database, err)
+	}
+}
+
 func TestTrailingWhitespaceIsFine(t *testing.T) {
 	p := writeFile(t, t.TempDir(), "c.json", "{\"model\": \"a/b\"}\n\n  \n")
 	if _, err := Load(p, ""); err != nil {

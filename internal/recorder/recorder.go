@@ -11,15 +11,24 @@ import (
 	"github.com/tandem-agent/tandem/internal/turn"
 )
 
+// Store is what a recorder reads and writes: the session (its parent's
+// folder and runtime, children stored under it), its messages and its meta
+// values.
+type Store interface {
+	store.Sessions
+	store.Messages
+	store.SessionMeta
+}
+
 // ForSession is the turn.Recorder that stores a runtime's output in the
 // given session of st; lastSeq (may be nil) is the session's latest event
 // number, stored with every message in the same transaction.
-func ForSession(st *store.Store, sessionID string, lastSeq func() int64) turn.Recorder {
+func ForSession(st Store, sessionID string, lastSeq func() int64) turn.Recorder {
 	return storeRecorder{s: st, id: sessionID, seq: lastSeq}
 }
 
 type storeRecorder struct {
-	s   *store.Store
+	s   Store
 	id  string
 	seq func() int64
 }

@@ -8,11 +8,12 @@ import (
 
 	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/store"
+	"github.com/tandem-agent/tandem/internal/store/storeopen"
 )
 
-func openStore(t *testing.T) *store.Store {
+func openStore(t *testing.T) store.Store {
 	t.Helper()
-	st, err := store.Open(filepath.Join(t.TempDir(), "t.db"))
+	st, err := storeopen.Open(context.Background(), filepath.Join(t.TempDir(), "t.db"), storeopen.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

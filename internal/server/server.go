@@ -41,14 +41,24 @@ type Catalog interface {
 	Models() []listing.ModelInfo
 }
 
+// Store is what the server reads and changes in the store directly
+// (sessions, their messages and sub-agents, workspaces); turns go through
+// the session manager.
+type Store interface {
+	store.Sessions
+	store.Messages
+	store.Subagents
+	store.Workspaces
+}
+
 // Options configure a Server.
 type Options struct {
 	Manager *session.Manager
 	// FlagRules are --allowedTools / --disallowedTools rules for every
 	// session the server opens (tests use them to make tools ask).
 	FlagRules []permission.Rule
-	Store     *store.Store // default: Manager.Store()
-	Token     string       // required; see LoadOrCreateToken
+	Store     Store  // default: Manager.Store()
+	Token     string // required; see LoadOrCreateToken
 	DataDir   string
 	// AllowedHosts are extra host names accepted in the Host header (the
 	// listen address, localhost, 127.0.0.1 and ::1 always are).
@@ -101,7 +111,7 @@ type Options struct {
 type Server struct {
 	opts     Options
 	mgr      *session.Manager
-	store    *store.Store
+	store    Store
 	log      *slog.Logger
 	handler  http.Handler
 	answered *recentSet

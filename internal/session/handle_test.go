@@ -9,6 +9,7 @@ import (
 
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/store"
+	"github.com/tandem-agent/tandem/internal/store/storeopen"
 )
 
 // answers is a session's own permission questions (Capabilities.Permissions).
@@ -104,7 +105,7 @@ func (w *modelWiring) Resolve(_ context.Context, rec store.Session, checkModel b
 // *ModelError and changes nothing.
 func TestSetModelChecks(t *testing.T) {
 	dir := t.TempDir()
-	st, err := store.Open(filepath.Join(dir, "t.db"))
+	st, err := storeopen.Open(context.Background(), filepath.Join(dir, "t.db"), storeopen.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

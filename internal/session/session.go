@@ -70,7 +70,7 @@ type Expansion struct {
 
 // Manager opens live sessions over one store.
 type Manager struct {
-	store  *store.Store
+	store  store.Store
 	wiring Wiring
 	data   string
 	holder store.Holder // this manager's identity in session leases
@@ -78,12 +78,12 @@ type Manager struct {
 }
 
 // NewManager returns a manager. dataDir holds spill files and the like.
-func NewManager(st *store.Store, w Wiring, dataDir string) *Manager {
+func NewManager(st store.Store, w Wiring, dataDir string) *Manager {
 	return &Manager{store: st, wiring: w, data: dataDir, holder: newHolder(), lease: DefaultLeaseOptions()}
 }
 
 // Store returns the manager's store.
-func (m *Manager) Store() *store.Store { return m.store }
+func (m *Manager) Store() store.Store { return m.store }
 
 // OpenRequest says which session to open and how.
 type OpenRequest struct {

@@ -15,7 +15,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/runtimes"
-	"github.com/tandem-agent/tandem/internal/store"
+	"github.com/tandem-agent/tandem/internal/store/storeopen"
 	"github.com/tandem-agent/tandem/internal/turn"
 )
 
@@ -67,7 +67,7 @@ func (e fakeEquipment) Idle() {
 func setup(t *testing.T) (*Manager, *fakeWiring, string) {
 	t.Helper()
 	dir := t.TempDir()
-	st, err := store.Open(filepath.Join(dir, "t.db"))
+	st, err := storeopen.Open(context.Background(), filepath.Join(dir, "t.db"), storeopen.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +238,7 @@ func (w *switchWiring) Equip(context.Context, *Live) (Equipment, error) {
 func TestUpdateRunsModelSwitchHooks(t *testing.T) {
 	_, _, work := setup(t)
 	dir := t.TempDir()
-	st, err := store.Open(filepath.Join(dir, "t.db"))
+	st, err := storeopen.Open(context.Background(), filepath.Join(dir, "t.db"), storeopen.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 )
 
 // StoreChildren stores sub-agent sessions under their parent in the store.
-type StoreChildren struct{ Store *store.Store }
+type StoreChildren struct{ Store recorder.Store }
 
 // NewChild implements Children.
 func (c StoreChildren) NewChild(ctx context.Context, parentID, parentToolUseID, cwd, model, title string, lastSeq func() int64) (string, turn.Recorder, error) {

@@ -41,13 +41,16 @@ type Config struct {
 	// not counted as the server's); Script is then unused and Stack.Model
 	// is nil.
 	ModelURL string
+	// Database is the store's URL (a benchmark's PostgreSQL); "": the
+	// SQLite file in the stack's folder.
+	Database string
 }
 
 // Stack is the assembled pieces.
 type Stack struct {
 	Dir     string // data folder
 	App     *app.App
-	Store   *store.Store
+	Store   store.Store
 	Manager *session.Manager
 	Model   *scripted.Server
 	// Checkpoints serves the checkpoint endpoints (recording needs
@@ -111,7 +114,7 @@ func open(dir, url string, cfg Config) (*app.App, error) {
 		return nil, err
 	}
 	env := map[string]string{"HOME": home, "PATH": os.Getenv("PATH")}
-	return app.Open(app.Options{Home: tandemHome, Getenv: func(k string) string { return env[k] }, TrustProject: true})
+	return app.Open(app.Options{Home: tandemHome, Getenv: func(k string) string { return env[k] }, TrustProject: true, Database: cfg.Database})
 }
 
 // Close stops the model server and closes the store.

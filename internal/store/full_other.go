@@ -1,6 +1,0 @@
-//go:build !unix
-
-package store
-
-// noSpaceLeft cannot tell here; only SQLITE_FULL and ENOSPC count.
-func noSpaceLeft(string) bool { return false }

@@ -1,0 +1,42 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/tandem-agent/tandem/internal/message"
+	"github.com/tandem-agent/tandem/internal/store/pgtest"
+)
+
+// BenchmarkAppendMessage is the SQLite backend's benchmark of the same
+// name on a private PostgreSQL with durable commits (fsync and synchronous
+// commit on, as a real server), over loopback TCP: a step's store write.
+func BenchmarkAppendMessage(b *testing.B) {
+	url, stop, err := pgtest.Private(pgtest.Options{Durable: true})
+	if err != nil {
+		var nb *pgtest.NoBinariesError
+		if !pgtest.Required() && errors.As(err, &nb) {
+			b.Skip(err)
+		}
+		b.Fatal(err)
+	}
+	defer stop()
+	ctx := context.Background()
+	s, err := Open(ctx, url, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	sess := newSession(b, s, "/p")
+	m := message.Message{Role: message.Assistant, Usage: &message.Usage{InputTokens: 1000, OutputTokens: 200}, CostUSD: ptr(0.01),
+		Content: []message.Block{message.TextBlock(strings.Repeat("some text ", 100)),
+			{Type: message.ToolUse, ID: "toolu_1", Name: "bash", Input: json.RawMessage(`{"command":"go test ./..."}`)}}}
+	for b.Loop() {
+		if _, err := s.AppendMessage(ctx, sess.ID, m); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

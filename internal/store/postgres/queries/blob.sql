@@ -1,0 +1,1 @@
+SELECT data FROM checkpoint_blobs WHERE hash = $1

@@ -1,0 +1,1 @@
+DELETE FROM workspaces WHERE id = $1

@@ -1,0 +1,1 @@
+SELECT /*session_columns*/ FROM sessions WHERE id = $1

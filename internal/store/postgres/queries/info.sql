@@ -1,0 +1,1 @@
+SELECT current_user, rolsuper FROM pg_roles WHERE rolname = current_user

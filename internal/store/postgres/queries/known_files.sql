@@ -1,0 +1,1 @@
+SELECT path, hash FROM checkpoint_known WHERE session_id = $1

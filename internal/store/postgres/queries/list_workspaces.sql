@@ -1,0 +1,1 @@
+SELECT id, path, name, created_at FROM workspaces ORDER BY path

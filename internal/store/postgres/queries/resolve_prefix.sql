@@ -1,0 +1,1 @@
+SELECT id FROM sessions WHERE id LIKE $1 ORDER BY id LIMIT $2

@@ -1,0 +1,1 @@
+DELETE FROM checkpoints WHERE session_id = $1 AND number >= $2

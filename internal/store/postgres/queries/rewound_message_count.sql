@@ -1,0 +1,1 @@
+SELECT COUNT(*) FROM rewound_messages WHERE session_id = $1

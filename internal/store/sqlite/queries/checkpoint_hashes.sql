@@ -1,0 +1,1 @@
+SELECT DISTINCT hash FROM checkpoint_files WHERE hash != ''

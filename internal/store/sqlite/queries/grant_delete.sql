@@ -1,0 +1,1 @@
+DELETE FROM permission_grants WHERE id = ?

@@ -1,0 +1,1 @@
+UPDATE session_leases SET expires_at = ? WHERE session_id = ? AND holder = ?

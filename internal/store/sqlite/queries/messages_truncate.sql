@@ -1,0 +1,1 @@
+DELETE FROM messages WHERE session_id = ? AND position >= ?
