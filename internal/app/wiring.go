@@ -234,9 +234,6 @@ func (eq *Equipment) Runtime(name runtimes.Name) (turn.Runtime, error) {
 		rt, err = w.native(eq)
 	case runtimes.ClaudeCode, runtimes.Auto:
 		rt, err = w.claudeCode(name, eq.l, eq)
-		if err == nil && eq.sandbox != nil && rt.Name() == string(runtimes.ClaudeCode) {
-			err = errSandboxClaudeCode
-		}
 		if err == nil {
 			eq.checker.cli.Store(rt.Name() == string(runtimes.ClaudeCode))
 		}
