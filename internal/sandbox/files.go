@@ -112,4 +112,3 @@ func resolveExisting(p string) string {
 		rest = append(rest, filepath.Base(cur))
 	}
 }
-
