@@ -116,6 +116,12 @@ func (w *wiring) Equip(ctx context.Context, l *session.Live) (session.Equipment,
 		eq.sandbox, eq.egress = sb, egress
 		l.Env.Sandbox = sb
 		eq.hooks.SetConfine(sb.Confine)
+		eq.hooks.SetDenials(func(output, dir string) {
+			for _, ev := range sb.DenialEvents(output, dir) {
+				ev.Meta["source"] = "hook"
+				l.Events.Emit(ev)
+			}
+		})
 		engineOpts.Sandboxed = true
 	}
 	engineOpts.Roots, engineOpts.ReadRoots = l.Roots, sk.Dirs()

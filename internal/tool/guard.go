@@ -52,3 +52,20 @@ func GuardFiles(t Tool, call Call) (res Result, refused bool) {
 	}
 	return Result{}, false
 }
+
+// ReportDenials emits a sandbox_denial event for each refusal the
+// session's sandbox infers from a confined process's output (a
+// background job's, an MCP stdio server's result) and returns their
+// messages, for the result the model reads. None without a sandbox.
+func ReportDenials(env *Env, toolUseID, toolName, output, cwd string) []string {
+	if env == nil || env.Sandbox == nil {
+		return nil
+	}
+	var msgs []string
+	for _, ev := range env.Sandbox.DenialEvents(output, cwd) {
+		ev.ToolUseID, ev.ToolName = toolUseID, toolName
+		env.Emit(ev)
+		msgs = append(msgs, ev.Message)
+	}
+	return msgs
+}
