@@ -1,8 +1,12 @@
-//go:build !linux
+//go:build !linux && !darwin
 
 package sandbox
 
-import "os/exec"
+import (
+	"fmt"
+	"os"
+	"os/exec"
+)
 
 func confineAttr(*exec.Cmd, bool) error { return ErrUnavailable }
 
@@ -10,7 +14,12 @@ func probeKernel(*Capabilities, string) {}
 
 // Exec refuses: there is no launcher on this system.
 func Exec([]string) int {
-	println("tandem sandbox:", ErrUnavailable.Error())
+	return fail(ErrUnavailable)
+}
+
+// fail reports a launcher error with status 125 (as on Linux).
+func fail(err error) int {
+	fmt.Fprintln(os.Stderr, "tandem sandbox:", err)
 	return 125
 }
 
