@@ -12,13 +12,8 @@ import (
 	"github.com/tandem-agent/tandem/internal/tool"
 )
 
-// sandboxedEnv is a session whose commands run in the sandbox: the
-// workspace is writable, home/.ssh unreadable.
-func sandboxedEnv(t *testing.T) (env *tool.Env, home string) {
-	env, home, _ = sandboxedEnvRec(t)
-	return env, home
-}
-
+// sandboxedEnvRec is a session whose commands run in the sandbox (the
+// workspace is writable, home/.ssh unreadable) and its event recorder.
 func sandboxedEnvRec(t *testing.T) (env *tool.Env, home string, rec *recorder) {
 	t.Helper()
 	env, rec = newTestEnv(t)
