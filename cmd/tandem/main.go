@@ -20,6 +20,11 @@ type exitError struct{ code int }
 func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == sandbox.LoopbackArg {
+		// The sandbox's loopback forward (internal/sandbox.Loopback), run
+		// inside it before the claude CLI when its provider is on loopback.
+		os.Exit(sandbox.Loopback(os.Args[2:]))
+	}
 	if len(os.Args) > 1 && os.Args[1] == sandbox.ExecArg {
 		// The sandbox's launcher (internal/sandbox.Exec), started by tandem
 		// itself for each confined command.

@@ -95,6 +95,12 @@ func (r *Runtime) execute(ctx context.Context, st *turnState, use message.Block)
 		return tool.ErrorResult(msg)
 	}
 	input := use.Input
+	// The OS sandbox's policy over the paths the tool declares (the same
+	// boundary the kernel keeps for commands), before any question: a
+	// path it refuses is not worth asking about.
+	if res, refused := tool.GuardFiles(t, tool.Call{ID: use.ID, Name: use.Name, Input: input, Env: st.d.Env}); refused {
+		return res
+	}
 	dec, err := r.permit(ctx, st, t, use)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -116,7 +122,14 @@ func (r *Runtime) execute(ctx context.Context, st *turnState, use message.Block)
 	if len(dec.UpdatedInput) > 0 {
 		input = dec.UpdatedInput
 	}
-	res, err := safeExecute(ctx, t, tool.Call{ID: use.ID, Name: use.Name, Input: input, Env: st.d.Env})
+	call := tool.Call{ID: use.ID, Name: use.Name, Input: input, Env: st.d.Env}
+	res, refused := tool.Result{}, false
+	if len(dec.UpdatedInput) > 0 { // a hook or the user changed the input: judged again
+		res, refused = tool.GuardFiles(t, call)
+	}
+	if !refused {
+		res, err = safeExecute(ctx, t, call)
+	}
 	if err != nil {
 		res = tool.ErrorResult(fmt.Sprintf("%s failed: %v", use.Name, err))
 	}

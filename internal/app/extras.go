@@ -183,8 +183,12 @@ func (w *wiring) claudeCode(name runtimes.Name, l *session.Live, eq *Equipment) 
 	if err != nil {
 		return nil, err
 	}
+	confine, err := eq.cliConfine(cc, pc.BaseURL)
+	if err != nil {
+		return nil, err
+	}
 	rt := claudecode.New(cc, claudecode.Options{ProviderName: provName, BaseURL: pc.BaseURL, APIKey: pc.APIKey,
-		AuthToken: pc.AuthToken, MCPConfig: mcpJSON, Observer: observer(eq), Hooks: eq.hookFire,
+		AuthToken: pc.AuthToken, MCPConfig: mcpJSON, Observer: observer(eq), Hooks: eq.hookFire, Confine: confine, Denials: eq.denials(),
 		// disabled_tools as deny rules: the CLI has no per-server list.
 		DisallowedTools: mcp.ClaudeCodeDisallowedTools(servers), Effort: effort, ThinkingBudget: budget,
 		Agents: agents, AddDirs: addDirs, SettingSources: w.app.settingSources(eq.settings)})

@@ -144,10 +144,6 @@ func (eq *Equipment) confine() func(*exec.Cmd) error {
 	return eq.sandbox.Confine
 }
 
-// errSandboxClaudeCode refuses what the sandbox does not cover yet rather
-// than run it outside while the config says on.
-var errSandboxClaudeCode = errors.New("the sandbox does not cover the claude CLI yet (the claude-code runtime): run with --no-sandbox, or use the native runtime (--runtime native)")
-
 // sandboxReadOnly are the places inside the roots that stay read-only in
 // the sandbox: where tandem and Claude Code load settings, skills, hooks
 // and instructions from (internal/places), and what configures programs

@@ -135,6 +135,12 @@ func (w *wiring) equip(ctx context.Context, l *session.Live, s *Settings) (sessi
 		eq.sandbox, eq.egress = sb, egress
 		l.Env().Sandbox = sb
 		eq.hooks.SetConfine(sb.Confine)
+		eq.hooks.SetDenials(func(output, dir string) {
+			for _, ev := range sb.DenialEvents(output, dir) {
+				ev.Meta["source"] = "hook"
+				l.Events.Emit(ev)
+			}
+		})
 		engineOpts.Sandboxed = true
 	}
 	engineOpts.Roots, engineOpts.ReadRoots = l.Roots(), sk.Dirs()
@@ -260,9 +266,6 @@ func (eq *Equipment) Runtime(name runtimes.Name) (turn.Runtime, error) {
 		rt, err = w.native(eq)
 	case runtimes.ClaudeCode, runtimes.Auto:
 		rt, err = w.claudeCode(name, eq.l, eq)
-		if err == nil && eq.sandbox != nil && rt.Name() == string(runtimes.ClaudeCode) {
-			err = errSandboxClaudeCode
-		}
 		if err == nil {
 			eq.checker.cli.Store(rt.Name() == string(runtimes.ClaudeCode))
 		}

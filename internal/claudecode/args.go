@@ -149,6 +149,9 @@ func childEnv(parent []string, cfg Config, opts Options) []string {
 	if cfg.AllowRoot {
 		set("IS_SANDBOX", "1")
 	}
+	if opts.Confine != nil {
+		set("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+	}
 	for k, v := range cfg.Env {
 		env = append(env, k+"="+v)
 	}

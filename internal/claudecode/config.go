@@ -12,9 +12,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os/exec"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tandem-agent/tandem/internal/event"
 )
 
 // Defaults applied by Config.withDefaults.
@@ -218,6 +221,16 @@ type Options struct {
 	ThinkingBudget int64
 	// Hooks runs tandem's hooks for the events the CLI reports; nil: none.
 	Hooks HookForwarder
+	// Confine puts the CLI, and so every command it runs, inside the
+	// session's OS sandbox (internal/sandbox); nil: the sandbox is off.
+	// With it set, the CLI's nonessential traffic (telemetry, update
+	// checks) is turned off unless claude_code.env says otherwise: the
+	// sandbox's proxy would refuse it, one denial each.
+	Confine func(*exec.Cmd) error
+	// Denials says what the sandbox refused a tool call of the CLI,
+	// inferred from its result (sandbox_denial events, emitted after the
+	// tool_result); nil: none.
+	Denials func(output, cwd string) []event.Event
 	// Logger receives debug notes (ignored message types, undecodable
 	// lines); nil means slog.Default().
 	Logger *slog.Logger

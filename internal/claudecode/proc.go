@@ -31,11 +31,19 @@ type proc struct {
 // startProc launches the CLI. The reader goroutine uses
 // bufio.Reader.ReadBytes so that lines of several MB (base64 images, big
 // tool results) are read whole.
-func startProc(path string, args, env []string, dir string, log func(string)) (*proc, error) {
+//
+// confine, when set, puts the CLI inside the session's OS sandbox (it and
+// every command it runs); an error there means the CLI must not start.
+func startProc(path string, args, env []string, dir string, log func(string), confine func(*exec.Cmd) error) (*proc, error) {
 	cmd := exec.Command(path, args...)
 	cmd.Dir = dir
 	cmd.Env = env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if confine != nil {
+		if err := confine(cmd); err != nil {
+			return nil, fmt.Errorf("put the claude CLI in the sandbox: %w", err)
+		}
+	}
 	// Grandchildren (a tool's background process) may hold stderr open;
 	// do not let Wait hang on them.
 	cmd.WaitDelay = 2 * time.Second

@@ -53,7 +53,7 @@ type loop struct {
 func (t *turnRun) attempt(ctx context.Context, at launch) outcome {
 	cfg, opts := t.rt.cfg, t.rt.opts
 	args := buildArgs(cfg, opts, t.in, at)
-	p, err := startProc(t.cli.Path, args, childEnv(osEnviron(), cfg, opts), t.in.Cwd, t.rt.logf)
+	p, err := startProc(t.cli.Path, args, childEnv(osEnviron(), cfg, opts), t.in.Cwd, t.rt.logf, opts.Confine)
 	if err != nil {
 		return outcome{result: errorResult(event.SubtypeError, err.Error())}
 	}
@@ -223,6 +223,12 @@ func (l *loop) onMessage(m Msg, interrupted bool) (outcome, bool) {
 			return outcome{result: e}, true
 		}
 		emit(l.t.d, e)
+		if e.Type == event.ToolResult && l.t.rt.opts.Denials != nil {
+			for _, d := range l.t.rt.opts.Denials(e.Output, l.t.in.Cwd) {
+				d.ToolUseID = e.ToolUseID
+				emit(l.t.d, d)
+			}
+		}
 	}
 	return outcome{}, false
 }

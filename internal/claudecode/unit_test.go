@@ -366,7 +366,7 @@ func TestRootBypassRefused(t *testing.T) {
 func TestProcReadsHugeLines(t *testing.T) {
 	// A 3 MB line (a base64 image, a big tool result) must arrive whole.
 	script := `head -c 3000000 /dev/zero | tr '\0' 'a' > big; printf '{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"%s"}]}}\n' "$(cat big)"; echo 'not json'; echo '{"type":"result","subtype":"success"}'`
-	p, err := startProc("/bin/sh", []string{"-c", script}, os.Environ(), t.TempDir(), func(string) {})
+	p, err := startProc("/bin/sh", []string{"-c", script}, os.Environ(), t.TempDir(), func(string) {}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

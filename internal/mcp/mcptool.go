@@ -85,7 +85,15 @@ func (t *mcpTool) Execute(ctx context.Context, call tool.Call) (tool.Result, err
 	}
 	token, release := t.srv.progress.open(call, t.name)
 	defer release()
-	return t.srv.callTool(ctx, t.remote, args, token), nil
+	res := t.srv.callTool(ctx, t.remote, args, token)
+	if t.srv.m.opts.Confine != nil && t.srv.config().TransportType() == TypeStdio {
+		// The server runs in the session's sandbox: what it was refused
+		// shows in its error text (EACCES and a path).
+		for _, msg := range tool.ReportDenials(call.Env, call.ID, t.name, res.Content, t.srv.m.opts.WorkDir) {
+			res.Content += "\n[sandbox] " + msg
+		}
+	}
+	return res, nil
 }
 
 // callTool runs one call and turns every failure into a result the model

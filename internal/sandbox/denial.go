@@ -19,8 +19,9 @@ const (
 // deniedPath finds the paths in EACCES/EPERM messages of the usual shapes:
 // `cat: PATH: Permission denied`, `sh: 1: cannot create PATH: Permission
 // denied`, Python's `Permission denied: 'PATH'`, Go's `open PATH:
-// permission denied`.
+// permission denied`, Node's `EACCES: permission denied, open 'PATH'`.
 var deniedPath = []*regexp.Regexp{
+	regexp.MustCompile(`(?i)EACCES: permission denied, \w+ '([^'\n]+)'`), // Node
 	regexp.MustCompile(`(?i)permission denied: '([^'\n]+)'`),
 	regexp.MustCompile(`(?i)(?:cannot create |open |cannot open |^|[\s'"])([^\s:'"]*/[^\s:'"]*|[^\s:'"/]+\.[^\s:'"/]+)['"]?: (?:permission denied|operation not permitted)`),
 }

@@ -10,10 +10,11 @@ func TestDenialEventsInferred(t *testing.T) {
 		"sh: 1: cannot create ../outside.txt: Permission denied\n" +
 		"PermissionError: [Errno 13] Permission denied: '/home/u/evil.txt'\n" +
 		"cat: /w/proj/locked: Permission denied\n" + // inside: the file's own mode
-		"open /etc/x.conf: permission denied\n"
+		"open /etc/x.conf: permission denied\n" +
+		"Error: EACCES: permission denied, open '/home/u/node.txt'\n"
 	evs := s.DenialEvents(out, "/w/proj")
 	want := map[string]string{"/home/u/.ssh/id_rsa": RuleSecret, "/w/outside.txt": RuleWriteOutside,
-		"/home/u/evil.txt": RuleWriteOutside, "/etc/x.conf": RuleWriteOutside}
+		"/home/u/evil.txt": RuleWriteOutside, "/etc/x.conf": RuleWriteOutside, "/home/u/node.txt": RuleWriteOutside}
 	got := map[string]string{}
 	for _, e := range evs {
 		got[e.Meta["path"].(string)] = e.Meta["rule"].(string)

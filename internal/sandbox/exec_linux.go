@@ -145,6 +145,11 @@ func privateProc() {
 		return
 	}
 	unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "")
+	// /dev/shm is writable for the programs that need shared memory
+	// (Python's multiprocessing, Chromium), and on the host it is one
+	// folder for the whole machine: a private one keeps a command from
+	// reading, planting or deleting what other programs keep there.
+	unix.Mount("tmpfs", "/dev/shm", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777,size=50%")
 }
 
 // readOnlyBinds mounts each existing path read-only over itself (in the

@@ -20,6 +20,9 @@ type Capabilities struct {
 	UserNS bool `json:"user_namespaces"`
 	// UserNSError is why not, when UserNS is false.
 	UserNSError string `json:"user_namespaces_error,omitempty"`
+	// SandboxExec is macOS's sandbox-exec when present (the boundary
+	// there: a profile generated from the policy, SBPL).
+	SandboxExec string `json:"sandbox_exec,omitempty"`
 	// Bubblewrap is bwrap's path when installed (reported; the launcher
 	// makes its namespaces itself and does not need it).
 	Bubblewrap string `json:"bubblewrap,omitempty"`
@@ -28,8 +31,14 @@ type Capabilities struct {
 // Usable reports whether commands can be confined here, naming what is
 // missing and the fix when not.
 func (c Capabilities) Usable() error {
+	if c.OS == "darwin" {
+		if c.SandboxExec == "" {
+			return fmt.Errorf("%w: /usr/bin/sandbox-exec is missing; turn the sandbox off with --no-sandbox or `sandbox: off`", ErrUnavailable)
+		}
+		return nil
+	}
 	if c.OS != "linux" {
-		return fmt.Errorf("%w: tandem's sandbox runs on Linux (on %s, turn it off with --no-sandbox or `sandbox: off`; macOS support is planned, see docs/sandbox.md)", ErrUnavailable, c.OS)
+		return fmt.Errorf("%w: tandem's sandbox runs on Linux and macOS, not on %s; turn it off with --no-sandbox or `sandbox: off` (docs/sandbox.md)", ErrUnavailable, c.OS)
 	}
 	var missing []string
 	if c.LandlockABI < 1 {
@@ -51,6 +60,9 @@ func (c Capabilities) Usable() error {
 func (c Capabilities) Mode() string {
 	if c.Usable() != nil {
 		return "unavailable"
+	}
+	if c.OS == "darwin" {
+		return "sandbox-exec (Seatbelt profile; loopback is the machine's)"
 	}
 	if c.UserNS {
 		return "landlock+seccomp+namespaces"

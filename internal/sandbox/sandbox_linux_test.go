@@ -372,3 +372,24 @@ func TestProtectedPlacesStayReadOnly(t *testing.T) {
 		t.Error("the hook was written")
 	}
 }
+
+// /dev/shm inside is the sandbox's own: what a command writes there never
+// reaches the machine's (where another program's shared memory lives).
+func TestSharedMemoryIsPrivate(t *testing.T) {
+	if _, err := os.Stat("/dev/shm"); err != nil {
+		t.Skip("no /dev/shm here")
+	}
+	l := newLayout(t)
+	s := testSandbox(t, l.policy())
+	if !s.Capabilities().UserNS {
+		t.Skip("a private /dev/shm needs the mount namespace")
+	}
+	name := filepath.Join("/dev/shm", "tandem-sandbox-test-"+filepath.Base(filepath.Dir(filepath.Dir(l.ws))))
+	t.Cleanup(func() { os.Remove(name) })
+	if out, code := run(t, s, "write", name); code != 0 {
+		t.Fatalf("writing %s inside: code %d, %q; want ok (a private one)", name, code, out)
+	}
+	if _, err := os.Stat(name); err == nil {
+		t.Errorf("%s written inside reached the machine's /dev/shm", name)
+	}
+}

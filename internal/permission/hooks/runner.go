@@ -32,6 +32,7 @@ type Runner struct {
 	// delivered gets what async hooks said when they end.
 	delivered func(Input, Outcome)
 	confine   func(*exec.Cmd) error // sandbox.go
+	denials   func(output, dir string)
 }
 
 // SetJudge sets what answers prompt and agent hooks. Call it before the
@@ -237,6 +238,9 @@ func (r *Runner) runOne(ctx context.Context, h Handler, stdin []byte) result {
 	err := cmd.Run()
 	runtime.UnlockOSThread()
 	res := result{stdout: out.String(), stderr: strings.TrimSpace(errb.String())}
+	if r.denials != nil {
+		r.denials(res.stdout+"\n"+res.stderr, cmd.Dir)
+	}
 	var exitErr *exec.ExitError
 	switch {
 	case ctx.Err() != nil:

@@ -12,3 +12,9 @@ func (r *Runner) confineCmd(cmd *exec.Cmd) error {
 	}
 	return r.confine(cmd)
 }
+
+// SetDenials hands what each command hook printed (stdout and stderr) and
+// its folder to report, which tells what the sandbox refused it
+// (sandbox_denial events); nil: nothing is reported. Call it with
+// SetConfine.
+func (r *Runner) SetDenials(report func(output, dir string)) { r.denials = report }

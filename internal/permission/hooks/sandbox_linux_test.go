@@ -44,3 +44,35 @@ func TestHookInSandboxCannotReadSecret(t *testing.T) {
 		t.Errorf("hook read the secret: copy %q, stderr %q", copied, errText)
 	}
 }
+
+// What the sandbox refused a hook reaches SetDenials' report: its output
+// names the path.
+func TestHookSandboxDenialsReported(t *testing.T) {
+	dir, home := t.TempDir(), t.TempDir()
+	secret := filepath.Join(home, ".ssh", "id_rsa")
+	os.MkdirAll(filepath.Dir(secret), 0o700)
+	os.WriteFile(secret, []byte("PRIVATE KEY"), 0o600)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, err := sandbox.New(sandbox.Policy{WriteRoots: []string{dir}, DenyRead: []string{filepath.Dir(secret)}}, exe)
+	if err != nil {
+		t.Skipf("sandbox unavailable: %v", err)
+	}
+	h := script(t, dir, "h.sh", "cat "+secret+"\nexit 0\n")
+	r := NewRunner(Config{SessionStart: {{Hooks: cmd(h)}}}, dir, nil)
+	r.SetConfine(sb.Confine)
+	var rules []string
+	r.SetDenials(func(output, d string) {
+		for _, ev := range sb.DenialEvents(output, d) {
+			rules = append(rules, ev.Meta["path"].(string)+" "+ev.Meta["rule"].(string))
+		}
+	})
+	if _, err := r.Run(context.Background(), Input{HookEventName: SessionStart}); err != nil {
+		t.Fatal(err)
+	}
+	if len(rules) != 1 || rules[0] != secret+" "+sandbox.RuleSecret {
+		t.Errorf("denials reported: %v", rules)
+	}
+}

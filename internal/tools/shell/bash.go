@@ -135,7 +135,7 @@ func (b *Bash) Execute(ctx context.Context, call tool.Call) (tool.Result, error)
 		l.sandbox = call.Env.Sandbox
 	}
 	if in.RunInBackground {
-		return startBackground(call.Env, l, in.Command, in.Description, dir)
+		return startBackground(call.Env, call.ID, l, in.Command, in.Description, dir)
 	}
 	// A client's terminal is outside tandem's reach: with the sandbox on,
 	// commands run here, confined, instead.

@@ -95,7 +95,7 @@ func (t *jobTable) closeAll() {
 	wg.Wait()
 }
 
-func startBackground(env *tool.Env, l launcher, command, description, dir string) (tool.Result, error) {
+func startBackground(env *tool.Env, callID string, l launcher, command, description, dir string) (tool.Result, error) {
 	t := loadJobs(env)
 	t.mu.Lock()
 	if t.closed {
@@ -119,7 +119,15 @@ func startBackground(env *tool.Env, l launcher, command, description, dir string
 	t.mu.Lock()
 	t.jobs[id] = j
 	t.mu.Unlock()
-	go j.watch()
+	go func() {
+		j.watch()
+		if l.sandbox != nil {
+			// What the sandbox refused the job, from its output, once it
+			// has ended (the model reads the errors with BashOutput).
+			data, _, _ := j.log.readSince(0)
+			tool.ReportDenials(env, callID, bashName, string(data), dir)
+		}
+	}()
 
 	msg := fmt.Sprintf("Command running in background with ID: %s. Read its output with BashOutput and stop it with KillShell.", id)
 	if log.path != "" {

@@ -12,13 +12,8 @@ import (
 	"github.com/tandem-agent/tandem/internal/tool"
 )
 
-// sandboxedEnv is a session whose commands run in the sandbox: the
-// workspace is writable, home/.ssh unreadable.
-func sandboxedEnv(t *testing.T) (env *tool.Env, home string) {
-	env, home, _ = sandboxedEnvRec(t)
-	return env, home
-}
-
+// sandboxedEnvRec is a session whose commands run in the sandbox (the
+// workspace is writable, home/.ssh unreadable) and its event recorder.
 func sandboxedEnvRec(t *testing.T) (env *tool.Env, home string, rec *recorder) {
 	t.Helper()
 	env, rec = newTestEnv(t)
@@ -83,7 +78,7 @@ func TestBashInSandbox(t *testing.T) {
 }
 
 func TestBackgroundJobInSandbox(t *testing.T) {
-	env, home := sandboxedEnv(t)
+	env, home, rec := sandboxedEnvRec(t)
 	ctx := context.Background()
 	res := run(t, ctx, NewBash(), env, map[string]any{"command": "cat " + home + "/.ssh/id_rsa; echo x > ../outside.txt; echo done", "run_in_background": true})
 	id, _ := res.Meta["bash_id"].(string)
@@ -98,5 +93,19 @@ func TestBackgroundJobInSandbox(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(filepath.Dir(env.WorkDir), "outside.txt")); err == nil {
 		t.Error("../outside.txt was written")
+	}
+	// Each refusal is a sandbox_denial event once the job has ended.
+	rules := map[string]string{}
+	waitFor(t, "the job's sandbox_denial events", func() bool {
+		evs, _ := rec.snapshot()
+		for _, e := range evs {
+			if e.Type == event.SandboxDenial {
+				rules[e.Meta["path"].(string)] = e.Meta["rule"].(string)
+			}
+		}
+		return len(rules) >= 2
+	})
+	if rules[filepath.Join(home, ".ssh", "id_rsa")] != sandbox.RuleSecret || rules[filepath.Join(filepath.Dir(env.WorkDir), "outside.txt")] != sandbox.RuleWriteOutside {
+		t.Errorf("sandbox_denial events: %v", rules)
 	}
 }
