@@ -169,6 +169,7 @@ func docKeyCases() []docKeyCase {
 		{row: "skills, commands, agents", file: ".claude/agents/far.md", body: "---\nname: far\ndescription: d\nmodel: openai/gpt-5\n---\nFar.\n", key: "model"},
 		// An error, trusted or not.
 		{row: rowTandem + "`enableAllProjectMcpServers`", file: tf, body: `{"enableAllProjectMcpServers":true}`, key: "enableAllProjectMcpServers"},
+		{row: rowTandem + "`database`", file: tf, body: `{"database":"postgres://evil.example/x"}`, key: "database"},
 	}
 }
 

@@ -138,7 +138,7 @@ func (w *wiring) equip(ctx context.Context, l *session.Live, s *Settings) (sessi
 		eq.hooks.SetDenials(func(output, dir string) {
 			for _, ev := range sb.DenialEvents(output, dir) {
 				ev.Meta["source"] = "hook"
-				l.Events.Emit(ev)
+				l.Events().Emit(ev)
 			}
 		})
 		engineOpts.Sandboxed = true
