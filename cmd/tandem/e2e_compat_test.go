@@ -15,9 +15,7 @@ func TestE2ECompatTransportSendsClaudeCodeShape(t *testing.T) {
 	t.Parallel()
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("hello from the proxy")}})
 	cfg := `{"providers":{"proxy":{"kind":"anthropic","base_url":"` + x.url + `","api_key":"proxy-key","transport":"claude-code-compat"}}}`
-	if err := os.WriteFile(filepath.Join(x.Home, "config.json"), []byte(cfg), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	x.WriteConfig(cfg)
 	r := x.Run("run", "-p", "hi", "--runtime", "native", "--model", "proxy/claude-sonnet-4-5")
 	if r.Code != 0 || !strings.Contains(r.Stdout, "hello from the proxy") {
 		t.Fatalf("exit %d\n%s\n%s", r.Code, r.Stdout, r.Stderr)

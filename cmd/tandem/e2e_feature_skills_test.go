@@ -14,6 +14,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/scripted"
 	"github.com/tandem-agent/tandem/internal/store"
 	"github.com/tandem-agent/tandem/internal/store/storeopen"
+	"github.com/tandem-agent/tandem/internal/testfiles"
 )
 
 // toolDescription returns the description a request gave a tool.
@@ -154,12 +155,7 @@ func TestFeatureSkillToolNative(t *testing.T) {
 // withScript serves a new script for the same workspace and home.
 func withScript(t *testing.T, old *e2e, script scripted.Script) *e2e {
 	t.Helper()
-	srv := scripted.New(script)
-	url, err := srv.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
+	srv, url := testfiles.Scripted(t, script)
 	x := *old
 	x.srv, x.url = srv, url
 	return &x

@@ -308,9 +308,7 @@ func TestE2ERunMaxBudgetCoversSubagents(t *testing.T) {
 		}}},
 	})
 	cfg := `{"providers": {"anthropic": {"models": {"claude-sonnet-5-5": {"price": {"input": 1000000, "output": 0}}}}}}`
-	if err := os.WriteFile(filepath.Join(x.Home, "config.json"), []byte(cfg), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	x.WriteConfig(cfg)
 	r := x.RunStream("dig", "--max-budget-usd", "5")
 	res := r.Result()
 	if res.Subtype != event.SubtypeMaxBudget || res.NumTurns != 1 || res.CostUSD == nil || *res.CostUSD != 7 {
@@ -367,9 +365,7 @@ func TestE2ERunMaxBudgetSharedByParallelSubagents(t *testing.T) {
 		Threads: []scripted.Thread{child("CHILD-ONE"), child("CHILD-TWO")},
 	})
 	cfg := `{"providers": {"anthropic": {"models": {"claude-sonnet-5-5": {"price": {"input": 1000000, "output": 0}}}}}}`
-	if err := os.WriteFile(filepath.Join(x.Home, "config.json"), []byte(cfg), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	x.WriteConfig(cfg)
 	res := x.RunStream("dig twice", "--max-budget-usd", "5").Result()
 	if res.Subtype != event.SubtypeMaxBudget || res.CostUSD == nil || (*res.CostUSD != 7 && *res.CostUSD != 10) {
 		t.Fatalf("result %s %s %q (cost %v) after %d calls", res.Subtype, res.Result, res.Error, *res.CostUSD, len(x.srv.Requests()))

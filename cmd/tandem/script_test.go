@@ -37,15 +37,9 @@ func TestScripts(t *testing.T) {
 			env.Setenv("TANDEM_HOME", home)
 			env.Setenv("ANTHROPIC_API_KEY", "test-key")
 			env.Setenv("OPENAI_API_KEY", "test-key")
-			srv := scripted.New(scripted.Script{})
-			url, err := srv.Start()
-			if err != nil {
-				return err
-			}
-			env.Defer(srv.Close)
-			setModelURL(env.Setenv, url)
-			env.Values[serverKey{}] = &serverRef{srv}
-			return nil
+			ref := &serverRef{}
+			env.Values[serverKey{}] = ref
+			return ref.serve(scripted.Script{}, env.Defer, env.Setenv)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"scripted":  cmdScripted,
@@ -71,12 +65,7 @@ func cmdScripted(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	script, err := scripted.LoadScript(ts.MkAbs(args[0]))
 	ts.Check(err)
-	srv := scripted.New(script)
-	url, err := srv.Start()
-	ts.Check(err)
-	ts.Defer(srv.Close)
-	setModelURL(ts.Setenv, url)
-	ts.Value(serverKey{}).(*serverRef).srv = srv
+	ts.Check(ts.Value(serverKey{}).(*serverRef).serve(script, ts.Defer, ts.Setenv))
 }
 
 // serverKey finds a script's current scripted server (a *serverRef) among
@@ -84,6 +73,20 @@ func cmdScripted(ts *testscript.TestScript, neg bool, args []string) {
 type serverKey struct{}
 
 type serverRef struct{ srv *scripted.Server }
+
+// serve starts a scripted server on script as the script's current one,
+// closed by defer, with the providers' base URLs set by setenv.
+func (r *serverRef) serve(script scripted.Script, deferFn func(func()), setenv func(k, v string)) error {
+	srv := scripted.New(script)
+	url, err := srv.Start()
+	if err != nil {
+		return err
+	}
+	deferFn(srv.Close)
+	setModelURL(setenv, url)
+	r.srv = srv
+	return nil
+}
 
 // cmdRequests: requests N checks that the scripted server got N requests
 // (! requests N: any other number).
