@@ -314,38 +314,6 @@ func TestFeatureExploreChildCannotWriteNative(t *testing.T) {
 	}
 }
 
-// A malformed SKILL.md and agent file produce warnings that name the file
-// and the field; the session runs.
-func TestFeatureMalformedSkillAndAgentWarn(t *testing.T) {
-	x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("fine")}})
-	x.WriteFile(".claude/skills/broken/SKILL.md", "---\nname: broken\ndescription: \"never closed\n---\nBody\n")
-	x.WriteFile(".claude/skills/typed/SKILL.md", "---\nname: typed\ndescription: ok\ncontext: sideways\n---\nBody\n")
-	x.WriteFile(".claude/agents/nodesc.md", "---\nname: nodesc\ntools: Read\n---\nPrompt\n")
-	r := x.RunStream("hello")
-	mustSucceed(t, r)
-	for _, want := range []string{"broken/SKILL.md: frontmatter is not valid YAML", "typed/SKILL.md: field \"context\"", "nodesc.md: field \"description\""} {
-		if !strings.Contains(r.Stderr, want) {
-			t.Errorf("stderr lacks %q:\n%s", want, r.Stderr)
-		}
-	}
-	desc := toolDescription(x.lastMain(), "Skill")
-	if !strings.Contains(desc, "- typed: ok") || strings.Contains(desc, "broken") {
-		t.Errorf("listing after bad files:\n%s", desc)
-	}
-}
-
-// A custom command with arguments expands before the model sees it; a
-// built-in name is never replaced by a file.
-func TestFeatureCustomCommandNative(t *testing.T) {
-	x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("on it")}})
-	x.WriteFile(".claude/commands/fix-issue.md", "---\ndescription: Fix an issue\nargument-hint: [number] [area]\n---\nFix issue #$1 in the $2 code. Full request: $ARGUMENTS\n")
-	r := x.RunStream("/fix-issue 42 parser")
-	mustSucceed(t, r)
-	if txt := requestText(x.lastMain()); !strings.Contains(txt, "Fix issue #42 in the parser code. Full request: 42 parser") {
-		t.Errorf("the model got:\n%s", txt)
-	}
-}
-
 // A failing child returns an error result; the parent's turn goes on.
 func TestFeatureFailingSubagentNative(t *testing.T) {
 	x := newE2E(t, scripted.Script{

@@ -190,22 +190,6 @@ func TestE2ERunStdinOpenButSilent(t *testing.T) {
 	}
 }
 
-// Text output of a step retried after a mid-stream error shows the answer
-// once.
-func TestE2ERunTextOutputAfterMidStreamRetry(t *testing.T) {
-	t.Parallel()
-	const answer = "Finished after a bumpy stream with a long enough answer."
-	x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep(answer).WithFault(scripted.MidStreamFault())}})
-	r := x.Run("run", "-p", "hi", "--model", "anthropic/claude-sonnet-5-5")
-	mustSucceed(t, r)
-	if r.Stdout != answer+"\n" {
-		t.Errorf("stdout %q", r.Stdout)
-	}
-	if !strings.Contains(r.Stderr, "retry 1") {
-		t.Errorf("stderr %q", r.Stderr)
-	}
-}
-
 func TestPrinterRetriedTextDiffers(t *testing.T) {
 	var out, errw strings.Builder
 	p := newPrinter("text", &out, &errw, false)
@@ -325,17 +309,6 @@ func TestE2ERunMaxBudgetCoversSubagents(t *testing.T) {
 	}
 	if !agent.IsError || !strings.Contains(agent.Output, "budget") {
 		t.Errorf("the Agent call's result does not say the sub-agent ran out of budget: %+v", agent)
-	}
-}
-
-// /init is expanded by the session, so every way in sends the model the
-// same request for the folder's AGENTS.md.
-func TestE2ERunInit(t *testing.T) {
-	x := newE2E(t, scripted.Script{Fallback: &scripted.Step{Text: "Wrote AGENTS.md."}})
-	mustSucceed(t, x.RunStream("/init the test layout"))
-	body := string(x.lastMain().RawBody)
-	if !strings.Contains(body, "Write an AGENTS.md at the root of this project") || !strings.Contains(body, "Pay particular attention to: the test layout") {
-		t.Errorf("the model was not sent the /init request:\n%.600s", body)
 	}
 }
 
