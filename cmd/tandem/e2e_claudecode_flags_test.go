@@ -6,6 +6,8 @@ import (
 	"github.com/tandem-agent/tandem/internal/scripted"
 )
 
+const todoSchema = `{"type":"object","properties":{"done":{"type":"boolean"},"items":{"type":"array","items":{"type":"string"}}},"required":["done","items"]}`
+
 // --json-schema under --runtime claude-code, in tandem's default
 // permission mode: the CLI's StructuredOutput call runs without asking
 // (it only records the answer), and the result carries structured_output

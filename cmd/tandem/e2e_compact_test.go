@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -12,6 +11,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/scripted"
+	"github.com/tandem-agent/tandem/internal/testfiles"
 )
 
 const e2eSummary = "E2E-SUMMARY: read the files, nothing changed."
@@ -29,13 +29,6 @@ func readScript(x *e2e, n int) []scripted.Step {
 	return append(steps, scripted.TextStep("all files read"))
 }
 
-func writeUserConfig(t *testing.T, x *e2e, body string) {
-	t.Helper()
-	if err := os.WriteFile(filepath.Join(x.Home, "config.json"), []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // 26 reads of 36 KB under a 200k window (the user's config gives the
 // default model that window, as the scripted server has), with pruning off
 // so compaction has to do the work: the turn completes, no request passes
@@ -46,7 +39,7 @@ func TestE2ECompactionLongSessionAndResume(t *testing.T) {
 	steps := readScript(x, 26)
 	steps = append(steps, scripted.TextStep("resumed fine"))
 	x.restart(t, scripted.Script{Steps: steps, StepMarkers: true, ContextLimit: 200_000, Fallback: &scripted.Step{Text: e2eSummary}})
-	writeUserConfig(t, x, `{"compaction": {"prune": false}, "providers": {"anthropic": {"models": {"claude-sonnet-5-5": {"context_window": 200000}}}}}`)
+	x.WriteConfig(`{"compaction": {"prune": false}, "providers": {"anthropic": {"models": {"claude-sonnet-5-5": {"context_window": 200000}}}}}`)
 
 	res := x.RunStream("read every file under src", "--permission-mode", "trust", "--model", "anthropic/claude-sonnet-5-5")
 	mustSucceed(t, res)
@@ -109,7 +102,7 @@ func TestE2ECompactionSignalDuringSummary(t *testing.T) {
 			x := newE2E(t, scripted.Script{})
 			slow := &scripted.Step{Text: e2eSummary, Fault: &scripted.Fault{FirstByteDelayMS: 30_000, Times: 1}}
 			x.restart(t, scripted.Script{Steps: readScript(x, 26), StepMarkers: true, ContextLimit: 200_000, Fallback: slow})
-			writeUserConfig(t, x, `{"compaction": {"prune": false}}`)
+			x.WriteConfig(`{"compaction": {"prune": false}}`)
 			p := x.Start("run", "-p", "read every file under src", "--output-format", "stream-json", "--model", "anthropic/claude-sonnet-5-5", "--permission-mode", "trust")
 			st := p.WaitEvent("compaction start", 30*time.Second, func(e event.Event) bool {
 				return e.Type == event.Status && strings.Contains(e.Message, "compacting")
@@ -176,13 +169,7 @@ func (x *e2e) restart(t *testing.T, script scripted.Script) {
 	if x.srv != nil {
 		x.srv.Close()
 	}
-	x.srv = scripted.New(script)
-	url, err := x.srv.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(x.srv.Close)
-	x.url = url
+	x.srv, x.url = testfiles.Scripted(t, script)
 }
 
 // An OpenAI-compatible server (vLLM's error shape) whose real window is 50k
@@ -193,7 +180,7 @@ func TestE2ECompactionLearnsVLLMLimit(t *testing.T) {
 	steps := readScript(x, 12)
 	x.restart(t, scripted.Script{Steps: steps, StepMarkers: true, ContextLimit: 50_000, OverflowDialect: "vllm",
 		Fallback: &scripted.Step{Text: e2eSummary}})
-	writeUserConfig(t, x, fmt.Sprintf(`{"providers": {"local": {"kind": "openai-compatible", "base_url": %q, "api_key": "k",
+	x.WriteConfig(fmt.Sprintf(`{"providers": {"local": {"kind": "openai-compatible", "base_url": %q, "api_key": "k",
 		"models": {"qwen-coder": {"context_window": 200000}}}}}`, x.url+"/v1"))
 	res := x.RunStream("read every file under src", "--model", "local/qwen-coder", "--permission-mode", "trust")
 	mustSucceed(t, res)

@@ -3,8 +3,6 @@ package main
 import (
 	"encoding/json"
 	"net"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -96,10 +94,7 @@ func TestE2EDoctorFailingProviders(t *testing.T) {
 func TestE2EDoctorFlagsModelLifecycles(t *testing.T) {
 	t.Parallel()
 	x := newE2E(t, scripted.Script{Models: []string{"claude-sonnet-5-5", "gpt-4o"}})
-	if err := os.WriteFile(filepath.Join(x.Home, "config.json"),
-		[]byte(`{"model": "anthropic/claude-opus-4-8", "fallback_models": ["anthropic/claude-sonnet-4-5"]}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	x.WriteConfig(`{"model": "anthropic/claude-opus-4-8", "fallback_models": ["anthropic/claude-sonnet-4-5"]}`)
 	r := x.Run("doctor", "--json")
 	var d struct {
 		Errors   []string `json:"model_errors"`

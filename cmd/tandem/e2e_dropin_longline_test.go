@@ -61,31 +61,3 @@ func toStrings(v any) []string {
 	}
 	return out
 }
-
-// A command line that reads as a subcommand tandem does not have is
-// refused, with "did you mean" for a typo, and runs no turn; quoted
-// prompts, single words and -p prompts stay prompts.
-func TestUnknownSubcommandIsNotAPrompt(t *testing.T) {
-	x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("done")}})
-	for _, c := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"users", "add", "alice"}, `unknown command "users"`},
-		{[]string{"sesions"}, "did you mean sessions?"},
-		{[]string{"--home", x.Home, "trsut", "."}, "did you mean trust?"},
-	} {
-		r := x.Run(c.args...)
-		if r.Code == 0 || !strings.Contains(r.Stderr, c.want) || !strings.Contains(r.Stderr, "quote it") {
-			t.Errorf("tandem %v: exit %d, stderr %q", c.args, r.Code, r.Stderr)
-		}
-	}
-	if n := len(x.srv.MainRequests()); n != 0 {
-		t.Fatalf("a refused command line reached the model (%d requests)", n)
-	}
-	for _, args := range [][]string{{"fix the bug"}, {"-p", "users add alice"}, {"hello"}} {
-		if r := x.Run(args...); r.Code != 0 || !strings.Contains(r.Stdout, "done") {
-			t.Errorf("tandem %q: exit %d, stdout %q, stderr %q", args, r.Code, r.Stdout, r.Stderr)
-		}
-	}
-}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tandem-agent/tandem/internal/scripted"
+	"github.com/tandem-agent/tandem/internal/testfiles"
 )
 
 // sdkRun is what testdata/agentsdk/drive.mjs reports.
@@ -193,12 +194,7 @@ func (x *e2e) serve(s scripted.Script) {
 	for i := range s.Threads {
 		fill(s.Threads[i].Steps)
 	}
-	srv := scripted.New(s)
-	url, err := srv.Start()
-	if err != nil {
-		x.t.Fatal(err)
-	}
-	x.t.Cleanup(srv.Close)
+	srv, url := testfiles.Scripted(x.t, s)
 	x.srv.Close()
 	x.srv, x.url = srv, url
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/scripted"
+	"github.com/tandem-agent/tandem/internal/testfiles"
 )
 
 func needProgram(t *testing.T, name string) {
@@ -144,12 +145,7 @@ func newE2EFor(t *testing.T, build func(work string) scripted.Script, opts ...sc
 		t.Fatal(err)
 	}
 	work, _ = filepath.EvalSymlinks(work)
-	srv := scripted.New(build(work), opts...)
-	url, err := srv.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
+	srv, url := testfiles.Scripted(t, build(work), opts...)
 	x := &e2e{t: t, srv: srv, url: url, Work: work, Home: filepath.Join(root, "home"), Binary: tandemBin}
 	if err := os.MkdirAll(x.Home, 0o755); err != nil {
 		t.Fatal(err)

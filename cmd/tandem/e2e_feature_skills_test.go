@@ -14,6 +14,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/scripted"
 	"github.com/tandem-agent/tandem/internal/store"
 	"github.com/tandem-agent/tandem/internal/store/storeopen"
+	"github.com/tandem-agent/tandem/internal/testfiles"
 )
 
 // toolDescription returns the description a request gave a tool.
@@ -154,12 +155,7 @@ func TestFeatureSkillToolNative(t *testing.T) {
 // withScript serves a new script for the same workspace and home.
 func withScript(t *testing.T, old *e2e, script scripted.Script) *e2e {
 	t.Helper()
-	srv := scripted.New(script)
-	url, err := srv.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
+	srv, url := testfiles.Scripted(t, script)
 	x := *old
 	x.srv, x.url = srv, url
 	return &x
@@ -315,38 +311,6 @@ func TestFeatureExploreChildCannotWriteNative(t *testing.T) {
 	}
 	if x.ReadFile("out.txt") != "" || x.ReadFile("out2.txt") != "" {
 		t.Error("an explore child wrote a file")
-	}
-}
-
-// A malformed SKILL.md and agent file produce warnings that name the file
-// and the field; the session runs.
-func TestFeatureMalformedSkillAndAgentWarn(t *testing.T) {
-	x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("fine")}})
-	x.WriteFile(".claude/skills/broken/SKILL.md", "---\nname: broken\ndescription: \"never closed\n---\nBody\n")
-	x.WriteFile(".claude/skills/typed/SKILL.md", "---\nname: typed\ndescription: ok\ncontext: sideways\n---\nBody\n")
-	x.WriteFile(".claude/agents/nodesc.md", "---\nname: nodesc\ntools: Read\n---\nPrompt\n")
-	r := x.RunStream("hello")
-	mustSucceed(t, r)
-	for _, want := range []string{"broken/SKILL.md: frontmatter is not valid YAML", "typed/SKILL.md: field \"context\"", "nodesc.md: field \"description\""} {
-		if !strings.Contains(r.Stderr, want) {
-			t.Errorf("stderr lacks %q:\n%s", want, r.Stderr)
-		}
-	}
-	desc := toolDescription(x.lastMain(), "Skill")
-	if !strings.Contains(desc, "- typed: ok") || strings.Contains(desc, "broken") {
-		t.Errorf("listing after bad files:\n%s", desc)
-	}
-}
-
-// A custom command with arguments expands before the model sees it; a
-// built-in name is never replaced by a file.
-func TestFeatureCustomCommandNative(t *testing.T) {
-	x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("on it")}})
-	x.WriteFile(".claude/commands/fix-issue.md", "---\ndescription: Fix an issue\nargument-hint: [number] [area]\n---\nFix issue #$1 in the $2 code. Full request: $ARGUMENTS\n")
-	r := x.RunStream("/fix-issue 42 parser")
-	mustSucceed(t, r)
-	if txt := requestText(x.lastMain()); !strings.Contains(txt, "Fix issue #42 in the parser code. Full request: 42 parser") {
-		t.Errorf("the model got:\n%s", txt)
 	}
 }
 

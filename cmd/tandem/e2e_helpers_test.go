@@ -59,12 +59,7 @@ type e2e struct {
 
 func newE2E(t *testing.T, script scripted.Script, opts ...scripted.Option) *e2e {
 	t.Helper()
-	srv := scripted.New(script, opts...)
-	url, err := srv.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
+	srv, url := testfiles.Scripted(t, script, opts...)
 	root := t.TempDir()
 	x := &e2e{t: t, srv: srv, url: url, Work: filepath.Join(root, "work"), Home: filepath.Join(root, "home"), Binary: tandemBin}
 	for _, d := range []string{x.Work, x.Home} {
@@ -81,6 +76,13 @@ func newE2E(t *testing.T, script scripted.Script, opts ...scripted.Option) *e2e 
 func (x *e2e) WriteFile(rel, content string) string {
 	x.t.Helper()
 	return testfiles.Write(x.t, filepath.Join(x.Work, rel), content)
+}
+
+// WriteConfig writes the user's config ($TANDEM_HOME/config.json), private
+// to the user as tandem keeps it.
+func (x *e2e) WriteConfig(body string) string {
+	x.t.Helper()
+	return testfiles.WriteMode(x.t, filepath.Join(x.Home, "config.json"), body, 0o600)
 }
 
 // ReadFile reads a workspace file ("" when missing).

@@ -227,13 +227,7 @@ func startServeProc(t *testing.T, x *e2e) *serveProc {
 	addr := freeAddr(t)
 	s := &serveProc{t: t, x: x, base: "http://" + addr, token: "e2e-serve-token-0123456789"}
 	s.p = x.Start("serve", "--addr", addr, "--token", s.token, "--workspace", x.Work, "--permission-mode", "trust")
-	waitFor(t, "the server to listen", 10*time.Second, func() bool {
-		resp, err := http.Get(s.base + "/api/health")
-		if err == nil {
-			resp.Body.Close()
-		}
-		return err == nil
-	})
+	waitListening(t, s.base)
 	return s
 }
 

@@ -80,13 +80,7 @@ func TestE2EServeTokenIsNotInTheProcessTable(t *testing.T) {
 		addr := freeAddr(t)
 		p := x.Start(append([]string{"serve", "--addr", addr}, how...)...)
 		base := "http://" + addr
-		waitFor(t, "the server to listen", 10*time.Second, func() bool {
-			resp, err := http.Get(base + "/api/health")
-			if err == nil {
-				resp.Body.Close()
-			}
-			return err == nil
-		})
+		waitListening(t, base)
 		req, _ := http.NewRequest("GET", base+"/api/sessions", nil)
 		req.Header.Set("Authorization", "Bearer "+token)
 		resp, err := http.DefaultClient.Do(req)

@@ -2,8 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -30,9 +28,7 @@ func TestE2ERunCloudProviders(t *testing.T) {
 			"bedrock": map[string]any{"base_url": x.url, "region": "us-east-1"},
 			"vertex":  map[string]any{"base_url": x.url, "region": "us-east5", "project": "p1", "credentials_file": tokens.File},
 		}})
-		if err := os.WriteFile(filepath.Join(x.Home, "config.json"), cfg, 0o600); err != nil {
-			t.Fatal(err)
-		}
+		x.WriteConfig(string(cfg))
 		x.Env = append(x.Env, "AWS_BEARER_TOKEN_BEDROCK=ABSK-e2e")
 		r := x.RunStream("read a.txt", "--model", c.model)
 		mustSucceed(t, r)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/scripted"
+	"github.com/tandem-agent/tandem/internal/testfiles"
 )
 
 // fallbackE2E: the Anthropic endpoint answers 529 to every attempt (with a
@@ -18,14 +19,9 @@ func fallbackE2E(t *testing.T) (*e2e, *scripted.Server) {
 	t.Helper()
 	overloaded := scripted.Fault{Status: 529, RetryAfter: "0.01", Always: true}
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("never").WithFault(overloaded)}})
-	backup := scripted.New(scripted.Script{Steps: []scripted.Step{
+	backup, url := testfiles.Scripted(t, scripted.Script{Steps: []scripted.Step{
 		scripted.TextStep("answered by the fallback").WithUsage(scripted.Usage{InputTokens: 500000, OutputTokens: 250000}),
 	}})
-	url, err := backup.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(backup.Close)
 	x.Env = append(x.Env, "OPENAI_BASE_URL="+url+"/v1")
 	return x, backup
 }

@@ -23,14 +23,21 @@ func startServe(t *testing.T, x *e2e, args ...string) *apiClient {
 	const token = "e2e-serve-token-0123456789"
 	p := x.Start(append([]string{"serve", "--addr", addr, "--token", token, "--workspace", x.Work}, args...)...)
 	c := &apiClient{t: t, base: "http://" + addr, token: token, p: p}
+	waitListening(t, c.base)
+	return c
+}
+
+// waitListening waits (10 s at most) until a `tandem serve` at base
+// answers its health check.
+func waitListening(t *testing.T, base string) {
+	t.Helper()
 	waitFor(t, "the server to listen", 10*time.Second, func() bool {
-		resp, err := http.Get(c.base + "/api/health")
+		resp, err := http.Get(base + "/api/health")
 		if err == nil {
 			resp.Body.Close()
 		}
 		return err == nil
 	})
-	return c
 }
 
 // do sends a request and returns the status and the decoded JSON body.

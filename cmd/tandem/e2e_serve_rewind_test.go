@@ -27,13 +27,7 @@ func TestE2EServeCheckpointsAndRewind(t *testing.T) {
 	defer p.Wait(15 * time.Second)
 	defer p.Signal(15)
 	base := "http://" + addr
-	waitFor(t, "the server to listen", 10*time.Second, func() bool {
-		resp, err := http.Get(base + "/api/health")
-		if err == nil {
-			resp.Body.Close()
-		}
-		return err == nil
-	})
+	waitListening(t, base)
 	call := func(method, path string, body any) (int, map[string]any) {
 		t.Helper()
 		var rd *bytes.Reader

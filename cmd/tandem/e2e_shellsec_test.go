@@ -41,9 +41,7 @@ func TestE2EShellSecretsNeverReachTheModel(t *testing.T) {
 			"matcher": "Bash",
 			"hooks":   []any{map[string]any{"type": "command", "command": "env > " + hookOut}},
 		}}}})
-	if err := os.WriteFile(filepath.Join(x.Home, "config.json"), []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	x.WriteConfig(cfg)
 	// The hook is a project file: only a trusted folder's hooks run.
 	r := x.RunStream("show me the environment", "--permission-mode", "explore", "--trust-project")
 	mustSucceed(t, r)

@@ -84,13 +84,7 @@ func TestE2EServeSkillsEndpoints(t *testing.T) {
 	p := x.Start("serve", "--addr", addr, "--token", token, "--workspace", x.Work)
 	defer func() { p.Signal(15); p.Wait(15 * time.Second) }()
 	base := "http://" + addr
-	waitFor(t, "the server to listen", 10*time.Second, func() bool {
-		resp, err := http.Get(base + "/api/health")
-		if err == nil {
-			resp.Body.Close()
-		}
-		return err == nil
-	})
+	waitListening(t, base)
 	call := func(method, path string, body any, out any) int {
 		t.Helper()
 		b, _ := json.Marshal(body)

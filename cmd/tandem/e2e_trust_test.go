@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/tandem-agent/tandem/internal/scripted"
+	"github.com/tandem-agent/tandem/internal/testfiles"
 )
 
 // fakeKey is the API key in the environment of every run here.
@@ -211,12 +212,7 @@ func TestE2ETrustRoutes(t *testing.T) {
 				}}
 			}
 			x := newE2E(t, script)
-			evil := scripted.New(scripted.Script{Steps: []scripted.Step{scripted.TextStep("from the project's host")}})
-			evilURL, err := evil.Start()
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(evil.Close)
+			evil, evilURL := testfiles.Scripted(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("from the project's host")}})
 			env, args := rt.setup(t, x, evil, evilURL, cap)
 			x.Env = append(x.Env, "ANTHROPIC_API_KEY="+fakeKey)
 			x.Env = append(x.Env, env...)
@@ -326,12 +322,7 @@ func TestE2ETrustCommand(t *testing.T) {
 // itself, and applies its "env": a project setting ANTHROPIC_BASE_URL there
 // would take the key the runtime hands the CLI to the project's host.
 func TestE2ETrustClaudeSettingsEnv(t *testing.T) {
-	evil := scripted.New(scripted.Script{Steps: []scripted.Step{scripted.TextStep("from the project's host")}})
-	evilURL, err := evil.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(evil.Close)
+	evil, evilURL := testfiles.Scripted(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("from the project's host")}})
 	x := newClaudeCodeE2E(t, func(string) scripted.Script {
 		return scripted.Script{Steps: []scripted.Step{scripted.TextStep("from the user's host")}}
 	})

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"testing"
 
@@ -16,9 +17,12 @@ import (
 // testscript): each starts in a fresh $WORK (the workspace) with tandem
 // on PATH, its home in $HOME (= $TANDEM_HOME, $WORK/.home) and an empty
 // scripted model server; `scripted FILE` serves FILE's steps
-// (scripted.LoadScript's JSON) instead, `requests N` counts the requests
-// the server got and `lastmodel ID` checks the last one's model. Go tests stay for what a script
-// cannot say: the browser, tmux, live processes and signals.
+// (scripted.LoadScript's JSON) on a fresh server instead, `requests N`
+// counts the requests the server got, `lastmodel ID` checks the last
+// one's model, `body N|last REGEX` matches a main (not side-model)
+// request's raw body and `resultid VAR` sets $VAR to the session id of
+// the last result event the last command printed. Go tests stay for what
+// a script cannot say: the browser, tmux, live processes and signals.
 func TestScripts(t *testing.T) {
 	t.Parallel()
 	testscript.Run(t, testscript.Params{
@@ -33,20 +37,16 @@ func TestScripts(t *testing.T) {
 			env.Setenv("TANDEM_HOME", home)
 			env.Setenv("ANTHROPIC_API_KEY", "test-key")
 			env.Setenv("OPENAI_API_KEY", "test-key")
-			srv := scripted.New(scripted.Script{})
-			url, err := srv.Start()
-			if err != nil {
-				return err
-			}
-			env.Defer(srv.Close)
-			setModelURL(env.Setenv, url)
-			env.Values[serverKey{}] = &serverRef{srv}
-			return nil
+			ref := &serverRef{}
+			env.Values[serverKey{}] = ref
+			return ref.serve(scripted.Script{}, env.Defer, env.Setenv)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"scripted":  cmdScripted,
 			"requests":  cmdRequests,
 			"lastmodel": cmdLastModel,
+			"body":      cmdBody,
+			"resultid":  cmdResultID,
 		},
 	})
 }
@@ -65,12 +65,7 @@ func cmdScripted(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	script, err := scripted.LoadScript(ts.MkAbs(args[0]))
 	ts.Check(err)
-	srv := scripted.New(script)
-	url, err := srv.Start()
-	ts.Check(err)
-	ts.Defer(srv.Close)
-	setModelURL(ts.Setenv, url)
-	ts.Value(serverKey{}).(*serverRef).srv = srv
+	ts.Check(ts.Value(serverKey{}).(*serverRef).serve(script, ts.Defer, ts.Setenv))
 }
 
 // serverKey finds a script's current scripted server (a *serverRef) among
@@ -78,6 +73,20 @@ func cmdScripted(ts *testscript.TestScript, neg bool, args []string) {
 type serverKey struct{}
 
 type serverRef struct{ srv *scripted.Server }
+
+// serve starts a scripted server on script as the script's current one,
+// closed by defer, with the providers' base URLs set by setenv.
+func (r *serverRef) serve(script scripted.Script, deferFn func(func()), setenv func(k, v string)) error {
+	srv := scripted.New(script)
+	url, err := srv.Start()
+	if err != nil {
+		return err
+	}
+	deferFn(srv.Close)
+	setModelURL(setenv, url)
+	r.srv = srv
+	return nil
+}
 
 // cmdRequests: requests N checks that the scripted server got N requests
 // (! requests N: any other number).
@@ -103,4 +112,47 @@ func cmdLastModel(ts *testscript.TestScript, neg bool, args []string) {
 	if got := reqs[len(reqs)-1].Model(); got != args[0] {
 		ts.Fatalf("the last request named model %q, want %q", got, args[0])
 	}
+}
+
+// cmdBody: body N REGEX checks that the Nth main request (from 1; last:
+// the last one) has a raw body matching REGEX (! body: does not).
+func cmdBody(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: body N|last REGEX")
+	}
+	reqs := ts.Value(serverKey{}).(*serverRef).srv.MainRequests()
+	i := len(reqs)
+	if args[0] != "last" {
+		n, err := strconv.Atoi(args[0])
+		if err != nil || n < 1 {
+			ts.Fatalf("body %s: give a request number from 1, or last", args[0])
+		}
+		i = n
+	}
+	if i < 1 || i > len(reqs) {
+		ts.Fatalf("body %s: the scripted server got %d main requests", args[0], len(reqs))
+	}
+	re, err := regexp.Compile(args[1])
+	ts.Check(err)
+	body := reqs[i-1].RawBody
+	if re.Match(body) == neg {
+		if len(body) > 4000 {
+			body = append(body[:4000:4000], "…"...)
+		}
+		ts.Fatalf("request %d's body %s %q:\n%s", i, map[bool]string{true: "matches", false: "does not match"}[neg], args[1], body)
+	}
+}
+
+// cmdResultID: resultid VAR sets $VAR to the session id of the last result
+// event on the last command's stdout.
+func cmdResultID(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: resultid VAR")
+	}
+	r := runResult{Events: parseEvents([]byte(ts.ReadFile("stdout")))}
+	id := r.Result().SessionID
+	if id == "" {
+		ts.Fatalf("no result event with a session id on stdout")
+	}
+	ts.Setenv(args[0], id)
 }

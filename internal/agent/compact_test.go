@@ -16,6 +16,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/provider"
 	"github.com/tandem-agent/tandem/internal/provider/providers"
 	"github.com/tandem-agent/tandem/internal/scripted"
+	"github.com/tandem-agent/tandem/internal/testfiles"
 	"github.com/tandem-agent/tandem/internal/tool"
 	"github.com/tandem-agent/tandem/internal/turn"
 	"github.com/tandem-agent/tandem/internal/turn/turntest"
@@ -66,12 +67,9 @@ type liveHarness struct {
 // wire protocol, with a catalog window of window tokens.
 func newLive(t *testing.T, kind string, script scripted.Script, window int64, cfg compact.Config) *liveHarness {
 	t.Helper()
-	h := &liveHarness{srv: scripted.New(script), rec: &turntest.Recorder{}}
-	url, err := h.srv.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(h.srv.Close)
+	h := &liveHarness{rec: &turntest.Recorder{}}
+	var url string
+	h.srv, url = testfiles.Scripted(t, script)
 	base := url
 	if kind != "anthropic" {
 		base = url + "/v1"

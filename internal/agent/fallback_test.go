@@ -13,6 +13,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/provider"
 	"github.com/tandem-agent/tandem/internal/provider/providers"
 	"github.com/tandem-agent/tandem/internal/scripted"
+	"github.com/tandem-agent/tandem/internal/testfiles"
 	"github.com/tandem-agent/tandem/internal/tool"
 	"github.com/tandem-agent/tandem/internal/turn"
 	"github.com/tandem-agent/tandem/internal/turn/turntest"
@@ -30,16 +31,10 @@ type fallbackWorld struct {
 
 func newFallbackWorld(t *testing.T, primary, backup scripted.Script, disabled string) *fallbackWorld {
 	t.Helper()
-	w := &fallbackWorld{primary: scripted.New(primary), backup: scripted.New(backup), rec: &turntest.Recorder{}, events: &turntest.Events{}}
+	w := &fallbackWorld{rec: &turntest.Recorder{}, events: &turntest.Events{}}
 	urls := map[string]string{}
-	for name, s := range map[string]*scripted.Server{"primary": w.primary, "backup": w.backup} {
-		u, err := s.Start()
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(s.Close)
-		urls[name] = u
-	}
+	w.primary, urls["primary"] = testfiles.Scripted(t, primary)
+	w.backup, urls["backup"] = testfiles.Scripted(t, backup)
 	adapters := map[string]provider.Provider{}
 	for name, kind := range map[string]string{"primary": provider.KindAnthropic, "backup": provider.KindOpenAICompatible} {
 		base := urls[name]

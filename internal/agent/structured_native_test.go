@@ -13,6 +13,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/provider"
 	"github.com/tandem-agent/tandem/internal/provider/providers"
 	"github.com/tandem-agent/tandem/internal/scripted"
+	"github.com/tandem-agent/tandem/internal/testfiles"
 	"github.com/tandem-agent/tandem/internal/tool"
 	"github.com/tandem-agent/tandem/internal/turn"
 	"github.com/tandem-agent/tandem/internal/turn/turntest"
@@ -45,12 +46,7 @@ var nativeCases = []nativeCase{
 // case's protocol.
 func runNative(t *testing.T, c nativeCase, steps ...scripted.Step) (event.Event, *scripted.Server) {
 	t.Helper()
-	srv := scripted.New(scripted.Script{Steps: steps})
-	u, err := srv.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
+	srv, u := testfiles.Scripted(t, scripted.Script{Steps: steps})
 	if c.kind != provider.KindAnthropic {
 		u += "/v1"
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/scripted"
+	"github.com/tandem-agent/tandem/internal/testfiles"
 	"github.com/tandem-agent/tandem/internal/turn"
 )
 
@@ -120,14 +121,8 @@ func newHarness(t *testing.T) *harness {
 // script names) exist.
 func (h *harness) start(script scripted.Script, opts ...scripted.Option) {
 	h.t.Helper()
-	h.srv = scripted.New(script, opts...)
-	url, err := h.srv.Start()
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	h.t.Cleanup(h.srv.Close)
-	h.url = url
-	h.opts.BaseURL = url
+	h.srv, h.url = testfiles.Scripted(h.t, script, opts...)
+	h.opts.BaseURL = h.url
 }
 
 func (h *harness) input(prompt string) turn.Input {

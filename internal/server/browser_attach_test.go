@@ -15,6 +15,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/scripted"
 	"github.com/tandem-agent/tandem/internal/server"
 	"github.com/tandem-agent/tandem/internal/server/servertest"
+	"github.com/tandem-agent/tandem/internal/testfiles"
 )
 
 // dropJS drops a PNG (base64 %s) named dot.png on the composer as a file
@@ -36,12 +37,7 @@ const dropJS = `(() => {
 // page is not in focus shows a notification with the answer.
 func TestBrowserImageDropAndNotification(t *testing.T) {
 	chromium(t)
-	model := scripted.New(scripted.Script{Fallback: &scripted.Step{Text: "A grey square."}})
-	url, err := model.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(model.Close)
+	model, url := testfiles.Scripted(t, scripted.Script{Fallback: &scripted.Step{Text: "A grey square."}})
 	e := newEnv(t, scripted.Script{}, func(_ *server.Options, c *servertest.Config) { c.ModelURL = url })
 	id := e.newSession()
 	var buf bytes.Buffer

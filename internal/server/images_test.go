@@ -12,17 +12,13 @@ import (
 	"github.com/tandem-agent/tandem/internal/scripted"
 	"github.com/tandem-agent/tandem/internal/server"
 	"github.com/tandem-agent/tandem/internal/server/servertest"
+	"github.com/tandem-agent/tandem/internal/testfiles"
 )
 
 // An image part of a message body reaches the model's request; a part that
 // is not an image is refused with 400 and nothing runs.
 func TestMessageImages(t *testing.T) {
-	model := scripted.New(scripted.Script{Fallback: &scripted.Step{Text: "a square"}}) // recording, unlike the stack's own
-	url, err := model.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(model.Close)
+	model, url := testfiles.Scripted(t, scripted.Script{Fallback: &scripted.Step{Text: "a square"}}) // recording, unlike the stack's own
 	e := newEnv(t, scripted.Script{}, func(_ *server.Options, c *servertest.Config) { c.ModelURL = url })
 	id := e.newSession()
 	var buf bytes.Buffer

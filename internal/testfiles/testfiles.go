@@ -1,5 +1,6 @@
-// Package testfiles writes the files tests set up, for every package's
-// tests: one helper instead of a writeFile in each. Imported from _test.go
+// Package testfiles holds the set-up every package's tests share: the
+// files they write (one helper instead of a writeFile in each) and the
+// scripted model server they start. Imported from _test.go
 // files only (internal/layers_test.go).
 package testfiles
 

@@ -12,6 +12,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/provider"
 	"github.com/tandem-agent/tandem/internal/scripted"
+	"github.com/tandem-agent/tandem/internal/testfiles"
 )
 
 // recordedCLI is the sanitized first request of the real Claude Code CLI.
@@ -47,12 +48,7 @@ func loadRecordedCLI(t *testing.T) recordedCLI {
 // scripted server and returns what the server received.
 func compatRequest(t *testing.T, installID, prompt string) scripted.Request {
 	t.Helper()
-	srv := scripted.New(scripted.Script{Steps: []scripted.Step{scripted.TextStep("ok")}})
-	url, err := srv.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
+	srv, url := testfiles.Scripted(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("ok")}})
 	p, err := New(provider.Config{Name: "proxy", Kind: provider.KindAnthropic, BaseURL: url, APIKey: "k",
 		Transport: provider.TransportClaudeCodeCompat, InstallID: installID})
 	if err != nil {
@@ -173,12 +169,7 @@ func TestClaudeCodeCompatDeviceIDStablePerInstall(t *testing.T) {
 // TestStandardTransportSendsNoClaudeCodeShape: without the setting nothing
 // of Claude Code's is sent.
 func TestStandardTransportSendsNoClaudeCodeShape(t *testing.T) {
-	srv := scripted.New(scripted.Script{Steps: []scripted.Step{scripted.TextStep("ok")}})
-	url, err := srv.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	srv, url := testfiles.Scripted(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("ok")}})
 	p, _ := New(provider.Config{Name: "anthropic", Kind: provider.KindAnthropic, BaseURL: url, APIKey: "k"})
 	req := provider.Request{Model: "claude-sonnet-4-5", System: []string{"sys"},
 		Messages: []message.Message{{Role: message.User, Content: []message.Block{{Type: message.Text, Text: "hi"}}}}}

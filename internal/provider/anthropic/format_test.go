@@ -8,18 +8,14 @@ import (
 	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/provider"
 	"github.com/tandem-agent/tandem/internal/scripted"
+	"github.com/tandem-agent/tandem/internal/testfiles"
 )
 
 // sentOutputFormat sends a --json-schema request for a model that takes
 // output_config.format and returns the format the server received.
 func sentOutputFormat(t *testing.T, transport string, native bool) any {
 	t.Helper()
-	srv := scripted.New(scripted.Script{Steps: []scripted.Step{scripted.TextStep(`{"n":1}`)}})
-	url, err := srv.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
+	srv, url := testfiles.Scripted(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep(`{"n":1}`)}})
 	p, err := New(provider.Config{Name: "a", Kind: provider.KindAnthropic, BaseURL: url, APIKey: "k", Transport: transport})
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/provider"
 	"github.com/tandem-agent/tandem/internal/scripted"
+	"github.com/tandem-agent/tandem/internal/testfiles"
 )
 
 // OpenAI-compatible servers whose error bodies are not OpenAI's {"error":
@@ -23,12 +24,7 @@ func TestCompatibleServerErrorMessages(t *testing.T) {
 		"deepseek": "maximum context length is 10 tokens",
 	} {
 		t.Run(dialect, func(t *testing.T) {
-			srv := scripted.New(scripted.Script{Steps: []scripted.Step{scripted.TextStep("ok")}, ContextLimit: 10, OverflowDialect: dialect})
-			url, err := srv.Start()
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer srv.Close()
+			_, url := testfiles.Scripted(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("ok")}, ContextLimit: 10, OverflowDialect: dialect})
 			p, err := New(provider.Config{Name: "local", Kind: "openai-compatible", BaseURL: url + "/v1", APIKey: "k"})
 			if err != nil {
 				t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/provider/catalog"
 	"github.com/tandem-agent/tandem/internal/provider/vertex/vertextest"
 	"github.com/tandem-agent/tandem/internal/scripted"
+	"github.com/tandem-agent/tandem/internal/testfiles"
 )
 
 // toolScript: thinking and a tool call, then the answer.
@@ -70,7 +71,7 @@ func checkThinkingKept(t *testing.T, srv *scripted.Server, first *provider.Respo
 // stream: streamed text and thinking, a tool round trip over two steps,
 // thinking kept, usage and the catalog's cost the same as Anthropic's.
 func TestBedrockScripted(t *testing.T) {
-	srv, url := startScripted(t, withKey(toolScript(), "ABSK-key"))
+	srv, url := testfiles.Scripted(t, withKey(toolScript(), "ABSK-key"))
 	p, err := New(provider.Config{Name: "bedrock", Kind: provider.KindBedrock, BaseURL: url, APIKey: "ABSK-key", Cloud: provider.Cloud{Region: "us-east-1"}})
 	if err != nil {
 		t.Fatal(err)
@@ -124,7 +125,7 @@ func TestBedrockScriptedErrors(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			step := scripted.TextStep("a reply long enough to be cut")
 			step.Fault = c.fault
-			_, url := startScripted(t, scripted.Script{RequireKey: "k", Steps: []scripted.Step{step}})
+			_, url := testfiles.Scripted(t, scripted.Script{RequireKey: "k", Steps: []scripted.Step{step}})
 			p, _ := New(provider.Config{Name: "bedrock", Kind: provider.KindBedrock, BaseURL: url, APIKey: c.key, Cloud: provider.Cloud{Region: "us-east-1"}})
 			_, err := p.Stream(context.Background(), provider.Request{Model: "us.anthropic.claude-sonnet-4-5-20250929-v1:0", MaxTokens: 100,
 				Tools:    []provider.ToolSpec{{Name: "Read", InputSchema: json.RawMessage(`{"type":"object"}`)}},
@@ -140,7 +141,7 @@ func TestBedrockScriptedErrors(t *testing.T) {
 // Claude on Vertex against the scripted server, with a service-account
 // key and a local token endpoint.
 func TestVertexScripted(t *testing.T) {
-	srv, url := startScripted(t, toolScript())
+	srv, url := testfiles.Scripted(t, toolScript())
 	ts := vertextest.NewTokenServer(t)
 	p, err := New(provider.Config{Name: "vertex", Kind: provider.KindVertex, BaseURL: url,
 		Cloud: provider.Cloud{Region: "us-east5", CredentialsFile: ts.File}})
@@ -159,7 +160,7 @@ func TestVertexScripted(t *testing.T) {
 // `tandem doctor`'s probe makes one real one-token call per cloud
 // provider; credentials that cannot be found fail it as unauthenticated.
 func TestCloudProbes(t *testing.T) {
-	srv, url := startScripted(t, scripted.Script{RequireKey: "ABSK-key"})
+	srv, url := testfiles.Scripted(t, scripted.Script{RequireKey: "ABSK-key"})
 	p := ProbeProvider(context.Background(), provider.Config{Name: "bedrock", Kind: provider.KindBedrock, BaseURL: url, APIKey: "ABSK-key", Cloud: provider.Cloud{Region: "us-east-1"}}, "")
 	if !p.OK || p.Method != "call" || p.Model == "" || p.ModelAvailable == nil || !*p.ModelAvailable {
 		t.Errorf("bedrock: %+v", p)

@@ -10,21 +10,11 @@ import (
 
 	"github.com/tandem-agent/tandem/internal/provider"
 	"github.com/tandem-agent/tandem/internal/scripted"
+	"github.com/tandem-agent/tandem/internal/testfiles"
 )
 
-func startScripted(t *testing.T, s scripted.Script) (*scripted.Server, string) {
-	t.Helper()
-	srv := scripted.New(s)
-	url, err := srv.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
-	return srv, url
-}
-
 func TestProbeHealthyModelList(t *testing.T) {
-	srv, url := startScripted(t, scripted.Script{RequireKey: "k", Models: []string{"claude-a", "claude-b"}})
+	srv, url := testfiles.Scripted(t, scripted.Script{RequireKey: "k", Models: []string{"claude-a", "claude-b"}})
 	for _, cfg := range []provider.Config{
 		{Name: "anthropic", Kind: provider.KindAnthropic, BaseURL: url, APIKey: "k"},
 		{Name: "openai", Kind: provider.KindOpenAI, BaseURL: url + "/v1", APIKey: "k"},
@@ -46,7 +36,7 @@ func TestProbeHealthyModelList(t *testing.T) {
 }
 
 func TestProbeRefusedKey(t *testing.T) {
-	_, url := startScripted(t, scripted.Script{RequireKey: "right"})
+	_, url := testfiles.Scripted(t, scripted.Script{RequireKey: "right"})
 	p := ProbeProvider(context.Background(), provider.Config{Name: "anthropic", Kind: provider.KindAnthropic, BaseURL: url, APIKey: "wrong"}, "")
 	if p.OK || !p.Reachable || p.Authenticated || p.HTTPStatus != 401 || p.Error == "" {
 		t.Errorf("%+v", p)

@@ -14,6 +14,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/provider"
 	"github.com/tandem-agent/tandem/internal/scripted"
+	"github.com/tandem-agent/tandem/internal/testfiles"
 )
 
 // watchProvider returns an adapter of kind against a scripted server whose
@@ -21,13 +22,8 @@ import (
 func watchProvider(t *testing.T, kind string, f scripted.Fault) provider.Provider {
 	t.Helper()
 	f.Always = true
-	srv := scripted.New(scripted.Script{Steps: []scripted.Step{scripted.TextStep("hello there, this is a streamed answer").WithFault(f)}},
+	_, url := testfiles.Scripted(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("hello there, this is a streamed answer").WithFault(f)}},
 		scripted.WithSideWithoutTools(false))
-	url, err := srv.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
 	cfg := provider.Config{Name: "p", Kind: kind, BaseURL: url, APIKey: "k", FirstByteTimeout: 300 * time.Millisecond, IdleTimeout: 300 * time.Millisecond}
 	if kind != provider.KindAnthropic {
 		cfg.BaseURL = url + "/v1"
