@@ -233,7 +233,7 @@ func (d *driver) contextUsage() map[string]any {
 	if live != nil {
 		rec := live.Snapshot()
 		model = rec.Model
-		if msgs, err := d.app.Store.Messages(context.Background(), rec.ID); err == nil {
+		if msgs, err := d.app.Manager.Messages(context.Background(), rec.ID); err == nil {
 			for i := len(msgs) - 1; i >= 0; i-- {
 				if u := msgs[i].Usage; u != nil {
 					used = u.InputTokens + u.CacheReadTokens + u.CacheCreationTokens + u.OutputTokens
