@@ -51,7 +51,7 @@ func (s *Server) folderSkills(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errf(http.StatusBadRequest, "missing_workspace", "give ?workspace= a workspace id or its absolute path (see GET /api/workspaces)"))
 		return
 	}
-	ws, err := s.store.ListWorkspaces(r.Context())
+	ws, err := s.workspaces.ListWorkspaces(r.Context())
 	if err != nil {
 		writeError(w, storeError(err, "workspace", ""))
 		return
