@@ -48,14 +48,15 @@ var storeInFrontEnds = map[string]map[string]string{
 }
 
 // frontEndStoreImports lists the front-end packages (server, tui, acp,
-// cliproto, cmd/..., their subpackages) of g that import the store
+// cliproto, cmd/..., their subpackages, and the public Go API at the
+// module root) of g that import the store
 // contract, but for the allowed ones. The store's tools (storeopen for
 // `tandem doctor`, storecopy for `tandem sessions migrate`) are not the
 // contract and stay allowed.
 func frontEndStoreImports(g graph) []string {
 	var bad []string
 	for p, imports := range g {
-		if !matchesAny(p, uiPkgs) || storeInFrontEnds[p] != nil {
+		if (p != module && !matchesAny(p, uiPkgs)) || storeInFrontEnds[p] != nil {
 			continue
 		}
 		if slices.Contains(imports, storeContract) {
@@ -122,9 +123,10 @@ func TestFrontEndsDoNotImportTheStoreNamesTheEdge(t *testing.T) {
 		m("app"):               {storeContract},
 		module + "/cmd/tandem": {m("store/storeopen"), m("store/storecopy"), storeContract},
 		module + "/cmd/other":  {m("store/storeopen")},
+		module:                 {storeContract},
 	}
 	got := frontEndStoreImports(g)
-	want := []string{"cmd/tandem", "internal/cliproto", "internal/tui", "internal/tui/appbackend"}
+	want := []string{"cmd/tandem", module, "internal/cliproto", "internal/tui", "internal/tui/appbackend"}
 	if !slices.Equal(got, want) {
 		t.Errorf("violations %q, want %q", got, want)
 	}
