@@ -51,7 +51,7 @@ func (ag *Agent) NewSession(ctx context.Context, p acpsdk.NewSessionRequest) (ac
 	}
 	st := ag.state(s)
 	ag.announce(ctx, s)
-	return acpsdk.NewSessionResponse{SessionId: acpsdk.SessionId(s.live.Snapshot().ID), Modes: st.modes, Models: st.models, ConfigOptions: st.options}, nil
+	return acpsdk.NewSessionResponse{SessionId: acpsdk.SessionId(s.live.ID()), Modes: st.modes, Models: st.models, ConfigOptions: st.options}, nil
 }
 
 // LoadSession reopens a stored session and replays its conversation as
@@ -168,7 +168,7 @@ func (ag *Agent) open(ctx context.Context, a openArgs) (*liveSession, error) {
 	s := &liveSession{live: live, turns: turns}
 	ag.useClient(s)
 	ag.mu.Lock()
-	ag.sessions[live.Snapshot().ID] = s
+	ag.sessions[live.ID()] = s
 	ag.mu.Unlock()
 	return s, nil
 }

@@ -93,7 +93,7 @@ func (s *Server) newHub(lastSeq int64) *hub {
 // adopt registers a session just opened by POST /api/sessions with h, the
 // hub it was opened with as a sink.
 func (s *Server) adopt(l *session.Live, h *hub) *sessState {
-	rec := l.Snapshot()
+	rec := l.Info()
 	st := &sessState{id: rec.ID, boundarySeq: rec.LastSeq, boundaryMsgs: rec.MessageCount, hub: h, live: l}
 	s.mu.Lock()
 	s.sessions[rec.ID] = st
@@ -180,7 +180,7 @@ func (s *Server) runTurn(st *sessState, t queuedTurn) {
 	st.mu.Lock()
 	l := st.live
 	st.cancel, st.current = cancel, prompt
-	st.boundarySeq, st.boundaryMsgs = l.Events().LastSeq(), l.Snapshot().MessageCount
+	st.boundarySeq, st.boundaryMsgs = l.Events().LastSeq(), l.Info().MessageCount
 	st.mu.Unlock()
 
 	// Every client sees the prompt that started the turn, whoever sent it.
@@ -196,7 +196,7 @@ func (s *Server) runTurn(st *sessState, t queuedTurn) {
 	}
 	st.mu.Lock()
 	st.cancel, st.current = nil, ""
-	st.boundarySeq, st.boundaryMsgs = l.Events().LastSeq(), l.Snapshot().MessageCount
+	st.boundarySeq, st.boundaryMsgs = l.Events().LastSeq(), l.Info().MessageCount
 	st.mu.Unlock()
 }
 

@@ -263,7 +263,7 @@ func (s *Server) patchSession(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	id := l.Snapshot().ID
+	id := l.ID()
 	if model != "" {
 		// The same check a new session's model gets (unknown model, missing key).
 		var bad *session.ModelError

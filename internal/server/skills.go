@@ -31,7 +31,7 @@ func (s *Server) sessionSkills(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, ext)
 		return
 	}
-	out, err := s.opts.Extensions.ExtensionsFor(l.Snapshot().Cwd)
+	out, err := s.opts.Extensions.ExtensionsFor(l.Info().Cwd)
 	if err != nil {
 		writeError(w, errf(http.StatusInternalServerError, "skills_failed", "%v", err))
 		return
