@@ -203,7 +203,7 @@ func (e *Engine) owner(ctx context.Context, id string) *Session {
 		if s != nil {
 			return s
 		}
-		rec, err := e.app.Store.GetSession(context.WithoutCancel(ctx), id)
+		rec, err := e.app.Manager.Find(context.WithoutCancel(ctx), id)
 		if err != nil {
 			return nil
 		}

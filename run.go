@@ -9,7 +9,6 @@ import (
 
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/session"
-	"github.com/tandem-agent/tandem/internal/store"
 	"github.com/tandem-agent/tandem/internal/structured"
 )
 
@@ -39,7 +38,7 @@ type RunOptions struct {
 
 // ErrBusy is matched (errors.Is) by the error of a turn that could not
 // start because another process is running the session.
-var ErrBusy = store.ErrBusy
+var ErrBusy = session.ErrBusy
 
 // Result is how a turn ended: the result event, in short.
 type Result struct {

@@ -114,9 +114,9 @@ func (e *Engine) open(ctx context.Context, req session.OpenRequest, opts Session
 	}
 	if err := addTools(live, tools); err != nil {
 		live.Close()
-		return nil, fmt.Errorf("session %s: %w", live.Snapshot().ID, err)
+		return nil, fmt.Errorf("session %s: %w", live.ID(), err)
 	}
-	s := &Session{engine: e, live: live, id: live.Snapshot().ID, permission: opts.Permission, sink: sink}
+	s := &Session{engine: e, live: live, id: live.ID(), permission: opts.Permission, sink: sink}
 	if err := e.register(s); err != nil {
 		live.Close()
 		return nil, err
@@ -167,7 +167,7 @@ func addTools(live *session.Live, tools []Tool) error {
 	if len(tools) == 0 {
 		return nil
 	}
-	if live.Snapshot().Runtime == string(RuntimeClaudeCode) {
+	if live.Info().Runtime == string(RuntimeClaudeCode) {
 		return noCustomTools(tools)
 	}
 	if err := checkToolNames(tools, func(name string) bool { _, ok := live.Tools().Get(name); return ok }); err != nil {
@@ -187,7 +187,7 @@ func noCustomTools(tools []Tool) error {
 func (s *Session) ID() string { return s.id }
 
 // Dir is the session's working folder.
-func (s *Session) Dir() string { return s.live.Snapshot().Cwd }
+func (s *Session) Dir() string { return s.live.Info().Cwd }
 
 // Close ends the session in this program: its background jobs and MCP
 // servers stop. The stored session stays, to resume later.

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/tandem-agent/tandem/internal/session"
-	"github.com/tandem-agent/tandem/internal/store"
 )
 
 // SessionInfo describes a stored session (of this program, the CLI, the
@@ -37,7 +36,7 @@ type ListOptions struct {
 
 // Sessions lists stored sessions, the most recently updated first.
 func (e *Engine) Sessions(ctx context.Context, opts ListOptions) ([]SessionInfo, error) {
-	lo := store.ListOptions{Limit: opts.Limit}
+	lo := session.ListOptions{Limit: opts.Limit}
 	if opts.Dir != "" {
 		dir, err := session.ResolveDir(opts.Dir)
 		if err != nil {
@@ -45,7 +44,7 @@ func (e *Engine) Sessions(ctx context.Context, opts ListOptions) ([]SessionInfo,
 		}
 		lo.Cwd = dir
 	}
-	recs, err := e.app.Store.ListSessions(ctx, lo)
+	recs, err := e.app.Manager.List(ctx, lo)
 	if err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)
 	}

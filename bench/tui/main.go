@@ -32,7 +32,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/permission"
-	"github.com/tandem-agent/tandem/internal/store"
+	"github.com/tandem-agent/tandem/internal/session"
 	"github.com/tandem-agent/tandem/internal/tui"
 )
 
@@ -82,12 +82,12 @@ func (b *backend) Run(ctx context.Context, prompt string) (event.Event, error) {
 	}
 	return res, nil
 }
-func (b *backend) Reply(string, permission.Answer) error              { return nil }
-func (b *backend) SetMode(context.Context, string) error              { return nil }
-func (b *backend) SetModel(context.Context, string) error             { return nil }
-func (b *backend) Sessions(context.Context) ([]store.Session, error)  { return nil, nil }
-func (b *backend) Open(context.Context, string) error                 { return nil }
-func (b *backend) History(context.Context) ([]message.Message, error) { return history(b.hist), nil }
+func (b *backend) Reply(string, permission.Answer) error               { return nil }
+func (b *backend) SetMode(context.Context, string) error               { return nil }
+func (b *backend) SetModel(context.Context, string) error              { return nil }
+func (b *backend) Sessions(context.Context) ([]session.Summary, error) { return nil, nil }
+func (b *backend) Open(context.Context, string) error                  { return nil }
+func (b *backend) History(context.Context) ([]message.Message, error)  { return history(b.hist), nil }
 
 // history is a long earlier conversation, so the screen is full and the
 // transcript large while keys are measured.

@@ -21,7 +21,7 @@ func newCheckpointsCmd(g *globalFlags) *cobra.Command {
 		Use: "checkpoints ID", Short: "List a session's checkpoints: one per prompt, with the files its turn changed",
 		Args: cobra.ExactArgs(1),
 		RunE: withApp(g, func(cmd *cobra.Command, a *app.App, args []string) error {
-			s, err := a.Store.GetSession(cmd.Context(), args[0])
+			s, err := a.Manager.Find(cmd.Context(), args[0])
 			if err != nil {
 				return fmt.Errorf("session %s: %w (list them with `tandem sessions list --all`)", args[0], err)
 			}
@@ -77,7 +77,7 @@ symbolic link, is left alone and reported. See docs/rewind.md.`,
 			if to < 1 {
 				return errors.New("--to N is required: the prompt to go back before (see `tandem sessions checkpoints ID`)")
 			}
-			s, err := a.Store.GetSession(cmd.Context(), args[0])
+			s, err := a.Manager.Find(cmd.Context(), args[0])
 			if err != nil {
 				return fmt.Errorf("session %s: %w (list them with `tandem sessions list --all`)", args[0], err)
 			}

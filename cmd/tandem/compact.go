@@ -12,7 +12,6 @@ import (
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/session"
-	"github.com/tandem-agent/tandem/internal/store"
 )
 
 // newSessionsCompactCmd is `tandem sessions compact ID [--focus TEXT]`: the
@@ -27,7 +26,7 @@ func newSessionsCompactCmd(g *globalFlags) *cobra.Command {
 		RunE: withApp(g, func(cmd *cobra.Command, a *app.App, args []string) error {
 			ctx, stop := interruptContext(cmd.Context())
 			defer stop()
-			if _, err := a.Store.GetSession(ctx, args[0]); err != nil {
+			if _, err := a.Manager.Find(ctx, args[0]); err != nil {
 				return fmt.Errorf("session %s: %w (list them with `tandem sessions list --all`)", args[0], err)
 			}
 			out := newPrinter("text", cmd.OutOrStdout(), cmd.ErrOrStderr(), false)
@@ -52,7 +51,7 @@ func newSessionsCompactCmd(g *globalFlags) *cobra.Command {
 }
 
 // printContext prints the last measured fill of the context window.
-func printContext(w io.Writer, s store.Session) {
+func printContext(w io.Writer, s session.Summary) {
 	raw := s.Meta["context"]
 	if raw == "" {
 		return

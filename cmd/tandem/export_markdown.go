@@ -8,7 +8,7 @@ import (
 
 	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/runtimes"
-	"github.com/tandem-agent/tandem/internal/store"
+	"github.com/tandem-agent/tandem/internal/session"
 )
 
 // exportFormats are what `tandem sessions export --format` writes.
@@ -20,7 +20,7 @@ var exportFormats = []string{"json", "markdown"}
 // scratch), images and compaction boundaries named where they were.
 // Everything that came from the model or a tool is fenced, so it cannot
 // turn into markup of the document.
-func writeMarkdown(w io.Writer, s store.Session, msgs []message.Message) error {
+func writeMarkdown(w io.Writer, s session.Summary, msgs []message.Message) error {
 	title := s.Title
 	if title == "" {
 		title = "tandem session " + s.ID

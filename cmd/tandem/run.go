@@ -230,7 +230,7 @@ func runTurnBody(cmd *cobra.Command, g *globalFlags, f *runFlags, args []string)
 		SystemPrompt: f.systemPrompt, DisallowedTools: f.disallowed,
 		FallbackModels: f.fallbackModels, JSONSchema: schema, Effort: f.effort, Images: images})
 	if err != nil {
-		return reportEarly(cmd, f.outputFormat, err, live.Snapshot().ID)
+		return reportEarly(cmd, f.outputFormat, err, live.ID())
 	}
 	out.finish(res)
 	if res.IsError {

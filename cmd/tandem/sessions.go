@@ -13,7 +13,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/app"
 	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/runtimes"
-	"github.com/tandem-agent/tandem/internal/store"
+	"github.com/tandem-agent/tandem/internal/session"
 	"github.com/tandem-agent/tandem/internal/termsafe"
 	"github.com/tandem-agent/tandem/internal/tool"
 )
@@ -27,7 +27,7 @@ func newSessionsCmd(g *globalFlags) *cobra.Command {
 		Use: "list", Short: "List sessions (this folder's unless --all)",
 		Args: cobra.NoArgs,
 		RunE: withApp(g, func(cmd *cobra.Command, a *app.App, _ []string) error {
-			opts := store.ListOptions{Limit: limit}
+			opts := session.ListOptions{Limit: limit}
 			if !all {
 				dir, err := absCwd(cwd)
 				if err != nil {
@@ -35,7 +35,7 @@ func newSessionsCmd(g *globalFlags) *cobra.Command {
 				}
 				opts.Cwd = dir
 			}
-			ss, err := a.Store.ListSessions(cmd.Context(), opts)
+			ss, err := a.Manager.List(cmd.Context(), opts)
 			if err != nil {
 				return err
 			}
@@ -86,7 +86,7 @@ func newSessionsCmd(g *globalFlags) *cobra.Command {
 	del := &cobra.Command{
 		Use: "delete ID", Short: "Delete a session and its messages", Args: cobra.ExactArgs(1),
 		RunE: withApp(g, func(cmd *cobra.Command, a *app.App, args []string) error {
-			s, err := a.Store.GetSession(cmd.Context(), args[0])
+			s, err := a.Manager.Find(cmd.Context(), args[0])
 			if err != nil {
 				return fmt.Errorf("session %s: %w", args[0], err)
 			}
@@ -104,18 +104,18 @@ func newSessionsCmd(g *globalFlags) *cobra.Command {
 	return cmd
 }
 
-func loadSession(cmd *cobra.Command, a *app.App, id string) (store.Session, []message.Message, error) {
-	s, err := a.Store.GetSession(cmd.Context(), id)
+func loadSession(cmd *cobra.Command, a *app.App, id string) (session.Summary, []message.Message, error) {
+	s, err := a.Manager.Find(cmd.Context(), id)
 	if err != nil {
 		return s, nil, fmt.Errorf("session %s: %w (list them with `tandem sessions list --all`)", id, err)
 	}
-	msgs, err := a.Store.Messages(cmd.Context(), s.ID)
+	msgs, err := a.Manager.Messages(cmd.Context(), s.ID)
 	return s, msgs, err
 }
 
 // printSessionList prints the sessions table; line makes each field safe
 // for a terminal (a title is the user's prompt, or what a client set).
-func printSessionList(w io.Writer, ss []store.Session, line func(string) string) {
+func printSessionList(w io.Writer, ss []session.Summary, line func(string) string) {
 	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tUPDATED\tMODEL\tMSGS\tCOST\tTITLE")
 	for _, s := range ss {
@@ -125,7 +125,7 @@ func printSessionList(w io.Writer, ss []store.Session, line func(string) string)
 	tw.Flush()
 }
 
-func printTranscript(cmd *cobra.Command, s store.Session, msgs []message.Message) {
+func printTranscript(cmd *cobra.Command, s session.Summary, msgs []message.Message) {
 	out := cmd.OutOrStdout()
 	w := termsafe.Writer(out)
 	line := termsafe.LineFor(out)
@@ -170,13 +170,13 @@ func costString(c *float64) string {
 	return fmt.Sprintf("$%.4f", *c)
 }
 
-func sessionJSON(s store.Session) map[string]any {
+func sessionJSON(s session.Summary) map[string]any {
 	return map[string]any{"id": s.ID, "cwd": s.Cwd, "title": s.Title, "model": s.Model, "runtime": s.Runtime,
 		"mode": s.Mode, "created_at": s.CreatedAt, "updated_at": s.UpdatedAt, "usage": s.Usage,
 		"cost_usd": s.CostUSD, "message_count": s.MessageCount, "meta": s.Meta}
 }
 
-func sessionsJSON(ss []store.Session) []map[string]any {
+func sessionsJSON(ss []session.Summary) []map[string]any {
 	out := make([]map[string]any, 0, len(ss))
 	for _, s := range ss {
 		out = append(out, sessionJSON(s))

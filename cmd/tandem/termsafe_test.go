@@ -8,7 +8,7 @@ import (
 
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/message"
-	"github.com/tandem-agent/tandem/internal/store"
+	"github.com/tandem-agent/tandem/internal/session"
 	"github.com/tandem-agent/tandem/internal/termsafe"
 )
 
@@ -43,7 +43,7 @@ func TestTextOutputEscapesForTerminal(t *testing.T) {
 
 func TestSessionListEscapesTitles(t *testing.T) {
 	var out bytes.Buffer
-	printSessionList(&out, []store.Session{{ID: "ses_1", Title: hostile + "\nsecond", Model: "m", UpdatedAt: time.Now()}}, termsafe.Line)
+	printSessionList(&out, []session.Summary{{ID: "ses_1", Title: hostile + "\nsecond", Model: "m", UpdatedAt: time.Now()}}, termsafe.Line)
 	s := out.String()
 	if strings.ContainsAny(s, "\x1b\x07\r") || strings.Count(s, "\n") != 2 {
 		t.Errorf("list: %q", s)

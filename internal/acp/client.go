@@ -21,7 +21,7 @@ import (
 // call). Root checks, the permission engine and checkpoints stay in front.
 func (ag *Agent) useClient(s *liveSession) {
 	caps := ag.clientCaps()
-	id := acpsdk.SessionId(s.live.Snapshot().ID)
+	id := acpsdk.SessionId(s.live.ID())
 	env := s.live.Env()
 	if caps.Fs.ReadTextFile || caps.Fs.WriteTextFile {
 		env.Files = clientFiles{conn: ag.conn, spool: ag.spool(), session: id, read: caps.Fs.ReadTextFile, write: caps.Fs.WriteTextFile}

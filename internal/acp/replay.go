@@ -9,19 +9,19 @@ import (
 
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/message"
-	"github.com/tandem-agent/tandem/internal/store"
+	"github.com/tandem-agent/tandem/internal/session"
 )
 
 // replay sends a stored conversation to the client as the updates it would
 // have seen live: user and agent messages, thoughts, and each tool call
 // with its result, a sub-agent's calls after the call that started it.
 func (ag *Agent) replay(ctx context.Context, s *liveSession) error {
-	rec := s.live.Snapshot()
-	msgs, err := ag.app.Store.Messages(ctx, rec.ID)
+	rec := s.live.Info()
+	msgs, err := s.live.History(ctx)
 	if err != nil {
 		return fmt.Errorf("load session %s: %w", rec.ID, err)
 	}
-	runs, err := ag.app.Store.SubagentRuns(ctx, rec.ID, msgs)
+	runs, err := s.live.SubagentHistory(ctx, msgs)
 	if err != nil {
 		return fmt.Errorf("load session %s: %w", rec.ID, err)
 	}
@@ -54,8 +54,8 @@ type replayer struct {
 
 // messages sends msgs' updates; a sub-agent's (nested) are only its tool
 // calls, as live, where its words reach the client as the call's result.
-func (r *replayer) messages(msgs []message.Message, runs []store.SubagentRun, nested bool) error {
-	subs := make(map[string]store.SubagentRun, len(runs))
+func (r *replayer) messages(msgs []message.Message, runs []session.SubagentRun, nested bool) error {
+	subs := make(map[string]session.SubagentRun, len(runs))
 	for _, run := range runs {
 		subs[run.Session.ParentToolUseID] = run
 	}

@@ -12,7 +12,6 @@ import (
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/session"
-	"github.com/tandem-agent/tandem/internal/store"
 )
 
 // Initialize answers the handshake with what tandem can do.
@@ -52,7 +51,7 @@ func (ag *Agent) NewSession(ctx context.Context, p acpsdk.NewSessionRequest) (ac
 	}
 	st := ag.state(s)
 	ag.announce(ctx, s)
-	return acpsdk.NewSessionResponse{SessionId: acpsdk.SessionId(s.live.Snapshot().ID), Modes: st.modes, Models: st.models, ConfigOptions: st.options}, nil
+	return acpsdk.NewSessionResponse{SessionId: acpsdk.SessionId(s.live.ID()), Modes: st.modes, Models: st.models, ConfigOptions: st.options}, nil
 }
 
 // LoadSession reopens a stored session and replays its conversation as
@@ -98,7 +97,7 @@ func (ag *Agent) CloseSession(ctx context.Context, p acpsdk.CloseSessionRequest)
 // one folder, 50 a page.
 func (ag *Agent) ListSessions(ctx context.Context, p acpsdk.ListSessionsRequest) (acpsdk.ListSessionsResponse, error) {
 	const page = 50
-	opt := store.ListOptions{Limit: page + 1}
+	opt := session.ListOptions{Limit: page + 1}
 	if p.Cwd != nil && *p.Cwd != "" {
 		cwd, err := session.ResolveDir(*p.Cwd)
 		if err != nil {
@@ -111,7 +110,7 @@ func (ag *Agent) ListSessions(ctx context.Context, p acpsdk.ListSessionsRequest)
 			return acpsdk.ListSessionsResponse{}, acpsdk.NewInvalidParams(map[string]any{"error": "cursor: pass back the nextCursor of an earlier answer"})
 		}
 	}
-	recs, err := ag.app.Store.ListSessions(ctx, opt)
+	recs, err := ag.app.Manager.List(ctx, opt)
 	if err != nil {
 		return acpsdk.ListSessionsResponse{}, fmt.Errorf("list sessions: %w", err)
 	}
@@ -169,7 +168,7 @@ func (ag *Agent) open(ctx context.Context, a openArgs) (*liveSession, error) {
 	s := &liveSession{live: live, turns: turns}
 	ag.useClient(s)
 	ag.mu.Lock()
-	ag.sessions[live.Snapshot().ID] = s
+	ag.sessions[live.ID()] = s
 	ag.mu.Unlock()
 	return s, nil
 }

@@ -47,7 +47,7 @@ func (ag *Agent) state(s *liveSession) sessionState {
 		ms.AvailableModes = append(ms.AvailableModes, acpsdk.SessionMode{Id: acpsdk.SessionModeId(m.id), Name: m.name, Description: acpsdk.Ptr(m.desc)})
 		modeOpts = append(modeOpts, acpsdk.SessionConfigSelectOption{Value: acpsdk.SessionConfigValueId(m.id), Name: m.name, Description: acpsdk.Ptr(m.desc)})
 	}
-	model := s.live.Snapshot().Model
+	model := s.live.Info().Model
 	models := ag.models(model)
 	mst := &acpsdk.SessionModelState{CurrentModelId: acpsdk.ModelId(model)}
 	modelOpts := acpsdk.SessionConfigSelectOptionsUngrouped{}
@@ -159,7 +159,7 @@ func (ag *Agent) UnstableSetSessionModel(ctx context.Context, p acpsdk.UnstableS
 // announce tells the client which slash commands the session offers.
 func (ag *Agent) announce(ctx context.Context, s *liveSession) {
 	var cmds []acpsdk.AvailableCommand
-	for _, c := range ag.app.SlashCommands(s.live.Snapshot().Cwd) {
+	for _, c := range ag.app.SlashCommands(s.live.Info().Cwd) {
 		ac := acpsdk.AvailableCommand{Name: c.Name, Description: c.Description}
 		if c.ArgumentHint != "" {
 			ac.Input = &acpsdk.AvailableCommandInput{Unstructured: &acpsdk.UnstructuredCommandInput{Hint: c.ArgumentHint}}
@@ -169,6 +169,6 @@ func (ag *Agent) announce(ctx context.Context, s *liveSession) {
 	if cmds == nil {
 		cmds = []acpsdk.AvailableCommand{}
 	}
-	_ = ag.conn.SessionUpdate(ctx, acpsdk.SessionNotification{SessionId: acpsdk.SessionId(s.live.Snapshot().ID),
+	_ = ag.conn.SessionUpdate(ctx, acpsdk.SessionNotification{SessionId: acpsdk.SessionId(s.live.ID()),
 		Update: acpsdk.SessionUpdate{AvailableCommandsUpdate: &acpsdk.SessionAvailableCommandsUpdate{AvailableCommands: cmds}}})
 }

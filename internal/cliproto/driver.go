@@ -201,7 +201,7 @@ func (d *driver) sessionID() string {
 	if d.live == nil {
 		return ""
 	}
-	return d.live.Snapshot().ID
+	return d.live.ID()
 }
 
 // modelID is the session's model without its provider, as Claude Code
@@ -210,7 +210,7 @@ func (d *driver) modelID() string {
 	d.mu.Lock()
 	spec := d.model
 	if d.live != nil {
-		spec = d.live.Snapshot().Model
+		spec = d.live.Info().Model
 	}
 	d.mu.Unlock()
 	return bareModel(spec)

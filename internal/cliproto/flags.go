@@ -15,7 +15,7 @@ import (
 	"strings"
 
 	"github.com/tandem-agent/tandem/internal/config"
-	"github.com/tandem-agent/tandem/internal/store"
+	"github.com/tandem-agent/tandem/internal/session"
 	"github.com/tandem-agent/tandem/internal/structured"
 )
 
@@ -284,7 +284,7 @@ func (f Flags) validate() error {
 	}
 	if f.SessionID != "" {
 		// The id becomes a folder name; Claude Code takes only a UUID too.
-		if err := store.CheckUUID("--session-id", f.SessionID); err != nil {
+		if err := session.CheckUUID("--session-id", f.SessionID); err != nil {
 			return err
 		}
 	}

@@ -231,9 +231,9 @@ func (d *driver) contextUsage() map[string]any {
 	d.mu.Unlock()
 	var used int64
 	if live != nil {
-		rec := live.Snapshot()
+		rec := live.Info()
 		model = rec.Model
-		if msgs, err := d.app.Store.Messages(context.Background(), rec.ID); err == nil {
+		if msgs, err := d.app.Manager.Messages(context.Background(), rec.ID); err == nil {
 			for i := len(msgs) - 1; i >= 0; i-- {
 				if u := msgs[i].Usage; u != nil {
 					used = u.InputTokens + u.CacheReadTokens + u.CacheCreationTokens + u.OutputTokens
@@ -270,7 +270,7 @@ func (d *driver) rewindFiles(ctx context.Context, id, userMessageID string, dryR
 		d.ctl.reply(id, map[string]any{"canRewind": true})
 		return
 	}
-	res, err := d.app.Checkpoints.Rewind(ctx, live.Snapshot().ID, n, checkpoint.RewindOptions{FilesOnly: true, Roots: live.Roots()})
+	res, err := d.app.Checkpoints.Rewind(ctx, live.ID(), n, checkpoint.RewindOptions{FilesOnly: true, Roots: live.Roots()})
 	if err != nil {
 		d.ctl.fail(id, err.Error(), "")
 		return

@@ -12,7 +12,7 @@ import (
 
 // initLine is Claude Code's system/init message.
 func (d *driver) initLine(live *session.Live) map[string]any {
-	rec := live.Snapshot()
+	rec := live.Info()
 	tools := []string{}
 	hidden := map[string]bool{}
 	for _, t := range d.disallowedTools(live) {
@@ -66,7 +66,7 @@ func mcpState(s mcp.ServerStatus) string {
 
 // resultLine is Claude Code's result message for a finished turn.
 func (d *driver) resultLine(live *session.Live, res event.Event, runErr error, st *turnStats, interrupted bool) map[string]any {
-	rec := live.Snapshot()
+	rec := live.Info()
 	st.mu.Lock()
 	apiMS, cost := st.apiTime.Milliseconds(), st.cost
 	st.mu.Unlock()

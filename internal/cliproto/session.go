@@ -13,7 +13,6 @@ import (
 	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/session"
-	"github.com/tandem-agent/tandem/internal/store"
 )
 
 // modelAliases are Claude Code's short model names.
@@ -86,33 +85,23 @@ func (d *driver) session(ctx context.Context) (*session.Live, error) {
 // fork copies the session --resume or --continue names into a new one
 // (with --session-id as its id when given) and returns the new id.
 func (d *driver) fork(ctx context.Context, cwd string) (string, error) {
-	st := d.app.Store
-	var src store.Session
+	sessions := d.app.Manager
+	var src session.Summary
 	var err error
 	if d.f.Resume != "" {
-		src, err = st.GetSession(ctx, d.f.Resume)
+		src, err = sessions.Find(ctx, d.f.Resume)
 	} else {
-		src, err = st.LatestSession(ctx, cwd)
+		src, err = sessions.Latest(ctx, cwd)
 	}
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, session.ErrNotFound) {
 		return "", fmt.Errorf("no session to fork: %w", err)
 	}
 	if err != nil {
 		return "", fmt.Errorf("fork session: %w", err)
 	}
-	msgs, err := st.Messages(ctx, src.ID)
+	dst, err := sessions.Fork(ctx, src, d.f.SessionID)
 	if err != nil {
-		return "", fmt.Errorf("fork session %s: %w", src.ID, err)
-	}
-	dst, err := st.CreateSession(ctx, store.Session{ID: d.f.SessionID, Cwd: src.Cwd, Title: src.Title, Model: src.Model, Runtime: src.Runtime})
-	if err != nil {
-		return "", fmt.Errorf("fork session %s: %w", src.ID, err)
-	}
-	for _, m := range msgs {
-		m.ID = "" // stored ids are per session
-		if _, err := st.AppendMessage(ctx, dst.ID, m); err != nil {
-			return "", fmt.Errorf("fork session %s: %w", src.ID, err)
-		}
+		return "", err
 	}
 	return dst.ID, nil
 }

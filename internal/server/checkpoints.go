@@ -7,7 +7,7 @@ import (
 
 	"github.com/tandem-agent/tandem/internal/checkpoint"
 	"github.com/tandem-agent/tandem/internal/event"
-	"github.com/tandem-agent/tandem/internal/store"
+	"github.com/tandem-agent/tandem/internal/session"
 )
 
 // listCheckpoints is GET /api/sessions/{id}/checkpoints.
@@ -16,7 +16,7 @@ func (s *Server) listCheckpoints(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errf(http.StatusNotImplemented, "not_implemented", "this server keeps no checkpoints"))
 		return
 	}
-	rec, err := s.store.GetSession(r.Context(), r.PathValue("id"))
+	rec, err := s.mgr.Find(r.Context(), r.PathValue("id"))
 	if err != nil {
 		writeError(w, storeError(err, "session", r.PathValue("id")))
 		return
@@ -72,7 +72,7 @@ func (s *Server) rewind(w http.ResponseWriter, r *http.Request) {
 		writeError(w, e)
 		return
 	}
-	rec, err := s.store.GetSession(r.Context(), st.id)
+	rec, err := s.mgr.Find(r.Context(), st.id)
 	if err != nil {
 		writeError(w, storeError(err, "session", st.id))
 		return
@@ -90,7 +90,7 @@ func (s *Server) rewind(w http.ResponseWriter, r *http.Request) {
 	// Another process (`tandem run --resume`) may be running a turn.
 	release, err := s.opts.Manager.Hold(r.Context(), st.id)
 	switch {
-	case errors.Is(err, store.ErrBusy):
+	case errors.Is(err, session.ErrBusy):
 		writeError(w, errf(http.StatusConflict, "busy", "%v: wait for its turn to end, or interrupt it", err))
 		return
 	case err != nil:
@@ -116,7 +116,7 @@ func (s *Server) rewind(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// The conversation is shorter now: GET returns what is stored.
-	if fresh, err := s.store.GetSession(r.Context(), st.id); err == nil {
+	if fresh, err := s.mgr.Find(r.Context(), st.id); err == nil {
 		st.boundaryMsgs = fresh.MessageCount
 	}
 	if st.live != nil {

@@ -16,7 +16,7 @@ func TestSessionIDInPathIsRefused(t *testing.T) {
 	e := newEnv(t, textScript())
 	// The data folder's checkpoints live at <dir>/checkpoints/sessions/<id>,
 	// so "../../.." named the data folder itself.
-	if _, err := e.stack.Store.CreateSession(context.Background(), store.Session{ID: "../../..", Cwd: e.ws}); err == nil {
+	if _, err := e.stack.App.Store.CreateSession(context.Background(), store.Session{ID: "../../..", Cwd: e.ws}); err == nil {
 		t.Error("the store kept a session with id ../../..")
 	}
 	sentinel := filepath.Join(e.dir, "sentinel")

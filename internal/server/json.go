@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/tandem-agent/tandem/internal/message"
-	"github.com/tandem-agent/tandem/internal/store"
+	"github.com/tandem-agent/tandem/internal/session"
 )
 
 // sessionJSON is a session as the API shows it.
@@ -85,14 +85,14 @@ type workspaceJSON struct {
 	CreatedAt time.Time `json:"created_at"`
 }
 
-func toSessionJSON(r store.Session) sessionJSON {
+func toSessionJSON(r session.Summary) sessionJSON {
 	return sessionJSON{ID: r.ID, Cwd: r.Cwd, Title: r.Title, Model: r.Model, Runtime: r.Runtime, Mode: r.Mode,
 		ParentID: r.ParentID, ParentToolUseID: r.ParentToolUseID, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, Usage: r.Usage, CostUSD: r.CostUSD,
 		MessageCount: r.MessageCount, LastSeq: r.LastSeq, Status: "idle", Context: contextOf(r)}
 }
 
 // contextOf reads the measurement the native runtime keeps in meta.
-func contextOf(r store.Session) *contextJSON {
+func contextOf(r session.Summary) *contextJSON {
 	var c contextJSON
 	if raw := r.Meta["context"]; raw == "" || json.Unmarshal([]byte(raw), &c) != nil || c.Tokens <= 0 {
 		return nil
@@ -100,19 +100,15 @@ func contextOf(r store.Session) *contextJSON {
 	return &c
 }
 
-func toWorkspaceJSON(w store.Workspace) workspaceJSON {
-	return workspaceJSON{ID: w.ID, Path: w.Path, Name: w.Name, CreatedAt: w.CreatedAt}
-}
-
 // storeError maps a store failure to an API error without leaking details
 // that do not help the caller.
 func storeError(err error, what, id string) *apiError {
 	switch {
-	case errors.Is(err, store.ErrNotFound):
+	case errors.Is(err, session.ErrNotFound):
 		return errf(http.StatusNotFound, "not_found", "no %s %q", what, id)
-	case errors.Is(err, store.ErrBadID):
+	case errors.Is(err, session.ErrBadID):
 		return errf(http.StatusBadRequest, "bad_id", "%v", err)
-	case errors.Is(err, store.ErrAmbiguous):
+	case errors.Is(err, session.ErrAmbiguous):
 		return errf(http.StatusBadRequest, "ambiguous_id", "%s id %q matches several; give the full id", what, id)
 	}
 	return errf(http.StatusInternalServerError, "store", "could not read or write the session store: %v", err)

@@ -12,7 +12,6 @@ import (
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/runtimes"
 	"github.com/tandem-agent/tandem/internal/session"
-	"github.com/tandem-agent/tandem/internal/store"
 )
 
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
@@ -80,7 +79,7 @@ func (s *Server) replyPermission(w http.ResponseWriter, r *http.Request) {
 // here.
 func (s *Server) replySessionPermission(w http.ResponseWriter, r *http.Request) {
 	sid := r.PathValue("id")
-	if err := store.CheckID("session", sid); err != nil {
+	if err := session.CheckID("session", sid); err != nil {
 		writeError(w, errf(http.StatusBadRequest, "bad_id", "%v", err))
 		return
 	}
@@ -124,7 +123,7 @@ func (s *Server) answerPermission(w http.ResponseWriter, r *http.Request, reply 
 }
 
 func (s *Server) listWorkspaces(w http.ResponseWriter, r *http.Request) {
-	ws, err := s.store.ListWorkspaces(r.Context())
+	ws, err := s.workspaces.ListWorkspaces(r.Context())
 	if err != nil {
 		writeError(w, storeError(err, "workspace", ""))
 		return
@@ -155,7 +154,7 @@ func (s *Server) addWorkspace(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errf(http.StatusBadRequest, "bad_path", "%s is not an existing folder", req.Path))
 		return
 	}
-	ws, err := s.store.AddWorkspace(r.Context(), req.Path)
+	ws, err := s.workspaces.AddWorkspace(r.Context(), req.Path)
 	if err != nil {
 		writeError(w, errf(http.StatusBadRequest, "bad_path", "could not register %s: %v", req.Path, err))
 		return
@@ -164,7 +163,7 @@ func (s *Server) addWorkspace(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) deleteWorkspace(w http.ResponseWriter, r *http.Request) {
-	if err := s.store.DeleteWorkspace(r.Context(), r.PathValue("id")); err != nil {
+	if err := s.workspaces.DeleteWorkspace(r.Context(), r.PathValue("id")); err != nil {
 		writeError(w, storeError(err, "workspace", r.PathValue("id")))
 		return
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/session"
-	"github.com/tandem-agent/tandem/internal/store"
 )
 
 // sessState is the server's view of one session: its event hub, its live
@@ -60,7 +59,7 @@ func (st *sessState) snapshot() snapshot {
 		queued: queuedTexts(st.queue), current: st.current}
 }
 
-// state returns the session's state, creating it from the store.
+// state returns the session's state, creating it from the stored session.
 func (s *Server) state(ctx context.Context, id string) (*sessState, *apiError) {
 	s.mu.Lock()
 	st, ok := s.sessions[id]
@@ -68,7 +67,7 @@ func (s *Server) state(ctx context.Context, id string) (*sessState, *apiError) {
 	if ok {
 		return st, nil
 	}
-	rec, err := s.store.GetSession(ctx, id)
+	rec, err := s.mgr.Find(ctx, id)
 	if err != nil {
 		return nil, storeError(err, "session", id)
 	}
@@ -82,7 +81,7 @@ func (s *Server) state(ctx context.Context, id string) (*sessState, *apiError) {
 	return st, nil
 }
 
-func (s *Server) newState(rec store.Session) *sessState {
+func (s *Server) newState(rec session.Summary) *sessState {
 	return &sessState{id: rec.ID, boundarySeq: rec.LastSeq, boundaryMsgs: rec.MessageCount, hub: s.newHub(rec.LastSeq)}
 }
 
@@ -94,7 +93,7 @@ func (s *Server) newHub(lastSeq int64) *hub {
 // adopt registers a session just opened by POST /api/sessions with h, the
 // hub it was opened with as a sink.
 func (s *Server) adopt(l *session.Live, h *hub) *sessState {
-	rec := l.Snapshot()
+	rec := l.Info()
 	st := &sessState{id: rec.ID, boundarySeq: rec.LastSeq, boundaryMsgs: rec.MessageCount, hub: h, live: l}
 	s.mu.Lock()
 	s.sessions[rec.ID] = st
@@ -129,7 +128,7 @@ func (s *Server) enqueue(ctx context.Context, st *sessState, t queuedTurn) (queu
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.deleted {
-		return false, 0, store.ErrNotFound
+		return false, 0, session.ErrNotFound
 	}
 	if _, err := s.ensureLive(ctx, st); err != nil {
 		return false, 0, fmt.Errorf("open session %s: %w", st.id, err)
@@ -181,7 +180,7 @@ func (s *Server) runTurn(st *sessState, t queuedTurn) {
 	st.mu.Lock()
 	l := st.live
 	st.cancel, st.current = cancel, prompt
-	st.boundarySeq, st.boundaryMsgs = l.Events().LastSeq(), l.Snapshot().MessageCount
+	st.boundarySeq, st.boundaryMsgs = l.Events().LastSeq(), l.Info().MessageCount
 	st.mu.Unlock()
 
 	// Every client sees the prompt that started the turn, whoever sent it.
@@ -197,7 +196,7 @@ func (s *Server) runTurn(st *sessState, t queuedTurn) {
 	}
 	st.mu.Lock()
 	st.cancel, st.current = nil, ""
-	st.boundarySeq, st.boundaryMsgs = l.Events().LastSeq(), l.Snapshot().MessageCount
+	st.boundarySeq, st.boundaryMsgs = l.Events().LastSeq(), l.Info().MessageCount
 	st.mu.Unlock()
 }
 
@@ -251,7 +250,7 @@ func (st *sessState) stop(ctx context.Context, markDeleted bool) error {
 
 // messagesAt returns the stored messages up to the snapshot boundary.
 func (s *Server) messagesAt(ctx context.Context, id string, n int) ([]message.Message, error) {
-	msgs, err := s.store.Messages(ctx, id)
+	msgs, err := s.mgr.Messages(ctx, id)
 	if err != nil {
 		return nil, err
 	}

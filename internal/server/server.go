@@ -17,7 +17,6 @@ import (
 	"github.com/tandem-agent/tandem/internal/listing"
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/session"
-	"github.com/tandem-agent/tandem/internal/store"
 )
 
 // SubtypeUserMessage marks the status event the server emits when a turn
@@ -41,25 +40,15 @@ type Catalog interface {
 	Models() []listing.ModelInfo
 }
 
-// Store is what the server reads and changes in the store directly
-// (sessions, their messages and sub-agents, workspaces); turns go through
-// the session manager.
-type Store interface {
-	store.Sessions
-	store.Messages
-	store.Subagents
-	store.Workspaces
-}
-
 // Options configure a Server.
 type Options struct {
 	Manager *session.Manager
 	// FlagRules are --allowedTools / --disallowedTools rules for every
 	// session the server opens (tests use them to make tools ask).
-	FlagRules []permission.Rule
-	Store     Store  // default: Manager.Store()
-	Token     string // required; see LoadOrCreateToken
-	DataDir   string
+	FlagRules  []permission.Rule
+	Workspaces Workspaces // default: the Manager's store
+	Token      string     // required; see LoadOrCreateToken
+	DataDir    string
 	// AllowedHosts are extra host names accepted in the Host header (the
 	// listen address, localhost, 127.0.0.1 and ::1 always are).
 	AllowedHosts []string
@@ -109,13 +98,13 @@ type Options struct {
 
 // Server serves the API and the web UI.
 type Server struct {
-	opts     Options
-	mgr      *session.Manager
-	store    Store
-	log      *slog.Logger
-	handler  http.Handler
-	answered *recentSet
-	hosts    map[string]bool
+	opts       Options
+	mgr        *session.Manager
+	workspaces Workspaces
+	log        *slog.Logger
+	handler    http.Handler
+	answered   *recentSet
+	hosts      map[string]bool
 
 	base context.Context // parent of every turn; cancelled on shutdown
 	stop context.CancelFunc
@@ -134,8 +123,8 @@ func New(opts Options) (*Server, error) {
 	if err := ValidateToken(opts.Token); err != nil {
 		return nil, fmt.Errorf("server: %w: use LoadOrCreateToken or --token with a longer value", err)
 	}
-	if opts.Store == nil {
-		opts.Store = opts.Manager.Store()
+	if opts.Workspaces == nil {
+		opts.Workspaces = opts.Manager.Store()
 	}
 	if opts.KeepAlive <= 0 {
 		opts.KeepAlive = 15 * time.Second
@@ -158,7 +147,7 @@ func New(opts Options) (*Server, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{opts: opts, mgr: opts.Manager, store: opts.Store, log: opts.Logger,
+	s := &Server{opts: opts, mgr: opts.Manager, workspaces: opts.Workspaces, log: opts.Logger,
 		answered: newRecentSet(4096), sessions: map[string]*sessState{}}
 	s.base, s.stop = context.WithCancel(context.Background())
 	s.hosts = map[string]bool{"localhost": true, "127.0.0.1": true, "::1": true}

@@ -15,7 +15,6 @@ import (
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/runtimes"
 	"github.com/tandem-agent/tandem/internal/session"
-	"github.com/tandem-agent/tandem/internal/store"
 	"github.com/tandem-agent/tandem/internal/structured"
 	"github.com/tandem-agent/tandem/internal/tool"
 )
@@ -37,7 +36,7 @@ func checkMode(m string) (string, *apiError) {
 
 // requireWorkspace refuses a folder outside every registered workspace.
 func (s *Server) requireWorkspace(ctx context.Context, cwd string) *apiError {
-	_, ok, err := s.store.WorkspaceForPath(ctx, cwd)
+	_, ok, err := s.workspaces.WorkspaceForPath(ctx, cwd)
 	if err != nil {
 		return storeError(err, "workspace", cwd)
 	}
@@ -106,7 +105,7 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	st := s.adopt(l, h)
-	rec, err := s.store.GetSession(r.Context(), st.id)
+	rec, err := s.mgr.Find(r.Context(), st.id)
 	if err != nil {
 		writeError(w, storeError(err, "session", st.id))
 		return
@@ -116,7 +115,7 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	opt := store.ListOptions{Cwd: q.Get("cwd")}
+	opt := session.ListOptions{Cwd: q.Get("cwd")}
 	for name, dst := range map[string]*int{"limit": &opt.Limit, "offset": &opt.Offset} {
 		if v := q.Get(name); v != "" {
 			n, err := strconv.Atoi(v)
@@ -130,7 +129,7 @@ func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) {
 	if opt.Cwd != "" {
 		opt.Cwd = filepath.Clean(opt.Cwd)
 	}
-	recs, err := s.store.ListSessions(r.Context(), opt)
+	recs, err := s.mgr.List(r.Context(), opt)
 	if err != nil {
 		writeError(w, storeError(err, "session", ""))
 		return
@@ -158,7 +157,7 @@ func (s *Server) getSession(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sn := st.snapshot()
-	rec, err := s.store.GetSession(r.Context(), st.id)
+	rec, err := s.mgr.Find(r.Context(), st.id)
 	if err != nil {
 		writeError(w, storeError(err, "session", st.id))
 		return
@@ -189,7 +188,7 @@ func (s *Server) getSession(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) usage(w http.ResponseWriter, r *http.Request) {
-	rec, err := s.store.GetSession(r.Context(), r.PathValue("id"))
+	rec, err := s.mgr.Find(r.Context(), r.PathValue("id"))
 	if err != nil {
 		writeError(w, storeError(err, "session", r.PathValue("id")))
 		return
@@ -210,7 +209,7 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	delete(s.sessions, st.id)
 	s.mu.Unlock()
-	del := s.store.DeleteSession
+	del := s.mgr.Delete
 	if s.opts.Checkpoints != nil {
 		del = s.opts.Checkpoints.DeleteSession // with its snapshots
 	}
@@ -264,7 +263,7 @@ func (s *Server) patchSession(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	id := l.Snapshot().ID
+	id := l.ID()
 	if model != "" {
 		// The same check a new session's model gets (unknown model, missing key).
 		var bad *session.ModelError
@@ -287,7 +286,7 @@ func (s *Server) patchSession(w http.ResponseWriter, r *http.Request) {
 	if mode != "" {
 		s.saveSeq(l)
 	}
-	rec, err := s.store.GetSession(r.Context(), id)
+	rec, err := s.mgr.Find(r.Context(), id)
 	if err != nil {
 		writeError(w, storeError(err, "session", id))
 		return
@@ -349,7 +348,7 @@ func (s *Server) startTurn(w http.ResponseWriter, r *http.Request, turn queuedTu
 		writeError(w, e)
 		return
 	}
-	rec, err := s.store.GetSession(r.Context(), st.id)
+	rec, err := s.mgr.Find(r.Context(), st.id)
 	if err != nil {
 		writeError(w, storeError(err, "session", st.id))
 		return
@@ -363,7 +362,7 @@ func (s *Server) startTurn(w http.ResponseWriter, r *http.Request, turn queuedTu
 	case errors.Is(err, errStopping):
 		writeError(w, errf(http.StatusServiceUnavailable, "shutting_down", "the server is shutting down"))
 		return
-	case errors.Is(err, store.ErrNotFound):
+	case errors.Is(err, session.ErrNotFound):
 		writeError(w, errf(http.StatusNotFound, "not_found", "no session %q", st.id))
 		return
 	case err != nil:

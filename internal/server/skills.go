@@ -31,7 +31,7 @@ func (s *Server) sessionSkills(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, ext)
 		return
 	}
-	out, err := s.opts.Extensions.ExtensionsFor(l.Snapshot().Cwd)
+	out, err := s.opts.Extensions.ExtensionsFor(l.Info().Cwd)
 	if err != nil {
 		writeError(w, errf(http.StatusInternalServerError, "skills_failed", "%v", err))
 		return
@@ -51,7 +51,7 @@ func (s *Server) folderSkills(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errf(http.StatusBadRequest, "missing_workspace", "give ?workspace= a workspace id or its absolute path (see GET /api/workspaces)"))
 		return
 	}
-	ws, err := s.store.ListWorkspaces(r.Context())
+	ws, err := s.workspaces.ListWorkspaces(r.Context())
 	if err != nil {
 		writeError(w, storeError(err, "workspace", ""))
 		return

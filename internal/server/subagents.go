@@ -4,20 +4,20 @@ import (
 	"context"
 
 	"github.com/tandem-agent/tandem/internal/message"
-	"github.com/tandem-agent/tandem/internal/store"
+	"github.com/tandem-agent/tandem/internal/session"
 )
 
 // subagents returns the stored sub-agents started by tool calls in msgs
-// (see store.SubagentRuns) as the API shows them.
+// (see session.Manager.Subagents) as the API shows them.
 func (s *Server) subagents(ctx context.Context, parentID string, msgs []message.Message) ([]sessionDetail, error) {
-	runs, err := s.store.SubagentRuns(ctx, parentID, msgs)
+	runs, err := s.mgr.Subagents(ctx, parentID, msgs)
 	if err != nil {
 		return nil, err
 	}
 	return subagentsJSON(runs), nil
 }
 
-func subagentsJSON(runs []store.SubagentRun) []sessionDetail {
+func subagentsJSON(runs []session.SubagentRun) []sessionDetail {
 	var out []sessionDetail
 	for _, r := range runs {
 		msgs := r.Messages

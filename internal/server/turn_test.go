@@ -400,14 +400,14 @@ func TestGracefulShutdownMidTurn(t *testing.T) {
 	if !sawResult {
 		t.Fatal("no result event before the stream closed")
 	}
-	rec, err := e.stack.Store.GetSession(context.Background(), id)
+	rec, err := e.stack.App.Store.GetSession(context.Background(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if rec.LastSeq != last.Seq {
 		t.Fatalf("stored last_seq %d, last event %d", rec.LastSeq, last.Seq)
 	}
-	msgs, _ := e.stack.Store.Messages(context.Background(), id)
+	msgs, _ := e.stack.App.Store.Messages(context.Background(), id)
 	// user prompt, assistant tool call, tool result at least; every
 	// tool_use has its result.
 	if len(msgs) < 3 {

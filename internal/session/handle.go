@@ -11,7 +11,6 @@ import (
 	"github.com/tandem-agent/tandem/internal/mcp"
 	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/permission"
-	"github.com/tandem-agent/tandem/internal/store"
 )
 
 // ErrNotWired is the error of a Live method whose capability the session's
@@ -149,8 +148,8 @@ func (l *Live) History(ctx context.Context) ([]message.Message, error) {
 
 // SubagentHistory finds the sub-agent runs of msgs (the session's
 // conversation) in the store.
-func (l *Live) SubagentHistory(ctx context.Context, msgs []message.Message) ([]store.SubagentRun, error) {
-	return l.mgr.store.SubagentRuns(ctx, l.ID(), msgs)
+func (l *Live) SubagentHistory(ctx context.Context, msgs []message.Message) ([]SubagentRun, error) {
+	return l.mgr.Subagents(ctx, l.ID(), msgs)
 }
 
 // Checkpoints lists the session's checkpoints (ErrNotWired when its

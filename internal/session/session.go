@@ -580,8 +580,8 @@ func (l *Live) Mode() permission.Mode { return l.mode(l.Snapshot().Mode) }
 
 // Info is the stored record with the permission mode in force (config
 // defaults included) as its Mode: what a front end shows.
-func (l *Live) Info() store.Session {
-	r := l.Snapshot()
+func (l *Live) Info() Summary {
+	r := summaryOf(l.Snapshot())
 	r.Mode = string(l.mode(r.Mode))
 	return r
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/permission"
-	"github.com/tandem-agent/tandem/internal/store"
+	"github.com/tandem-agent/tandem/internal/session"
 )
 
 // fakeBackend records what the UI asks. Its turns last until the test
@@ -27,8 +27,8 @@ type fakeBackend struct {
 	models   []string
 	opened   []string
 	history  []message.Message
-	subs     []store.SubagentRun
-	sessions []store.Session
+	subs     []session.SubagentRun
+	sessions []session.Summary
 	release  chan event.Event
 	canceled int
 }
@@ -72,7 +72,7 @@ func (f *fakeBackend) SetModel(_ context.Context, m string) error {
 	f.info.Model = m
 	return nil
 }
-func (f *fakeBackend) Sessions(context.Context) ([]store.Session, error) {
+func (f *fakeBackend) Sessions(context.Context) ([]session.Summary, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.sessions, nil
@@ -89,7 +89,7 @@ func (f *fakeBackend) History(context.Context) ([]message.Message, error) {
 	defer f.mu.Unlock()
 	return f.history, nil
 }
-func (f *fakeBackend) SubagentHistory(context.Context, []message.Message) ([]store.SubagentRun, error) {
+func (f *fakeBackend) SubagentHistory(context.Context, []message.Message) ([]session.SubagentRun, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.subs, nil

@@ -4,7 +4,7 @@ import (
 	"strings"
 
 	"github.com/tandem-agent/tandem/internal/message"
-	"github.com/tandem-agent/tandem/internal/store"
+	"github.com/tandem-agent/tandem/internal/session"
 )
 
 // showHistory draws a resumed session's stored conversation.
@@ -39,7 +39,7 @@ func (m *model) showHistory(h historyMsg) {
 // historySub nests a stored sub-agent's calls in card (of item it), as its
 // live events did; its text, shown live only until the call's result
 // replaced it, is left out.
-func (m *model) historySub(it *item, card *toolCard, run store.SubagentRun) {
+func (m *model) historySub(it *item, card *toolCard, run session.SubagentRun) {
 	subs := byCall(run.Subagents)
 	for _, msg := range run.Messages {
 		for _, b := range msg.Content {
@@ -62,8 +62,8 @@ func (m *model) historySub(it *item, card *toolCard, run store.SubagentRun) {
 }
 
 // byCall indexes sub-agent runs by the call that started them.
-func byCall(runs []store.SubagentRun) map[string]store.SubagentRun {
-	out := make(map[string]store.SubagentRun, len(runs))
+func byCall(runs []session.SubagentRun) map[string]session.SubagentRun {
+	out := make(map[string]session.SubagentRun, len(runs))
 	for _, r := range runs {
 		out[r.Session.ParentToolUseID] = r
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/permission"
-	"github.com/tandem-agent/tandem/internal/store"
+	"github.com/tandem-agent/tandem/internal/session"
 )
 
 // model is the whole UI state. It is a pointer: Bubble Tea hands it back
@@ -87,7 +87,7 @@ type (
 	}
 	historyMsg struct {
 		msgs []message.Message
-		subs []store.SubagentRun // the sub-agents calls in msgs started
+		subs []session.SubagentRun // the sub-agents calls in msgs started
 		err  error
 		// subErr: the sub-agents could not be read (the conversation is
 		// shown without them).

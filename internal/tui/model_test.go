@@ -12,7 +12,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/permission"
-	"github.com/tandem-agent/tandem/internal/store"
+	"github.com/tandem-agent/tandem/internal/session"
 )
 
 func (f *fakeBackend) snapshot() fakeBackend {
@@ -362,7 +362,7 @@ func TestNoColor(t *testing.T) {
 func TestResumePickerAndHistory(t *testing.T) {
 	h := newHarness(t, Options{})
 	h.be.mu.Lock() // the model loads its first history in the background
-	h.be.sessions = []store.Session{{ID: "ses_old", Title: "fix the parser"}, {ID: "ses_1", Title: "this one"}}
+	h.be.sessions = []session.Summary{{ID: "ses_old", Title: "fix the parser"}, {ID: "ses_1", Title: "this one"}}
 	h.be.history = []message.Message{
 		{Role: message.User, Content: []message.Block{message.TextBlock("earlier question")}},
 		{Role: message.Assistant, Content: []message.Block{message.TextBlock("earlier answer"), {Type: message.ToolUse, ID: "tu", Name: "Read", Input: jsonIn(map[string]any{"file_path": "go.mod"})}}},
@@ -420,14 +420,14 @@ func TestResumedSubagentNested(t *testing.T) {
 	// The harness's model loads its first history in the background:
 	// the backend's fields are set under its lock.
 	h.be.mu.Lock()
-	h.be.sessions = []store.Session{{ID: "ses_old", Title: "explore"}}
+	h.be.sessions = []session.Summary{{ID: "ses_old", Title: "explore"}}
 	h.be.history = []message.Message{
 		{Role: message.User, Content: []message.Block{message.TextBlock("explore the repo")}},
 		{Role: message.Assistant, Content: []message.Block{use("task", "Task", map[string]any{"description": "explore the repo"})}},
 		{Role: message.User, Content: []message.Block{result("task", "found three")}},
 		{Role: message.Assistant, Content: []message.Block{message.TextBlock("all explored")}},
 	}
-	h.be.subs = []store.SubagentRun{{Session: store.Session{ID: "ses_kid", ParentID: "ses_old", ParentToolUseID: "task"}, Messages: []message.Message{
+	h.be.subs = []session.SubagentRun{{Session: session.Summary{ID: "ses_kid", ParentID: "ses_old", ParentToolUseID: "task"}, Messages: []message.Message{
 		{Role: message.User, Content: []message.Block{message.TextBlock("CHILD PROMPT")}},
 		{Role: message.Assistant, Content: []message.Block{message.TextBlock("child thinks aloud"), use("c1", "Grep", map[string]any{"pattern": "TODO"})}},
 		{Role: message.User, Content: []message.Block{result("c1", "3 matches")}},

@@ -17,7 +17,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/permission"
-	"github.com/tandem-agent/tandem/internal/store"
+	"github.com/tandem-agent/tandem/internal/session"
 )
 
 // SessionInfo is what the status line and titles show of the open session.
@@ -41,7 +41,7 @@ type Backend interface {
 	SetMode(ctx context.Context, mode string) error
 	SetModel(ctx context.Context, model string) error
 	// Sessions lists sessions to resume, most recent first.
-	Sessions(ctx context.Context) ([]store.Session, error)
+	Sessions(ctx context.Context) ([]session.Summary, error)
 	// Open switches to the session with this id ("" starts a new one).
 	Open(ctx context.Context, id string) error
 	// History is the open session's stored conversation.
@@ -55,7 +55,7 @@ type Backend interface {
 type SubagentHistory interface {
 	// SubagentHistory returns the stored sub-agents that tool calls in
 	// msgs (the open session's History) started.
-	SubagentHistory(ctx context.Context, msgs []message.Message) ([]store.SubagentRun, error)
+	SubagentHistory(ctx context.Context, msgs []message.Message) ([]session.SubagentRun, error)
 }
 
 // ModelOption is a model /model offers: its provider/model id, and its

@@ -15,7 +15,6 @@ import (
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/scripted"
 	"github.com/tandem-agent/tandem/internal/session"
-	"github.com/tandem-agent/tandem/internal/store"
 )
 
 // Model is the model spec sessions use ("scripted/<id>").
@@ -50,7 +49,6 @@ type Config struct {
 type Stack struct {
 	Dir     string // data folder
 	App     *app.App
-	Store   store.Store
 	Manager *session.Manager
 	Model   *scripted.Server
 	// Checkpoints serves the checkpoint endpoints (recording needs
@@ -82,7 +80,7 @@ func New(dir string, cfg Config) (*Stack, error) {
 		}
 		return nil, err
 	}
-	return &Stack{Dir: dir, App: a, Store: a.Store, Manager: a.Manager, Model: ms, Checkpoints: a.Checkpoints, FlagRules: rules}, nil
+	return &Stack{Dir: dir, App: a, Manager: a.Manager, Model: ms, Checkpoints: a.Checkpoints, FlagRules: rules}, nil
 }
 
 // open writes the user config and opens the application in dir, with a

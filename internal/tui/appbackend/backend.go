@@ -18,7 +18,6 @@ import (
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/permission/hooks"
 	"github.com/tandem-agent/tandem/internal/session"
-	"github.com/tandem-agent/tandem/internal/store"
 	"github.com/tandem-agent/tandem/internal/tui"
 )
 
@@ -156,8 +155,8 @@ func (b *Backend) SetModel(ctx context.Context, model string) error {
 }
 
 // Sessions implements tui.Backend: the folder's sessions.
-func (b *Backend) Sessions(ctx context.Context) ([]store.Session, error) {
-	return b.a.Store.ListSessions(ctx, store.ListOptions{Cwd: b.current().Snapshot().Cwd, Limit: 200})
+func (b *Backend) Sessions(ctx context.Context) ([]session.Summary, error) {
+	return b.a.Manager.List(ctx, session.ListOptions{Cwd: b.current().Info().Cwd, Limit: 200})
 }
 
 // Open implements tui.Backend: it resumes another session, or with ""
@@ -178,7 +177,7 @@ func (b *Backend) History(ctx context.Context) ([]message.Message, error) {
 }
 
 // SubagentHistory implements tui.SubagentHistory.
-func (b *Backend) SubagentHistory(ctx context.Context, msgs []message.Message) ([]store.SubagentRun, error) {
+func (b *Backend) SubagentHistory(ctx context.Context, msgs []message.Message) ([]session.SubagentRun, error) {
 	return b.current().SubagentHistory(ctx, msgs)
 }
 
