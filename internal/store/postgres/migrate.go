@@ -4,52 +4,18 @@ import (
 	"context"
 	"embed"
 	"fmt"
-	"io/fs"
-	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/tandem-agent/tandem/internal/store/backend"
 )
 
 //go:embed migrations/*.sql
 var migrationFS embed.FS
 
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
-
-// migrations lists the embedded migration files in version order; a file
-// is named NNNN_description.sql as the SQLite backend's are. The versions
-// are this backend's own.
-func migrations() ([]migration, error) {
-	entries, err := fs.ReadDir(migrationFS, "migrations")
-	if err != nil {
-		return nil, err
-	}
-	var out []migration
-	for _, e := range entries {
-		name := e.Name()
-		num, _, ok := strings.Cut(name, "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil || v <= 0 {
-			return nil, fmt.Errorf("migration file %s: name must start with a positive number and '_'", name)
-		}
-		body, err := migrationFS.ReadFile("migrations/" + name)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, migration{version: v, name: name, sql: string(body)})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
-	for i := 1; i < len(out); i++ {
-		if out[i].version == out[i-1].version {
-			return nil, fmt.Errorf("migrations %s and %s share version %d", out[i-1].name, out[i].name, out[i].version)
-		}
-	}
-	return out, nil
+// migrations lists the embedded migration files in version order.
+func migrations() ([]backend.Migration, error) {
+	return backend.Migrations(migrationFS, "migrations")
 }
 
 // LatestSchema is the schema version this binary brings a database to.
@@ -58,7 +24,7 @@ func LatestSchema() int {
 	if err != nil || len(all) == 0 {
 		return 0
 	}
-	return all[len(all)-1].version
+	return all[len(all)-1].Version
 }
 
 // migrateLock is the advisory lock key under which one process at a time
@@ -74,7 +40,7 @@ func (s *Store) migrate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	latest := all[len(all)-1].version
+	latest := all[len(all)-1].Version
 	current, err := s.SchemaVersion(ctx)
 	if err != nil {
 		return err
@@ -108,15 +74,15 @@ func (s *Store) migrate(ctx context.Context) error {
 			}
 		}
 		for _, m := range all {
-			if applied[m.version] {
+			if applied[m.Version] {
 				continue // another process got there first
 			}
-			if _, err := tx.Exec(ctx, m.sql); err != nil {
-				return fmt.Errorf("apply migration %s: %w", m.name, err)
+			if _, err := tx.Exec(ctx, m.SQL); err != nil {
+				return fmt.Errorf("apply migration %s: %w", m.Name, err)
 			}
 			if _, err := tx.Exec(ctx, migrate4SQL,
-				m.version, m.name, s.nowUTC().UnixNano()); err != nil {
-				return fmt.Errorf("apply migration %s: %w", m.name, err)
+				m.Version, m.Name, s.nowUTC().UnixNano()); err != nil {
+				return fmt.Errorf("apply migration %s: %w", m.Name, err)
 			}
 		}
 		return nil

@@ -207,7 +207,7 @@ func (s *Store) Check(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if latest := all[len(all)-1].version; v != latest {
+	if latest := all[len(all)-1].Version; v != latest {
 		return []string{fmt.Sprintf("schema version %d, this tandem's is %d", v, latest)}, nil
 	}
 	return nil, nil

@@ -220,7 +220,7 @@ func (s *Store) Info(ctx context.Context) (store.Info, error) {
 	if err != nil {
 		return store.Info{}, fmt.Errorf("read schema level of %s: %w", s.path, err)
 	}
-	info := store.Info{Backend: "sqlite", Location: s.path, SchemaLatest: all[len(all)-1].version}
+	info := store.Info{Backend: "sqlite", Location: s.path, SchemaLatest: all[len(all)-1].Version}
 	for v := range applied {
 		info.Schema = max(info.Schema, v)
 	}
