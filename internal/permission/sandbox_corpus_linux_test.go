@@ -13,6 +13,7 @@ import (
 
 	"github.com/tandem-agent/tandem/internal/sandbox"
 	"github.com/tandem-agent/tandem/internal/secretpaths"
+	"github.com/tandem-agent/tandem/internal/testfiles"
 )
 
 // The corpus the engine is tested on (the command table and the hostile
@@ -28,7 +29,10 @@ func TestCorpusInSandbox(t *testing.T) {
 		// The corpus holds `rm /etc/passwd`, `date -s`, `hostname evil`:
 		// as root, a sandbox that failed to confine would harm the machine
 		// itself. So root runs it as nobody, whom the kernel stops anyway.
-		runAsNobody(t, "TestCorpusInSandbox")
+		out, err := testfiles.AsNobody(t, "^TestCorpusInSandbox$")
+		if err != nil || !strings.Contains(out, "--- PASS: TestCorpusInSandbox") {
+			t.Fatalf("as nobody: %v\n%s", err, out)
+		}
 		return
 	}
 	root := t.TempDir()
@@ -137,45 +141,4 @@ func snapshot(t *testing.T, root string, skip ...string) map[string]string {
 		return nil
 	})
 	return out
-}
-
-// runAsNobody runs the named test of this binary again as the user nobody
-// (setpriv), in a folder nobody owns, and fails with its output when it
-// does not pass.
-func runAsNobody(t *testing.T, name string) {
-	t.Helper()
-	setpriv, err := exec.LookPath("setpriv")
-	if err != nil {
-		t.Skip("running as root without setpriv (util-linux) to drop to nobody: not running the corpus as root")
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Every folder on the way must be nobody's to reach: not t.TempDir.
-	dir, err := os.MkdirTemp("", "tandem-corpus-nobody-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chown(dir, 65534, 65534); err != nil {
-		t.Fatal(err)
-	}
-	bin, err := os.ReadFile(exe)
-	if err != nil {
-		t.Fatal(err)
-	}
-	exe = filepath.Join(dir, "permission.test")
-	if err := os.WriteFile(exe, bin, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", exe,
-		"-test.run", "^"+name+"$", "-test.count=1", "-test.v")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "TMPDIR="+dir, "HOME="+dir, "GOCACHE="+filepath.Join(dir, "gocache"),
-		"npm_config_cache="+filepath.Join(dir, "npm"))
-	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "--- PASS: "+name) {
-		t.Fatalf("as nobody: %v\n%s", err, out)
-	}
 }

@@ -2,10 +2,10 @@ package sandbox
 
 import (
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tandem-agent/tandem/internal/testfiles"
 )
 
 // The sandbox as the users who run tandem get it: not root. Run as root
@@ -20,40 +20,10 @@ func TestAsUnprivilegedUser(t *testing.T) {
 	if os.Getuid() != 0 {
 		t.Skip("not root: every test here already runs unprivileged")
 	}
-	setpriv, err := exec.LookPath("setpriv")
-	if err != nil {
-		t.Skip("setpriv (util-linux) not installed")
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Every folder on the way must be nobody's to reach: not t.TempDir.
-	dir, err := os.MkdirTemp("", "tandem-sandbox-nobody-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chown(dir, 65534, 65534); err != nil {
-		t.Fatal(err)
-	}
-	// A copy of the test binary nobody can run (go test's own is under a
-	// folder only root can reach).
-	bin, err := os.ReadFile(exe)
-	if err != nil {
-		t.Fatal(err)
-	}
-	exe = filepath.Join(dir, "sandbox.test")
-	if err := os.WriteFile(exe, bin, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", exe,
-		"-test.run", "TestKernel|TestProtectedPlaces|TestNetworkOnlyThroughProxy|TestStarted|TestCommandHasNoCapabilities", "-test.count=1", "-test.v")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "TMPDIR="+dir, "HOME="+dir, "TANDEM_SANDBOX_UNPRIVILEGED=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "--- PASS: TestProtectedPlacesStayReadOnly") ||
-		!strings.Contains(string(out), "--- PASS: TestCommandHasNoCapabilities") {
+	out, err := testfiles.AsNobody(t, "TestKernel|TestProtectedPlaces|TestNetworkOnlyThroughProxy|TestStarted|TestCommandHasNoCapabilities",
+		"TANDEM_SANDBOX_UNPRIVILEGED=1")
+	if err != nil || !strings.Contains(out, "--- PASS: TestProtectedPlacesStayReadOnly") ||
+		!strings.Contains(out, "--- PASS: TestCommandHasNoCapabilities") {
 		t.Fatalf("as nobody: %v\n%s", err, out)
 	}
 }
