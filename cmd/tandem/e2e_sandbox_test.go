@@ -4,6 +4,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -98,5 +99,39 @@ func TestE2ESandboxRunRefuses(t *testing.T) {
 	r = x.Run("sandbox", "check")
 	if r.Code != 0 || !strings.Contains(r.Stdout, "landlock ABI") {
 		t.Errorf("sandbox check: code %d, out %q, err %q", r.Code, r.Stdout, r.Stderr)
+	}
+}
+
+// Without namespaces (the fallback: a machine where user namespaces are
+// off) a command's only way out is still tandem's proxy, on the one
+// loopback port Landlock lets it connect to: an allow-listed host is
+// reached through it, another host is refused by the proxy.
+func TestE2ESandboxFallbackNetworkThroughProxy(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl not installed (apt-get install curl)")
+	}
+	serve := func() string {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("SERVED")) })}
+		go srv.Serve(ln)
+		t.Cleanup(func() { srv.Close() })
+		return ln.Addr().String()
+	}
+	allowed, other := serve(), serve()
+	x := newE2E(t, scripted.Script{})
+	x.WriteConfig(`{"sandbox":{"network":{"allow":["` + allowed + `"]}}}`)
+	r := x.Run("sandbox", "run", "--no-namespaces", "--", "curl", "-fsS", "-m", "10", "--noproxy", "", "http://"+allowed+"/")
+	if r.Code != 0 && strings.Contains(r.Stderr, "cannot run here") {
+		t.Skipf("no fallback sandbox on this machine: %s", r.Stderr)
+	}
+	if r.Code != 0 || !strings.Contains(r.Stdout, "SERVED") {
+		t.Errorf("an allow-listed host without namespaces: code %d, out %q, err %q; want it reached through the proxy", r.Code, r.Stdout, r.Stderr)
+	}
+	r = x.Run("sandbox", "run", "--no-namespaces", "--", "curl", "-fsS", "-m", "10", "--noproxy", "", "http://"+other+"/")
+	if r.Code == 0 || strings.Contains(r.Stdout, "SERVED") {
+		t.Errorf("a host not on the list without namespaces: code %d, out %q, err %q; want it refused", r.Code, r.Stdout, r.Stderr)
 	}
 }

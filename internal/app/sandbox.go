@@ -112,6 +112,18 @@ func (a *App) SandboxFor(sc sandbox.Config, roots []string, onDenial func(event.
 		cleanup()
 		return nil, nil, nil, fmt.Errorf("the sandbox is on (config or --sandbox) but cannot run here: %w", err)
 	}
+	if p.NoNamespaces || !sb.Capabilities().UserNS {
+		// No network namespace, so no bridge to the unix socket: commands
+		// reach the proxy on a loopback port, the only one Landlock's TCP
+		// rules let them connect to.
+		tcp, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			cleanup()
+			return nil, nil, nil, fmt.Errorf("sandbox: listen for the proxy on loopback: %w", err)
+		}
+		go proxy.Serve(tcp)
+		sb = sb.WithProxyPort(tcp.Addr().(*net.TCPAddr).Port)
+	}
 	// First undone: the session's sandbox process, and every command it
 	// still runs, goes before the proxy and the folders.
 	undo = append(undo, func() { sb.Close() })

@@ -22,6 +22,16 @@ func (s *Sandbox) WithWrites(paths ...string) (*Sandbox, error) {
 	return &Sandbox{policy: p, exe: s.exe, caps: s.caps}, nil
 }
 
+// WithProxyPort returns a sandbox like s whose commands reach the proxy on
+// loopback TCP port: the way out where there are no namespaces (the
+// Landlock TCP rules allow connecting to that port alone). With
+// namespaces the port is not used (the bridge carries the unix socket).
+func (s *Sandbox) WithProxyPort(port int) *Sandbox {
+	p := s.policy
+	p.Network.ProxyPort = port
+	return &Sandbox{policy: p, exe: s.exe, caps: s.caps}
+}
+
 // ClaudeCLIWrites are the places the claude CLI keeps its own state,
 // which it must write to work: its config folder (configDir, from
 // CLAUDE_CONFIG_DIR; empty: ~/.claude), ~/.claude.json and its backup
