@@ -9,9 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"os/signal"
 	"strings"
-	"syscall"
 )
 
 // LoopbackArg is the hidden subcommand WrapLoopback runs inside the
@@ -53,21 +51,7 @@ func Loopback(args []string) int {
 		go serveLoopback(ln, proxy, hostport)
 	}
 	cmd := &exec.Cmd{Path: args[1], Args: args[2:], Env: os.Environ(), Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT)
-	if err := cmd.Start(); err != nil {
-		return fail(err)
-	}
-	go func() {
-		for s := range sigs {
-			cmd.Process.Signal(s)
-		}
-	}()
-	cmd.Wait()
-	if st, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && st.Signaled() {
-		return 128 + int(st.Signal())
-	}
-	return cmd.ProcessState.ExitCode()
+	return relay(cmd)
 }
 
 func serveLoopback(ln net.Listener, proxy, hostport string) {

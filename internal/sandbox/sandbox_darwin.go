@@ -9,10 +9,8 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/tandem-agent/tandem/internal/sandbox/netproxy"
 )
@@ -68,21 +66,7 @@ func Exec(args []string) int {
 	for i := 0; i < p.ExtraFiles; i++ {
 		cmd.ExtraFiles = append(cmd.ExtraFiles, os.NewFile(uintptr(3+i), "extra"))
 	}
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT)
-	if err := cmd.Start(); err != nil {
-		return fail(err)
-	}
-	go func() {
-		for s := range sigs {
-			cmd.Process.Signal(s)
-		}
-	}()
-	cmd.Wait()
-	if st, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && st.Signaled() {
-		return 128 + int(st.Signal())
-	}
-	return cmd.ProcessState.ExitCode()
+	return relay(cmd)
 }
 
 // fail reports a launcher error with status 125 (as on Linux).
