@@ -88,6 +88,7 @@ func (b *backend) SetModel(context.Context, string) error              { return 
 func (b *backend) Sessions(context.Context) ([]session.Summary, error) { return nil, nil }
 func (b *backend) Open(context.Context, string) error                  { return nil }
 func (b *backend) History(context.Context) ([]message.Message, error)  { return history(b.hist), nil }
+func (b *backend) Features() tui.Features                              { return tui.Features{} }
 
 // history is a long earlier conversation, so the screen is full and the
 // transcript large while keys are measured.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/tandem-agent/tandem/internal/app"
 	"github.com/tandem-agent/tandem/internal/session"
+	"github.com/tandem-agent/tandem/internal/tool"
 	"github.com/tandem-agent/tandem/internal/tools"
 )
 
@@ -39,7 +40,7 @@ type Agent struct {
 	log     io.Writer
 	// tools are tandem's built-in tools, for what each says of its calls
 	// (kind, title, paths, text changes) in permission questions.
-	tools toolLookup
+	tools tool.Lookup
 
 	mu       sync.Mutex
 	client   acpsdk.ClientCapabilities

@@ -15,6 +15,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/session"
+	"github.com/tandem-agent/tandem/internal/tool"
 	"github.com/tandem-agent/tandem/internal/tools"
 )
 
@@ -151,7 +152,7 @@ func usage(u *message.Usage) *acpsdk.Usage {
 type turnState struct {
 	// tools are tandem's built-in tools, for what each says of its calls
 	// (kind, title, paths, text changes).
-	tools  toolLookup
+	tools  tool.Lookup
 	mu     sync.Mutex
 	calls  map[string]*toolCall
 	cancel context.CancelFunc

@@ -9,9 +9,6 @@ import (
 	"github.com/tandem-agent/tandem/internal/tool"
 )
 
-// toolLookup finds a tool by name, for what it says of itself.
-type toolLookup func(name string) (tool.Tool, bool)
-
 // toolInfo is how a tool call is shown in an editor.
 type toolInfo struct {
 	kind      acpsdk.ToolKind
@@ -23,8 +20,8 @@ type toolInfo struct {
 // it (tool.Kinded, tool.Summarizer) and at the first path it declares it
 // touches (tool.FileAccessor; not the working folder a search defaults
 // to). A tool that declares nothing (MCP) keeps its name.
-func describeTool(tools toolLookup, name string, input json.RawMessage) toolInfo {
-	t, ok := tools(name)
+func describeTool(tools tool.Lookup, name string, input json.RawMessage) toolInfo {
+	t, ok := tools.Find(name)
 	if !ok {
 		return toolInfo{kind: acpsdk.ToolKindOther, title: name}
 	}
@@ -40,8 +37,8 @@ func describeTool(tools toolLookup, name string, input json.RawMessage) toolInfo
 // diffs shows an edit as ACP diff content: the replaced text and its
 // replacement, or a written file's new content, as the tool declares them
 // (tool.ChangeDescriber).
-func diffs(tools toolLookup, name string, input json.RawMessage) []acpsdk.ToolCallContent {
-	t, ok := tools(name)
+func diffs(tools tool.Lookup, name string, input json.RawMessage) []acpsdk.ToolCallContent {
+	t, ok := tools.Find(name)
 	if !ok {
 		return nil
 	}

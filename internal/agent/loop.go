@@ -86,7 +86,7 @@ func (st *turnState) denialList() []event.Denial {
 // RunTurn implements turn.Runtime.
 func (r *Runtime) RunTurn(ctx context.Context, in turn.Input, d turn.Deps) (event.Event, error) {
 	st := &turnState{in: in, d: d, start: time.Now(), costOK: true, doom: doomTracker{threshold: r.opts.DoomLoopThreshold},
-		spec: in.Model, fallback: in.FallbackModels, filter: permission.NewToolFilter(in.AllowedTools, in.DisallowedTools).WithFileTools(declaredFiles(d.Tools)),
+		spec: in.Model, fallback: in.FallbackModels, filter: permission.NewToolFilter(in.AllowedTools, in.DisallowedTools).WithTools(d.Tools.Lookup()),
 		budget: budgetFor(in)}
 	if err := r.resolveModel(st); err != nil {
 		return r.finish(ctx, st, event.SubtypeError, err), nil

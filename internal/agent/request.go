@@ -118,7 +118,7 @@ func offeredTools(st *turnState) []tool.Tool {
 	m := mode(st)
 	var out []tool.Tool
 	for _, t := range st.d.Tools.List() {
-		if st.filter.Offered(t.Name()) && tool.UnavailableReason(t, st.spec) == "" && permission.Offers(m, t.Name(), tool.IsReadOnly(t)) {
+		if st.filter.Offered(t.Name()) && tool.UnavailableReason(t, st.spec) == "" && permission.Offers(m, t) {
 			out = append(out, t)
 		}
 	}
@@ -129,7 +129,7 @@ func offeredTools(st *turnState) []tool.Tool {
 // checker and model m: what `tandem prompt show` prints. It runs nothing
 // and stores nothing.
 func (r *Runtime) Preview(in turn.Input, d turn.Deps, m Model) provider.Request {
-	st := &turnState{in: in, d: d, spec: in.Model, model: m, filter: permission.NewToolFilter(in.AllowedTools, in.DisallowedTools).WithFileTools(declaredFiles(d.Tools))}
+	st := &turnState{in: in, d: d, spec: in.Model, model: m, filter: permission.NewToolFilter(in.AllowedTools, in.DisallowedTools).WithTools(d.Tools.Lookup())}
 	st.applyTurnModel()
 	msgs := []message.Message{{Role: message.User, Content: []message.Block{message.TextBlock(in.Prompt)}}}
 	return r.buildRequest(st, msgs)
@@ -137,7 +137,7 @@ func (r *Runtime) Preview(in turn.Input, d turn.Deps, m Model) provider.Request 
 
 // PreviewSections is Preview's system prompt as named sections.
 func (r *Runtime) PreviewSections(in turn.Input, d turn.Deps, m Model) []prompt.Section {
-	st := &turnState{in: in, d: d, spec: in.Model, model: m, filter: permission.NewToolFilter(in.AllowedTools, in.DisallowedTools).WithFileTools(declaredFiles(d.Tools))}
+	st := &turnState{in: in, d: d, spec: in.Model, model: m, filter: permission.NewToolFilter(in.AllowedTools, in.DisallowedTools).WithTools(d.Tools.Lookup())}
 	st.applyTurnModel()
 	return r.systemSections(st, toolSpecs(st))
 }

@@ -217,19 +217,3 @@ func safeExecute(ctx context.Context, t tool.Tool, call tool.Call) (res tool.Res
 	}()
 	return t.Execute(ctx, call)
 }
-
-// declaredFiles is what the registry's tools declare of the files their
-// calls touch (tool.FileAccessor), by name: --disallowedTools Edit takes
-// away every tool whose declaration writes.
-func declaredFiles(r *tool.Registry) func(string) (tool.FileAccessor, bool) {
-	return func(name string) (tool.FileAccessor, bool) {
-		if r == nil {
-			return nil, false
-		}
-		t, ok := r.Get(name)
-		if !ok {
-			return nil, false
-		}
-		return tool.AccessorOf(t)
-	}
-}

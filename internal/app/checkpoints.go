@@ -50,7 +50,7 @@ func (w *wiring) equipCheckpoints(cfg *config.Config, l *session.Live, eq *Equip
 	rec := l.Snapshot()
 	notice := func(msg string) { l.Events().Emit(event.Event{Type: event.Status, Message: msg}) }
 	eq.tracker = w.app.Checkpoints.Tracker(rec.ID, rec.Cwd, c, notice)
-	eq.tracker.UseFileTools(sessionFileTools(l))
+	eq.tracker.UseTools(sessionTools(l))
 	eq.addExtra(eq.tracker.Close)
 	return checkpoint.WrapTools(eq.tracker, ts), nil
 }

@@ -52,7 +52,7 @@ func (w *wiring) equipHookJudge(ctx context.Context, eq *Equipment, s *Settings,
 		if err != nil {
 			return err
 		}
-		eopts.Mode, eopts.Roots, eopts.FileTools, eopts.Emit = permission.Explore, eq.l.Roots(), sessionFileTools(eq.l), eq.l.Events().Emit
+		eopts.Mode, eopts.Roots, eopts.Tools, eopts.Emit = permission.Explore, eq.l.Roots(), sessionTools(eq.l), eq.l.Events().Emit
 		j.checker = permission.NewEngine(eopts)
 		j.runner = &subagent.Runner{Runtime: rt, Children: subagent.StoreChildren{Store: w.app.Store},
 			ResolveModel: func(field, parent string) string { return resolveAgentModel(field, parent, eq.cfg.SmallModel) }}

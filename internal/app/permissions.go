@@ -35,26 +35,18 @@ func (a *App) engineOptions(ctx context.Context, s *Settings, cwd string, hookCf
 		Mode: s.Mode, WorkDir: cwd, HomeDir: s.home,
 		UserRules: user, ProjectRules: project, FlagRules: flagRules,
 		ProtectedPaths: hookCfg.ScriptPaths(cwd), SecretFiles: a.Paths.SecretFiles(), ConfigDir: a.Paths.ConfigDir,
-		FileTools: tools.FileTools(),
+		Tools: tools.Lookup(),
 	}, grants, nil
 }
 
-// sessionFileTools is what a session's tools declare of the files their
-// calls touch, by name (tool.FileAccessor): its own tools (custom and MCP
-// tools included), then the Claude Code CLI's, which the claude-code
-// runtime asks about, then tandem's built-in ones. The permission engine
-// and the checkpoint recorder both read it.
-func sessionFileTools(l *session.Live) func(string) (tool.FileAccessor, bool) {
-	builtin := tools.FileTools()
-	return func(name string) (tool.FileAccessor, bool) {
-		if t, ok := l.Tools().Get(name); ok {
-			return tool.AccessorOf(t)
-		}
-		if a, ok := claudecode.FileTool(name); ok {
-			return a, true
-		}
-		return builtin(name)
-	}
+// sessionTools finds, by name, what a session's tools declare of
+// themselves (the files their calls touch, whether they are contained or
+// run commands): its own tools (custom and MCP tools included), then the
+// Claude Code CLI's, which the claude-code runtime asks about, then
+// tandem's built-in ones. The permission engine and the checkpoint
+// recorder both read it.
+func sessionTools(l *session.Live) tool.Lookup {
+	return l.Tools().Lookup().Then(claudecode.CLITool).Then(tools.Lookup())
 }
 
 // PermissionsFor is the permission engine a session in cwd would judge

@@ -144,7 +144,7 @@ func (w *wiring) equip(ctx context.Context, l *session.Live, s *Settings) (sessi
 		engineOpts.Sandboxed = true
 	}
 	engineOpts.Roots, engineOpts.ReadRoots = l.Roots(), sk.Dirs()
-	engineOpts.FileTools = sessionFileTools(l)
+	engineOpts.Tools = sessionTools(l)
 	engineOpts.Asker, engineOpts.Emit, engineOpts.GrantStore, engineOpts.Hooks = engineAsker, l.Events().Emit, grants, eq.hooks
 	eq.engine = permission.NewEngine(engineOpts)
 	// Before the extensions: sub-agents' runtimes fire hooks through it.

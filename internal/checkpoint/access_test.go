@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/tandem-agent/tandem/internal/tool"
+	"github.com/tandem-agent/tandem/internal/claudecode"
 )
 
 // A call tandem has no tool object for (the Claude Code CLI's own
@@ -15,9 +15,7 @@ import (
 // tool nobody declares anything for is not recorded as a file change.
 func TestTrackerRecordsDeclaredWritesByName(t *testing.T) {
 	w := newWorld(t, Config{NoWatch: true})
-	w.tr.UseFileTools(func(name string) (tool.FileAccessor, bool) {
-		return tool.PathField("notebook_path", true), name == "NotebookEdit"
-	})
+	w.tr.UseTools(claudecode.CLITool)
 	w.write("nb.ipynb", "old")
 	nb := filepath.Join(w.work, "nb.ipynb")
 	w.prompt("edit the notebook", func() {

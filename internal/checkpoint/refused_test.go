@@ -20,9 +20,9 @@ func TestRefusedAndFailedCallsAreNotListed(t *testing.T) {
 	w.write("missing.txt", "m1\n")
 	w.write("cli-refused.txt", "r1\n")
 	w.write("cli-failed-late.txt", "f1\n")
-	w.tr.UseFileTools(func(name string) (tool.FileAccessor, bool) {
-		acc, ok := tool.AccessorOf(w.tools[name])
-		return acc, ok
+	w.tr.UseTools(func(name string) (tool.Tool, bool) {
+		x, ok := w.tools[name]
+		return x, ok
 	})
 	input := func(v map[string]any) json.RawMessage { b, _ := json.Marshal(v); return b }
 	w.prompt("edits", func() {

@@ -24,7 +24,7 @@ type Tracker struct {
 	root    string
 	cfg     Config
 	notice  func(string)
-	files   func(name string) (tool.FileAccessor, bool) // see UseFileTools
+	tools   tool.Lookup // see UseTools
 
 	mu       sync.Mutex
 	base     map[string]baseEntry // nil until the first scan

@@ -9,23 +9,25 @@ import (
 	"github.com/tandem-agent/tandem/internal/turn"
 )
 
-// scanTools run shell commands: anything in the workspace may change.
-var scanTools = map[string]bool{"Bash": true}
-
-// FileTools finds, by a tool's name, what the tool declares of the files
-// its calls touch (tool.FileAccessor): the session's tools, and the Claude
-// Code CLI's own under the claude-code runtime. BeforeTool and AfterTool
-// (the claude-code runtime's calls, which tandem has no tool object for)
-// read it; it is set once, before the first turn.
-func (t *Tracker) UseFileTools(f func(name string) (tool.FileAccessor, bool)) {
+// UseTools is how the tracker finds, by name, what a tool declares of
+// itself (the files its calls write, whether it runs commands): the
+// session's tools, and the Claude Code CLI's own under the claude-code
+// runtime. BeforeTool and AfterTool (the claude-code runtime's calls,
+// which tandem has no tool object for) read it; it is set once, before
+// the first turn.
+func (t *Tracker) UseTools(l tool.Lookup) {
 	t.mu.Lock()
-	t.files = f
+	t.tools = l
 	t.mu.Unlock()
 }
 
-// written are the paths a call declares it writes.
-func written(acc tool.FileAccessor, input json.RawMessage) []string {
-	if acc == nil {
+// written are the paths a call of x declares it writes.
+func written(x tool.Tool, input json.RawMessage) []string {
+	if x == nil {
+		return nil
+	}
+	acc, ok := tool.AccessorOf(x)
+	if !ok {
 		return nil
 	}
 	accesses, err := acc.FileAccess(input)
@@ -41,22 +43,18 @@ func written(acc tool.FileAccessor, input json.RawMessage) []string {
 	return out
 }
 
-func (t *Tracker) accessor(name string) tool.FileAccessor {
+// lookup is the tool named name, nil when the tracker does not know it.
+func (t *Tracker) lookup(name string) tool.Tool {
 	t.mu.Lock()
-	f := t.files
+	l := t.tools
 	t.mu.Unlock()
-	if f == nil {
-		return nil
-	}
-	if acc, ok := f(name); ok {
-		return acc
-	}
-	return nil
+	x, _ := l.Find(name)
+	return x
 }
 
 // BeforeTool is called before a tool call runs (after it was allowed).
 func (t *Tracker) BeforeTool(ctx context.Context, name string, input json.RawMessage) {
-	t.before(ctx, name, t.accessor(name), input)
+	t.before(ctx, t.lookup(name), input)
 }
 
 // AfterTool is called when a tool call has finished and worked (the
@@ -64,45 +62,48 @@ func (t *Tracker) BeforeTool(ctx context.Context, name string, input json.RawMes
 // never gets here was refused or failed after tandem allowed it: End
 // lists its files only if they changed.
 func (t *Tracker) AfterTool(ctx context.Context, name string, input json.RawMessage) {
-	t.after(ctx, name, t.accessor(name), input, true)
+	t.after(ctx, t.lookup(name), input, true)
 }
 
-func (t *Tracker) before(ctx context.Context, name string, acc tool.FileAccessor, input json.RawMessage) {
-	if paths := written(acc, input); len(paths) > 0 {
+// before records what call of x (nil: a tool the tracker does not know)
+// is about to change: the files it declares it writes, else everything
+// when it runs commands.
+func (t *Tracker) before(ctx context.Context, x tool.Tool, input json.RawMessage) {
+	if paths := written(x, input); len(paths) > 0 {
 		for _, p := range paths {
 			t.BeforeFile(ctx, p)
 		}
 		return
 	}
-	if scanTools[name] {
+	if tool.RunsCommands(x) {
 		t.BeforeScan(ctx)
 	}
 }
 
 // after ends a call; ok is its outcome (it worked). The files it declared
 // join the checkpoint only if it worked or changed them anyway.
-func (t *Tracker) after(ctx context.Context, name string, acc tool.FileAccessor, input json.RawMessage, ok bool) {
-	if paths := written(acc, input); len(paths) > 0 {
+func (t *Tracker) after(ctx context.Context, x tool.Tool, input json.RawMessage, ok bool) {
+	if paths := written(x, input); len(paths) > 0 {
 		for _, p := range paths {
 			t.AfterFile(ctx, p, ok)
 		}
 		return
 	}
-	if scanTools[name] {
+	if tool.RunsCommands(x) {
 		t.AfterScan(ctx)
 	}
 }
 
 // WrapTools returns ts with the calls that change files recorded by t:
 // the tools that declare file access (tool.FileAccessor) and are not
-// read-only, and the shell. Tools that change nothing are returned as
-// they are.
+// read-only, and the ones that run commands (tool.RunsCommands). Tools
+// that change nothing are returned as they are.
 func WrapTools(t *Tracker, ts []tool.Tool) []tool.Tool {
 	out := make([]tool.Tool, len(ts))
 	for i, x := range ts {
 		_, files := tool.AccessorOf(x)
 		ro, _ := x.(tool.ReadOnly)
-		if (files && (ro == nil || !ro.ReadOnly())) || scanTools[x.Name()] {
+		if (files && (ro == nil || !ro.ReadOnly())) || tool.RunsCommands(x) {
 			out[i] = trackedTool{Tool: x, tr: t}
 		} else {
 			out[i] = x
@@ -120,10 +121,9 @@ func (w trackedTool) Execute(ctx context.Context, call tool.Call) (tool.Result, 
 	// Recording uses a context the turn's interrupt cannot cut short: a
 	// change the tool made must be recorded even when the user stops it.
 	rec := context.WithoutCancel(ctx)
-	acc, _ := tool.AccessorOf(w.Tool)
-	w.tr.before(rec, call.Name, acc, call.Input)
+	w.tr.before(rec, w.Tool, call.Input)
 	res, err := w.Tool.Execute(ctx, call)
-	w.tr.after(rec, call.Name, acc, call.Input, err == nil && !res.IsError)
+	w.tr.after(rec, w.Tool, call.Input, err == nil && !res.IsError)
 	return res, err
 }
 

@@ -293,26 +293,11 @@ func (c *controller) decide(ctx context.Context, toolUseID, name string, input j
 	return d, nil
 }
 
-// readOnlyBuiltin reports Claude Code's built-ins that change nothing.
-func readOnlyBuiltin(name string) bool {
-	switch name {
-	// StructuredOutput is how the CLI takes a --json-schema answer: it
-	// only records the value.
-	case "Read", "Glob", "Grep", "LS", "NotebookRead", "TodoWrite", "StructuredOutput":
-		return true
-	}
-	return false
-}
-
+// readOnly reports whether the named tool declares that it changes
+// nothing: the session's tools, then the CLI's own (CLITool).
 func (c *controller) readOnly(name string) bool {
-	if c.tools != nil {
-		if t, ok := c.tools.Get(name); ok {
-			if ro, ok := t.(tool.ReadOnly); ok {
-				return ro.ReadOnly()
-			}
-		}
-	}
-	return readOnlyBuiltin(name)
+	t, ok := c.tools.Lookup().Then(CLITool).Find(name)
+	return ok && tool.IsReadOnly(t)
 }
 
 func permissionReply(d permission.Decision, input json.RawMessage) map[string]any {

@@ -29,7 +29,7 @@ func TestBrokerFirstAnswerWins(t *testing.T) {
 	log := newEventLog()
 	b := NewBroker(log.emit)
 	work := t.TempDir()
-	e := NewEngine(EngineOptions{FileTools: builtinFiles, WorkDir: work, Asker: b})
+	e := NewEngine(EngineOptions{Tools: builtinFiles, WorkDir: work, Asker: b})
 	done := make(chan Decision)
 	go func() {
 		d, err := e.Check(context.Background(), Request{Tool: "Bash", ToolUseID: "tu9", Input: []byte(`{"command":"npm install"}`)})
@@ -93,7 +93,7 @@ func TestAllowAlwaysSavesRules(t *testing.T) {
 	answer := Answer{Decision: AllowAlways, Scope: ScopeProject}
 	var asked []Question
 	asker := AskerFunc(func(_ context.Context, q Question) (Answer, error) { asked = append(asked, q); return answer, nil })
-	e := NewEngine(EngineOptions{FileTools: builtinFiles, WorkDir: work, Asker: asker, GrantStore: store})
+	e := NewEngine(EngineOptions{Tools: builtinFiles, WorkDir: work, Asker: asker, GrantStore: store})
 	if d := check(t, e, "Bash", map[string]string{"command": "npm install left-pad"}); d.Behavior != Allow {
 		t.Fatalf("%+v", d)
 	}
@@ -124,7 +124,7 @@ func TestAllowAlwaysSavesRules(t *testing.T) {
 func TestEditQuestionCarriesDiff(t *testing.T) {
 	work := t.TempDir()
 	var q Question
-	e := NewEngine(EngineOptions{FileTools: builtinFiles, WorkDir: work, Mode: Normal, Asker: AskerFunc(func(_ context.Context, qq Question) (Answer, error) {
+	e := NewEngine(EngineOptions{Tools: builtinFiles, WorkDir: work, Mode: Normal, Asker: AskerFunc(func(_ context.Context, qq Question) (Answer, error) {
 		q = qq
 		return Answer{Decision: AllowOnce}, nil
 	})})
@@ -137,7 +137,7 @@ func TestEditQuestionCarriesDiff(t *testing.T) {
 }
 
 func TestNoTerminalDeniesWithExplanation(t *testing.T) {
-	e := NewEngine(EngineOptions{FileTools: builtinFiles, WorkDir: t.TempDir()})
+	e := NewEngine(EngineOptions{Tools: builtinFiles, WorkDir: t.TempDir()})
 	d := check(t, e, "Bash", map[string]string{"command": "make test"})
 	if d.Behavior != Deny || !strings.Contains(d.Message, "no terminal to ask") || !strings.Contains(d.Message, "--allowedTools 'Bash(make test:*)'") ||
 		!strings.Contains(d.Message, "--permission-mode trust") || !strings.Contains(d.Message, ".tandem/config.json") {

@@ -84,12 +84,12 @@ func TestFileToolsFollowLinks(t *testing.T) {
 	}
 	for tool, in := range inputs {
 		raw, _ := json.Marshal(in)
-		e := NewEngine(EngineOptions{FileTools: builtinFiles, Mode: Explore, WorkDir: root})
+		e := NewEngine(EngineOptions{Tools: builtinFiles, Mode: Explore, WorkDir: root})
 		d, err := e.Check(context.Background(), Request{Tool: tool, Input: raw})
 		if err != nil || d.Behavior != Deny {
 			t.Errorf("%s through a link out of the workspace in explore: %+v %v, want deny", tool, d, err)
 		}
-		e = NewEngine(EngineOptions{FileTools: builtinFiles, Mode: Normal, WorkDir: root, Roots: []string{out}})
+		e = NewEngine(EngineOptions{Tools: builtinFiles, Mode: Normal, WorkDir: root, Roots: []string{out}})
 		d, err = e.Check(context.Background(), Request{Tool: tool, Input: raw})
 		if err != nil || d.Behavior != Allow {
 			t.Errorf("%s with the target folder added as a root: %+v %v, want allow", tool, d, err)

@@ -46,7 +46,7 @@ func TestEditAndReadCoverDeclaredTools(t *testing.T) {
 		{"Read", true, false, false, true},
 	}
 	for _, c := range cases {
-		f := NewToolFilter(nil, []string{c.entry}).WithFileTools(withBuiltins(customFiles))
+		f := NewToolFilter(nil, []string{c.entry}).WithTools(withBuiltins(customFiles))
 		if f.Offered("Scribble") != c.scribble || f.Offered("Peek") != c.peek || f.Offered("Read") != c.readTool || f.Offered("Edit") != c.editTo {
 			t.Errorf("--disallowedTools %s: Scribble %v Peek %v Read %v Edit %v", c.entry,
 				f.Offered("Scribble"), f.Offered("Peek"), f.Offered("Read"), f.Offered("Edit"))
@@ -55,7 +55,7 @@ func TestEditAndReadCoverDeclaredTools(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		e := NewEngine(EngineOptions{WorkDir: t.TempDir(), Mode: Trust, FlagRules: rules, FileTools: withBuiltins(customFiles)})
+		e := NewEngine(EngineOptions{WorkDir: t.TempDir(), Mode: Trust, FlagRules: rules, Tools: withBuiltins(customFiles)})
 		for _, name := range []string{"Scribble", "Peek"} {
 			d := check(t, e, name, map[string]string{"target": "a.txt", "source": "a.txt"})
 			if denied := d.Behavior == Deny; denied == f.Offered(name) {
@@ -69,7 +69,7 @@ func TestEditAndReadCoverDeclaredTools(t *testing.T) {
 	}
 	// A pattern rule judges the declared path.
 	work := t.TempDir()
-	e := NewEngine(EngineOptions{WorkDir: work, Mode: Trust, FileTools: withBuiltins(customFiles),
+	e := NewEngine(EngineOptions{WorkDir: work, Mode: Trust, Tools: withBuiltins(customFiles),
 		UserRules: []Rule{{Permission: "Edit", Pattern: "notes/**", Action: ActionDeny}}})
 	if d := check(t, e, "Scribble", map[string]string{"target": "notes/x.md"}); d.Behavior != Deny {
 		t.Errorf("Edit(notes/**) must deny Scribble writing notes/x.md: %+v", d)
@@ -85,7 +85,7 @@ func TestQuestionFromDeclaration(t *testing.T) {
 	work, _ := filepath.EvalSymlinks(t.TempDir())
 	writeFile(t, filepath.Join(work, "log.txt"), "old\n")
 	a := &recordingAsker{}
-	e := NewEngine(EngineOptions{WorkDir: work, Mode: AskEdits, Asker: a, FileTools: withBuiltins(customFiles)})
+	e := NewEngine(EngineOptions{WorkDir: work, Mode: AskEdits, Asker: a, Tools: withBuiltins(customFiles)})
 	check(t, e, "Scribble", map[string]string{"target": "log.txt", "line": "hello"})
 	check(t, e, "Scribble", map[string]string{"target": "new.txt", "line": "hi"})
 	if len(a.asked) != 2 {
@@ -98,7 +98,7 @@ func TestQuestionFromDeclaration(t *testing.T) {
 		t.Errorf("new file: %q %q", q.Summary, q.Diff)
 	}
 	// A declared read is summarized as one.
-	e = NewEngine(EngineOptions{WorkDir: work, Asker: a, FileTools: withBuiltins(customFiles)})
+	e = NewEngine(EngineOptions{WorkDir: work, Asker: a, Tools: withBuiltins(customFiles)})
 	check(t, e, "Peek", map[string]string{"source": "/etc/hostname"})
 	if q := a.asked[len(a.asked)-1]; q.Summary != "Read /etc/hostname" || q.Diff != "" {
 		t.Errorf("read: %q %q", q.Summary, q.Diff)
@@ -109,7 +109,7 @@ func TestQuestionFromDeclaration(t *testing.T) {
 // from, so `why NotebookEdit(x)` judges x whatever the tool's key.
 func TestCallFromTextServesEveryDeclaration(t *testing.T) {
 	req := CallFromText("Scribble(notes/a.md)")
-	e := NewEngine(EngineOptions{WorkDir: t.TempDir(), FileTools: withBuiltins(func(name string) (tool.FileAccessor, bool) {
+	e := NewEngine(EngineOptions{WorkDir: t.TempDir(), Tools: withBuiltins(func(name string) (tool.FileAccessor, bool) {
 		return tool.PathField("notebook_path", true), name == "Scribble"
 	}), UserRules: []Rule{{Permission: "Edit", Pattern: "notes/**", Action: ActionDeny}}})
 	if x := e.Explain(req); req.Tool != "Scribble" || x.Action != ActionDeny {

@@ -46,12 +46,13 @@ type EngineOptions struct {
 	// AGENTS.md, skills, commands and agents are protected
 	// (internal/places), as are the home folder's.
 	ConfigDir string
-	// FileTools finds, by a tool's name, what the tool declares of the
-	// files its calls touch (tool.FileAccessor): the session's tools, and
-	// the Claude Code CLI's own under the claude-code runtime, then
-	// tandem's built-in ones (internal/tools.FileTools). This package names
-	// no tool: nil means no tool reads or writes files.
-	FileTools func(name string) (tool.FileAccessor, bool)
+	// Tools finds a tool by name for what it declares of itself: the
+	// files its calls touch (tool.FileAccessor), whether it is contained
+	// (tool.Contained). The session's tools, and the Claude Code CLI's own
+	// under the claude-code runtime (claudecode.CLITool), then tandem's
+	// built-in ones (internal/tools.Lookup). This package names no tool:
+	// nil means no tool reads or writes files and none is contained.
+	Tools tool.Lookup
 	// ReadRoots are folders outside the workspace that may be read (never
 	// written) without asking: the skills' folders.
 	ReadRoots []string
@@ -274,13 +275,13 @@ func (e *Engine) judge(mode Mode, req Request) verdict {
 		// Claude Code; the invoked work is judged call by call.
 		return e.judgeByRules(req.Tool, func(r Rule) bool { return r.Pattern == "" || r.Pattern == name }, verdict{action: ActionAllow})
 	}
-	if harmlessTools[req.Tool] {
+	if e.contained(req.Tool) {
 		return e.judgeByRules(req.Tool, onlyTool, verdict{action: ActionAllow})
 	}
 	// MCP and unknown tools.
 	def := verdict{action: ActionAllow}
 	switch {
-	case mode == Trust, req.ReadOnly:
+	case mode == Trust, req.ReadOnly, e.readOnly(req.Tool):
 	case mode == Explore:
 		def = verdict{action: ActionDeny, rule: "mode:explore", reason: req.Tool + " may change things and explore mode is read-only"}
 	default:
@@ -292,7 +293,7 @@ func (e *Engine) judge(mode Mode, req Request) verdict {
 
 // judgeByRules applies the strongest matching rule, else def.
 func (e *Engine) judgeByRules(tool string, match func(Rule) bool, def verdict) verdict {
-	r, ok := e.strongest(func(r Rule) bool { return r.matchesTool(tool, e.fileTool) && match(r) })
+	r, ok := e.strongest(func(r Rule) bool { return r.matchesTool(tool, e.opts.Tools) && match(r) })
 	if !ok {
 		return def
 	}

@@ -21,7 +21,7 @@ func (e *Engine) ask(ctx context.Context, mode Mode, req Request, v verdict) (De
 func (e *Engine) askAt(ctx context.Context, mode Mode, req Request, v verdict, depth int) (Decision, error) {
 	in := decodeInput(req.Input)
 	q := Question{SessionID: req.SessionID, ToolName: req.Tool, ToolUseID: req.ToolUseID, Input: req.Input,
-		Summary: summarize(req.Tool, req.Input, in, e.opts.WorkDir, e.fileTool), Reason: v.reason}
+		Summary: summarize(req.Tool, req.Input, in, e.opts.WorkDir, e.opts.Tools), Reason: v.reason}
 	if !v.noAlways && len(v.suggest) > 0 {
 		q.Rules = dedupRules(v.suggest)
 		names := make([]string, len(q.Rules))
@@ -30,7 +30,7 @@ func (e *Engine) askAt(ctx context.Context, mode Mode, req Request, v verdict, d
 		}
 		q.Suggestion = strings.Join(names, ", ")
 	}
-	q.Diff = previewDiff(req.Tool, req.Input, e.opts.WorkDir, e.fileTool)
+	q.Diff = previewDiff(req.Tool, req.Input, e.opts.WorkDir, e.opts.Tools)
 	if mode == DontAsk {
 		return Decision{Behavior: Deny, Rule: "mode:dontAsk", Message: q.Summary + " needs approval (" + v.reason +
 			") and the permission mode is dontAsk, which never asks: " + e.approvers(mode, req, in, q.Rules).message()}, nil

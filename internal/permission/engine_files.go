@@ -23,12 +23,25 @@ func (e *Engine) judgeFiles(mode Mode, name string, accesses []tool.Access) verd
 
 // fileTool is what the named tool declares of the files it touches: the
 // session's tools (and the Claude Code CLI's) first, then tandem's own, as
-// EngineOptions.FileTools finds them.
+// EngineOptions.Tools finds them.
 func (e *Engine) fileTool(name string) (tool.FileAccessor, bool) {
-	if e.opts.FileTools == nil {
-		return nil, false
-	}
-	return e.opts.FileTools(name)
+	return e.opts.Tools.Files(name)
+}
+
+// readOnly reports whether the named tool declares that it changes
+// nothing (tool.ReadOnly): the caller's Request.ReadOnly may not know a
+// tool the lookup knows (the claude-code runtime's calls to the CLI's
+// WebSearch).
+func (e *Engine) readOnly(name string) bool {
+	t, ok := e.opts.Tools.Find(name)
+	return ok && tool.IsReadOnly(t)
+}
+
+// contained reports whether the named tool declares that its calls touch
+// no file and change nothing outside the session (tool.Contained).
+func (e *Engine) contained(name string) bool {
+	t, ok := e.opts.Tools.Find(name)
+	return ok && tool.IsContained(t)
 }
 
 func (e *Engine) judgePath(mode Mode, name string, a tool.Access) verdict {

@@ -12,7 +12,7 @@ import (
 func TestExplain(t *testing.T) {
 	work := t.TempDir()
 	asked := false
-	e := NewEngine(EngineOptions{FileTools: builtinFiles, WorkDir: work, Asker: AskerFunc(func(context.Context, Question) (Answer, error) {
+	e := NewEngine(EngineOptions{Tools: builtinFiles, WorkDir: work, Asker: AskerFunc(func(context.Context, Question) (Answer, error) {
 		asked = true
 		return Answer{Decision: AllowOnce}, nil
 	}),

@@ -136,7 +136,7 @@ func TestGitRepositoryConfigCannotRunPrograms(t *testing.T) {
 				}
 				cmd := command(sub)
 				for _, mode := range []Mode{Explore, Normal} {
-					e := NewEngine(EngineOptions{FileTools: builtinFiles, Mode: mode, WorkDir: ws})
+					e := NewEngine(EngineOptions{Tools: builtinFiles, Mode: mode, WorkDir: ws})
 					d := check(t, e, "Bash", map[string]string{"command": cmd})
 					if d.Behavior == Allow {
 						runShell(t, ws, cmd)
@@ -169,7 +169,7 @@ func TestGitCleanRepositoryStaysReadOnly(t *testing.T) {
 	gitRun(t, ws, "config", "core.fsmonitor", "false")
 	gitRun(t, ws, "config", "alias.lg", "log --oneline")
 	mkdirAll(t, filepath.Join(ws, "pkg"))
-	e := NewEngine(EngineOptions{FileTools: builtinFiles, Mode: Explore, WorkDir: ws})
+	e := NewEngine(EngineOptions{Tools: builtinFiles, Mode: Explore, WorkDir: ws})
 	for _, cmd := range []string{"git status", "cd pkg && git status", "git log -n 1; cd .. ; git diff", "cd " + ws + " && git diff"} {
 		if d := check(t, e, "Bash", map[string]string{"command": cmd}); d.Behavior != Allow {
 			t.Errorf("%q: %+v", cmd, d)
@@ -234,7 +234,7 @@ func TestGitSubmoduleConfigIsVetted(t *testing.T) {
 	gitRun(t, ws, "init", "-q", ".")
 	gitRun(t, ws, "add", "lib") // a gitlink
 	gitRun(t, ws, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "parent")
-	e := NewEngine(EngineOptions{FileTools: builtinFiles, Mode: Explore, WorkDir: ws})
+	e := NewEngine(EngineOptions{Tools: builtinFiles, Mode: Explore, WorkDir: ws})
 	if d := check(t, e, "Bash", map[string]string{"command": "git status"}); d.Behavior != Allow {
 		t.Fatalf("clean submodule: %+v", d)
 	}

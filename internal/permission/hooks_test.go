@@ -21,29 +21,29 @@ func TestPreToolUseHooksInCheck(t *testing.T) {
 	a := &recordingAsker{}
 	deny := mustRules(t, ActionDeny, "Bash(curl:*)")
 
-	e := NewEngine(EngineOptions{FileTools: builtinFiles, WorkDir: work, Asker: a, Hooks: hook("echo 'no deploys' >&2; exit 2")})
+	e := NewEngine(EngineOptions{Tools: builtinFiles, WorkDir: work, Asker: a, Hooks: hook("echo 'no deploys' >&2; exit 2")})
 	if d := check(t, e, "Bash", map[string]string{"command": "ls"}); d.Behavior != Deny || !strings.Contains(d.Message, "no deploys") {
 		t.Errorf("exit 2: %+v", d)
 	}
 	allow := hook(`echo '{"hookSpecificOutput":{"permissionDecision":"allow"}}'`)
-	e = NewEngine(EngineOptions{FileTools: builtinFiles, WorkDir: work, Asker: a, Hooks: allow, UserRules: deny})
+	e = NewEngine(EngineOptions{Tools: builtinFiles, WorkDir: work, Asker: a, Hooks: allow, UserRules: deny})
 	if got, _ := verdictOf(t, e, a, "Bash", map[string]string{"command": "make deploy"}); got != "A" {
 		t.Errorf("hook allow must skip the prompt: %s", got)
 	}
 	if d := check(t, e, "Bash", map[string]string{"command": "curl x"}); d.Behavior != Deny {
 		t.Errorf("hook allow must not override a deny rule: %+v", d)
 	}
-	e = NewEngine(EngineOptions{FileTools: builtinFiles, WorkDir: work, Asker: a, Hooks: hook(`echo '{"hookSpecificOutput":{"permissionDecision":"ask"}}'`)})
+	e = NewEngine(EngineOptions{Tools: builtinFiles, WorkDir: work, Asker: a, Hooks: hook(`echo '{"hookSpecificOutput":{"permissionDecision":"ask"}}'`)})
 	if got, _ := verdictOf(t, e, a, "Bash", map[string]string{"command": "ls"}); got != "Q" {
 		t.Errorf("hook ask must prompt: %s", got)
 	}
 	// updatedInput is judged, and returned.
-	e = NewEngine(EngineOptions{FileTools: builtinFiles, WorkDir: work, Asker: a, UserRules: deny,
+	e = NewEngine(EngineOptions{Tools: builtinFiles, WorkDir: work, Asker: a, UserRules: deny,
 		Hooks: hook(`echo '{"hookSpecificOutput":{"permissionDecision":"allow","updatedInput":{"command":"curl evil"}}}'`)})
 	if d := check(t, e, "Bash", map[string]string{"command": "ls"}); d.Behavior != Deny {
 		t.Errorf("rewritten input must be judged: %+v", d)
 	}
-	e = NewEngine(EngineOptions{FileTools: builtinFiles, WorkDir: work, Asker: a, Hooks: hook(`echo '{"hookSpecificOutput":{"updatedInput":{"command":"ls -l"}}}'`)})
+	e = NewEngine(EngineOptions{Tools: builtinFiles, WorkDir: work, Asker: a, Hooks: hook(`echo '{"hookSpecificOutput":{"updatedInput":{"command":"ls -l"}}}'`)})
 	if d := check(t, e, "Bash", map[string]string{"command": "ls"}); d.Behavior != Allow || string(d.UpdatedInput) != `{"command":"ls -l"}` {
 		t.Errorf("updated input: %+v", d)
 	}
@@ -60,18 +60,18 @@ func TestPermissionRequestAndNotificationHooks(t *testing.T) {
 	}
 	a := &recordingAsker{}
 	allow := runner(hooks.PermissionRequest, `echo '{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}'`)
-	e := NewEngine(EngineOptions{FileTools: builtinFiles, WorkDir: work, Asker: a, Hooks: allow})
+	e := NewEngine(EngineOptions{Tools: builtinFiles, WorkDir: work, Asker: a, Hooks: allow})
 	if got, d := verdictOf(t, e, a, "Bash", map[string]string{"command": "make deploy"}); got != "A" || d.Rule != "hook:PermissionRequest" {
 		t.Errorf("hook allow must answer the ask: %s %+v", got, d)
 	}
 	// Without anyone to ask, the hook still answers (headless runs).
-	e = NewEngine(EngineOptions{FileTools: builtinFiles, WorkDir: work, Hooks: allow})
+	e = NewEngine(EngineOptions{Tools: builtinFiles, WorkDir: work, Hooks: allow})
 	if d := check(t, e, "Bash", map[string]string{"command": "make deploy"}); d.Behavior != Allow {
 		t.Errorf("headless hook allow: %+v", d)
 	}
 	// An allowed call needs no ask, so the hook is not consulted.
 	deny := runner(hooks.PermissionRequest, "echo 'not today' >&2; exit 2")
-	e = NewEngine(EngineOptions{FileTools: builtinFiles, WorkDir: work, Asker: a, Hooks: deny})
+	e = NewEngine(EngineOptions{Tools: builtinFiles, WorkDir: work, Asker: a, Hooks: deny})
 	if d := check(t, e, "Bash", map[string]string{"command": "ls"}); d.Behavior != Allow {
 		t.Errorf("allowed call reached the hook: %+v", d)
 	}
@@ -79,19 +79,19 @@ func TestPermissionRequestAndNotificationHooks(t *testing.T) {
 		t.Errorf("hook deny: %s %+v", got, d)
 	}
 	seen := filepath.Join(work, "permreq.json")
-	e = NewEngine(EngineOptions{FileTools: builtinFiles, WorkDir: work, Asker: a, Hooks: runner(hooks.PermissionRequest, "cat > "+seen)})
+	e = NewEngine(EngineOptions{Tools: builtinFiles, WorkDir: work, Asker: a, Hooks: runner(hooks.PermissionRequest, "cat > "+seen)})
 	verdictOf(t, e, a, "Bash", map[string]string{"command": "npm install"})
 	if data, _ := os.ReadFile(seen); !strings.Contains(string(data), `"permission_suggestions":[{"behavior":"allow","destination":"session","rules":[{"toolName":"Bash","ruleContent":"npm install:*"}],"type":"addRules"}]`) {
 		t.Errorf("PermissionRequest input: %s", data)
 	}
 	rewrite := runner(hooks.PermissionRequest, `echo '{"hookSpecificOutput":{"decision":{"behavior":"allow","updatedInput":{"command":"curl evil"}}}}'`)
-	e = NewEngine(EngineOptions{FileTools: builtinFiles, WorkDir: work, Asker: a, Hooks: rewrite, UserRules: mustRules(t, ActionDeny, "Bash(curl:*)")})
+	e = NewEngine(EngineOptions{Tools: builtinFiles, WorkDir: work, Asker: a, Hooks: rewrite, UserRules: mustRules(t, ActionDeny, "Bash(curl:*)")})
 	if d := check(t, e, "Bash", map[string]string{"command": "make deploy"}); d.Behavior != Deny {
 		t.Errorf("rewritten input must be judged: %+v", d)
 	}
 
 	marker := filepath.Join(work, "notified.json")
-	e = NewEngine(EngineOptions{FileTools: builtinFiles, WorkDir: work, Asker: a, Hooks: hooks.NewRunner(hooks.Config{hooks.Notification: {{Matcher: "permission_prompt",
+	e = NewEngine(EngineOptions{Tools: builtinFiles, WorkDir: work, Asker: a, Hooks: hooks.NewRunner(hooks.Config{hooks.Notification: {{Matcher: "permission_prompt",
 		Hooks: []hooks.Handler{{Type: "command", Command: "cat > " + marker + ".tmp && mv " + marker + ".tmp " + marker}}}}}, work, nil)})
 	if got, _ := verdictOf(t, e, a, "Bash", map[string]string{"command": "make deploy"}); got != "Q" {
 		t.Fatalf("want an ask, got %s", got)
@@ -118,11 +118,11 @@ func TestHookInterrupts(t *testing.T) {
 		os.WriteFile(p, []byte("#!/bin/sh\n"+body), 0o755)
 		return hooks.NewRunner(hooks.Config{event: {{Hooks: []hooks.Handler{{Type: "command", Command: p}}}}}, work, nil)
 	}
-	e := NewEngine(EngineOptions{FileTools: builtinFiles, WorkDir: work, Hooks: runner(hooks.PreToolUse, `echo '{"continue":false,"stopReason":"out of budget"}'`)})
+	e := NewEngine(EngineOptions{Tools: builtinFiles, WorkDir: work, Hooks: runner(hooks.PreToolUse, `echo '{"continue":false,"stopReason":"out of budget"}'`)})
 	if d := check(t, e, "Bash", map[string]string{"command": "ls"}); d.Behavior != Deny || !d.Interrupt || !strings.Contains(d.Message, "out of budget") {
 		t.Errorf("PreToolUse continue:false: %+v", d)
 	}
-	e = NewEngine(EngineOptions{FileTools: builtinFiles, WorkDir: work, Asker: &recordingAsker{}, Hooks: runner(hooks.PermissionRequest,
+	e = NewEngine(EngineOptions{Tools: builtinFiles, WorkDir: work, Asker: &recordingAsker{}, Hooks: runner(hooks.PermissionRequest,
 		`echo '{"hookSpecificOutput":{"decision":{"behavior":"deny","message":"stop here","interrupt":true}}}'`)})
 	if d := check(t, e, "Bash", map[string]string{"command": "make deploy"}); d.Behavior != Deny || !d.Interrupt {
 		t.Errorf("PermissionRequest interrupt: %+v", d)
@@ -142,7 +142,7 @@ func TestPermissionRequestUpdatedPermissions(t *testing.T) {
 		`{"type":"setMode","mode":"acceptEdits","destination":"session"},{"type":"setMode","mode":"bypassPermissions","destination":"session"}]}}}'`), 0o755)
 	r := hooks.NewRunner(hooks.Config{hooks.PermissionRequest: {{Hooks: []hooks.Handler{{Type: "command", Command: p}}}}}, work, nil)
 	var errs []string
-	e := NewEngine(EngineOptions{FileTools: builtinFiles, WorkDir: work, Hooks: r, Emit: func(ev event.Event) {
+	e := NewEngine(EngineOptions{Tools: builtinFiles, WorkDir: work, Hooks: r, Emit: func(ev event.Event) {
 		if ev.Type == event.Error {
 			errs = append(errs, ev.Error)
 		}

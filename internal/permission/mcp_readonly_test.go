@@ -9,7 +9,7 @@ import (
 // layer sets Request.ReadOnly from it).
 func TestExploreAllowsOnlyReadOnlyMCPTools(t *testing.T) {
 	work := t.TempDir()
-	e := NewEngine(EngineOptions{FileTools: builtinFiles, Mode: Explore, WorkDir: work})
+	e := NewEngine(EngineOptions{Tools: builtinFiles, Mode: Explore, WorkDir: work})
 	for _, c := range []struct {
 		readOnly bool
 		want     Behavior

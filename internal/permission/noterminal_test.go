@@ -23,7 +23,7 @@ func TestNoTerminalSuggestsTheDeniedCall(t *testing.T) {
 	}
 	for _, c := range cases {
 		work := t.TempDir()
-		e := NewEngine(EngineOptions{FileTools: builtinFiles, WorkDir: work})
+		e := NewEngine(EngineOptions{Tools: builtinFiles, WorkDir: work})
 		d := check(t, e, c.tool, c.in)
 		if d.Behavior != Deny || strings.Contains(d.Message, "make test") && !strings.Contains(c.in["command"], "make test") {
 			t.Errorf("%v: %+v", c.in, d)
@@ -38,13 +38,13 @@ func TestNoTerminalSuggestsTheDeniedCall(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", value, err)
 		}
-		again := NewEngine(EngineOptions{FileTools: builtinFiles, WorkDir: work, FlagRules: rules})
+		again := NewEngine(EngineOptions{Tools: builtinFiles, WorkDir: work, FlagRules: rules})
 		if d := check(t, again, c.tool, c.in); d.Behavior != Allow {
 			t.Errorf("%v: with --allowedTools %s still %+v", c.in, value, d)
 		}
 	}
 	// A command no flag value can carry gets no --allowedTools advice.
-	e := NewEngine(EngineOptions{FileTools: builtinFiles, WorkDir: t.TempDir()})
+	e := NewEngine(EngineOptions{Tools: builtinFiles, WorkDir: t.TempDir()})
 	d := check(t, e, "Bash", map[string]string{"command": "ls\nxargs rm"})
 	if d.Behavior != Deny || strings.Contains(d.Message, "--allowedTools") || !strings.Contains(d.Message, ".tandem/config.json") {
 		t.Errorf("multi-line: %+v", d)

@@ -1,17 +1,21 @@
 package permission
 
-// Offers reports whether a tool can do anything in mode m, so a request in
+import "github.com/tandem-agent/tandem/internal/tool"
+
+// Offers reports whether tool t can do anything in mode m, so a request in
 // that mode offers it: explore mode denies every call that may change
 // something (it never asks), so offering Edit there only teaches the model
-// by denials. Read-only tools, the tools judged harmless, Skill (its work
-// is judged call by call), WebFetch (judged by its URL rules only) and Bash (read-only commands run in explore mode)
+// by denials. What t declares decides: read-only tools (Skill and Agent,
+// whose work is judged call by call, and WebFetch, judged by its URL
+// rules, among them), contained ones (tool.Contained) and the ones that
+// run commands (tool.KindExecute: read-only commands run in explore mode)
 // stay. The rest of the engine's judgement depends on a call's input and
 // is made when the call comes.
-func Offers(m Mode, tool string, readOnly bool) bool {
+func Offers(m Mode, t tool.Tool) bool {
 	if m != Explore {
 		return true
 	}
-	return readOnly || harmlessTools[tool] || tool == "Skill" || tool == "Bash" || tool == "WebFetch"
+	return tool.IsReadOnly(t) || tool.IsContained(t) || tool.KindOf(t) == tool.KindExecute
 }
 
 // CanAsk reports whether a call that needs approval can be put to someone:

@@ -35,7 +35,7 @@ func TestEditPreviewIsWhatIsWritten(t *testing.T) {
 			}
 			input, _ := json.Marshal(map[string]any{"file_path": path, "old_string": c.old, "new_string": c.new})
 			a := &recordingAsker{}
-			e := NewEngine(EngineOptions{FileTools: builtinFiles, WorkDir: work, Asker: a, ProtectedPaths: []string{path}})
+			e := NewEngine(EngineOptions{Tools: builtinFiles, WorkDir: work, Asker: a, ProtectedPaths: []string{path}})
 			if _, err := e.Check(context.Background(), Request{Tool: "Edit", Input: input}); err != nil || len(a.asked) != 1 {
 				t.Fatalf("no ask: %v %d", err, len(a.asked))
 			}

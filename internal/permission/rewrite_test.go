@@ -29,35 +29,35 @@ func TestAnswerRewriteIsJudgedAgain(t *testing.T) {
 	}
 	deny := []Rule{{Permission: "Bash", Pattern: "rm:*", Action: ActionDeny, Source: "flag"}}
 
-	e := NewEngine(EngineOptions{FileTools: builtinFiles, Mode: AskEdits, WorkDir: work, Roots: []string{work}, FlagRules: deny,
+	e := NewEngine(EngineOptions{Tools: builtinFiles, Mode: AskEdits, WorkDir: work, Roots: []string{work}, FlagRules: deny,
 		Asker: answer(`{"command":"rm -rf /tmp/x"}`)})
 	d := check(t, e, "Bash", map[string]string{"command": "touch a"})
 	if d.Behavior != Deny || !strings.Contains(d.Message, "updatedInput") || !strings.Contains(d.Message, "Bash(rm:*)") {
 		t.Errorf("a command rewritten past a deny rule: %+v", d)
 	}
 
-	e = NewEngine(EngineOptions{FileTools: builtinFiles, Mode: AskEdits, WorkDir: work, Roots: []string{work},
+	e = NewEngine(EngineOptions{Tools: builtinFiles, Mode: AskEdits, WorkDir: work, Roots: []string{work},
 		Asker: answer(`{"file_path":"` + outside + `","content":"x"}`)})
 	d = check(t, e, "Write", map[string]string{"file_path": "a.txt", "content": "x"})
 	if d.Behavior != Deny || len(asked) != 2 || !strings.Contains(asked[1], outside) {
 		t.Errorf("a Write moved outside the workspace was not asked about as itself: %+v, asked %v", d, asked)
 	}
 
-	e = NewEngine(EngineOptions{FileTools: builtinFiles, Mode: AskEdits, WorkDir: work, Roots: []string{work},
+	e = NewEngine(EngineOptions{Tools: builtinFiles, Mode: AskEdits, WorkDir: work, Roots: []string{work},
 		Asker: answer(`{"file_path":"` + filepath.Join(work, ".claude", "settings.json") + `","content":"{}"}`)})
 	d = check(t, e, "Write", map[string]string{"file_path": "a.txt", "content": "x"})
 	if d.Behavior != Deny || len(asked) != 2 {
 		t.Errorf("a Write moved onto a protected file was not asked about as itself: %+v, asked %v", d, asked)
 	}
 
-	e = NewEngine(EngineOptions{FileTools: builtinFiles, Mode: AskEdits, WorkDir: work, Roots: []string{work},
+	e = NewEngine(EngineOptions{Tools: builtinFiles, Mode: AskEdits, WorkDir: work, Roots: []string{work},
 		Asker: answer(`{"file_path":"a.txt","content":"other"}`)})
 	d = check(t, e, "Write", map[string]string{"file_path": "a.txt", "content": "x"})
 	if d.Behavior != Allow || len(asked) != 1 || string(d.UpdatedInput) != `{"file_path":"a.txt","content":"other"}` {
 		t.Errorf("a rewrite the answer covers: %+v, asked %v", d, asked)
 	}
 
-	e = NewEngine(EngineOptions{FileTools: builtinFiles, Mode: AskEdits, WorkDir: work, Roots: []string{work},
+	e = NewEngine(EngineOptions{Tools: builtinFiles, Mode: AskEdits, WorkDir: work, Roots: []string{work},
 		Asker: answer(`{"content": "x", "file_path": "a.txt"}`)})
 	d = check(t, e, "Write", map[string]string{"file_path": "a.txt", "content": "x"})
 	if d.Behavior != Allow || len(asked) != 1 || len(d.UpdatedInput) != 0 {

@@ -109,7 +109,7 @@ func (r Rule) matchesTool(tool string, files fileLookup) bool {
 	case (p == "Task" && tool == "Agent") || (p == "Agent" && tool == "Task"):
 		return true // the sub-agent tool's old and new names
 	case p == "Read" || p == "Edit":
-		read, write := files.kinds(tool)
+		read, write := fileKinds(files, tool)
 		return p == "Read" && read || p == "Edit" && write
 	case strings.HasPrefix(p, "mcp__") && strings.Count(p, "__") == 1 && strings.HasPrefix(tool, p+"__"):
 		return true // `mcp__server` covers every tool of that server

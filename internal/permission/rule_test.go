@@ -65,7 +65,7 @@ func TestBashPatterns(t *testing.T) {
 func TestRuleOrderAndLayers(t *testing.T) {
 	work := t.TempDir()
 	a := &recordingAsker{}
-	e := NewEngine(EngineOptions{FileTools: builtinFiles, WorkDir: work, Asker: a,
+	e := NewEngine(EngineOptions{Tools: builtinFiles, WorkDir: work, Asker: a,
 		UserRules:    mustRules(t, ActionDeny, "Bash(docker:*)", "Read(./secrets/**)"),
 		ProjectRules: mustRules(t, ActionAllow, "Bash(docker:*)", "Bash(git push:*)", "Read(./secrets/**)", "Bash"),
 		FlagRules:    mustRules(t, ActionAsk, "Bash(git push:*)"),
@@ -88,7 +88,7 @@ func TestRuleOrderAndLayers(t *testing.T) {
 		t.Errorf("bare Bash allow: %s", got)
 	}
 	// A bare tool deny covers every call.
-	e2 := NewEngine(EngineOptions{FileTools: builtinFiles, WorkDir: work, FlagRules: mustRules(t, ActionDeny, "WebFetch(domain:evil.com)", "mcp__srv")})
+	e2 := NewEngine(EngineOptions{Tools: builtinFiles, WorkDir: work, FlagRules: mustRules(t, ActionDeny, "WebFetch(domain:evil.com)", "mcp__srv")})
 	if d := check(t, e2, "WebFetch", map[string]string{"url": "https://evil.com/x"}); d.Behavior != Deny {
 		t.Errorf("domain deny: %+v", d)
 	}
@@ -140,7 +140,7 @@ func TestLoadClaudeSettingsAndFlags(t *testing.T) {
 	if paths := l.Hooks.ScriptPaths(work); len(paths) != 1 || paths[0] != filepath.Join(work, ".claude/hooks/guard.sh") {
 		t.Errorf("hook script paths: %v", paths)
 	}
-	e := NewEngine(EngineOptions{FileTools: builtinFiles, WorkDir: work, HomeDir: home, UserRules: l.UserRules, ProjectRules: l.ProjectRules})
+	e := NewEngine(EngineOptions{Tools: builtinFiles, WorkDir: work, HomeDir: home, UserRules: l.UserRules, ProjectRules: l.ProjectRules})
 	if d := check(t, e, "Bash", map[string]string{"command": "curl x"}); d.Behavior != Deny {
 		t.Errorf("project allow loosened user deny: %+v", d)
 	}
@@ -184,7 +184,7 @@ func TestConfigValidate(t *testing.T) {
 func TestModesDontAskAcceptEditsAndModeChange(t *testing.T) {
 	work := t.TempDir()
 	var events []event.Event
-	e := NewEngine(EngineOptions{FileTools: builtinFiles, Mode: DontAsk, WorkDir: work, Asker: &recordingAsker{}, Emit: func(ev event.Event) { events = append(events, ev) }})
+	e := NewEngine(EngineOptions{Tools: builtinFiles, Mode: DontAsk, WorkDir: work, Asker: &recordingAsker{}, Emit: func(ev event.Event) { events = append(events, ev) }})
 	if d := check(t, e, "Bash", map[string]string{"command": "make"}); d.Behavior != Deny || !strings.Contains(d.Message, "dontAsk") {
 		t.Errorf("dontAsk: %+v", d)
 	}
@@ -207,7 +207,7 @@ func TestAskEditsAsksBeforeEveryEdit(t *testing.T) {
 	asker := AskerFunc(func(_ context.Context, q Question) (Answer, error) {
 		return Answer{Decision: AllowOnce, UpdatedInput: json.RawMessage(`{"file_path":"b.txt","content":"x"}`)}, nil
 	})
-	e := NewEngine(EngineOptions{FileTools: builtinFiles, Mode: AskEdits, WorkDir: work, Roots: []string{work}, Asker: asker})
+	e := NewEngine(EngineOptions{Tools: builtinFiles, Mode: AskEdits, WorkDir: work, Roots: []string{work}, Asker: asker})
 	if d := check(t, e, "Read", map[string]string{"file_path": "a.txt"}); d.Behavior != Allow || d.Rule == "user:allow_once" {
 		t.Errorf("read: %+v", d)
 	}

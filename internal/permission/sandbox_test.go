@@ -37,7 +37,7 @@ func TestSandboxedBash(t *testing.T) {
 		{Normal, "python3 build.py", true, Deny, ""},
 	}
 	for _, c := range cases {
-		e := NewEngine(EngineOptions{FileTools: builtinFiles, WorkDir: work, HomeDir: home, Mode: c.mode, Sandboxed: true,
+		e := NewEngine(EngineOptions{Tools: builtinFiles, WorkDir: work, HomeDir: home, Mode: c.mode, Sandboxed: true,
 			UserRules: []Rule{deny, ask}})
 		d, err := e.Check(context.Background(), bash(c.cmd, c.leave))
 		if err != nil {
@@ -48,7 +48,7 @@ func TestSandboxedBash(t *testing.T) {
 		}
 	}
 	// Without the sandbox, the first case asks (here: denied, nobody to ask).
-	e := NewEngine(EngineOptions{FileTools: builtinFiles, WorkDir: work, HomeDir: home})
+	e := NewEngine(EngineOptions{Tools: builtinFiles, WorkDir: work, HomeDir: home})
 	if d, _ := e.Check(context.Background(), bash("python3 build.py", false)); d.Behavior != Deny {
 		t.Errorf("unsandboxed python3: %s, want asked (denied without an asker)", d.Behavior)
 	}

@@ -33,7 +33,7 @@ func TestStricter(t *testing.T) {
 // its normal-mode parent would run, and never allows more than the parent.
 func TestNarrowedNeverWidens(t *testing.T) {
 	work := t.TempDir()
-	e := NewEngine(EngineOptions{FileTools: builtinFiles, WorkDir: work, Mode: Normal})
+	e := NewEngine(EngineOptions{Tools: builtinFiles, WorkDir: work, Mode: Normal})
 	write := map[string]string{"file_path": filepath.Join(work, "a.txt"), "content": "x"}
 	if d := call(t, e, "Write", write, false); d.Behavior != Allow {
 		t.Fatalf("parent: %+v", d)
@@ -56,7 +56,7 @@ func TestNarrowedNeverWidens(t *testing.T) {
 func TestGrantNeverBeatsDeny(t *testing.T) {
 	work := t.TempDir()
 	deny, _ := ParseRule("Bash(rm *)", ActionDeny)
-	e := NewEngine(EngineOptions{FileTools: builtinFiles, WorkDir: work, UserRules: []Rule{deny}})
+	e := NewEngine(EngineOptions{Tools: builtinFiles, WorkDir: work, UserRules: []Rule{deny}})
 	py := map[string]string{"command": "python3 -c 'print(1)'"}
 	rm := map[string]string{"command": "rm -rf build"}
 	if d := call(t, e, "Bash", py, false); d.Behavior != Deny { // no asker: an ask becomes a denial
@@ -84,14 +84,14 @@ func TestReadRoots(t *testing.T) {
 	if err := os.WriteFile(ref, []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	e := NewEngine(EngineOptions{FileTools: builtinFiles, WorkDir: work, ReadRoots: []string{skill}})
+	e := NewEngine(EngineOptions{Tools: builtinFiles, WorkDir: work, ReadRoots: []string{skill}})
 	if d := call(t, e, "Read", map[string]string{"file_path": ref}, true); d.Behavior != Allow {
 		t.Errorf("read a skill file: %+v", d)
 	}
 	if d := call(t, e, "Edit", map[string]string{"file_path": ref, "old_string": "x", "new_string": "y"}, false); d.Behavior == Allow {
 		t.Errorf("edit a skill file outside the workspace: %+v", d)
 	}
-	other := NewEngine(EngineOptions{FileTools: builtinFiles, WorkDir: work})
+	other := NewEngine(EngineOptions{Tools: builtinFiles, WorkDir: work})
 	if d := call(t, other, "Read", map[string]string{"file_path": ref}, true); d.Behavior == Allow {
 		t.Errorf("without the read root the file is outside the workspace: %+v", d)
 	}
@@ -101,7 +101,7 @@ func TestReadRoots(t *testing.T) {
 func TestInvocationRules(t *testing.T) {
 	denySkill, _ := ParseRule("Skill(deploy)", ActionDeny)
 	denyAgent, _ := ParseRule("Task(Explore)", ActionDeny)
-	e := NewEngine(EngineOptions{FileTools: builtinFiles, WorkDir: t.TempDir(), UserRules: []Rule{denySkill, denyAgent}})
+	e := NewEngine(EngineOptions{Tools: builtinFiles, WorkDir: t.TempDir(), UserRules: []Rule{denySkill, denyAgent}})
 	if d := call(t, e, "Skill", map[string]string{"skill": "deploy"}, true); d.Behavior != Deny {
 		t.Errorf("Skill(deploy) denied? %+v", d)
 	}

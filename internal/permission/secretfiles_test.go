@@ -42,7 +42,7 @@ func TestTandemSecretFilesAreCredentials(t *testing.T) {
 	for _, tc := range cases {
 		for i, m := range []Mode{Explore, Normal, Trust} {
 			a := &recordingAsker{}
-			e := NewEngine(EngineOptions{FileTools: builtinFiles, Mode: m, WorkDir: work, HomeDir: home, Asker: a, SecretFiles: secrets})
+			e := NewEngine(EngineOptions{Tools: builtinFiles, Mode: m, WorkDir: work, HomeDir: home, Asker: a, SecretFiles: secrets})
 			got, d := verdictOf(t, e, a, tc.tool, tc.input)
 			if want := string(tc.want[i]); got != want {
 				t.Errorf("%s %v in %s: got %s, want %s (%q)", tc.tool, tc.input, m, got, want, d.Message)

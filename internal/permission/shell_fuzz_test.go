@@ -40,7 +40,7 @@ func FuzzShellValidator(f *testing.F) {
 	engines := make([]*Engine, len(modes))
 	asker := &countingAsker{}
 	for i, m := range modes {
-		engines[i] = NewEngine(EngineOptions{FileTools: builtinFiles,
+		engines[i] = NewEngine(EngineOptions{Tools: builtinFiles,
 			Mode: m, WorkDir: work, HomeDir: home, Asker: asker,
 			UserRules:    fuzzRules(f, ActionDeny, "Bash(git clean:*)", "Bash(curl:*)", "Bash(rm -rf:*)"),
 			ProjectRules: append(fuzzRules(f, ActionAllow, "Bash(npm test:*)", "Bash(make build)", "Bash(echo:*)"), fuzzRules(f, ActionAsk, "Bash(git push:*)")...),

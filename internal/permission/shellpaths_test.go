@@ -47,7 +47,7 @@ func TestFileRulesApplyToShellOperands(t *testing.T) {
 		{Normal, "ls", Allow},
 	}
 	for _, c := range cases {
-		e := NewEngine(EngineOptions{FileTools: builtinFiles, Mode: c.mode, WorkDir: work, Roots: []string{work},
+		e := NewEngine(EngineOptions{Tools: builtinFiles, Mode: c.mode, WorkDir: work, Roots: []string{work},
 			UserRules: rules("deny", "Read(/secrets/**)", "deny", "Edit(/docs/**)", "ask", "Read(/notes/**)")})
 		raw, _ := json.Marshal(map[string]string{"command": c.cmd})
 		d, err := e.Check(context.Background(), Request{Tool: "Bash", Input: raw, Cwd: work})

@@ -59,10 +59,7 @@ func summarize(name string, raw json.RawMessage, in toolInput, workDir string, f
 // firstAccess is the first path the named tool declares the call writes,
 // else the first it reads.
 func firstAccess(files fileLookup, name string, raw json.RawMessage) (tool.Access, bool) {
-	if files == nil {
-		return tool.Access{}, false
-	}
-	acc, ok := files(name)
+	acc, ok := files.Files(name)
 	if !ok {
 		return tool.Access{}, false
 	}
@@ -150,8 +147,8 @@ func previewDiff(name string, raw json.RawMessage, workDir string, files fileLoo
 	if !ok || !a.Write {
 		return ""
 	}
-	acc, _ := files(name)
-	pv, ok := acc.(tool.WritePreviewer)
+	t, _ := files.Find(name)
+	pv, ok := tool.Unwrapped[tool.WritePreviewer](t)
 	if !ok {
 		return ""
 	}

@@ -53,7 +53,7 @@ func verdictOf(t *testing.T, e *Engine, a *recordingAsker, tool string, input an
 
 func tableEngine(t *testing.T, mode Mode, work, home string) (*Engine, *recordingAsker) {
 	a := &recordingAsker{}
-	e := NewEngine(EngineOptions{FileTools: builtinFiles,
+	e := NewEngine(EngineOptions{Tools: builtinFiles,
 		Mode: mode, WorkDir: work, HomeDir: home, Asker: a,
 		UserRules:    mustRules(t, ActionDeny, "Bash(git clean:*)", "Bash(curl:*)", "Bash(rm -rf:*)"),
 		ProjectRules: append(mustRules(t, ActionAllow, "Bash(npm test:*)", "Bash(make build)"), mustRules(t, ActionAsk, "Bash(git push:*)")...),
@@ -290,7 +290,7 @@ func TestProtectedAndBoundaryForFileTools(t *testing.T) {
 	for _, tc := range cases {
 		for i, m := range []Mode{Explore, Normal, Trust} {
 			a := &recordingAsker{}
-			e := NewEngine(EngineOptions{FileTools: builtinFiles, Mode: m, WorkDir: work, HomeDir: t.TempDir(), Asker: a})
+			e := NewEngine(EngineOptions{Tools: builtinFiles, Mode: m, WorkDir: work, HomeDir: t.TempDir(), Asker: a})
 			got, d := verdictOf(t, e, a, tc.tool, tc.input)
 			if want := string(tc.want[i]); got != want {
 				t.Errorf("%s %v in %s: got %s, want %s (%q)", tc.tool, tc.input, m, got, want, d.Message)

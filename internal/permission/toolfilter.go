@@ -18,7 +18,7 @@ import (
 type ToolFilter struct {
 	allowed, disallowed []Rule
 	entries             []string   // disallowed entries as given, split
-	files               fileLookup // see WithFileTools
+	files               fileLookup // see WithTools
 }
 
 // NewToolFilter reads flag or API values (each may hold several entries,
@@ -47,13 +47,13 @@ func NewToolFilter(allowed, disallowed []string) ToolFilter {
 	return f
 }
 
-// WithFileTools is f judging which tools `Read` and `Edit` entries cover
+// WithTools is f judging which tools `Read` and `Edit` entries cover
 // by what the tools declare of the files their calls touch (lookup: the
-// turn's tools, as EngineOptions.FileTools finds them for the engine;
+// turn's tools, as EngineOptions.Tools finds them for the engine;
 // without it no tool reads or writes files). A tool whose declaration
 // writes is taken away by --disallowedTools Edit, one that reads by Read,
 // whatever its name, as the engine's deny rule denies its calls.
-func (f ToolFilter) WithFileTools(lookup func(name string) (tool.FileAccessor, bool)) ToolFilter {
+func (f ToolFilter) WithTools(lookup tool.Lookup) ToolFilter {
 	f.files = lookup
 	return f
 }

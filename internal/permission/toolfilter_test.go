@@ -11,12 +11,12 @@ import (
 func TestToolFilterAgreesWithDenyRules(t *testing.T) {
 	tools := []string{"Bash", "Read", "Glob", "Edit", "Write", "mcp__gh__issue", "mcp__gh__pr", "mcp__other__x", "WebFetch"}
 	for _, entry := range []string{"Bash", "mcp__gh", "mcp__gh__*", "mcp__gh__issue", "Edit", "Read", "Web*", "*"} {
-		f := NewToolFilter(nil, []string{entry}).WithFileTools(builtinFiles)
+		f := NewToolFilter(nil, []string{entry}).WithTools(builtinFiles)
 		rules, err := ParseToolFlags([]string{entry}, ActionDeny)
 		if err != nil {
 			t.Fatal(err)
 		}
-		e := NewEngine(EngineOptions{FileTools: builtinFiles, WorkDir: t.TempDir(), Mode: Trust, FlagRules: rules})
+		e := NewEngine(EngineOptions{Tools: builtinFiles, WorkDir: t.TempDir(), Mode: Trust, FlagRules: rules})
 		for _, tool := range tools {
 			d, err := e.Check(context.Background(), Request{Tool: tool, Input: json.RawMessage(`{"command":"ls","file_path":"x","pattern":"*","url":"https://example.com"}`)})
 			if err != nil {
@@ -31,7 +31,7 @@ func TestToolFilterAgreesWithDenyRules(t *testing.T) {
 	if !NewToolFilter(nil, []string{"Bash(rm:*)"}).Offered("Bash") {
 		t.Error("Bash(rm:*) must leave Bash offered")
 	}
-	f := NewToolFilter([]string{"Read,Bash(git:*)"}, []string{"mcp__gh Bash(rm:*)"}).WithFileTools(builtinFiles)
+	f := NewToolFilter([]string{"Read,Bash(git:*)"}, []string{"mcp__gh Bash(rm:*)"}).WithTools(builtinFiles)
 	if !f.Offered("Bash") || !f.Offered("Read") || f.Offered("Edit") || f.Disallowed() != "mcp__gh,Bash(rm:*)" {
 		t.Errorf("split entries: %+v %q", f, f.Disallowed())
 	}

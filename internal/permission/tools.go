@@ -6,13 +6,6 @@ import (
 	"github.com/tandem-agent/tandem/internal/tool"
 )
 
-// harmlessTools change nothing outside tandem and touch no files.
-var harmlessTools = map[string]bool{
-	"TodoWrite": true, "TodoRead": true, "BashOutput": true, "KillShell": true, "KillBash": true,
-	"ListMcpResources": true, "ListMcpResourcesTool": true, "ReadMcpResource": true, "ReadMcpResourceTool": true,
-	"WebSearch": true, "Task": true, "Agent": true, "ExitPlanMode": true, "AskUserQuestion": true,
-}
-
 // toolInput holds every field the engine reads from any tool's input.
 type toolInput struct {
 	Command string `json:"command"`
@@ -43,11 +36,12 @@ func decodeInput(raw json.RawMessage) toolInput {
 	return in
 }
 
-// fileLookup finds, by a tool's name, what the tool declares of the files
-// its calls touch (tool.FileAccessor). The engine's comes from its caller
-// (EngineOptions.FileTools: the session's tools, then tandem's built-in
-// ones, internal/tools.FileTools), so this package names no tool.
-type fileLookup func(name string) (tool.FileAccessor, bool)
+// fileLookup finds a tool by name for what it declares of itself
+// (tool.FileAccessor, tool.ReadOnly, tool.Contained). The engine's comes
+// from its caller (EngineOptions.Tools: the session's tools, the Claude
+// Code CLI's, then tandem's built-in ones, internal/tools.Lookup), so this
+// package names no tool.
+type fileLookup = tool.Lookup
 
 // kinds says whether the named tool's calls read or write files, as its
 // declaration says of a call with no arguments (a declaration names the
@@ -55,11 +49,8 @@ type fileLookup func(name string) (tool.FileAccessor, bool)
 // rules without a pattern, and --disallowedTools Read/Edit, cover. A
 // tool that declares nothing, or whose declaration refuses an empty
 // input, does neither.
-func (l fileLookup) kinds(name string) (read, write bool) {
-	if l == nil {
-		return false, false
-	}
-	acc, ok := l(name)
+func fileKinds(l fileLookup, name string) (read, write bool) {
+	acc, ok := l.Files(name)
 	if !ok {
 		return false, false
 	}

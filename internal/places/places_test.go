@@ -43,7 +43,7 @@ func TestEveryLoadedPlaceIsProtected(t *testing.T) {
 		}
 		return permission.Answer{Decision: permission.DenyCall}, nil
 	})
-	e := permission.NewEngine(permission.EngineOptions{FileTools: tools.FileTools(), Mode: permission.Trust, WorkDir: cwd, HomeDir: home, ConfigDir: cfgDir, Asker: asker})
+	e := permission.NewEngine(permission.EngineOptions{Tools: tools.Lookup(), Mode: permission.Trust, WorkDir: cwd, HomeDir: home, ConfigDir: cfgDir, Asker: asker})
 	for _, p := range targets {
 		raw, _ := json.Marshal(map[string]string{"file_path": p, "content": "x"})
 		before := asked

@@ -106,3 +106,20 @@ type ModelSwitchHooks interface {
 	PreModelSwitch(ctx context.Context, from, to string) error
 	PostModelSwitch(ctx context.Context, from, to string)
 }
+
+// Wired says which of the session's capabilities its equipment provides:
+// a front end shows or hides what depends on them from this, and never
+// learns it by trying a call or asserting a type.
+type Wired struct {
+	Permissions, Engine, MCP, Extensions, Sandbox, Checkpoints, Shell, StatusLine bool
+}
+
+// Wired is what this session's equipment provides.
+func (l *Live) Wired() Wired {
+	c := l.caps
+	return Wired{
+		Permissions: c.Permissions != nil, Engine: c.Engine != nil, MCP: c.MCP != nil,
+		Extensions: c.Extensions != nil, Sandbox: c.Sandbox != nil, Checkpoints: c.Checkpoints != nil,
+		Shell: c.Shell != nil, StatusLine: c.StatusLine != nil,
+	}
+}

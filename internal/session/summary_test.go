@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/tandem-agent/tandem/internal/message"
@@ -58,7 +59,16 @@ func TestManagerSummaries(t *testing.T) {
 		t.Errorf("List page = %+v, want %s", page, all[1].ID)
 	}
 
-	got, err := m.Find(ctx, a.ID[:len(store.SessionIDPrefix)+store.MinPrefix+8])
+	// Ids made in the same millisecond share all but their last
+	// characters (they count up), so the prefix is the shortest one no
+	// other session of this test shares, and never under the minimum.
+	n := len(store.SessionIDPrefix) + store.MinPrefix
+	for _, other := range []string{kid.ID, b.ID} {
+		for n < len(a.ID) && strings.HasPrefix(other, a.ID[:n]) {
+			n++
+		}
+	}
+	got, err := m.Find(ctx, a.ID[:n])
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -64,11 +64,15 @@ func builtins(opts Options, redact *secrets.Redactor) []tool.Tool {
 	return ts
 }
 
-// Lookup finds a built-in tool by name, with no session: for what a tool
-// says of itself (tool.FileAccessor, tool.Kinded, tool.Summarizer,
-// tool.ChangeDescriber) where no session's registry is at hand. Its tools
-// are never run.
-func Lookup() func(name string) (tool.Tool, bool) {
+// Lookup finds a built-in tool by name, with no session, for what a tool
+// says of itself (tool.FileAccessor, tool.Contained, tool.Kinded,
+// tool.Summarizer, tool.ChangeDescriber) where no session's registry is at
+// hand: the permission engine and the tool filter read it after a
+// session's own tools, so `tandem permissions` and the claude-code
+// runtime's calls to the CLI's Read, Write, Edit, MultiEdit, Glob, Grep,
+// Bash and TodoWrite (same inputs) are judged by the same declarations.
+// Its tools are never run.
+func Lookup() tool.Lookup {
 	byName := map[string]tool.Tool{}
 	for _, t := range builtins(Options{}, nil) {
 		byName[t.Name()] = t
@@ -76,22 +80,5 @@ func Lookup() func(name string) (tool.Tool, bool) {
 	return func(name string) (tool.Tool, bool) {
 		t, ok := byName[name]
 		return t, ok
-	}
-}
-
-// FileTools finds, by name, what tandem's built-in tools declare of the
-// files their calls touch (tool.FileAccessor), with no session: the
-// permission engine and the tool filter read it after a session's own
-// tools, so `tandem permissions` and the claude-code runtime's calls to
-// the CLI's Read, Write, Edit, MultiEdit, Glob and Grep (same inputs) are
-// judged by the same declarations.
-func FileTools() func(name string) (tool.FileAccessor, bool) {
-	lookup := Lookup()
-	return func(name string) (tool.FileAccessor, bool) {
-		t, ok := lookup(name)
-		if !ok {
-			return nil, false
-		}
-		return tool.AccessorOf(t)
 	}
 }

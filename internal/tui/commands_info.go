@@ -38,7 +38,7 @@ func (m *model) cmdStatus(string) tea.Cmd {
 	if m.ctxLimit > 0 {
 		lines = append(lines, fmt.Sprintf("Context: %d of %d tokens (%d%%)", m.ctxUsed, m.ctxLimit, m.ctxUsed*100/m.ctxLimit))
 	}
-	if ms, ok := m.be.(MCPServers); ok {
+	if ms := m.be.Features().MCP; ms != nil {
 		if servers, _ := ms.MCPStatus(); len(servers) > 0 {
 			lines = append(lines, "MCP: "+mcpSummary(servers)+" (/mcp for more)")
 		}

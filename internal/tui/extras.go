@@ -88,7 +88,7 @@ func (m *model) extraSubmit(text string) (tea.Cmd, bool) {
 		return m.rememberLine(strings.TrimSpace(strings.TrimLeft(t, "#"))), true
 	}
 	if paths := m.imagePaths(text); len(paths) > 0 {
-		if _, ok := m.be.(ImageRunner); !ok {
+		if m.be.Features().Images == nil {
 			m.tr.notice(levelError, "this session cannot take images")
 			return nil, true
 		}
@@ -154,9 +154,9 @@ func (m *model) prepareRun(text string) func(ctx context.Context) (event.Event, 
 		m.x.shellContext = nil
 	}
 	paths := m.imagePaths(text)
-	ir, canImages := m.be.(ImageRunner)
+	ir := m.be.Features().Images
 	return func(ctx context.Context) (event.Event, error) {
-		if len(paths) == 0 || !canImages {
+		if len(paths) == 0 || ir == nil {
 			return m.be.Run(ctx, prompt)
 		}
 		var images []message.Block
@@ -174,12 +174,12 @@ func (m *model) prepareRun(text string) func(ctx context.Context) (event.Event, 
 // shell runs a `!` command (not while a turn runs: its output belongs
 // between turns).
 func (m *model) shell(command string) tea.Cmd {
-	sr, ok := m.be.(ShellRunner)
+	sr := m.be.Features().Shell
 	switch {
 	case command == "":
 		m.tr.notice(levelWarn, "type a command after !, e.g. !git status")
 		return nil
-	case !ok:
+	case sr == nil:
 		m.tr.notice(levelError, "this session cannot run shell commands")
 		return nil
 	case m.busy:
@@ -213,8 +213,8 @@ func (m *model) shellDone(msg shellDoneMsg) {
 
 // rememberLine asks which memory file a # line goes to.
 func (m *model) rememberLine(line string) tea.Cmd {
-	mem, ok := m.be.(Memory)
-	if !ok {
+	mem := m.be.Features().Memory
+	if mem == nil {
 		m.tr.notice(levelError, "this session has no memory files")
 		return nil
 	}
@@ -239,7 +239,11 @@ func (m *model) memoryKey(k tea.KeyPressMsg) tea.Cmd {
 		m.tr.notice(levelInfo, "Not remembered.")
 		return nil
 	}
-	mem := m.be.(Memory)
+	mem := m.be.Features().Memory
+	if mem == nil {
+		m.x.memLine = ""
+		return nil
+	}
 	for _, f := range mem.MemoryFiles() {
 		if k.String() == f.Scope[:1] {
 			m.x.memLine = ""
@@ -257,8 +261,8 @@ func (m *model) memoryKey(k tea.KeyPressMsg) tea.Cmd {
 // cmdMemory opens an instruction file in $EDITOR: /memory project or
 // /memory user, or the first one that exists.
 func (m *model) cmdMemory(args string) tea.Cmd {
-	mem, ok := m.be.(Memory)
-	if !ok {
+	mem := m.be.Features().Memory
+	if mem == nil {
 		m.tr.notice(levelError, "this session has no memory files")
 		return nil
 	}
@@ -295,8 +299,8 @@ func (m *model) cmdMemory(args string) tea.Cmd {
 
 // refreshStatusLine runs the statusLine command (one run at a time).
 func (m *model) refreshStatusLine() tea.Cmd {
-	sl, ok := m.be.(StatusLiner)
-	if !ok || !sl.HasStatusLine() || m.x.statusRunning {
+	sl := m.be.Features().StatusLine
+	if sl == nil || !sl.HasStatusLine() || m.x.statusRunning {
 		return nil
 	}
 	m.x.statusRunning = true

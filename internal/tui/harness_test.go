@@ -89,6 +89,9 @@ func (f *fakeBackend) History(context.Context) ([]message.Message, error) {
 	defer f.mu.Unlock()
 	return f.history, nil
 }
+// Features are the fake's: stored sub-agent runs only.
+func (f *fakeBackend) Features() Features { return Features{Subagents: f} }
+
 func (f *fakeBackend) SubagentHistory(context.Context, []message.Message) ([]session.SubagentRun, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -44,8 +44,8 @@ type (
 const mcpRefresh = 500 * time.Millisecond
 
 func (m *model) cmdMCP(string) tea.Cmd {
-	ms, ok := m.be.(MCPServers)
-	if !ok {
+	ms := m.be.Features().MCP
+	if ms == nil {
 		m.tr.notice(levelWarn, "This session has no MCP support.")
 		return nil
 	}
@@ -63,7 +63,7 @@ func (m *model) mcpTick() tea.Cmd {
 	if m.mcp == nil {
 		return nil
 	}
-	if ms, ok := m.be.(MCPServers); ok {
+	if ms := m.be.Features().MCP; ms != nil {
 		m.mcp.servers, _ = ms.MCPStatus()
 		m.mcp.sel = min(m.mcp.sel, max(len(m.mcp.servers)-1, 0))
 	}
@@ -95,7 +95,10 @@ func (m *model) mcpKey(k tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	p.note, p.err = action+" "+s.Name+"…", nil
-	ms := m.be.(MCPServers)
+	ms := m.be.Features().MCP
+	if ms == nil {
+		return nil
+	}
 	return func() tea.Msg { return mcpActedMsg{server: s.Name, action: action, err: ms.MCPAction(s.Name, action)} }
 }
 
@@ -107,7 +110,7 @@ func (m *model) mcpActed(msg mcpActedMsg) {
 	if msg.err == nil {
 		m.mcp.note = msg.action + " " + msg.server + ": done"
 	}
-	if ms, ok := m.be.(MCPServers); ok {
+	if ms := m.be.Features().MCP; ms != nil {
 		m.mcp.servers, _ = ms.MCPStatus()
 	}
 }

@@ -19,6 +19,12 @@ type mcpBackend struct {
 	actions []string
 }
 
+func (b *mcpBackend) Features() Features {
+	f := b.fakeBackend.Features()
+	f.MCP = b
+	return f
+}
+
 func (b *mcpBackend) MCPStatus() ([]mcp.ServerStatus, []mcp.PromptInfo) {
 	b.mu.Lock()
 	defer b.mu.Unlock()

@@ -338,7 +338,7 @@ func (m *model) loadHistoryThen(note string) tea.Cmd {
 	return func() tea.Msg {
 		msgs, err := m.be.History(m.ctx)
 		h := historyMsg{msgs: msgs, err: err, note: note}
-		if sh, ok := m.be.(SubagentHistory); ok && err == nil {
+		if sh := m.be.Features().Subagents; sh != nil && err == nil {
 			h.subs, h.subErr = sh.SubagentHistory(m.ctx, msgs)
 		}
 		return h

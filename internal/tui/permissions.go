@@ -17,8 +17,8 @@ type Permissions interface {
 }
 
 func (m *model) cmdPermissions(args string) tea.Cmd {
-	p, ok := m.be.(Permissions)
-	if !ok {
+	p := m.be.Features().Permissions
+	if p == nil {
 		m.tr.notice(levelWarn, "This session's permissions cannot be shown.")
 		return nil
 	}

@@ -12,6 +12,12 @@ type permBackend struct {
 	eng *permission.Engine
 }
 
+func (b *permBackend) Features() Features {
+	f := b.fakeBackend.Features()
+	f.Permissions = b
+	return f
+}
+
 func (b *permBackend) Rules() []permission.Rule { return b.eng.Rules() }
 func (b *permBackend) Explain(r permission.Request) permission.Explanation {
 	return b.eng.Explain(r)

@@ -61,8 +61,8 @@ func (m *model) cmdRewind(string) tea.Cmd {
 		m.tr.notice(levelWarn, "Wait for the turn to end (or esc) before /rewind.")
 		return nil
 	}
-	rw, ok := m.be.(Rewinder)
-	if !ok {
+	rw := m.be.Features().Rewind
+	if rw == nil {
 		m.tr.notice(levelWarn, "This session keeps no checkpoints to rewind to.")
 		return nil
 	}
@@ -124,7 +124,11 @@ func (m *model) doRewind(restore string, force bool) tea.Cmd {
 	r.working, r.restore, r.err, r.conflict = true, restore, nil, false
 	cp := *r.chosen
 	opt := checkpoint.RewindOptions{Force: force, FilesOnly: restore == restoreFiles, ConversationOnly: restore == restoreConversation}
-	rw := m.be.(Rewinder)
+	rw := m.be.Features().Rewind
+	if rw == nil {
+		r.working = false
+		return nil
+	}
 	return func() tea.Msg {
 		sum, err := rw.Rewind(m.ctx, cp.Number, opt)
 		return rewoundMsg{sum: sum, prompt: cp.Prompt, restore: restore, err: err}

@@ -24,6 +24,12 @@ type rewindBackend struct {
 	numbers  []int
 }
 
+func (b *rewindBackend) Features() Features {
+	f := b.fakeBackend.Features()
+	f.Rewind = b
+	return f
+}
+
 func (b *rewindBackend) Checkpoints(context.Context) ([]checkpoint.Summary, error) { return b.cps, nil }
 
 func (b *rewindBackend) Rewind(_ context.Context, n int, opt checkpoint.RewindOptions) (checkpoint.ResultSummary, error) {

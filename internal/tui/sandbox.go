@@ -22,8 +22,8 @@ func (m *model) cmdSandbox(args string) tea.Cmd {
 		m.tr.notice(levelWarn, "Use /sandbox allow HOST (e.g. /sandbox allow api.example.com, or *.example.com): the session's commands may then reach it until the session ends.")
 		return nil
 	}
-	sb, ok := m.be.(Sandboxed)
-	if !ok {
+	sb := m.be.Features().Sandbox
+	if sb == nil {
 		m.tr.notice(levelWarn, "This session has no sandbox to widen.")
 		return nil
 	}

@@ -46,12 +46,31 @@ type Backend interface {
 	Open(ctx context.Context, id string) error
 	// History is the open session's stored conversation.
 	History(ctx context.Context) ([]message.Message, error)
+	// Features are what the open session can do beyond running turns,
+	// as its equipment names them: the UI reads them here and never
+	// guesses from the backend's type.
+	Features() Features
 }
 
-// SubagentHistory is implemented by a Backend whose sessions keep their
-// sub-agents' runs: a resumed conversation then shows each sub-agent's
-// calls nested in the card of the call that started it, as they were
-// shown live.
+// Features are the open session's capabilities beyond Backend's own
+// methods; a nil field is one it lacks, and the UI says so where a
+// command needs it.
+type Features struct {
+	Images      ImageRunner
+	Shell       ShellRunner
+	Memory      Memory
+	StatusLine  StatusLiner
+	MCP         MCPServers
+	Permissions Permissions
+	Rewind      Rewinder
+	Sandbox     Sandboxed
+	// Subagents keeps the sub-agents' runs, so a resumed conversation
+	// shows each sub-agent's calls nested in the card that started it.
+	Subagents SubagentHistory
+}
+
+// SubagentHistory reads the sub-agents' runs a session kept, to show
+// them nested in a resumed conversation as they were shown live.
 type SubagentHistory interface {
 	// SubagentHistory returns the stored sub-agents that tool calls in
 	// msgs (the open session's History) started.

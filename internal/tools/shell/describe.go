@@ -14,6 +14,10 @@ func (*Bash) Kind() tool.Kind       { return tool.KindExecute }
 func (*BashOutput) Kind() tool.Kind { return tool.KindExecute }
 func (*KillShell) Kind() tool.Kind  { return tool.KindExecute }
 
+// Contained: KillShell stops a job this session started and changes
+// nothing else (tool.Contained), so it runs in every mode.
+func (*KillShell) Contained() bool { return true }
+
 func (*Bash) Summary(input json.RawMessage) string {
 	return cmp.Or(tool.Str(input, "command"), bashName)
 }

@@ -49,15 +49,38 @@ type Backend struct {
 	waited bool // MCP servers were given their moment before the first turn
 }
 
-// The UI finds these through interface checks: keep them implemented.
-var (
-	_ tui.Backend         = (*Backend)(nil)
-	_ tui.SubagentHistory = (*Backend)(nil)
-	_ tui.Rewinder        = (*Backend)(nil)
-	_ tui.MCPServers      = (*Backend)(nil)
-	_ tui.Permissions     = (*Backend)(nil)
-	_ tui.Sandboxed       = (*Backend)(nil)
-)
+var _ tui.Backend = (*Backend)(nil)
+
+// Features implements tui.Backend: what the open session's equipment
+// provides (session.Live.Wired), each served by this backend's methods
+// on the session handle.
+func (b *Backend) Features() tui.Features {
+	l := b.current()
+	if l == nil {
+		return tui.Features{}
+	}
+	w := l.Wired()
+	f := tui.Features{Images: b, Memory: b, Subagents: b}
+	if w.Shell {
+		f.Shell = b
+	}
+	if w.StatusLine {
+		f.StatusLine = b
+	}
+	if w.MCP {
+		f.MCP = b
+	}
+	if w.Engine {
+		f.Permissions = b
+	}
+	if w.Checkpoints {
+		f.Rewind = b
+	}
+	if w.Sandbox {
+		f.Sandbox = b
+	}
+	return f
+}
 
 // New returns a backend whose sessions send their events to sink. Open
 // one with Open before the UI runs; Close the last one.

@@ -9,15 +9,9 @@ import (
 	"github.com/tandem-agent/tandem/internal/tui"
 )
 
-// The terminal UI's optional backends (internal/tui/extras.go): images,
-// `!cmd`, memory files and the statusLine command, through the session
-// handle.
-var (
-	_ tui.ImageRunner = (*Backend)(nil)
-	_ tui.ShellRunner = (*Backend)(nil)
-	_ tui.Memory      = (*Backend)(nil)
-	_ tui.StatusLiner = (*Backend)(nil)
-)
+// The terminal UI's features of internal/tui/extras.go (images, `!cmd`,
+// memory files, the statusLine command), through the session handle;
+// Features says which the open session has.
 
 // RunImages implements tui.ImageRunner: a turn as Run runs it, with the
 // prompt's images.
