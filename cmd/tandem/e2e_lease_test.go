@@ -50,6 +50,7 @@ func checkAlternating(t *testing.T, msgs []message.Message) {
 // with a busy error (and a result line), the first finishes, and the
 // session is stored whole with unrepeated event numbers.
 func TestE2ELeaseTwoContinuesAtOnce(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
 		scripted.TextStep("first"),
 		scripted.TextStep("slow answer").WithFault(scripted.Fault{FirstByteDelayMS: 4000, Times: 1}),
@@ -101,15 +102,16 @@ func TestE2ELeaseTwoContinuesAtOnce(t *testing.T) {
 // A runner killed with SIGKILL leaves its lease behind; the next run on this
 // host sees the pid is gone and takes the session over at once.
 func TestE2ELeaseDeadHolderTakenOver(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
 		scripted.TextStep("never seen").WithFault(scripted.Fault{FirstByteDelayMS: 120000, Times: 1}),
 		scripted.TextStep("taken over"),
 	}})
 	a := x.Start(streamArgs("hang")...)
 	st := a.WaitEvent("status", 10*time.Second, func(e event.Event) bool { return e.Type == event.Status })
-	waitFor(t, "the model call", 5*time.Second, func() bool { return len(x.srv.MainRequests()) >= 1 })
+	waitFor(t, "the model call", 10*time.Second, func() bool { return len(x.srv.MainRequests()) >= 1 })
 	a.Signal(syscall.SIGKILL)
-	a.Wait(5 * time.Second)
+	a.Wait(10 * time.Second)
 	start := time.Now()
 	r := x.RunStream("again", "--resume", st.SessionID)
 	mustSucceed(t, r)
@@ -122,6 +124,7 @@ func TestE2ELeaseDeadHolderTakenOver(t *testing.T) {
 // same session: the CLI is refused while the server's turn runs, and works
 // once it ended.
 func TestE2ELeaseServeAndResume(t *testing.T) {
+	t.Parallel()
 	marker := "3.5"
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
 		scripted.ToolStep(scripted.Call("Bash", map[string]any{"command": "sleep " + marker})),

@@ -16,6 +16,7 @@ import (
 // the middle of it. The process exits cleanly and the session is stored
 // whole (the user's message, the interrupted turn), ready to resume.
 func TestE2EServeShutsDownCleanlyOnSIGTERM(t *testing.T) {
+	t.Parallel()
 	marker := sleepMarker()
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
 		scripted.ToolStep(scripted.Call("Bash", map[string]any{"command": "sleep " + marker})),
