@@ -61,7 +61,7 @@ func TestE2ELeaseTwoContinuesAtOnce(t *testing.T) {
 	id := first.Result().SessionID
 
 	a := x.Start(streamArgs("slow one", "--continue")...)
-	a.WaitEvent("status", 10*time.Second, func(e event.Event) bool { return e.Type == event.Status })
+	a.WaitEvent("status", 30*time.Second, func(e event.Event) bool { return e.Type == event.Status })
 	start := time.Now()
 	b := x.RunStream("second at once", "--continue")
 	if b.Code == 0 {
@@ -108,8 +108,8 @@ func TestE2ELeaseDeadHolderTakenOver(t *testing.T) {
 		scripted.TextStep("taken over"),
 	}})
 	a := x.Start(streamArgs("hang")...)
-	st := a.WaitEvent("status", 10*time.Second, func(e event.Event) bool { return e.Type == event.Status })
-	waitFor(t, "the model call", 10*time.Second, func() bool { return len(x.srv.MainRequests()) >= 1 })
+	st := a.WaitEvent("status", 30*time.Second, func(e event.Event) bool { return e.Type == event.Status })
+	waitFor(t, "the model call", 30*time.Second, func() bool { return len(x.srv.MainRequests()) >= 1 })
 	a.Signal(syscall.SIGKILL)
 	a.Wait(10 * time.Second)
 	start := time.Now()
@@ -135,7 +135,7 @@ func TestE2ELeaseServeAndResume(t *testing.T) {
 	s := startServeProc(t, x)
 	id := s.newSession()
 	s.call("POST", "/api/sessions/"+id+"/messages", map[string]string{"text": "sleep please"})
-	waitFor(t, "the server's turn to run", 10*time.Second, func() bool {
+	waitFor(t, "the server's turn to run", 30*time.Second, func() bool {
 		return s.call("GET", "/api/sessions/"+id, nil)["status"] == "running"
 	})
 	r := x.RunStream("me too", "--resume", id, "--permission-mode", "trust")
@@ -148,7 +148,7 @@ func TestE2ELeaseServeAndResume(t *testing.T) {
 	// Now the CLI runs a slow turn and the server's turn is the one refused.
 	events := s.events(id)
 	cli := x.Start(streamArgs("me now", "--resume", id, "--permission-mode", "trust")...)
-	cli.WaitEvent("status", 10*time.Second, func(e event.Event) bool { return e.Type == event.Status })
+	cli.WaitEvent("status", 30*time.Second, func(e event.Event) bool { return e.Type == event.Status })
 	s.call("POST", "/api/sessions/"+id+"/messages", map[string]string{"text": "server while cli runs"})
 	res := waitResult(t, events)
 	if !res.IsError || !strings.Contains(res.Error, fmt.Sprintf("is busy (running in pid %d", cli.cmd.Process.Pid)) {

@@ -99,7 +99,7 @@ func TestE2ERewindWaitsForTheLease(t *testing.T) {
 	id := first.Result().SessionID
 
 	a := x.Start(streamArgs("slow one", "--resume", id)...)
-	a.WaitEvent("status", 10*time.Second, func(e event.Event) bool { return e.Type == event.Status })
+	a.WaitEvent("status", 30*time.Second, func(e event.Event) bool { return e.Type == event.Status })
 	rw := x.Run("sessions", "rewind", id, "--to", "1", "--conversation-only")
 	if rw.Code == 0 || !strings.Contains(rw.Stderr, "busy") {
 		t.Fatalf("rewind during a turn: exit %d\n%s%s", rw.Code, rw.Stdout, rw.Stderr)

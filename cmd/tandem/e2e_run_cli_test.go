@@ -162,7 +162,7 @@ func TestE2ESessionsCommands(t *testing.T) {
 func TestE2ERunStdinOpenButSilent(t *testing.T) {
 	t.Parallel()
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("answer")}})
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := x.Command(ctx, "run", "-p", "hi", "--model", "anthropic/claude-sonnet-5-5")
 	pr, pw, err := os.Pipe()

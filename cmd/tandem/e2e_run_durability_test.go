@@ -24,7 +24,7 @@ func TestE2ERunKill9MidToolResumes(t *testing.T) {
 		scripted.TextStep("Recovered."),
 	}})
 	p := x.Start("run", "-p", "work slowly", "--output-format", "stream-json", "--model", "anthropic/claude-sonnet-5-5", "--permission-mode", "trust")
-	first := p.WaitEvent("status event", 10*time.Second, func(e event.Event) bool { return e.Type == event.Status })
+	first := p.WaitEvent("status event", 30*time.Second, func(e event.Event) bool { return e.Type == event.Status })
 	id := first.SessionID
 	// The sleep running means the second step's assistant message is stored.
 	sleepStarted(t, marker)
@@ -71,14 +71,14 @@ func TestE2ERunKill9DuringModelCall(t *testing.T) {
 		scripted.TextStep("after resume"),
 	}})
 	p := x.Start("run", "-p", "go", "--output-format", "stream-json", "--model", "anthropic/claude-sonnet-5-5", "--permission-mode", "trust")
-	tr := p.WaitEvent("tool_result", 10*time.Second, func(e event.Event) bool { return e.Type == event.ToolResult })
+	tr := p.WaitEvent("tool_result", 30*time.Second, func(e event.Event) bool { return e.Type == event.ToolResult })
 	id := tr.SessionID
-	waitFor(t, "the stored tool result", 10*time.Second, func() bool {
+	waitFor(t, "the stored tool result", 30*time.Second, func() bool {
 		ex, r := x.Export(id)
 		return r.Code == 0 && len(ex.Messages) == 3
 	})
 	// The server is now holding the second step's request.
-	waitFor(t, "the second model call", 10*time.Second, func() bool { return len(x.srv.MainRequests()) >= 2 })
+	waitFor(t, "the second model call", 30*time.Second, func() bool { return len(x.srv.MainRequests()) >= 2 })
 	p.Signal(syscall.SIGKILL)
 	p.Wait(10 * time.Second)
 
@@ -193,11 +193,10 @@ func TestE2ERunInterruptDuringModelCallAndRetryWait(t *testing.T) {
 		ready func(x *e2e, p *liveProc)
 	}{
 		{"slow model SIGTERM", scripted.Fault{FirstByteDelayMS: 120000}, syscall.SIGTERM, func(x *e2e, p *liveProc) {
-			p.WaitEvent("status", 10*time.Second, func(e event.Event) bool { return e.Type == event.Status })
-			time.Sleep(200 * time.Millisecond) // the request is in flight
+			waitFor(x.t, "the request to be in flight", 30*time.Second, func() bool { return len(x.srv.MainRequests()) >= 1 })
 		}},
 		{"retry wait SIGINT", scripted.StatusFault(429, 30), syscall.SIGINT, func(x *e2e, p *liveProc) {
-			p.WaitEvent("retry", 10*time.Second, func(e event.Event) bool { return e.Type == event.Retry && e.DelayMS == 30000 })
+			p.WaitEvent("retry", 30*time.Second, func(e event.Event) bool { return e.Type == event.Retry && e.DelayMS == 30000 })
 		}},
 	}
 	for _, c := range cases {
