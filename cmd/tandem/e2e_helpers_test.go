@@ -31,8 +31,8 @@ var tandemBin string
 // e2eParallel is how many of this package's tests run at once unless
 // -parallel says otherwise: an end-to-end test spends most of its time
 // waiting on the processes it started (tandem, node, tmux, a scripted
-// delay), so more run at once than the machine has cores (the default).
-const e2eParallel = 6
+// delay), so more run at once than a small machine has cores (the default).
+const e2eParallel = 4
 
 func TestMain(m *testing.M) {
 	if os.Getenv(signalHelperEnv) != "" {
