@@ -17,6 +17,7 @@ import (
 // the sessions replays the long prompts in chunks, no line tandem writes
 // longer than the SDK reads.
 func TestACPLargeMessages(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{Fallback: &scripted.Step{Text: "ok"}})
 	d := startACP(t, x)
 	prompt := func(sid string, blocks ...any) {
@@ -86,6 +87,7 @@ func TestACPLargeMessages(t *testing.T) {
 // session/new has answered, so an editor knows the session — and the
 // prompt runs.
 func TestACPUntrustedFolderNotice(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{Fallback: &scripted.Step{Text: "ok"}})
 	x.WriteFile(".claude/settings.json", `{"permissions":{"allow":["Bash(make:*)"]},"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"true"}]}]}}`)
 	d := startACP(t, x)

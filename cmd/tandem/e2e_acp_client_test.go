@@ -13,6 +13,7 @@ import (
 // runs in a terminal it creates (embedded in the tool call, its output in
 // the tool result), and a cancelled turn kills the terminal's command.
 func TestACPClientFilesAndTerminal(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
 		scripted.ToolStep(scripted.CallID("read1", "Read", map[string]any{"file_path": "greet.txt"})),
 		scripted.ToolStep(scripted.CallID("edit1", "Edit", map[string]any{"file_path": "greet.txt", "old_string": "unsaved", "new_string": "edited"})),

@@ -18,6 +18,7 @@ import (
 // and a 14 MB unsaved buffer (both answers over the ACP Go SDK's 10 MiB)
 // is read to its last line.
 func TestACPClientReadOverMessageLimit(t *testing.T) {
+	t.Parallel()
 	diskLines := 13 << 20 / 17
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
 		scripted.ToolStep(scripted.CallID("r1", "Read", map[string]any{"file_path": "huge.txt", "offset": diskLines + 2, "limit": 1})),
@@ -50,6 +51,7 @@ func TestACPClientReadOverMessageLimit(t *testing.T) {
 // line that is not JSON, -32600 for a batch (both with id null), -32600
 // with its id for a request over the 64 MiB cap; the connection goes on.
 func TestACPAnswersBadLines(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -104,6 +106,7 @@ func TestACPAnswersBadLines(t *testing.T) {
 // Go SDK (fs/write_text_file of a 13 MB file) is written on disk instead,
 // where the editor sees it; a small one still goes through the client.
 func TestACPClientWriteOverMessageLimit(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
 		scripted.ToolStep(scripted.CallID("r1", "Read", map[string]any{"file_path": "huge.txt", "offset": 1, "limit": 1})),
 		scripted.ToolStep(scripted.CallID("e1", "Edit", map[string]any{"file_path": "huge.txt", "old_string": "first line on disk", "new_string": "FIRST LINE EDITED"})),

@@ -104,6 +104,7 @@ func lastLine(b []byte) []byte {
 // the user rejects, a long command cancelled mid-run, then a second
 // process loads the session and sees the conversation replayed.
 func TestACPEditorSession(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
 		scripted.ToolStep(scripted.CallID("read1", "Read", map[string]any{"file_path": "greet.txt"})),
 		scripted.ToolStep(scripted.CallID("edit1", "Edit", map[string]any{"file_path": "greet.txt", "old_string": "wrld", "new_string": "world"})),
@@ -254,16 +255,11 @@ func TestACPEditorSession(t *testing.T) {
 // tool calls replayed after the Agent call that started them, as it saw
 // them live (the child's words come as the call's result).
 func TestACPLoadReplaysSubagentCalls(t *testing.T) {
-	x := newE2E(t, scripted.Script{
-		Steps: []scripted.Step{
-			scripted.ToolStep(scripted.CallID("a1", "Agent", map[string]any{"description": "look around", "prompt": "CHILD-TASK: list files"})),
-			scripted.TextStep("Parent done."),
-		},
-		Threads: []scripted.Thread{{Match: "CHILD-TASK", Steps: []scripted.Step{
-			scripted.ToolStep(scripted.CallID("g1", "Glob", map[string]any{"pattern": "*"})),
-			scripted.TextStep("CHILD-REPORT nothing here"),
-		}}},
-	})
+	t.Parallel()
+	x := newE2E(t, delegateScript("look around", "CHILD-TASK: list files", "CHILD-TASK", "Parent done.",
+		scripted.ToolStep(scripted.CallID("g1", "Glob", map[string]any{"pattern": "*"})),
+		scripted.TextStep("CHILD-REPORT nothing here"),
+	))
 	r := x.RunStream("look around")
 	mustSucceed(t, r)
 	l := runACPClient(t, x, "SCENARIO=load", "SESSION_ID="+r.Result().SessionID)

@@ -9,6 +9,7 @@ import (
 )
 
 func TestE2EReadBashWriteAndResume(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
 		scripted.ToolStep(scripted.Call("Read", map[string]any{"file_path": "a.txt"}), scripted.Call("Bash", map[string]any{"command": "echo from-bash"})).WithText("Looking."),
 		scripted.ToolStep(scripted.Call("Write", map[string]any{"file_path": "b.txt", "content": "written\n"})),

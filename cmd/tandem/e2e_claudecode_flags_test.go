@@ -13,6 +13,7 @@ const todoSchema = `{"type":"object","properties":{"done":{"type":"boolean"},"it
 // (it only records the answer), and the result carries structured_output
 // as under the native runtime.
 func TestE2EClaudeCodeJSONSchema(t *testing.T) {
+	t.Parallel()
 	x := newClaudeCodeE2E(t, func(string) scripted.Script {
 		return scripted.Script{Steps: []scripted.Step{
 			scripted.ToolStep(scripted.Call("StructuredOutput", map[string]any{"done": true, "items": []string{"a", "b"}})),

@@ -36,6 +36,7 @@ func starts(t *testing.T, count string) int {
 // starts once (tandem does not start its own copy), and a server's
 // disabled_tools are not offered to the model.
 func TestE2EClaudeCodeMCPStartsOnceAndHonoursDisabledTools(t *testing.T) {
+	t.Parallel()
 	x := newClaudeCodeE2E(t, func(string) scripted.Script { return echoScript() })
 	count := filepath.Join(t.TempDir(), "starts")
 	cli := testdepBin(t, "claude")
@@ -61,6 +62,7 @@ func TestE2EClaudeCodeMCPStartsOnceAndHonoursDisabledTools(t *testing.T) {
 // the next turn's CLI from starting it or offering its tools, and the
 // session's MCP status says so.
 func TestE2EClaudeCodeMCPDisableAppliesToNextTurn(t *testing.T) {
+	t.Parallel()
 	x := newClaudeCodeE2E(t, func(string) scripted.Script {
 		return scripted.Script{Steps: []scripted.Step{
 			scripted.ToolStep(scripted.CallID("echo1", "mcp__everything__echo", map[string]any{"message": "one"})),

@@ -29,6 +29,7 @@ func commandNotes(r runResult) []string {
 // In a trusted folder the command's allowed-tools let `touch` run: the
 // model's request carries the command's output and the file.
 func TestCommandInlineTrusted(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("noted")}})
 	x.WriteFile(".claude/commands/checkin.md", inlineCommand)
 	x.WriteFile("README.md", "README-BODY-7731\n")
@@ -53,6 +54,7 @@ func TestCommandInlineTrusted(t *testing.T) {
 // and how to trust the folder, the @ file is still included, and the run
 // succeeds.
 func TestCommandInlineUntrustedRefused(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("noted")}})
 	x.WriteFile(".claude/commands/checkin.md", inlineCommand)
 	x.WriteFile("README.md", "README-BODY-7731\n")
@@ -73,6 +75,7 @@ func TestCommandInlineUntrustedRefused(t *testing.T) {
 
 // A deny rule holds even in a trusted folder whose command allows the tool.
 func TestCommandInlineDenyRuleWins(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("noted")}})
 	x.WriteFile(".claude/commands/checkin.md", inlineCommand)
 	x.WriteFile("README.md", "r\n")
@@ -93,6 +96,7 @@ func TestCommandInlineDenyRuleWins(t *testing.T) {
 // @ of a file outside the repository, a link out of it or a FIFO is
 // refused with a message saying why; nothing of them reaches the model.
 func TestCommandMentionRefusals(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("noted")}})
 	outside := filepath.Join(filepath.Dir(x.Work), "outside.txt")
 	if err := os.WriteFile(outside, []byte("OUTSIDE-SECRET"), 0o644); err != nil {
@@ -129,6 +133,7 @@ func TestCommandMentionRefusals(t *testing.T) {
 // runs it) expands a command in the same place: the output and the file
 // reach the model there too.
 func TestCommandInlineDropIn(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("noted")}})
 	x.WriteFile(".claude/commands/checkin.md", inlineCommand)
 	x.WriteFile("README.md", "README-BODY-7731\n")

@@ -35,6 +35,7 @@ func readScript(x *e2e, n int) []scripted.Step {
 // the window, the boundary shows in sessions show, export keeps every
 // original message, and --resume continues from the summary.
 func TestE2ECompactionLongSessionAndResume(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{})
 	steps := readScript(x, 26)
 	steps = append(steps, scripted.TextStep("resumed fine"))
@@ -97,6 +98,7 @@ func TestE2ECompactionLongSessionAndResume(t *testing.T) {
 // A signal while the summary is being written (SIGINT, or SIGKILL) loses
 // nothing that was stored and the session resumes and completes.
 func TestE2ECompactionSignalDuringSummary(t *testing.T) {
+	t.Parallel()
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGKILL} {
 		t.Run(sig.String(), func(t *testing.T) {
 			x := newE2E(t, scripted.Script{})
@@ -134,6 +136,7 @@ func TestE2ECompactionSignalDuringSummary(t *testing.T) {
 
 // tandem sessions compact ID --focus compacts a finished session now.
 func TestE2ESessionsCompactCommand(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{})
 	x.restart(t, scripted.Script{Steps: readScript(x, 3), StepMarkers: true, Fallback: &scripted.Step{Text: e2eSummary}})
 	res := x.RunStream("read three files", "--permission-mode", "trust")
@@ -176,6 +179,7 @@ func (x *e2e) restart(t *testing.T, script scripted.Script) {
 // while the config says 200k: the binary recovers, learns the limit into
 // the session meta and finishes the task.
 func TestE2ECompactionLearnsVLLMLimit(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{})
 	steps := readScript(x, 12)
 	x.restart(t, scripted.Script{Steps: steps, StepMarkers: true, ContextLimit: 50_000, OverflowDialect: "vllm",

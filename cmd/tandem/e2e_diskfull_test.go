@@ -64,7 +64,7 @@ func TestE2EDiskFullFailsTheTurnClearly(t *testing.T) {
 		t.Fatalf("first run: %s %s", first.Stdout, first.Stderr)
 	}
 	p := x.Start(streamArgs("go on", "--continue", "--permission-mode", "trust")...)
-	p.WaitEvent("status", 10*time.Second, func(e event.Event) bool { return e.Type == event.Status })
+	p.WaitEvent("status", 30*time.Second, func(e event.Event) bool { return e.Type == event.Status })
 	fillDisk(t, filler)
 	r := p.Wait(60 * time.Second)
 	res := r.Result()

@@ -58,6 +58,7 @@ func checkReviewerRan(t *testing.T, x *e2e) {
 // Agent tool: its request carries the agent's prompt and only its tools,
 // and system/init lists it; under claude and tandem alike.
 func TestAgentSDKHostAgents(t *testing.T) {
+	t.Parallel()
 	for name, exe := range sdkExecutables(t) {
 		t.Run(name, func(t *testing.T) {
 			x := newE2E(t, scripted.Script{})
@@ -83,6 +84,7 @@ func TestAgentSDKHostAgents(t *testing.T) {
 // skill, a command): nothing of them reaches the model or init's lists;
 // ['project'] reads them all. Under claude and tandem alike.
 func TestAgentSDKSettingSourcesProjectFiles(t *testing.T) {
+	t.Parallel()
 	for name, exe := range sdkExecutables(t) {
 		t.Run(name, func(t *testing.T) {
 			x := newE2E(t, scripted.Script{Fallback: &scripted.Step{Text: "hi"}})
@@ -135,6 +137,7 @@ func TestAgentSDKSettingSourcesProjectFiles(t *testing.T) {
 // --agents defines sub-agents on the command line, as claude takes them;
 // a bad definition stops the run naming the agent, the field and the fix.
 func TestDropInAgentsFlag(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{})
 	x.serve(reviewerScript())
 	x.WriteFile("notes.txt", "hello\n")
@@ -189,6 +192,7 @@ func TestDropInAgentsFlag(t *testing.T) {
 // error answer naming the agent, the field and the fix; good ones are
 // listed in the answer.
 func TestDropInInitializeAgents(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{Fallback: &scripted.Step{Text: "ok"}})
 	p := startPeer(t, x, pythonSDKArgs...)
 	p.send(map[string]any{"type": "control_request", "request_id": "bad", "request": map[string]any{"subtype": "initialize",
@@ -219,6 +223,7 @@ func TestDropInInitializeAgents(t *testing.T) {
 // Code files: no ~/.claude skills, agents, commands or CLAUDE.md; with
 // "user" all of them.
 func TestDropInSettingSourcesUserFiles(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{Fallback: &scripted.Step{Text: "ok"}})
 	home := func(rel, content string) {
 		p := filepath.Join(x.Home, ".claude", rel)
@@ -274,6 +279,7 @@ func initLineOf(t *testing.T, stdout string) map[string]any {
 // CLI (with tandem's config agents, in its initialize): the CLI's child
 // request carries the agent's prompt and only its tools.
 func TestDropInAgentsFlagClaudeCode(t *testing.T) {
+	t.Parallel()
 	none := ""
 	cc := newClaudeCodeE2E(t, func(work string) scripted.Script {
 		s := reviewerScript()
@@ -297,6 +303,7 @@ func TestDropInAgentsFlagClaudeCode(t *testing.T) {
 // permissionMode bypassPermissions under a default-mode session still has
 // its edit asked about (and, with nobody to ask, denied).
 func TestDropInHostAgentCannotWidenMode(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{})
 	x.serve(scripted.Script{
 		Steps: []scripted.Step{

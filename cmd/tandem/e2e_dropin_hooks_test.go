@@ -32,6 +32,7 @@ func userMessage(text string) map[string]any {
 // turn going with its reason. set_max_thinking_tokens changes the thinking
 // budget of the requests that follow; null turns thinking off.
 func TestClaudeProtocolHookCallbacksAndThinking(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{})
 	x.serve(scripted.Script{Steps: []scripted.Step{
 		scripted.ToolStep(scripted.CallID("w1", "Write", map[string]any{"file_path": "WORK/n.txt", "content": "new\n"})),

@@ -17,6 +17,7 @@ import (
 // A stream-json stdin line over 64 MiB is dropped with an error result for
 // it, the messages after it still run, and the exit code is not 0.
 func TestClaudeProtocolStdinLineTooLong(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("after the long line")}})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

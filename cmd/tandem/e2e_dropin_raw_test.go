@@ -111,6 +111,7 @@ func isType(typ, sub string) func(map[string]any) bool {
 // the real CLI (shared fixtures, sdk-control-exchange.json): a PreToolUse
 // hook callback, then can_use_tool, then the result.
 func TestClaudeProtocolPythonSDKExchange(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{})
 	x.serve(scripted.Script{Steps: []scripted.Step{
 		scripted.ToolStep(scripted.CallID("w1", "Write", map[string]any{"file_path": "WORK/n.txt", "content": "new\n"})),
@@ -192,6 +193,7 @@ func TestClaudeProtocolPythonSDKExchange(t *testing.T) {
 // Without the control protocol: -p with text, json and stream-json output,
 // a flag tandem does not know (reported, not fatal), and -v.
 func TestClaudeProtocolPrintMode(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("hello there")}})
 	r := x.Run("-p", "say hello", "--some-future-flag", "--permission-mode", "bypassPermissions")
 	if r.Code != 0 || strings.TrimSpace(r.Stdout) != "hello there" || !strings.Contains(r.Stderr, "--some-future-flag") {

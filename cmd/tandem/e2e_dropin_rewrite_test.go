@@ -14,6 +14,7 @@ import (
 // and a Write moved outside the workspace is asked about as itself (the
 // host refuses that second question, so nothing is written outside).
 func TestClaudeProtocolRewrittenInputIsJudgedAgain(t *testing.T) {
+	t.Parallel()
 	outside := filepath.Join(t.TempDir(), "outside.txt")
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
 		scripted.ToolStep(scripted.CallID("b1", "Bash", map[string]any{"command": "touch made.txt"})),

@@ -106,6 +106,7 @@ func runAgentSDK(t *testing.T, x *e2e, exe, scenario string, env ...string) sdkR
 // query completes with Claude Code's result shape. A second query resumes
 // the session and the model sees the first prompt.
 func TestAgentSDKEditDenyHookResume(t *testing.T) {
+	t.Parallel()
 	for name, exe := range sdkExecutables(t) {
 		t.Run(name, func(t *testing.T) {
 			x := newE2E(t, scripted.Script{})
@@ -202,6 +203,7 @@ func (x *e2e) serve(s scripted.Script) {
 // interrupt() stops a running command and ends the query with a result,
 // under both CLIs.
 func TestAgentSDKInterrupt(t *testing.T) {
+	t.Parallel()
 	for name, exe := range sdkExecutables(t) {
 		t.Run(name, func(t *testing.T) {
 			x := newE2E(t, scripted.Script{Steps: []scripted.Step{
@@ -227,6 +229,7 @@ func TestAgentSDKInterrupt(t *testing.T) {
 // A tool of the SDK host's in-process MCP server (createSdkMcpServer) is
 // offered to the model and runs inside the host, under both CLIs.
 func TestAgentSDKInProcessMCPServer(t *testing.T) {
+	t.Parallel()
 	for name, exe := range sdkExecutables(t) {
 		t.Run(name, func(t *testing.T) {
 			x := newE2E(t, scripted.Script{Steps: []scripted.Step{

@@ -14,6 +14,7 @@ import (
 // "project" reads no project file (no CLAUDE.md either); with "project" the
 // host chose the folder's settings: trusted for the process.
 func TestE2EDropInSettingSources(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{Fallback: &scripted.Step{Text: "ok"}})
 	x.WriteFile(".claude/settings.json", `{"permissions":{"allow":["Bash(make:*)"]}}`)
 	x.WriteFile("CLAUDE.md", "PROJECT-INSTRUCTIONS-MARK")

@@ -49,6 +49,7 @@ func writeCalc(x *e2e) {
 }
 
 func TestFeatureClaudeCodeRuntime(t *testing.T) {
+	t.Parallel()
 	needProgram(t, "python3")
 	cc := newClaudeCodeE2E(t, fixScript)
 	writeCalc(cc)
@@ -130,6 +131,7 @@ func TestFeatureClaudeCodeRuntime(t *testing.T) {
 // A write that tandem's engine denies (explore mode) does not happen under
 // claude-code either.
 func TestFeatureClaudeCodeExploreDeniesWrite(t *testing.T) {
+	t.Parallel()
 	x := newClaudeCodeE2E(t, func(work string) scripted.Script {
 		return scripted.Script{Steps: []scripted.Step{
 			scripted.ToolStep(scripted.CallID("w1", "Write", map[string]any{"file_path": filepath.Join(work, "new.txt"), "content": "x"}),
@@ -161,6 +163,7 @@ func TestFeatureClaudeCodeExploreDeniesWrite(t *testing.T) {
 // reply: each session still stores its messages (under tandem's own ids,
 // the provider's kept as data).
 func TestFeatureClaudeCodeReusedProviderMessageIDs(t *testing.T) {
+	t.Parallel()
 	build := func(work string) scripted.Script {
 		return scripted.Script{Steps: []scripted.Step{
 			scripted.ToolStep(scripted.CallID("r1", "Read", map[string]any{"file_path": filepath.Join(work, "a.txt")})),

@@ -152,3 +152,16 @@ func newE2EFor(t *testing.T, build func(work string) scripted.Script, opts ...sc
 	}
 	return x
 }
+
+// delegateScript is a parent that starts one sub-agent (tool_use id "a1",
+// the Agent call with description and prompt) and then says after; the
+// child's requests, told apart by match (a word of prompt), get child.
+func delegateScript(description, prompt, match, after string, child ...scripted.Step) scripted.Script {
+	return scripted.Script{
+		Steps: []scripted.Step{
+			scripted.ToolStep(scripted.CallID("a1", "Agent", map[string]any{"description": description, "prompt": prompt})),
+			scripted.TextStep(after),
+		},
+		Threads: []scripted.Thread{{Match: match, Steps: child}},
+	}
+}

@@ -43,6 +43,7 @@ func hookLines(x *e2e, log string) []string {
 // claude-code tandem runs them; the CLI runs none from settings files),
 // and SessionStart's output reaches the model.
 func TestFeatureHooksLifecycle(t *testing.T) {
+	t.Parallel()
 	for _, runtime := range []string{"native", "claude-code"} {
 		t.Run(runtime, func(t *testing.T) {
 			build := func(work string) scripted.Script {
@@ -79,6 +80,7 @@ func TestFeatureHooksLifecycle(t *testing.T) {
 // Hooks in tandem's own config (permissions.hooks) run too, and an http
 // hook answers like a command.
 func TestFeatureHooksFromTandemConfig(t *testing.T) {
+	t.Parallel()
 	var got atomic.Value
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got.Store(r.Header.Get("X-Team"))
@@ -105,6 +107,7 @@ func TestFeatureHooksFromTandemConfig(t *testing.T) {
 // A PreToolUse hook answering "continue": false denies the call and ends
 // the turn under both runtimes: the model is not called again.
 func TestFeatureHooksContinueFalse(t *testing.T) {
+	t.Parallel()
 	for _, runtime := range []string{"native", "claude-code"} {
 		t.Run(runtime, func(t *testing.T) {
 			build := func(work string) scripted.Script {
@@ -136,6 +139,7 @@ func TestFeatureHooksContinueFalse(t *testing.T) {
 // Compaction fires PreCompact (which may block it) and PostCompact with
 // the summary, with Claude Code's fields.
 func TestFeatureHooksCompaction(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{})
 	x.restart(t, scripted.Script{Steps: readScript(x, 3), StepMarkers: true, Fallback: &scripted.Step{Text: e2eSummary}})
 	pre, post := filepath.Join(x.Home, "pre.json"), filepath.Join(x.Home, "post.json")

@@ -51,6 +51,7 @@ func cmdHook(matcher, command string, extra ...any) map[string]any {
 // writes, and the SessionEnd hook waits for its mark, so the order in
 // order.log is only possible if the turn went on while it ran.
 func TestFeatureHooksAllEvents(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
 		scripted.ToolStep(scripted.CallID("b1", "Bash", map[string]any{"command": "printf 'ORIG%s' INALOUT"})),
 		scripted.TextStep("done"),
@@ -123,6 +124,7 @@ func mustJSON(v any) string {
 
 // A turn the provider ends fires StopFailure with Claude Code's error kind.
 func TestFeatureHooksStopFailure(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{{Text: "x", Fault: &scripted.Fault{Status: 400, Always: true}}}})
 	inputs := filepath.Join(t.TempDir(), "inputs.jsonl")
 	userHooks(t, x, map[string]any{"StopFailure": []any{cmdHook("", "cat >> "+inputs+"; echo >> "+inputs)}})
@@ -142,6 +144,7 @@ func TestFeatureHooksStopFailure(t *testing.T) {
 // and (Claude Code's default) the turn ends there. The agent hook's
 // sub-agent reads a file with its tools before it answers.
 func TestFeatureHooksPromptAndAgentDeny(t *testing.T) {
+	t.Parallel()
 	for _, typ := range []string{"prompt", "agent"} {
 		t.Run(typ, func(t *testing.T) {
 			reason := strings.ToUpper(typ) + "-HOOK says no"
@@ -188,6 +191,7 @@ func TestFeatureHooksPromptAndAgentDeny(t *testing.T) {
 // The terminal UI's /clear ends the session with reason clear, and ctrl+d
 // with prompt_input_exit.
 func TestFeatureHooksSessionEndReasonsTUI(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{})
 	x.Env = append(x.Env, "CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS=30000")
 	inputs := filepath.Join(t.TempDir(), "inputs.jsonl")

@@ -63,6 +63,7 @@ func checkEchoReachedModel(t *testing.T, x *e2e, r runResult) {
 }
 
 func TestFeatureMCPProjectServerNeedsApproval(t *testing.T) {
+	t.Parallel()
 	bin := testdepBin(t, "mcp-server-everything")
 	mcpJSON := map[string]any{"mcpServers": map[string]any{"everything": map[string]any{"command": bin}}}
 
@@ -109,6 +110,7 @@ func TestFeatureMCPProjectServerNeedsApproval(t *testing.T) {
 
 // Servers from the user's own config need no approval.
 func TestFeatureMCPUserConfigServer(t *testing.T) {
+	t.Parallel()
 	bin := testdepBin(t, "mcp-server-everything")
 	x := newE2E(t, echoScript())
 	writeJSONFile(t, filepath.Join(x.Home, "config.json"), map[string]any{
@@ -124,6 +126,7 @@ func TestFeatureMCPUserConfigServer(t *testing.T) {
 // `tandem --home DIR mcp enable` approves in DIR, where `tandem --home DIR
 // run` looks.
 func TestFeatureMCPEnableHonoursHomeFlag(t *testing.T) {
+	t.Parallel()
 	bin := testdepBin(t, "mcp-server-everything")
 	x := newE2E(t, echoScript())
 	writeJSONFile(t, filepath.Join(x.Work, ".mcp.json"), map[string]any{

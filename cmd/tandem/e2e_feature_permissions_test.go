@@ -14,6 +14,7 @@ import (
 // change or leak files changes nothing, gets a denial for each attempt, and
 // can still read.
 func TestFeaturePermissionsExploreChangesNothing(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []string{"explore", "plan"} {
 		t.Run(mode, func(t *testing.T) {
 			attempts := []scripted.ToolCall{
@@ -75,6 +76,7 @@ func TestFeaturePermissionsExploreChangesNothing(t *testing.T) {
 // Without a terminal, normal mode refuses an unsafe command with a message
 // telling how to allow it; the turn goes on and safe commands run.
 func TestFeaturePermissionsNormalWithoutTerminal(t *testing.T) {
+	t.Parallel()
 	needProgram(t, "git")
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
 		scripted.ToolStep(scripted.CallID("rm", "Bash", map[string]any{"command": "rm -rf build"})),
@@ -124,6 +126,7 @@ func TestFeaturePermissionsNormalWithoutTerminal(t *testing.T) {
 // Rule layers: a user deny beats a project allow even in trust mode;
 // --allowedTools approves one command; Claude Code's settings deny holds.
 func TestFeaturePermissionsRuleLayers(t *testing.T) {
+	t.Parallel()
 	needProgram(t, "make")
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
 		scripted.ToolStep(scripted.CallID("push", "Bash", map[string]any{"command": "git push origin main; touch pushed"}),
@@ -184,6 +187,7 @@ func TestFeaturePermissionsRuleLayers(t *testing.T) {
 // A PreToolUse hook from .claude/settings.json blocks a call with exit code
 // 2, and the model sees its message.
 func TestFeaturePermissionsPreToolUseHook(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
 		scripted.ToolStep(scripted.CallID("bad", "Bash", map[string]any{"command": "echo forbidden > forbidden.txt"}),
 			scripted.CallID("good", "Bash", map[string]any{"command": "echo fine > fine.txt"})),
@@ -217,6 +221,7 @@ func TestFeaturePermissionsPreToolUseHook(t *testing.T) {
 // A cloned repository cannot put tandem into trust mode through its own
 // files; the user's config (or the flag) can.
 func TestFeaturePermissionsProjectCannotSwitchOnTrust(t *testing.T) {
+	t.Parallel()
 	touch := scripted.Script{Steps: []scripted.Step{
 		scripted.ToolStep(scripted.CallID("t", "Bash", map[string]any{"command": "touch escalated"})),
 		scripted.TextStep("ok"),

@@ -18,6 +18,7 @@ import (
 // child's events are nested in stream-json and its messages are stored as
 // a child session.
 func TestFeatureSkillsAndAgentsClaudeCode(t *testing.T) {
+	t.Parallel()
 	none := ""
 	cc := newClaudeCodeE2E(t, func(work string) scripted.Script {
 		notes := filepath.Join(work, "notes.txt")
@@ -93,6 +94,7 @@ func TestFeatureSkillsAndAgentsClaudeCode(t *testing.T) {
 // An explore-mode parent's sub-agent cannot write under claude-code
 // either: the CLI's child calls go through tandem's engine.
 func TestFeatureExploreChildCannotWriteClaudeCode(t *testing.T) {
+	t.Parallel()
 	none := ""
 	cc := newClaudeCodeE2E(t, func(work string) scripted.Script {
 		return scripted.Script{

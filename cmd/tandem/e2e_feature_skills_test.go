@@ -82,6 +82,7 @@ func writeAt(t *testing.T, path, content string) {
 // pre-approved (never past a deny rule), and a user skill's own files are
 // readable outside the workspace.
 func TestFeatureSkillToolNative(t *testing.T) {
+	t.Parallel()
 	needProgram(t, "python3")
 	// The script names a file under this world's home, so it is served
 	// once the home exists.
@@ -165,6 +166,7 @@ func withScript(t *testing.T, old *e2e, script scripted.Script) *e2e {
 // prompt, the child's answer is the Skill call's result, and the child is
 // stored under the session.
 func TestFeatureForkSkillNative(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{
 		Steps: []scripted.Step{
 			scripted.ToolStep(scripted.CallID("fork1", "Skill", map[string]any{"skill": "audit"})),
@@ -202,6 +204,7 @@ func TestFeatureForkSkillNative(t *testing.T) {
 // stream-json with parent_tool_use_id; children are stored with their
 // usage, which the parent's result includes.
 func TestFeatureSubagentsNative(t *testing.T) {
+	t.Parallel()
 	slow := scripted.Fault{FirstByteDelayMS: 2500}
 	x := newE2E(t, scripted.Script{
 		Steps: []scripted.Step{
@@ -291,17 +294,12 @@ func TestFeatureSubagentsNative(t *testing.T) {
 
 // An explore-mode parent's child is read-only too.
 func TestFeatureExploreChildCannotWriteNative(t *testing.T) {
-	x := newE2E(t, scripted.Script{
-		Steps: []scripted.Step{
-			scripted.ToolStep(scripted.CallID("a1", "Agent", map[string]any{"description": "write", "prompt": "WRITE-TASK: create out.txt"})),
-			scripted.TextStep("The agent could not write."),
-		},
-		Threads: []scripted.Thread{{Match: "WRITE-TASK", Steps: []scripted.Step{
-			scripted.ToolStep(scripted.CallID("w1", "Write", map[string]any{"file_path": "out.txt", "content": "x"}),
-				scripted.CallID("b1", "Bash", map[string]any{"command": "touch out2.txt"})),
-			scripted.TextStep("denied"),
-		}}},
-	})
+	t.Parallel()
+	x := newE2E(t, delegateScript("write", "WRITE-TASK: create out.txt", "WRITE-TASK", "The agent could not write.",
+		scripted.ToolStep(scripted.CallID("w1", "Write", map[string]any{"file_path": "out.txt", "content": "x"}),
+			scripted.CallID("b1", "Bash", map[string]any{"command": "touch out2.txt"})),
+		scripted.TextStep("denied"),
+	))
 	r := x.RunStream("try to write", "--permission-mode", "explore")
 	mustSucceed(t, r)
 	for _, id := range []string{"w1", "b1"} {
@@ -316,15 +314,10 @@ func TestFeatureExploreChildCannotWriteNative(t *testing.T) {
 
 // A failing child returns an error result; the parent's turn goes on.
 func TestFeatureFailingSubagentNative(t *testing.T) {
-	x := newE2E(t, scripted.Script{
-		Steps: []scripted.Step{
-			scripted.ToolStep(scripted.CallID("a1", "Agent", map[string]any{"description": "doomed", "prompt": "DOOMED-TASK"})),
-			scripted.TextStep("The agent failed; carrying on."),
-		},
-		Threads: []scripted.Thread{{Match: "DOOMED-TASK", Steps: []scripted.Step{
-			scripted.TextStep("never").WithFault(scripted.Fault{Status: 400, Always: true}),
-		}}},
-	})
+	t.Parallel()
+	x := newE2E(t, delegateScript("doomed", "DOOMED-TASK", "DOOMED-TASK", "The agent failed; carrying on.",
+		scripted.TextStep("never").WithFault(scripted.Fault{Status: 400, Always: true}),
+	))
 	r := x.RunStream("delegate")
 	mustSucceed(t, r)
 	res := toolResults(r)["a1"]
@@ -339,6 +332,7 @@ func TestFeatureFailingSubagentNative(t *testing.T) {
 // Interrupting the turn stops the children: a child running a long
 // command is killed and the run ends as interrupted, quickly.
 func TestFeatureInterruptStopsSubagentsNative(t *testing.T) {
+	t.Parallel()
 	marker := sleepMarker()
 	x := newE2E(t, scripted.Script{
 		Steps: []scripted.Step{
@@ -354,8 +348,7 @@ func TestFeatureInterruptStopsSubagentsNative(t *testing.T) {
 		},
 	})
 	p := x.Start("run", "-p", "delegate", "--output-format", "stream-json", "--model", "anthropic/claude-sonnet-5-5", "--permission-mode", "trust")
-	waitFor(t, "the child's sleep to start", 15*time.Second, func() bool { return len(pidsWithArg(t, marker)) > 0 })
-	killAtCleanup(t, marker)
+	sleepStarted(t, marker)
 	start := time.Now()
 	p.Signal(syscall.SIGINT)
 	r := p.Wait(10 * time.Second)
@@ -365,7 +358,7 @@ func TestFeatureInterruptStopsSubagentsNative(t *testing.T) {
 	if res := r.Result(); res.Subtype != event.SubtypeInterrupted {
 		t.Fatalf("result %+v\nstderr:\n%s", res, r.Stderr)
 	}
-	waitFor(t, "the child's sleep to be killed", 3*time.Second, func() bool { return len(pidsWithArg(t, marker)) == 0 })
+	sleepGone(t, marker)
 	for _, id := range []string{"a1", "a2"} {
 		if res := toolResults(r)[id]; !res.IsError {
 			t.Errorf("%s after the interrupt: %+v", id, res)

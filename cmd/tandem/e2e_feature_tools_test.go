@@ -11,6 +11,7 @@ import (
 // A scripted model finds, reads, fixes and tests a small buggy program with
 // the built-in tools, through the real binary.
 func TestFeatureToolsFindReadFixTest(t *testing.T) {
+	t.Parallel()
 	needProgram(t, "python3")
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
 		scripted.ToolStep(scripted.CallID("todo1", "TodoWrite", map[string]any{"todos": []map[string]any{

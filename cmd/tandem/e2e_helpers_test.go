@@ -9,10 +9,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -25,9 +28,21 @@ import (
 
 var tandemBin string
 
+// e2eParallel is how many of this package's tests run at once unless
+// -parallel says otherwise: an end-to-end test spends most of its time
+// waiting on the processes it started (tandem, node, tmux, a scripted
+// delay), so more run at once than a small machine has cores (the default).
+const e2eParallel = 4
+
 func TestMain(m *testing.M) {
 	if os.Getenv(signalHelperEnv) != "" {
 		os.Exit(m.Run()) // a helper process needs no tandem binary
+	}
+	flag.Parse()
+	parallelGiven := false
+	flag.Visit(func(f *flag.Flag) { parallelGiven = parallelGiven || f.Name == "test.parallel" })
+	if !parallelGiven {
+		_ = flag.Set("test.parallel", strconv.Itoa(max(e2eParallel, runtime.GOMAXPROCS(0))))
 	}
 	dir, err := os.MkdirTemp("", "tandem-e2e-bin")
 	if err != nil {

@@ -50,6 +50,7 @@ func checkAlternating(t *testing.T, msgs []message.Message) {
 // with a busy error (and a result line), the first finishes, and the
 // session is stored whole with unrepeated event numbers.
 func TestE2ELeaseTwoContinuesAtOnce(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
 		scripted.TextStep("first"),
 		scripted.TextStep("slow answer").WithFault(scripted.Fault{FirstByteDelayMS: 4000, Times: 1}),
@@ -60,7 +61,7 @@ func TestE2ELeaseTwoContinuesAtOnce(t *testing.T) {
 	id := first.Result().SessionID
 
 	a := x.Start(streamArgs("slow one", "--continue")...)
-	a.WaitEvent("status", 10*time.Second, func(e event.Event) bool { return e.Type == event.Status })
+	a.WaitEvent("status", 30*time.Second, func(e event.Event) bool { return e.Type == event.Status })
 	start := time.Now()
 	b := x.RunStream("second at once", "--continue")
 	if b.Code == 0 {
@@ -101,15 +102,16 @@ func TestE2ELeaseTwoContinuesAtOnce(t *testing.T) {
 // A runner killed with SIGKILL leaves its lease behind; the next run on this
 // host sees the pid is gone and takes the session over at once.
 func TestE2ELeaseDeadHolderTakenOver(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
 		scripted.TextStep("never seen").WithFault(scripted.Fault{FirstByteDelayMS: 120000, Times: 1}),
 		scripted.TextStep("taken over"),
 	}})
 	a := x.Start(streamArgs("hang")...)
-	st := a.WaitEvent("status", 10*time.Second, func(e event.Event) bool { return e.Type == event.Status })
-	waitFor(t, "the model call", 5*time.Second, func() bool { return len(x.srv.MainRequests()) >= 1 })
+	st := a.WaitEvent("status", 30*time.Second, func(e event.Event) bool { return e.Type == event.Status })
+	waitFor(t, "the model call", 30*time.Second, func() bool { return len(x.srv.MainRequests()) >= 1 })
 	a.Signal(syscall.SIGKILL)
-	a.Wait(5 * time.Second)
+	a.Wait(10 * time.Second)
 	start := time.Now()
 	r := x.RunStream("again", "--resume", st.SessionID)
 	mustSucceed(t, r)
@@ -122,6 +124,7 @@ func TestE2ELeaseDeadHolderTakenOver(t *testing.T) {
 // same session: the CLI is refused while the server's turn runs, and works
 // once it ended.
 func TestE2ELeaseServeAndResume(t *testing.T) {
+	t.Parallel()
 	marker := "3.5"
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
 		scripted.ToolStep(scripted.Call("Bash", map[string]any{"command": "sleep " + marker})),
@@ -132,7 +135,7 @@ func TestE2ELeaseServeAndResume(t *testing.T) {
 	s := startServeProc(t, x)
 	id := s.newSession()
 	s.call("POST", "/api/sessions/"+id+"/messages", map[string]string{"text": "sleep please"})
-	waitFor(t, "the server's turn to run", 10*time.Second, func() bool {
+	waitFor(t, "the server's turn to run", 30*time.Second, func() bool {
 		return s.call("GET", "/api/sessions/"+id, nil)["status"] == "running"
 	})
 	r := x.RunStream("me too", "--resume", id, "--permission-mode", "trust")
@@ -145,7 +148,7 @@ func TestE2ELeaseServeAndResume(t *testing.T) {
 	// Now the CLI runs a slow turn and the server's turn is the one refused.
 	events := s.events(id)
 	cli := x.Start(streamArgs("me now", "--resume", id, "--permission-mode", "trust")...)
-	cli.WaitEvent("status", 10*time.Second, func(e event.Event) bool { return e.Type == event.Status })
+	cli.WaitEvent("status", 30*time.Second, func(e event.Event) bool { return e.Type == event.Status })
 	s.call("POST", "/api/sessions/"+id+"/messages", map[string]string{"text": "server while cli runs"})
 	res := waitResult(t, events)
 	if !res.IsError || !strings.Contains(res.Error, fmt.Sprintf("is busy (running in pid %d", cli.cmd.Process.Pid)) {

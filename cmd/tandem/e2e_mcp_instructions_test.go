@@ -21,6 +21,7 @@ const mcpInstructionsEnv = "TANDEM_TEST_MCP_INSTRUCTIONS"
 // again, with TestMain building nothing) whose initialize result carries
 // the instructions in its environment.
 func TestMCPInstructionsHelper(t *testing.T) {
+	t.Parallel()
 	text := os.Getenv(mcpInstructionsEnv)
 	if text == "" {
 		t.Skip("run as an MCP server by TestMCPInstructionsInSystemPrompt")
@@ -55,6 +56,7 @@ func longInstructions() string {
 // A connected server's instructions reach the system prompt under Claude
 // Code's heading, escaped and capped; `tandem prompt show` shows them.
 func TestMCPInstructionsInSystemPrompt(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("ok")}})
 	writeJSONFile(t, filepath.Join(x.Home, "config.json"), map[string]any{
 		"mcpServers": map[string]any{"instr": instrServer(t, longInstructions())}})
@@ -82,6 +84,7 @@ func TestMCPInstructionsInSystemPrompt(t *testing.T) {
 // A project server that is not approved never starts, so it says nothing
 // to the model.
 func TestMCPInstructionsUnapprovedProjectServer(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("ok")}})
 	writeJSONFile(t, filepath.Join(x.Work, ".mcp.json"), map[string]any{
 		"mcpServers": map[string]any{"instr": instrServer(t, "PROJECT-SERVER-INSTRUCTIONS")}})

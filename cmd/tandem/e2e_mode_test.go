@@ -12,6 +12,7 @@ import (
 // A resumed CLI session does not inherit the trust an earlier run was
 // given on its command line.
 func TestE2EResumeDoesNotInheritTrust(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
 		scripted.ToolStep(scripted.Call("Bash", map[string]any{"command": "rm -rf build1"})),
 		scripted.TextStep("first done"),
@@ -44,6 +45,7 @@ func TestE2EResumeDoesNotInheritTrust(t *testing.T) {
 
 // Text output tells a person on stderr which calls were refused and why.
 func TestE2ETextOutputReportsDenials(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
 		scripted.ToolStep(scripted.Call("Bash", map[string]any{"command": "rm -rf build"})),
 		scripted.TextStep("could not clean"),

@@ -49,6 +49,7 @@ func noSQLiteFile(t *testing.T, home string) {
 // (messages, the last event seq), resumes it from there, and `sessions`
 // and `doctor` read the same database.
 func TestE2EPostgresRun(t *testing.T) {
+	t.Parallel()
 	dbURL := pgServer.Database(t)
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
 		scripted.ToolStep(scripted.Call("Read", map[string]any{"file_path": "notes.txt"})),
@@ -119,6 +120,7 @@ func TestE2EPostgresRun(t *testing.T) {
 // `tandem serve` with TANDEM_DATABASE_URL runs turns whose messages land in
 // PostgreSQL.
 func TestE2EPostgresServe(t *testing.T) {
+	t.Parallel()
 	dbURL := pgServer.Database(t)
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("hello from serve")}})
 	x.Env = append(x.Env, "TANDEM_DATABASE_URL="+dbURL)
@@ -141,6 +143,7 @@ func TestE2EPostgresServe(t *testing.T) {
 // fix, doctor explains where the URL comes from, and the password is
 // never printed.
 func TestE2EPostgresWrongPassword(t *testing.T) {
+	t.Parallel()
 	u, _ := url.Parse(pgServer.Database(t))
 	u.User = url.UserPassword(pgtest.AppUser, "wrong-secret-123")
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("never")}})
@@ -163,6 +166,7 @@ func TestE2EPostgresWrongPassword(t *testing.T) {
 // `tandem sessions migrate --to URL` copies what the SQLite file holds
 // into PostgreSQL; run again it copies nothing twice.
 func TestE2ESessionsMigrate(t *testing.T) {
+	t.Parallel()
 	dbURL := pgServer.Database(t)
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("stored in sqlite")}})
 	r := x.RunStream("remember this")

@@ -19,6 +19,7 @@ import (
 // tandem's environment there, and redacting output is no defence (`tr`
 // turns the key into something else). tandem still uses the key.
 func TestE2ECredentialsAreNotInTandemsEnviron(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS != "linux" {
 		t.Skip("/proc is Linux's")
 	}
@@ -67,6 +68,7 @@ func TestE2ECredentialsAreNotInTandemsEnviron(t *testing.T) {
 // in the process's command line (nor its environment) once it runs;
 // --token-file is the way that never shows it.
 func TestE2EServeTokenIsNotInTheProcessTable(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS != "linux" {
 		t.Skip("/proc is Linux's")
 	}
@@ -114,6 +116,7 @@ func TestE2EServeTokenIsNotInTheProcessTable(t *testing.T) {
 // gone soon after (the bash got a death signal, the session's watchdog
 // killed its process group).
 func TestE2EKilledTandemTakesItsCommandsAlong(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS != "linux" {
 		t.Skip("death signals and /proc are Linux's")
 	}

@@ -15,6 +15,7 @@ import (
 // .claude/skills/k/SKILL.md`) are refused with a warning naming each; no
 // byte of the key reaches the provider.
 func TestE2ESymlinkedExtensionFilesStayLocal(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("hello")}})
 	const keyData = "E2E-SECRET-KEY-DATA-7f3a"
 	key := filepath.Join(x.Home, ".ssh", "id_rsa")
@@ -57,6 +58,7 @@ func TestE2ESymlinkedExtensionFilesStayLocal(t *testing.T) {
 // turn nor `tandem skills list` (each run has a 60 s deadline): each is
 // skipped with a warning naming it.
 func TestE2EFIFOExtensionFilesDoNotBlock(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
 		scripted.ToolStep(scripted.CallID("g1", "Glob", map[string]any{"pattern": "**/*.txt"})),
 		scripted.TextStep("hello"),

@@ -13,6 +13,7 @@ import (
 // the same system blocks and the same tools, here in explore mode, where
 // the edit tools are not offered and the prompt says the mode.
 func TestE2EPromptShowIsWhatRunSends(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{Fallback: &scripted.Step{Text: "ok"}})
 	mustSucceed(t, x.RunStream("hi", "--permission-mode", "explore"))
 	var sent struct {

@@ -14,6 +14,7 @@ import (
 // PreToolUse and PostToolUse hooks), a rewind puts the files back, and the
 // next turn resumes the Claude Code conversation from before the prompt.
 func TestFeatureClaudeCodeRewind(t *testing.T) {
+	t.Parallel()
 	x := newClaudeCodeE2E(t, func(work string) scripted.Script {
 		return scripted.Script{Steps: []scripted.Step{
 			scripted.TextStep("hi there"),

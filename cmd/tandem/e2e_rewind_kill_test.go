@@ -16,6 +16,7 @@ import (
 // content, never a mix, no temporary files once re-run), and running it
 // again finishes the job without --force.
 func TestE2ERewindKilledMidwayCanBeRerun(t *testing.T) {
+	t.Parallel()
 	const n = 200
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
 		scripted.ToolStep(scripted.CallID("b1", "Bash", map[string]any{"command": "sed -i 's/.*/changed/;2,$d' f*.txt"})),

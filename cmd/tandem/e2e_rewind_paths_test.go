@@ -17,6 +17,7 @@ import (
 // ../outside sub` nothing is created, overwritten or deleted in outside:
 // those files are left alone and reported.
 func TestE2ERewindPathsAsTheyAreNow(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
 		scripted.ToolStep(scripted.CallID("b1", "Bash", map[string]any{"command": "rm sub/a.txt && echo new > sub/new.txt && echo k2 > sub/keep.txt && echo t2 > top.txt"})),
 		scripted.TextStep("changed"),
@@ -88,6 +89,7 @@ func TestE2ERewindPathsAsTheyAreNow(t *testing.T) {
 // process runs a turn of the session, it fails as busy instead of cutting
 // the conversation under that turn.
 func TestE2ERewindWaitsForTheLease(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
 		scripted.TextStep("first"),
 		scripted.TextStep("slow answer").WithFault(scripted.Fault{FirstByteDelayMS: 5000, Times: 1}),
@@ -97,7 +99,7 @@ func TestE2ERewindWaitsForTheLease(t *testing.T) {
 	id := first.Result().SessionID
 
 	a := x.Start(streamArgs("slow one", "--resume", id)...)
-	a.WaitEvent("status", 10*time.Second, func(e event.Event) bool { return e.Type == event.Status })
+	a.WaitEvent("status", 30*time.Second, func(e event.Event) bool { return e.Type == event.Status })
 	rw := x.Run("sessions", "rewind", id, "--to", "1", "--conversation-only")
 	if rw.Code == 0 || !strings.Contains(rw.Stderr, "busy") {
 		t.Fatalf("rewind during a turn: exit %d\n%s%s", rw.Code, rw.Stdout, rw.Stderr)

@@ -67,6 +67,7 @@ func fileStates(s checkpoint.Summary) string {
 // changed outside tandem unless forced, and the resumed conversation sends
 // the model only the messages from before the rewound prompt.
 func TestE2ERewindFilesAndConversation(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, rewindScript())
 	setupRewindWork(t, x)
 	r1 := x.RunStream("prompt one: write notes", "--permission-mode", "trust")

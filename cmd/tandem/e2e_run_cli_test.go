@@ -14,6 +14,7 @@ import (
 )
 
 func TestE2ERunJSONOutput(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
 		scripted.ToolStep(scripted.Call("Glob", map[string]any{"pattern": "*"})).WithUsage(scripted.Usage{InputTokens: 1000, OutputTokens: 100}),
 		scripted.TextStep("Answer.").WithUsage(scripted.Usage{InputTokens: 2000, OutputTokens: 200}),
@@ -51,6 +52,7 @@ func abs(f float64) float64 {
 }
 
 func TestE2ERunOpenAIChatCompletions(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
 		scripted.ToolStep(scripted.Call("Glob", map[string]any{"pattern": "*.txt"})),
 		scripted.TextStep("Found it via OpenAI."),
@@ -77,6 +79,7 @@ func TestE2ERunOpenAIChatCompletions(t *testing.T) {
 }
 
 func TestE2ERunCustomProviderFromProjectConfig(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("Local model here.")}})
 	x.WriteFile(".tandem/config.json", `{"providers":{"local":{"kind":"openai-compatible","base_url":"`+x.url+`/v1"}}}`)
 	if tr := x.Run("trust", x.Work); tr.Code != 0 || !strings.Contains(tr.Stdout, x.Work) {
@@ -100,6 +103,7 @@ func TestE2ERunCustomProviderFromProjectConfig(t *testing.T) {
 }
 
 func TestE2ESessionsCommands(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
 		scripted.ToolStep(scripted.Call("Glob", map[string]any{"pattern": "*"})),
 		scripted.TextStep("Listed."),
@@ -158,7 +162,7 @@ func TestE2ESessionsCommands(t *testing.T) {
 func TestE2ERunStdinOpenButSilent(t *testing.T) {
 	t.Parallel()
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("answer")}})
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := x.Command(ctx, "run", "-p", "hi", "--model", "anthropic/claude-sonnet-5-5")
 	pr, pw, err := os.Pipe()
@@ -191,6 +195,7 @@ func TestE2ERunStdinOpenButSilent(t *testing.T) {
 }
 
 func TestPrinterRetriedTextDiffers(t *testing.T) {
+	t.Parallel()
 	var out, errw strings.Builder
 	p := newPrinter("text", &out, &errw, false)
 	for _, e := range []event.Event{
@@ -213,6 +218,7 @@ func TestPrinterRetriedTextDiffers(t *testing.T) {
 // model with no price cannot run under a budget until the config gives
 // it one.
 func TestE2ERunMaxBudget(t *testing.T) {
+	t.Parallel()
 	step := func(pattern string) scripted.Step {
 		return scripted.ToolStep(scripted.Call("Glob", map[string]any{"pattern": pattern})).WithUsage(scripted.Usage{InputTokens: 100_000})
 	}
@@ -278,6 +284,7 @@ func TestE2ERunMaxBudget(t *testing.T) {
 // further call. The user's config prices an input token at $1, so the
 // steps stay far from the context window.
 func TestE2ERunMaxBudgetCoversSubagents(t *testing.T) {
+	t.Parallel()
 	dollars := func(n int64) scripted.Usage { return scripted.Usage{InputTokens: n} }
 	x := newE2E(t, scripted.Script{
 		Steps: []scripted.Step{
@@ -319,6 +326,7 @@ func TestE2ERunMaxBudgetCoversSubagents(t *testing.T) {
 // calls in all, as the children interleave. (Each child had the whole
 // remainder before: five calls, $13.)
 func TestE2ERunMaxBudgetSharedByParallelSubagents(t *testing.T) {
+	t.Parallel()
 	dollars := func(n int64) scripted.Usage { return scripted.Usage{InputTokens: n} }
 	child := func(match string) scripted.Thread {
 		return scripted.Thread{Match: match, Steps: []scripted.Step{

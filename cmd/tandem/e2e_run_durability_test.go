@@ -16,6 +16,7 @@ import (
 // A tandem killed with SIGKILL in the middle of a tool call leaves a
 // readable database and a session that resumes with every tool_use answered.
 func TestE2ERunKill9MidToolResumes(t *testing.T) {
+	t.Parallel()
 	marker := sleepMarker()
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
 		scripted.ToolStep(scripted.Call("Bash", map[string]any{"command": "echo first-step"})),
@@ -23,13 +24,12 @@ func TestE2ERunKill9MidToolResumes(t *testing.T) {
 		scripted.TextStep("Recovered."),
 	}})
 	p := x.Start("run", "-p", "work slowly", "--output-format", "stream-json", "--model", "anthropic/claude-sonnet-5-5", "--permission-mode", "trust")
-	first := p.WaitEvent("status event", 10*time.Second, func(e event.Event) bool { return e.Type == event.Status })
+	first := p.WaitEvent("status event", 30*time.Second, func(e event.Event) bool { return e.Type == event.Status })
 	id := first.SessionID
 	// The sleep running means the second step's assistant message is stored.
-	waitFor(t, "the sleep to start", 10*time.Second, func() bool { return len(pidsWithArg(t, marker)) > 0 })
-	killAtCleanup(t, marker)
+	sleepStarted(t, marker)
 	p.Signal(syscall.SIGKILL)
-	if r := p.Wait(5 * time.Second); r.Code == 0 {
+	if r := p.Wait(10 * time.Second); r.Code == 0 {
 		t.Fatalf("killed tandem exited 0")
 	}
 
@@ -64,22 +64,23 @@ func TestE2ERunKill9MidToolResumes(t *testing.T) {
 // SIGKILL while the model is slow to answer (no tool in flight) keeps the
 // finished steps.
 func TestE2ERunKill9DuringModelCall(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
 		scripted.ToolStep(scripted.Call("Bash", map[string]any{"command": "echo step-one-done"})),
 		scripted.TextStep("late").WithFault(scripted.Fault{FirstByteDelayMS: 20000, Times: 1}),
 		scripted.TextStep("after resume"),
 	}})
 	p := x.Start("run", "-p", "go", "--output-format", "stream-json", "--model", "anthropic/claude-sonnet-5-5", "--permission-mode", "trust")
-	tr := p.WaitEvent("tool_result", 10*time.Second, func(e event.Event) bool { return e.Type == event.ToolResult })
+	tr := p.WaitEvent("tool_result", 30*time.Second, func(e event.Event) bool { return e.Type == event.ToolResult })
 	id := tr.SessionID
-	waitFor(t, "the stored tool result", 10*time.Second, func() bool {
+	waitFor(t, "the stored tool result", 30*time.Second, func() bool {
 		ex, r := x.Export(id)
 		return r.Code == 0 && len(ex.Messages) == 3
 	})
 	// The server is now holding the second step's request.
-	waitFor(t, "the second model call", 5*time.Second, func() bool { return len(x.srv.MainRequests()) >= 2 })
+	waitFor(t, "the second model call", 30*time.Second, func() bool { return len(x.srv.MainRequests()) >= 2 })
 	p.Signal(syscall.SIGKILL)
-	p.Wait(5 * time.Second)
+	p.Wait(10 * time.Second)
 
 	ex, r := x.Export(id)
 	if r.Code != 0 || len(ex.Messages) != 3 || !strings.Contains(ex.Messages[2].Content[0].Content[0].Text, "step-one-done") {
@@ -93,6 +94,7 @@ func TestE2ERunKill9DuringModelCall(t *testing.T) {
 // Two tandem processes sharing one TANDEM_HOME run multi-step turns at the
 // same time; both sessions are stored whole.
 func TestE2ERunTwoProcessesSameHome(t *testing.T) {
+	t.Parallel()
 	var steps []scripted.Step
 	for i := 0; i < 4; i++ {
 		steps = append(steps, scripted.ToolStep(
@@ -142,14 +144,14 @@ func TestE2ERunTwoProcessesSameHome(t *testing.T) {
 // SIGINT during a long Bash call stops the turn quickly, kills the command,
 // stores the session and lets a later turn resume it.
 func TestE2ERunInterruptDuringBash(t *testing.T) {
+	t.Parallel()
 	marker := sleepMarker()
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
 		scripted.ToolStep(scripted.Call("Bash", map[string]any{"command": "sleep " + marker})),
 		scripted.TextStep("Picked up again."),
 	}})
 	p := x.Start("run", "-p", "wait a while", "--output-format", "stream-json", "--model", "anthropic/claude-sonnet-5-5", "--permission-mode", "trust")
-	waitFor(t, "the sleep to start", 10*time.Second, func() bool { return len(pidsWithArg(t, marker)) > 0 })
-	killAtCleanup(t, marker)
+	sleepStarted(t, marker)
 	start := time.Now()
 	p.Signal(syscall.SIGINT)
 	r := p.Wait(30 * time.Second)
@@ -163,7 +165,7 @@ func TestE2ERunInterruptDuringBash(t *testing.T) {
 	if res.Subtype != event.SubtypeInterrupted || !res.IsError {
 		t.Fatalf("result %+v\nstdout:\n%s\nstderr:\n%s", res, r.Stdout, r.Stderr)
 	}
-	waitFor(t, "the sleep to be killed", 2*time.Second, func() bool { return len(pidsWithArg(t, marker)) == 0 })
+	sleepGone(t, marker)
 
 	ex, er := x.Export(res.SessionID)
 	if er.Code != 0 || len(ex.Messages) != 3 {
@@ -183,6 +185,7 @@ func TestE2ERunInterruptDuringBash(t *testing.T) {
 // SIGTERM while the model is slow to answer, and SIGINT while a retry
 // waits out a long Retry-After, both end the turn at once as interrupted.
 func TestE2ERunInterruptDuringModelCallAndRetryWait(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name  string
 		fault scripted.Fault
@@ -190,11 +193,10 @@ func TestE2ERunInterruptDuringModelCallAndRetryWait(t *testing.T) {
 		ready func(x *e2e, p *liveProc)
 	}{
 		{"slow model SIGTERM", scripted.Fault{FirstByteDelayMS: 120000}, syscall.SIGTERM, func(x *e2e, p *liveProc) {
-			p.WaitEvent("status", 10*time.Second, func(e event.Event) bool { return e.Type == event.Status })
-			time.Sleep(200 * time.Millisecond) // the request is in flight
+			waitFor(x.t, "the request to be in flight", 30*time.Second, func() bool { return len(x.srv.MainRequests()) >= 1 })
 		}},
 		{"retry wait SIGINT", scripted.StatusFault(429, 30), syscall.SIGINT, func(x *e2e, p *liveProc) {
-			p.WaitEvent("retry", 10*time.Second, func(e event.Event) bool { return e.Type == event.Retry && e.DelayMS == 30000 })
+			p.WaitEvent("retry", 30*time.Second, func(e event.Event) bool { return e.Type == event.Retry && e.DelayMS == 30000 })
 		}},
 	}
 	for _, c := range cases {

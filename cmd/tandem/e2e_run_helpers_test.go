@@ -201,10 +201,26 @@ func killAtCleanup(t *testing.T, marker string) {
 	})
 }
 
+// sleepStarted waits until the `sleep MARKER` a tool call runs has
+// started, and kills it when the test ends, whatever became of its tandem.
+func sleepStarted(t *testing.T, marker string) {
+	t.Helper()
+	waitFor(t, "sleep "+marker+" to start", 20*time.Second, func() bool { return len(pidsWithArg(t, marker)) > 0 })
+	killAtCleanup(t, marker)
+}
+
+// sleepGone waits until no `sleep MARKER` is left.
+func sleepGone(t *testing.T, marker string) {
+	t.Helper()
+	waitFor(t, "sleep "+marker+" to be killed", 10*time.Second, func() bool { return len(pidsWithArg(t, marker)) == 0 })
+}
+
 // sleepMarker is a sleep duration unique to a test, so its process can be
-// found in /proc ("sleep 30.xxxx").
+// found in /proc ("sleep 30.xxxxxxxxx"): nine digits of the clock's
+// nanoseconds, so tests running in parallel (and other test processes on
+// the machine) do not share one.
 func sleepMarker() string {
-	return fmt.Sprintf("30.%04d", time.Now().UnixNano()%10000)
+	return fmt.Sprintf("30.%09d", time.Now().UnixNano()%1_000_000_000)
 }
 
 // exported is `tandem sessions export` parsed.

@@ -14,6 +14,7 @@ import (
 // A thinking block goes back to Anthropic with its signature unchanged, in
 // the same turn and after a resume.
 func TestE2ERunThinkingSignatureRoundTrip(t *testing.T) {
+	t.Parallel()
 	const thought = "The user wants the files listed; Glob is the right tool."
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
 		scripted.ToolStep(scripted.Call("Glob", map[string]any{"pattern": "*"})).WithThinking(thought),
@@ -52,6 +53,7 @@ func TestE2ERunThinkingSignatureRoundTrip(t *testing.T) {
 // AGENTS.md in the folder, CLAUDE.md at the repository root above it and
 // --append-system-prompt all reach the system prompt.
 func TestE2ERunProjectInstructions(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{Fallback: &scripted.Step{Text: "ok"}})
 	root := filepath.Dir(x.Work)
 	if err := os.Mkdir(filepath.Join(root, ".git"), 0o755); err != nil {
@@ -88,6 +90,7 @@ func TestE2ERunProjectInstructions(t *testing.T) {
 
 // The same tool call over and over is refused after the third time.
 func TestE2ERunDoomLoop(t *testing.T) {
+	t.Parallel()
 	var steps []scripted.Step
 	for i := 0; i < 5; i++ {
 		steps = append(steps, scripted.ToolStep(scripted.Call("Bash", map[string]any{"command": "echo ran >> count.txt"})))
@@ -117,6 +120,7 @@ func TestE2ERunDoomLoop(t *testing.T) {
 // --disallowedTools Bash removes Bash from the offered tools and refuses a
 // call to it anyway.
 func TestE2ERunDisallowedTools(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
 		scripted.ToolStep(scripted.Call("Bash", map[string]any{"command": "echo should-not-run > ran.txt"})),
 		scripted.TextStep("ok"),
@@ -140,6 +144,7 @@ func TestE2ERunDisallowedTools(t *testing.T) {
 // not a filter of the tools offered). Without a terminal, a Bash call in the
 // normal mode would be denied; with --allowedTools Bash it runs.
 func TestE2ERunAllowedTools(t *testing.T) {
+	t.Parallel()
 	script := scripted.Script{Steps: []scripted.Step{
 		scripted.ToolStep(scripted.Call("Bash", map[string]any{"command": "echo approved > ran.txt"})),
 		scripted.TextStep("ok"),

@@ -45,6 +45,7 @@ func TestE2ERunRetries(t *testing.T) {
 
 // A rejected API key fails at once, in the result and on stderr.
 func TestE2ERunAuthErrorFailsFast(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{RequireKey: "the-right-key", Steps: []scripted.Step{scripted.TextStep("never")}})
 	r := x.RunStream("hello")
 	if r.Code != 1 {

@@ -17,6 +17,7 @@ import (
 // over the API (what the web UI's button sends) lets the next command
 // through, and only that session's sandbox is widened.
 func TestE2EServeSandboxAllowHost(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 // folder is refused by the kernel. With CLAUDE_CONFIG_DIR and without
 // (the CLI then keeps ~/.claude and ~/.claude.json).
 func TestE2ESandboxClaudeCode(t *testing.T) {
+	t.Parallel()
 	t.Run("config_dir", func(t *testing.T) { testSandboxClaudeCode(t, true) })
 	t.Run("home", func(t *testing.T) { testSandboxClaudeCode(t, false) })
 }

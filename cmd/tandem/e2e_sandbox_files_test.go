@@ -16,6 +16,7 @@ import (
 // folder) nor written, nothing is written outside the writable folders,
 // and each refusal is a sandbox_denial event naming the rule.
 func TestE2ESandboxFileTools(t *testing.T) {
+	t.Parallel()
 	x := newE2EFor(t, func(work string) scripted.Script {
 		home := filepath.Join(filepath.Dir(work), "home")
 		return scripted.Script{Steps: []scripted.Step{

@@ -19,6 +19,7 @@ import (
 // by the kernel (or the proxy) and each refusal is a sandbox_denial event;
 // what stays inside runs.
 func TestE2ESandboxTrustMode(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -85,6 +86,7 @@ func sandboxProcesses(dir string) []string {
 }
 
 func TestE2ESandboxRunRefuses(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{})
 	os.MkdirAll(filepath.Join(x.Home, ".ssh"), 0o700)
 	os.WriteFile(filepath.Join(x.Home, ".ssh", "id_rsa"), []byte("PRIVATE KEY"), 0o600)
@@ -107,6 +109,7 @@ func TestE2ESandboxRunRefuses(t *testing.T) {
 // loopback port Landlock lets it connect to: an allow-listed host is
 // reached through it, another host is refused by the proxy.
 func TestE2ESandboxFallbackNetworkThroughProxy(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("curl"); err != nil {
 		t.Skip("curl not installed (apt-get install curl)")
 	}

@@ -31,7 +31,7 @@ func startServe(t *testing.T, x *e2e, args ...string) *apiClient {
 // answers its health check.
 func waitListening(t *testing.T, base string) {
 	t.Helper()
-	waitFor(t, "the server to listen", 10*time.Second, func() bool {
+	waitFor(t, "the server to listen", 30*time.Second, func() bool {
 		resp, err := http.Get(base + "/api/health")
 		if err == nil {
 			resp.Body.Close()

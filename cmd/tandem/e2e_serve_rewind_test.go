@@ -15,6 +15,7 @@ import (
 // The HTTP API lists a session's checkpoints and rewinds it: files only,
 // then a refused rewind over an outside change, then both with force.
 func TestE2EServeCheckpointsAndRewind(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
 		scripted.ToolStep(scripted.CallID("w1", "Write", map[string]any{"file_path": "notes.txt", "content": "v1\n"})),
 		scripted.TextStep("one done"),

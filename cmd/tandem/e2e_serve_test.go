@@ -16,6 +16,7 @@ import (
 // the middle of it. The process exits cleanly and the session is stored
 // whole (the user's message, the interrupted turn), ready to resume.
 func TestE2EServeShutsDownCleanlyOnSIGTERM(t *testing.T) {
+	t.Parallel()
 	marker := sleepMarker()
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
 		scripted.ToolStep(scripted.Call("Bash", map[string]any{"command": "sleep " + marker})),
@@ -26,7 +27,7 @@ func TestE2EServeShutsDownCleanlyOnSIGTERM(t *testing.T) {
 	sess := call("POST", "/api/sessions", map[string]string{"cwd": x.Work, "mode": "trust"})
 	id := fmt.Sprint(sess["id"])
 	call("POST", "/api/sessions/"+id+"/messages", map[string]string{"text": "sleep please"})
-	waitFor(t, "the sleep to start", 10*time.Second, func() bool {
+	waitFor(t, "the sleep to start", 30*time.Second, func() bool {
 		got := call("GET", "/api/sessions/"+id, nil)
 		return got["status"] == "running" && len(pidsWithArg(t, marker)) > 0
 	})

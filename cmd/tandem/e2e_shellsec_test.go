@@ -17,6 +17,7 @@ import (
 // the stored session nor a hook command's environment holds tandem's
 // credentials.
 func TestE2EShellSecretsNeverReachTheModel(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
 		scripted.ToolStep(scripted.CallID("env1", "Bash", map[string]any{"command": "env; printenv ANTHROPIC_API_KEY; printenv TANDEM_TOKEN"})),
 		scripted.ToolStep(scripted.CallID("env2", "Bash", map[string]any{"command": "jq -n env"})),
@@ -69,6 +70,7 @@ func TestE2EShellSecretsNeverReachTheModel(t *testing.T) {
 // Special files never block start-up: CLAUDE.md as a FIFO and .mcp.json as
 // a FIFO are skipped (with a warning naming the file) and the turn runs.
 func TestE2EFIFOInstructionsDoNotBlock(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("hello")}})
 	for _, name := range []string{"CLAUDE.md", ".mcp.json"} {
 		if err := syscall.Mkfifo(filepath.Join(x.Work, name), 0o644); err != nil {
@@ -85,6 +87,7 @@ func TestE2EFIFOInstructionsDoNotBlock(t *testing.T) {
 // Processes a command detaches (nohup, setsid, double fork) and background
 // jobs do not outlive tandem.
 func TestE2EDetachedProcessesEndWithTandem(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS != "linux" {
 		t.Skip("process tags are read from /proc")
 	}
@@ -115,6 +118,7 @@ func TestE2EDetachedProcessesEndWithTandem(t *testing.T) {
 
 // A session's spill files go when the session is deleted.
 func TestE2ESpillFilesDeletedWithTheSession(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
 		scripted.ToolStep(scripted.CallID("big", "Bash", map[string]any{"command": "head -c 100000 /dev/zero | tr '\\0' x"})),
 		scripted.TextStep("done"),
@@ -140,6 +144,7 @@ func TestE2ESpillFilesDeletedWithTheSession(t *testing.T) {
 // directory in the workspace whose config names a program, is denied and
 // the program does not run; a clean repository's git status still runs.
 func TestE2EGitRepositoryConfigDoesNotRunInExplore(t *testing.T) {
+	t.Parallel()
 	needProgram(t, "git")
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
 		scripted.ToolStep(scripted.CallID("evil", "Bash", map[string]any{"command": "cd evilbare && git status"})),
@@ -183,6 +188,7 @@ func TestE2EGitRepositoryConfigDoesNotRunInExplore(t *testing.T) {
 // Under the claude-code runtime the CLI runs the model's commands; they
 // still see none of tandem's credentials, not even the one the CLI holds.
 func TestE2EClaudeCodeCommandsDoNotSeeCredentials(t *testing.T) {
+	t.Parallel()
 	cc := newClaudeCodeE2E(t, func(string) scripted.Script {
 		return scripted.Script{Steps: []scripted.Step{
 			scripted.ToolStep(scripted.CallID("env1", "Bash", map[string]any{"command": "env; echo END"})),
@@ -208,6 +214,7 @@ func TestE2EClaudeCodeCommandsDoNotSeeCredentials(t *testing.T) {
 // even when the data folder is inside the workspace, and searches there
 // skip the checkpoint snapshots.
 func TestE2EServerTokenIsNotReadableInExplore(t *testing.T) {
+	t.Parallel()
 	const token = "e2e-server-token-0123456789abcdef"
 	x := newE2EFor(t, func(work string) scripted.Script {
 		tok := filepath.Join(work, "data", "server-token")

@@ -55,6 +55,7 @@ func (e extensionsJSON) summary() string {
 const wantExtensions = "skill:bad skill:review cmd:bad:skill cmd:review:skill cmd:ship:command agent:reader:Read+Grep agent:general-purpose: agent:Explore:Read+Glob+Grep+Bash+WebFetch+WebSearch warn:effort"
 
 func TestE2ESkillsList(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{})
 	skillFixtures(x)
 	r := x.Run("skills", "list", "--json")
@@ -77,6 +78,7 @@ func TestE2ESkillsList(t *testing.T) {
 }
 
 func TestE2EServeSkillsEndpoints(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{})
 	skillFixtures(x)
 	addr := freeAddr(t)

@@ -19,6 +19,7 @@ import (
 // button; trusting there is stored (the next session has no banner) and
 // applied (the next session's requests carry the project's header).
 func TestE2EBrowserAsksToTrustFolder(t *testing.T) {
+	t.Parallel()
 	var browser string
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
 		if p, err := exec.LookPath(name); err == nil {

@@ -21,6 +21,7 @@ func errCode(body map[string]any) string {
 // `tandem serve` used to ignore the project file's model, runtime,
 // permission_mode and max_turns that `tandem run` applies.
 func TestE2EServeAppliesProjectConfig(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
 		scripted.ToolStep(scripted.CallID("w", "Write", map[string]any{"file_path": "written.txt", "content": "x"})),
 		scripted.TextStep("never reached: max_turns is 1"),
@@ -56,6 +57,7 @@ func TestE2EServeAppliesProjectConfig(t *testing.T) {
 // POST /api/sessions refuses an unknown model as `tandem run` does, and
 // stores nothing.
 func TestE2EServeRefusesUnknownModel(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{})
 	c := startServe(t, x)
 	code, out := c.do("POST", "/api/sessions", map[string]string{"cwd": x.Work, "model": "no-such-model-9"})
@@ -82,6 +84,7 @@ func TestE2EServeRefusesUnknownModel(t *testing.T) {
 // Registering a workspace is not trust: a session in a folder whose project
 // files need trust is refused with the findings until POST /api/trust.
 func TestE2EServeTrustEndpoint(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("ok")}})
 	evil, evilURL := testfiles.Scripted(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("from the project's host")}})
 	x.Env = append(x.Env, "ANTHROPIC_BASE_URL=", "ANTHROPIC_API_KEY="+fakeKey)
@@ -130,6 +133,7 @@ func TestE2EServeTrustEndpoint(t *testing.T) {
 
 // `tandem serve --trust-project` trusts every folder for that process.
 func TestE2EServeTrustProjectFlag(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("ok")}})
 	writeJSONFile(t, filepath.Join(x.Work, ".tandem", "config.json"), map[string]any{
 		"providers": map[string]any{"anthropic": map[string]any{"headers": map[string]string{"X-Project-Header": "v"}}}})

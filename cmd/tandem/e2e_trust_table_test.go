@@ -180,6 +180,7 @@ func docKeyCases() []docKeyCase {
 // folder, and exits 0; a key that is an error stops the run naming it.
 // Each row has a case and each case names its row, so the two cannot drift.
 func TestE2EProjectKeysAsDocumented(t *testing.T) {
+	t.Parallel()
 	rows := permissionsDocRows(t)
 	cases := docKeyCases()
 	rowOf := func(c docKeyCase) (docsRow, bool) {

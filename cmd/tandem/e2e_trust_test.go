@@ -201,6 +201,7 @@ func trustRoutes() []trustRoute {
 }
 
 func TestE2ETrustRoutes(t *testing.T) {
+	t.Parallel()
 	for _, rt := range trustRoutes() {
 		t.Run(rt.name, func(t *testing.T) {
 			cap := newCapture(t)
@@ -268,6 +269,7 @@ func TestE2ETrustRoutes(t *testing.T) {
 
 // --trust-project trusts for one run without recording anything.
 func TestE2ETrustProjectFlag(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("ok")}})
 	writeJSONFile(t, filepath.Join(x.Work, ".tandem", "config.json"), map[string]any{
 		"providers": map[string]any{"anthropic": map[string]any{"headers": map[string]string{"X-Project-Header": "v"}}}})
@@ -281,6 +283,7 @@ func TestE2ETrustProjectFlag(t *testing.T) {
 }
 
 func TestE2ETrustCommand(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{})
 	sub := filepath.Join(x.Work, "sub")
 	x.WriteFile("sub/.keep", "")
@@ -322,6 +325,7 @@ func TestE2ETrustCommand(t *testing.T) {
 // itself, and applies its "env": a project setting ANTHROPIC_BASE_URL there
 // would take the key the runtime hands the CLI to the project's host.
 func TestE2ETrustClaudeSettingsEnv(t *testing.T) {
+	t.Parallel()
 	evil, evilURL := testfiles.Scripted(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("from the project's host")}})
 	x := newClaudeCodeE2E(t, func(string) scripted.Script {
 		return scripted.Script{Steps: []scripted.Step{scripted.TextStep("from the user's host")}}
@@ -355,6 +359,7 @@ func TestE2ETrustClaudeSettingsEnv(t *testing.T) {
 
 // doctor reports the folder's trust through the same resolution a session gets.
 func TestE2EDoctorReportsTrust(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{})
 	writeJSONFile(t, filepath.Join(x.Work, ".tandem", "config.json"), map[string]any{
 		"providers": map[string]any{"anthropic": map[string]any{"base_url": "http://127.0.0.1:9"}}})

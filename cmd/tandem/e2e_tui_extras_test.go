@@ -18,6 +18,7 @@ import (
 // an image, `# line` added to the chosen memory file, and a bell + OSC 9
 // when a turn ends while the terminal is out of focus.
 func TestE2ETUIExtras(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{Fallback: &scripted.Step{Text: "Noted the output."}})
 	statusIn := filepath.Join(x.Home, "status-in.json")
 	settings := map[string]any{"statusLine": map[string]any{"type": "command",

@@ -16,6 +16,7 @@ import (
 // same conversation, and quitting with the terminal restored. The session
 // then resumes headless.
 func TestE2ETUIConversation(t *testing.T) {
+	t.Parallel()
 	slow := &scripted.Fault{DelayBetweenChunksMS: 30, Always: true}
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
 		{Text: "Hello, I am **tandem** and this answer streams in small pieces.", Fault: slow},
@@ -146,6 +147,7 @@ func TestE2ETUIConversation(t *testing.T) {
 
 // Without a terminal `tandem` keeps printing the help, and -p runs headless.
 func TestE2ERootWithoutTerminal(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("headless answer")}})
 	r := x.RunDetached()
 	if r.Code != 0 || !strings.Contains(r.Stdout, "Usage:") {
@@ -160,6 +162,7 @@ func TestE2ERootWithoutTerminal(t *testing.T) {
 // A headless session continues in the UI, history shown, and a denial
 // typed in the dialog reaches the model with its reason.
 func TestE2ETUIContinuesHeadlessSessionAndDenies(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
 		scripted.TextStep("First answer, from a headless run."),
 		scripted.ToolStep(scripted.Call("Bash", map[string]any{"command": "rm -rf build"})),
@@ -201,6 +204,7 @@ func TestE2ETUIContinuesHeadlessSessionAndDenies(t *testing.T) {
 // starts it without them (the conversation says which), and no under
 // --require-trust starts nothing.
 func TestE2ETUIAsksToTrustTheFolder(t *testing.T) {
+	t.Parallel()
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
 		scripted.ToolStep(scripted.CallID("rm1", "Bash", map[string]any{"command": "rm victim.txt"})),
 		scripted.TextStep("trusted now")}})
@@ -258,6 +262,7 @@ func TestE2ETUIAsksToTrustTheFolder(t *testing.T) {
 // waits for approval; approving it there connects it and its tools show.
 // Then /permissions why, from the session's permission engine.
 func TestE2ETUIMCPPanel(t *testing.T) {
+	t.Parallel()
 	bin := testdepBin(t, "mcp-server-everything")
 	x := newE2E(t, scripted.Script{Fallback: &scripted.Step{Text: "ok"}})
 	writeJSONFile(t, filepath.Join(x.Work, ".mcp.json"), map[string]any{"mcpServers": map[string]any{"everything": map[string]any{"command": bin}}})

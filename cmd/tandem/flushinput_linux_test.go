@@ -35,6 +35,7 @@ func openPTY(t *testing.T) (ctl, term *os.File) {
 // What was typed on the terminal before a question and not read yet is
 // thrown away; what is typed after it is read.
 func TestFlushInputDiscardsTypeAhead(t *testing.T) {
+	t.Parallel()
 	ctl, term := openPTY(t)
 	if _, err := ctl.WriteString("y\n"); err != nil {
 		t.Fatal(err)

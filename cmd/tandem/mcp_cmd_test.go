@@ -65,6 +65,7 @@ func readJSON(t *testing.T, path string) map[string]any {
 }
 
 func TestAddListRemovePreservesOtherKeys(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	if err := os.MkdirAll(filepath.Dir(e.deps.UserConfig), 0o755); err != nil {
 		t.Fatal(err)
@@ -124,6 +125,7 @@ func TestAddListRemovePreservesOtherKeys(t *testing.T) {
 }
 
 func TestAddRejectsBadInput(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	cases := [][]string{
 		{"add", "-t", "sse", "x", "not-a-url"},
@@ -140,6 +142,7 @@ func TestAddRejectsBadInput(t *testing.T) {
 }
 
 func TestEnableDisableProjectAndOwnServers(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	mcpJSON := filepath.Join(e.deps.ProjectDir, ".mcp.json")
 	if err := os.WriteFile(mcpJSON, []byte(`{"mcpServers": {"cloned": {"command": "evil"}}}`), 0o644); err != nil {
@@ -180,6 +183,7 @@ func TestEnableDisableProjectAndOwnServers(t *testing.T) {
 }
 
 func TestTestCommand(t *testing.T) {
+	t.Parallel()
 	bin, _ := filepath.Abs(filepath.Join("..", "..", "..", "testdeps", "node_modules", ".bin", "mcp-server-everything"))
 	if _, err := os.Stat(bin); err != nil {
 		t.Skip("mcp-server-everything not installed: run `cd testdeps && npm ci` (CI installs it)")
@@ -207,6 +211,7 @@ func TestTestCommand(t *testing.T) {
 // `tandem mcp test` of a project server whose entry references ${VAR} used
 // to expand the user's environment into it in any folder.
 func TestTestCommandNeedsTrustForVarRefs(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.deps.LookupEnv = func(k string) (string, bool) { return "sk-secret", k == "ANTHROPIC_API_KEY" }
 	p := filepath.Join(e.deps.ProjectDir, ".mcp.json")

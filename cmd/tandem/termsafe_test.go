@@ -17,6 +17,7 @@ const hostile = "title\x1b]0;owned\x07\x1b[2J\rgone"
 // What the text printer sends to a terminal has its control characters
 // escaped; the same events in JSON keep their bytes.
 func TestTextOutputEscapesForTerminal(t *testing.T) {
+	t.Parallel()
 	var out, errw bytes.Buffer
 	p := newPrinter("text", &out, &errw, true)
 	p.safeOut, p.safeErr = termsafe.Text, termsafe.Text // as on a terminal
@@ -42,6 +43,7 @@ func TestTextOutputEscapesForTerminal(t *testing.T) {
 }
 
 func TestSessionListEscapesTitles(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	printSessionList(&out, []session.Summary{{ID: "ses_1", Title: hostile + "\nsecond", Model: "m", UpdatedAt: time.Now()}}, termsafe.Line)
 	s := out.String()
