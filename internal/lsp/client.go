@@ -159,10 +159,11 @@ func (c *client) sync(ctx context.Context, path, languageID string) (int, error)
 
 // diagnostics are the server's diagnostics for version of path: pulled
 // where the server answers textDocument/diagnostic, otherwise the first
-// publish for that version (or, from a server that tags no versions, the
-// first publish after the change was sent). ok is false when none came
-// within ctx.
-func (c *client) diagnostics(ctx context.Context, path string, version int) ([]Diagnostic, bool) {
+// publish tagged with that version. A server that tags no versions
+// (typescript-language-server) publishes in stages (syntax, then types):
+// its answer is the last publish after the change once it has been quiet
+// for settle. ok is false when none came within ctx.
+func (c *client) diagnostics(ctx context.Context, path string, version int, settle time.Duration) ([]Diagnostic, bool) {
 	uri := fileURI(path)
 	if offers(c.caps.Capabilities.DiagnosticProvider) {
 		var rep documentDiagnosticReport
@@ -172,24 +173,36 @@ func (c *client) diagnostics(ctx context.Context, path string, version int) ([]D
 		// A server may refuse a pull it advertised (not ready yet): wait
 		// for its publish instead.
 	}
+	var last []Diagnostic
+	var quiet <-chan time.Time
+	got := false
 	for {
 		c.mu.Lock()
 		p, ok := c.diags[uri]
 		wake := c.wake
 		cur := c.docs[uri]
+		if ok {
+			delete(c.diags, uri) // taken: the next publish wakes us anew
+		}
 		c.mu.Unlock()
 		if cur != version {
 			return nil, false // a newer change is on its way
 		}
-		if ok && (p.version == nil || *p.version == version) {
+		if ok && p.version != nil && *p.version == version {
 			return p.items, true
+		}
+		if ok && p.version == nil {
+			last, got = p.items, true
+			quiet = time.After(settle)
 		}
 		select {
 		case <-wake:
+		case <-quiet:
+			return last, true
 		case <-c.proc.done:
 			return nil, false
 		case <-ctx.Done():
-			return nil, false
+			return last, got
 		}
 	}
 }

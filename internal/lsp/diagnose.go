@@ -118,7 +118,7 @@ func (m *Manager) each(ctx context.Context, paths []string, f func(path string, 
 			}
 			wctx, cancel := context.WithTimeout(ctx, time.Duration(m.opts.Settings.WaitMS)*time.Millisecond)
 			defer cancel()
-			diags, ok := c.diagnostics(wctx, p, v)
+			diags, ok := c.diagnostics(wctx, p, v, time.Duration(m.opts.Settings.SettleMS)*time.Millisecond)
 			f(p, errorsOnly(diags), c.srv.Name, ok)
 		}()
 	}

@@ -47,7 +47,7 @@ func need(t *testing.T, name string) Settings {
 		}
 		// Cold starts on a loaded machine take a while: the wait is a
 		// deadline, not a duration the test measures.
-		s.WaitMS, s.StartMS = 60000, 120000
+		s.WaitMS, s.StartMS, s.SettleMS = 60000, 120000, 3000
 		return s
 	}
 	t.Fatalf("no built-in server %s", name)

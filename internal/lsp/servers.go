@@ -54,13 +54,16 @@ type Settings struct {
 	WaitMS         int
 	StartMS        int
 	MaxDiagnostics int
-	Servers        []Server // sorted by name; disabled ones left out
+	// SettleMS is how long a server that tags no versions must be quiet
+	// after a publish for it to be the answer.
+	SettleMS int
+	Servers  []Server // sorted by name; disabled ones left out
 }
 
 // Resolve checks the section and lays it over the built-in servers. Its
 // errors name the key and the fix.
 func Resolve(c *config.LSP) (Settings, error) {
-	s := Settings{WaitMS: 3000, StartMS: 15000, MaxDiagnostics: 10}
+	s := Settings{WaitMS: 3000, StartMS: 15000, MaxDiagnostics: 10, SettleMS: 600}
 	servers := builtins()
 	if c != nil {
 		s.Disabled, s.Tool = c.Disabled, c.Tool
