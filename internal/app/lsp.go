@@ -31,8 +31,10 @@ func (w *wiring) equipLSP(s *Settings, l *session.Live, eq *Equipment, ts []tool
 		// A project's own install runs only when the user trusts it.
 		bins = []string{filepath.Join(rec.Cwd, "node_modules", ".bin")}
 	}
+	policy := w.secretPolicy(cfg)
 	opts := lsp.Options{Settings: set, Roots: l.Roots(), BinDirs: bins,
-		Env:    w.secretPolicy(cfg).ScrubEnv(os.Environ()),
+		Env:    policy.ScrubEnv(os.Environ()),
+		Redact: policy.Redactor(os.Environ()).Redact,
 		Notice: func(msg string) { l.Events().Emit(event.Event{Type: event.Status, Message: msg}) }}
 	if eq.sandbox != nil {
 		opts.Starter = eq.sandbox

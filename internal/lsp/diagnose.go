@@ -81,6 +81,9 @@ func (m *Manager) After(ctx context.Context, paths []string) Report {
 		m.baseline[p] = errs
 		m.baseMu.Unlock()
 		if fresh := newErrors(prior, errs); len(fresh) > 0 {
+			for i := range fresh {
+				fresh[i].Message = m.opts.Redact(fresh[i].Message)
+			}
 			mu.Lock()
 			r.Files = append(r.Files, FileErrors{Path: p, New: fresh, Server: server})
 			mu.Unlock()

@@ -54,6 +54,9 @@ func need(t *testing.T, name string) Settings {
 	return s
 }
 
+// testSecret stands for a secret value the session's redactor knows.
+const testSecret = "sk-test-0123456789abcdef"
+
 type harness struct {
 	t      *testing.T
 	dir    string
@@ -79,7 +82,8 @@ func newHarness(t *testing.T, s Settings, files map[string]string) *harness {
 	}
 	h := &harness{t: t, dir: dir, tools: map[string]tool.Tool{}}
 	h.m = New(Options{Settings: s, Roots: []string{dir}, Env: os.Environ(), BinDirs: binDirs(t),
-		Notice: func(msg string) { t.Log("notice: " + msg) }})
+		Notice: func(msg string) { t.Log("notice: " + msg) },
+		Redact: strings.NewReplacer(testSecret, "[secret]").Replace})
 	t.Cleanup(h.m.Close)
 	h.env = tool.NewEnv("ses_test", dir, nil, t.TempDir())
 	h.env.Emit = func(e event.Event) { h.events = append(h.events, e) }

@@ -40,6 +40,10 @@ type Options struct {
 	// row (default 500ms; the first restarts at once), doubling per crash
 	// up to a minute.
 	RestartBase time.Duration
+	// Redact blanks secret values in what servers say (a message may
+	// quote a file's text) before the model or an event sees it; nil:
+	// nothing is blanked.
+	Redact func(string) string
 	// Now is the clock (tests); nil: time.Now.
 	Now func() time.Time
 }
@@ -85,6 +89,9 @@ func New(opts Options) *Manager {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.Redact == nil {
+		opts.Redact = func(s string) string { return s }
 	}
 	return &Manager{opts: opts, slots: map[slotKey]*slot{}, noticed: map[string]bool{}, baseline: map[string][]Diagnostic{}}
 }

@@ -3,8 +3,10 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/tandem-agent/tandem/internal/event"
@@ -22,14 +24,15 @@ func TestGoplsNewErrors(t *testing.T) {
 	})
 	h.read("main.go")
 	h.read("util.go")
-	got := h.edit("main.go", "_ = x", `_ = x + "a"`)
-	mustHave(t, got, "<diagnostics>", "main.go:5:", "error:")
-	t.Log(got)
+	got := h.edit("main.go", "_ = x", `_ = x + "`+testSecret+`"`)
+	mustHave(t, got, "<diagnostics>", "main.go:5:", "error:", `x + "[secret]"`)
+	diag := h.events[len(h.events)-1]
+	mustNotHave(t, diag.Message+fmt.Sprint(diag.Meta)+got[strings.Index(got, "<diagnostics>"):], testSecret)
 	got = h.edit("main.go", "func main() {", "func main() { // unchanged error above")
 	mustNotHave(t, got, "<diagnostics>")
 	got = h.edit("util.go", "return 1", "return 2")
 	mustNotHave(t, got, "<diagnostics>")
-	got = h.edit("main.go", `_ = x + "a"`, "_ = x + 1")
+	got = h.edit("main.go", `_ = x + "`+testSecret+`"`, "_ = x + 1")
 	mustNotHave(t, got, "<diagnostics>")
 	got = h.edit("main.go", "_ = x + 1", "_ = y")
 	mustHave(t, got, "<diagnostics>", "undefined: y")
