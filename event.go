@@ -34,6 +34,7 @@ const (
 	EventKeepAlive         EventType = "keep_alive"         // transport heartbeat (HTTP server only)
 	EventDone              EventType = "done"               // the turn's stream is closed
 	EventSandboxDenial     EventType = "sandbox_denial"     // the OS sandbox refused a path or a host (docs/sandbox.md)
+	EventDiagnostics       EventType = "diagnostics"        // an edit made new errors a language server reports (docs/lsp.md)
 )
 
 // Result subtypes (Event.Subtype and Result.Subtype of a result event).

@@ -158,6 +158,9 @@ var projectKeys = map[string]bool{
 	// sandbox: a project file may only turn it on (sandbox.ParseLayers
 	// leaves out the rest of its section, and says so).
 	"sandbox": true,
+	// lsp: its servers name programs to run and need trust (gateTandem);
+	// the rest only tunes waits and caps, or turns servers off.
+	"lsp": true,
 }
 
 // gateTandem finds what a project's .tandem/config.json (its decoded
@@ -200,6 +203,12 @@ func gateTandem(l config.Layer, known func(string) bool) (config.Layer, []trust.
 	if c.Tools.WebSearch.APIKeyEnv != "" {
 		add("tools.web_search.api_key_env", whyKeyEnv)
 		c.Tools.WebSearch.APIKeyEnv = ""
+	}
+	if c.LSP != nil && len(c.LSP.Servers) > 0 {
+		add("lsp.servers", whyCLI)
+		gated := *c.LSP
+		gated.Servers = nil
+		c.LSP = &gated
 	}
 	var err error
 	if c.Permissions, err = gatePermissions(l.File, c.Permissions, add); err != nil {

@@ -115,6 +115,8 @@ var projectKeyCases = []struct {
 	{tandemFile, `{"claude_code":{"extra_args":["--debug"]}}`, "claude_code.extra_args"},
 	{tandemFile, `{"claude_code":{"env":{"ANTHROPIC_BASE_URL":"http://127.0.0.1:1"}}}`, "claude_code.env"},
 	{tandemFile, `{"claude_code":{"allow_root":true}}`, "claude_code.allow_root"},
+	{tandemFile, `{"lsp":{"servers":{"gopls":{"command":["./evil"]}}}}`, "lsp.servers"},
+	{tandemFile, `{"lsp":{"tool":true,"wait_ms":1000,"disabled":true}}`, ""},
 	{tandemFile, `{"mcpServers":{"s":{"type":"http","url":"http://127.0.0.1:1/mcp","headers":{"Authorization":"Bearer ${ANTHROPIC_API_KEY}"}}}}`, "mcpServers.s.headers.Authorization"},
 	{claudeFile, `{"permissions":{"allow":["Bash(npm test:*)"]}}`, "permissions.allow"},
 	{claudeFile, `{"permissions":{"additionalDirectories":["../other"]}}`, "permissions.additionalDirectories"},

@@ -156,6 +156,9 @@ func (w *wiring) equip(ctx context.Context, l *session.Live, s *Settings) (sessi
 	if err != nil {
 		return nil, err
 	}
+	if ts, err = w.equipLSP(s, l, eq, ts); err != nil {
+		return nil, err
+	}
 	l.Tools().Add(ts...)
 	if err := w.equipExtensions(l, eq, sk, ag, skSet); err != nil {
 		return nil, err

@@ -420,9 +420,13 @@ func (t *Tracker) recordScanLocked(ctx context.Context) {
 		return
 	}
 	var files []store.CheckpointFile
+	var changed []string
 	known := map[string]string{}
 	for _, c := range chs {
 		path := filepath.Join(t.root, filepath.FromSlash(c.rel))
+		if !c.gone {
+			changed = append(changed, path)
+		}
 		if prior, ok := t.base[c.rel]; ok {
 			files = append(files, entryFile(path, prior))
 		} else {
@@ -431,6 +435,8 @@ func (t *Tracker) recordScanLocked(ctx context.Context) {
 		known[path] = knownHash(path, t.absorbLocked(c))
 	}
 	t.addLocked(ctx, files, known)
+	// The call's wrapper (language server diagnostics) reads what changed.
+	tool.ReportChanged(ctx, changed...)
 }
 
 // loadBaselineLocked is the stored baseline, or nil when there is none

@@ -62,6 +62,7 @@ type Config struct {
 	Subagents   json.RawMessage `json:"subagents,omitempty"`   // subagent.Settings
 	Skills      json.RawMessage `json:"skills,omitempty"`      // skills settings (listing budget)
 	Sandbox     json.RawMessage `json:"sandbox,omitempty"`     // sandbox.ParseLayers (docs/sandbox.md)
+	LSP         *LSP            `json:"lsp,omitempty"`         // language servers (lsp.go, docs/lsp.md)
 	// EnableAllProjectMcpServers lets a project's .mcp.json servers start
 	// without asking; only honoured from the user file.
 	EnableAllProjectMcpServers bool     `json:"enableAllProjectMcpServers,omitempty"`
@@ -488,6 +489,10 @@ func (c *Config) merge(o *Config, src string) {
 	}
 	if o.Tools.WebSearch.Backend != "" {
 		c.Tools.WebSearch = o.Tools.WebSearch
+	}
+	if o.LSP != nil {
+		c.LSP = mergeLSP(c.LSP, o.LSP)
+		c.sectionSources["lsp"] = src
 	}
 	for _, sec := range []struct {
 		key      string

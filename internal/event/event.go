@@ -35,6 +35,7 @@ const (
 	KeepAlive         Type = "keep_alive"         // transport heartbeat (SSE)
 	Done              Type = "done"               // the stream for this turn is closed
 	SandboxDenial     Type = "sandbox_denial"     // the OS sandbox refused a path or a host
+	Diagnostics       Type = "diagnostics"        // a tool call's edit made new errors a language server reports
 )
 
 // Result subtypes, named as Claude Code names them where the meaning matches.
