@@ -164,3 +164,12 @@ var workspacesListSQL string
 func withSessionColumns(q string) string {
 	return strings.Replace(q, "/*session_columns*/", strings.TrimSpace(sessionColumnsSQL), 1)
 }
+
+//go:embed queries/events_insert.sql
+var eventsInsertSQL string
+
+//go:embed queries/events_after.sql
+var eventsAfterSQL string
+
+//go:embed queries/events_last.sql
+var eventsLastSQL string

@@ -68,6 +68,8 @@ var tests = []struct {
 	{"Workspaces", testWorkspaces},
 	{"Grants", testGrants},
 	{"ConcurrentWritersTwoStores", testConcurrentWritersTwoStores},
+	{"EventsLog", testEventsLog},
+	{"WatchEventsWakes", testWatchEventsWakes},
 }
 
 // Run runs the suite, each test on a fresh database from newDB; opts
