@@ -94,6 +94,10 @@ type Options struct {
 	// flushed to an SSE client (not for the backlog a resuming client is
 	// sent first); benchmarks measure latency with it.
 	OnEventWritten func(sessionID string, seq int64, created time.Time)
+	// EventLog, when set, stores every event before any client sees it
+	// and serves other replicas' events (eventlog.go); nil: one process,
+	// the in-memory rings only.
+	EventLog EventLog
 }
 
 // Server serves the API and the web UI.
@@ -113,6 +117,7 @@ type Server struct {
 	sessions map[string]*sessState
 	addr     string // listen address, once known
 	streams  sync.WaitGroup
+	logSinks map[*hub]*logSink // eventlog.go
 }
 
 // New checks opts and builds a server.
@@ -161,6 +166,7 @@ func New(opts Options) (*Server, error) {
 	if s.opts.IdleTimeout > 0 {
 		go s.sweepIdle(s.opts.IdleTimeout)
 	}
+	go s.follow()
 	return s, nil
 }
 
