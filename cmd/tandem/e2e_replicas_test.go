@@ -108,4 +108,40 @@ func TestE2EReplicasStreamFromTheStoredLog(t *testing.T) {
 	if len(again) != len(got) {
 		t.Fatalf("A replayed %d events, B streamed %d", len(again), len(got))
 	}
+	checkReplicas(t, b, x.Work, 2)
+	for _, probe := range []string{"/healthz", "/readyz"} {
+		resp, err := http.Get(a.base + probe) // no token: load balancers call them
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("%s: %v %v", probe, resp, err)
+		}
+		resp.Body.Close()
+	}
+}
+
+// checkReplicas waits (10 s at most) until c lists n replicas, all up and
+// reaching work, one of them itself.
+func checkReplicas(t *testing.T, c *apiClient, work string, n int) {
+	t.Helper()
+	var last any
+	waitFor(t, fmt.Sprintf("%d replicas listed", n), 10*time.Second, func() bool {
+		got := c.call("GET", "/api/replicas", nil)
+		last = got
+		rs, _ := got["replicas"].([]any)
+		if len(rs) != n {
+			return false
+		}
+		self := 0
+		for _, r := range rs {
+			m := r.(map[string]any)
+			ws, _ := m["workspaces"].([]any)
+			if m["health"] != "up" || len(ws) == 0 || fmt.Sprint(ws[0]) != work {
+				return false
+			}
+			if m["self"] == true {
+				self++
+			}
+		}
+		return self == 1
+	})
+	_ = last
 }

@@ -127,7 +127,7 @@ func serve(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 		level = slog.LevelInfo
 	}
 	srv, err := server.New(server.Options{
-		Manager: a.Manager, Workspaces: a.Store, EventLog: a.Store, Token: token, DataDir: a.Paths.DataDir,
+		Manager: a.Manager, Workspaces: a.Store, EventLog: a.Store, Replicas: a.Store, Token: token, DataDir: a.Paths.DataDir,
 		AllowedHosts: f.allowHost, AllowedOrigins: f.allowOrig,
 		Catalog: app.ServerCatalog{App: a}, Trust: a, Checkpoints: a.Checkpoints, Extensions: a,
 		Logger: slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level})),

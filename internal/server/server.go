@@ -98,6 +98,11 @@ type Options struct {
 	// and serves other replicas' events (eventlog.go); nil: one process,
 	// the in-memory rings only.
 	EventLog EventLog
+	// Replicas, when set, keeps this replica's heartbeat for GET
+	// /api/replicas and /readyz (replicas.go); ReplicaID names it
+	// (default: NewReplicaID).
+	Replicas  ReplicaRegistry
+	ReplicaID string
 }
 
 // Server serves the API and the web UI.
@@ -118,6 +123,7 @@ type Server struct {
 	addr     string // listen address, once known
 	streams  sync.WaitGroup
 	logSinks map[*hub]*logSink // eventlog.go
+	replica  replicaState      // replicas.go
 }
 
 // New checks opts and builds a server.
@@ -166,7 +172,13 @@ func New(opts Options) (*Server, error) {
 	if s.opts.IdleTimeout > 0 {
 		go s.sweepIdle(s.opts.IdleTimeout)
 	}
+	if opts.ReplicaID == "" {
+		opts.ReplicaID = NewReplicaID()
+	}
+	s.replica = replicaState{id: opts.ReplicaID, started: time.Now()}
+	s.log = s.log.With("replica", s.replica.id)
 	go s.follow()
+	go s.heartbeats()
 	return s, nil
 }
 

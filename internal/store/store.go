@@ -200,6 +200,7 @@ type Store interface {
 	Workspaces
 	Subagents
 	Events
+	Replicas
 	Health
 	// Close releases the store; later calls fail.
 	Close() error

@@ -206,3 +206,12 @@ var eventsNotifySQL string
 
 //go:embed queries/events_listen.sql
 var eventsListenSQL string
+
+//go:embed queries/replica_put.sql
+var replicaPutSQL string
+
+//go:embed queries/replicas_list.sql
+var replicasListSQL string
+
+//go:embed queries/replica_delete.sql
+var replicaDeleteSQL string

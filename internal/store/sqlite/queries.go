@@ -173,3 +173,12 @@ var eventsAfterSQL string
 
 //go:embed queries/events_last.sql
 var eventsLastSQL string
+
+//go:embed queries/replica_put.sql
+var replicaPutSQL string
+
+//go:embed queries/replicas_list.sql
+var replicasListSQL string
+
+//go:embed queries/replica_delete.sql
+var replicaDeleteSQL string

@@ -70,6 +70,7 @@ var tests = []struct {
 	{"ConcurrentWritersTwoStores", testConcurrentWritersTwoStores},
 	{"EventsLog", testEventsLog},
 	{"WatchEventsWakes", testWatchEventsWakes},
+	{"ReplicaHeartbeats", testReplicaHeartbeats},
 }
 
 // Run runs the suite, each test on a fresh database from newDB; opts
