@@ -161,38 +161,52 @@ func (s *Server) catchUp(ctx context.Context, st *sessState) {
 }
 
 // follow wakes the hubs of sessions another replica (or this one, through
-// another handle) appended events to, until the server stops.
+// another handle) appended events to, until the server stops. Wake-ups
+// are folded per session, and each woken session catches up in its own
+// goroutine (one at a time per session), so a busy session never delays
+// another's events behind its read.
 func (s *Server) follow() {
 	if s.opts.EventLog == nil {
 		return
 	}
-	woken := make(chan string, 4096)
-	go func() {
-		_ = s.opts.EventLog.WatchEvents(s.base, func(id string, _ int64) {
-			select {
-			case woken <- id:
-			default: // full: the next wake-up catches up on everything
+	var mu sync.Mutex
+	dirty := map[*sessState]bool{} // woken; true while its catch-up runs
+	again := map[*sessState]bool{} // woken again during its catch-up
+	catchUp := func(st *sessState) {
+		for {
+			s.catchUp(s.base, st)
+			mu.Lock()
+			if !again[st] {
+				delete(dirty, st)
+				mu.Unlock()
+				return
 			}
-		})
-	}()
-	for {
-		select {
-		case <-s.base.Done():
-			return
-		case id := <-woken:
-			s.mu.Lock()
-			var sts []*sessState
-			for sid, st := range s.sessions {
-				if id == "" || sid == id {
-					sts = append(sts, st)
-				}
-			}
-			s.mu.Unlock()
-			for _, st := range sts {
-				s.catchUp(s.base, st)
-			}
+			delete(again, st)
+			mu.Unlock()
 		}
 	}
+	_ = s.opts.EventLog.WatchEvents(s.base, func(id string, _ int64) {
+		s.mu.Lock()
+		var sts []*sessState
+		if st, ok := s.sessions[id]; ok {
+			sts = append(sts, st)
+		} else if id == "" { // wake-ups may have been missed: every session
+			for _, st := range s.sessions {
+				sts = append(sts, st)
+			}
+		}
+		s.mu.Unlock()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, st := range sts {
+			if dirty[st] {
+				again[st] = true
+				continue
+			}
+			dirty[st] = true
+			go catchUp(st)
+		}
+	})
 }
 
 // backlogFromLog returns the stored events after seq after and before
