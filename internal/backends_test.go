@@ -44,6 +44,8 @@ const storeContract = module + "/internal/store"
 var storeInFrontEnds = map[string]map[string]string{
 	module + "/internal/server": {
 		"workspaces.go": "the registry of folders `tandem serve` lets agents run in: the server's own list, not a session's",
+		"eventlog.go":   "the stored event log replicas stream SSE from (store.Events): events, not a session's rows",
+		"replicas.go":   "the serve replicas' heartbeats (store.Replicas): the server's own registry, not a session's",
 	},
 }
 

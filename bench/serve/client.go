@@ -14,7 +14,10 @@ import (
 
 type client struct {
 	base string
-	http *http.Client
+	// streamBase, when set, is another replica's address: SSE streams are
+	// read there while sessions and prompts go to base (-replicas).
+	streamBase string
+	http       *http.Client
 }
 
 func (c *client) call(method, path string, body any) ([]byte, error) {
@@ -50,7 +53,11 @@ func (c *client) createSession(ws string) (string, error) {
 
 // stream opens a session's event stream after seq (Last-Event-ID).
 func (c *client) stream(id string, after int64) (io.ReadCloser, error) {
-	req, _ := http.NewRequest("GET", c.base+"/api/sessions/"+id+"/events", nil)
+	base := c.base
+	if c.streamBase != "" {
+		base = c.streamBase
+	}
+	req, _ := http.NewRequest("GET", base+"/api/sessions/"+id+"/events", nil)
 	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Last-Event-ID", fmt.Sprint(after))
 	resp, err := c.http.Do(req)

@@ -48,6 +48,7 @@ func main() {
 	traceOut := flag.String("trace", "", "write an execution trace to this file")
 	childMode := flag.String("child", "", "internal: run as the bench's helper process (model, clients)")
 	database := flag.String("database", "", "store sessions in this database (postgres://...) instead of a SQLite file")
+	replicas := flag.Int("replicas", 1, "run this many servers (in this process, each its own store handle on the -postgres/-database database, with the stored event log): sessions and prompts go to the first, every SSE client reads from the second")
 	postgres := flag.Bool("postgres", false, "store sessions in a private PostgreSQL started for the run (initdb; needs PostgreSQL's binaries)")
 	flag.Parse()
 	stopPG := func() error { return nil }
@@ -75,7 +76,7 @@ func main() {
 			case *bigOutput > 0:
 				err = runBigOutput(*bigOutput)
 			default:
-				err = run(*sessions, *steps, *modelMS, *reconnectAfter, *modelInProcess, *database)
+				err = run(*sessions, *steps, *modelMS, *reconnectAfter, *modelInProcess, *database, *replicas)
 			}
 		}
 		stop()
@@ -153,6 +154,10 @@ func startStack(cfg servertest.Config, opts server.Options, files map[string]str
 		}
 	}
 	opts.Manager, opts.Token, opts.DataDir = b.stack.Manager, token, dir
+	if cfg.Database != "" && replicated(opts) {
+		// A replica: events through the stored log, heartbeats.
+		opts.EventLog, opts.Replicas = b.stack.Manager.Store(), b.stack.Manager.Store()
+	}
 	opts.DefaultModel = servertest.Model
 	if b.srv, err = server.New(opts); err != nil {
 		return fail(err)
@@ -192,7 +197,10 @@ func (b *benchStack) close() {
 	os.RemoveAll(b.dir)
 }
 
-func run(nSessions, steps, modelMS, reconnectAfter int, modelInProcess bool, database string) error {
+func run(nSessions, steps, modelMS, reconnectAfter int, modelInProcess bool, database string, replicas int) error {
+	if replicas > 1 && database == "" {
+		return fmt.Errorf("-replicas needs a shared database: add -postgres (or -database postgres://...)")
+	}
 	cfg := servertest.Config{Script: script(steps, modelMS), NoPermissions: true, Database: database}
 	var model *child
 	if !modelInProcess {
@@ -208,7 +216,11 @@ func run(nSessions, steps, modelMS, reconnectAfter int, modelInProcess bool, dat
 		files[noteFile(i)] = fmt.Sprintf("hello from note %d\n", i)
 	}
 	lat := &latencies{d: map[sessionSeq]time.Duration{}}
-	b, err := startStack(cfg, server.Options{OnEventWritten: lat.add}, files)
+	opts := server.Options{OnEventWritten: lat.add}
+	if replicas > 1 {
+		opts = server.Options{ReplicaID: "bench-a"} // runs the turns; the others time the SSE writes
+	}
+	b, err := startStack(cfg, opts, files)
 	if err != nil {
 		if model != nil {
 			model.stop()
@@ -217,6 +229,19 @@ func run(nSessions, steps, modelMS, reconnectAfter int, modelInProcess bool, dat
 	}
 	b.model = model
 	defer b.close()
+	if replicas > 1 {
+		others, err := startReplicas(cfg, files, replicas-1, lat)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			for _, o := range others {
+				o.close()
+			}
+		}()
+		b.client.streamBase = others[0].client.base
+		fmt.Printf("replicas            %d in this process (prompts to %s, SSE from %s), one PostgreSQL\n", replicas, b.client.base, b.client.streamBase)
+	}
 
 	load0 := loadAvg()
 	probe := startFloor()

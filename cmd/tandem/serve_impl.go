@@ -126,8 +126,16 @@ func serve(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	if f.verbose {
 		level = slog.LevelInfo
 	}
+	// A database several replicas can share gets the stored event log in
+	// front of every SSE client (docs/api.md, Replicas); the SQLite file,
+	// one process's, keeps events in memory, where they reach clients
+	// without a write first.
+	var eventLog server.EventLog
+	if info, err := a.Store.Info(cmd.Context()); err == nil && info.Backend != "sqlite" {
+		eventLog = a.Store
+	}
 	srv, err := server.New(server.Options{
-		Manager: a.Manager, Workspaces: a.Store, Token: token, DataDir: a.Paths.DataDir,
+		Manager: a.Manager, Workspaces: a.Store, EventLog: eventLog, Replicas: a.Store, Token: token, DataDir: a.Paths.DataDir,
 		AllowedHosts: f.allowHost, AllowedOrigins: f.allowOrig,
 		Catalog: app.ServerCatalog{App: a}, Trust: a, Checkpoints: a.Checkpoints, Extensions: a,
 		Logger: slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level})),

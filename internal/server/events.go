@@ -22,10 +22,18 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		writeError(w, e)
 		return
 	}
+	// With a stored log, the hub first takes what this replica emitted
+	// and what others stored (eventlog.go).
+	s.syncLog(st.hub)
+	s.catchUp(r.Context(), st)
 	after, e := resumePoint(r, st)
 	if e != nil {
 		writeError(w, e)
 		return
+	}
+	stored, storedTo, ok := s.backlogFromLog(r.Context(), st, after)
+	if ok {
+		after = storedTo
 	}
 	rc := http.NewResponseController(w)
 	// Add under s.mu: Shutdown takes s.mu after cancelling s.base and
@@ -70,7 +78,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	defer st.hub.unsubscribe(c)
 	deadline := func() { _ = rc.SetWriteDeadline(time.Now().Add(s.opts.WriteTimeout)) }
 	deadline()
-	for _, f := range backlog {
+	for _, f := range append(stored, backlog...) {
 		if s.writeFrame(w, f) != nil {
 			return
 		}

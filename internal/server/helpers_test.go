@@ -72,6 +72,9 @@ func (e *env) start(ln net.Listener) {
 	o := e.opts
 	// As `tandem serve` wires them.
 	o.Manager, o.Checkpoints, o.Extensions, o.FlagRules = stack.Manager, stack.Checkpoints, stack.App, stack.FlagRules
+	if _, ok := o.EventLog.(stackLog); ok { // withEventLog: the stack's own store
+		o.EventLog = stack.Manager.Store()
+	}
 	srv, err := server.New(o)
 	if err != nil {
 		stack.Close()

@@ -40,6 +40,7 @@ func (s *Server) apiRoutes() []route {
 		{"/api/trust", methods{"GET": s.getTrust, "POST": s.postTrust, "DELETE": s.deleteTrust}},
 		{"/api/providers", methods{"GET": s.providers}},
 		{"/api/models", methods{"GET": s.models}},
+		{"/api/replicas", methods{"GET": s.listReplicas}}, // replicas.go
 	}
 }
 
@@ -52,5 +53,5 @@ func (s *Server) routes() http.Handler {
 		writeError(w, errf(http.StatusNotFound, "not_found", "no API endpoint %s %s: see docs/api.md", r.Method, r.URL.Path))
 	})
 	s.webRoutes(mux)
-	return s.secure(mux)
+	return s.probes(s.secure(mux)) // probes: replicas.go
 }

@@ -109,7 +109,7 @@ func (s *Server) ensureLive(ctx context.Context, st *sessState) (*session.Live, 
 	}
 	// The hub is a sink from the start so events emitted while the session
 	// is equipped (MCP servers starting) reach SSE clients too.
-	l, err := s.mgr.Open(ctx, session.OpenRequest{ID: st.id, Sinks: []event.Sink{st.hub}, AnswerByReply: true, FlagRules: s.opts.FlagRules})
+	l, err := s.mgr.Open(ctx, session.OpenRequest{ID: st.id, Sinks: []event.Sink{s.sinkFor(st.hub)}, AnswerByReply: true, FlagRules: s.opts.FlagRules})
 	if err != nil {
 		return nil, err
 	}

@@ -94,6 +94,15 @@ type Options struct {
 	// flushed to an SSE client (not for the backlog a resuming client is
 	// sent first); benchmarks measure latency with it.
 	OnEventWritten func(sessionID string, seq int64, created time.Time)
+	// EventLog, when set, stores every event before any client sees it
+	// and serves other replicas' events (eventlog.go); nil: one process,
+	// the in-memory rings only.
+	EventLog EventLog
+	// Replicas, when set, keeps this replica's heartbeat for GET
+	// /api/replicas and /readyz (replicas.go); ReplicaID names it
+	// (default: NewReplicaID).
+	Replicas  ReplicaRegistry
+	ReplicaID string
 }
 
 // Server serves the API and the web UI.
@@ -113,6 +122,8 @@ type Server struct {
 	sessions map[string]*sessState
 	addr     string // listen address, once known
 	streams  sync.WaitGroup
+	logSinks map[*hub]*logSink // eventlog.go
+	replica  replicaState      // replicas.go
 }
 
 // New checks opts and builds a server.
@@ -161,6 +172,13 @@ func New(opts Options) (*Server, error) {
 	if s.opts.IdleTimeout > 0 {
 		go s.sweepIdle(s.opts.IdleTimeout)
 	}
+	if opts.ReplicaID == "" {
+		opts.ReplicaID = NewReplicaID()
+	}
+	s.replica = replicaState{id: opts.ReplicaID, started: time.Now()}
+	s.log = s.log.With("replica", s.replica.id)
+	go s.follow()
+	go s.heartbeats()
 	return s, nil
 }
 

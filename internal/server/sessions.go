@@ -99,7 +99,7 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
 	// refuse the page's stream (resuming after them) as ahead of it.
 	h := s.newHub(0)
 	l, err := s.mgr.Open(r.Context(), session.OpenRequest{Cwd: req.Cwd, Model: req.Model, Runtime: req.Runtime, Mode: mode, Title: req.Title,
-		Sinks: []event.Sink{h}, AnswerByReply: true, FlagRules: s.opts.FlagRules})
+		Sinks: []event.Sink{s.sinkFor(h)}, AnswerByReply: true, FlagRules: s.opts.FlagRules})
 	if err != nil {
 		writeError(w, openError(err, http.StatusBadRequest, "could not start the session: %v"))
 		return

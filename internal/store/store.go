@@ -199,6 +199,8 @@ type Store interface {
 	Grants
 	Workspaces
 	Subagents
+	Events
+	Replicas
 	Health
 	// Close releases the store; later calls fail.
 	Close() error

@@ -191,3 +191,27 @@ var storedMessageSQL string
 
 //go:embed queries/update_session.sql
 var updateSessionSQL string
+
+//go:embed queries/events_insert.sql
+var eventsInsertSQL string
+
+//go:embed queries/events_after.sql
+var eventsAfterSQL string
+
+//go:embed queries/events_last.sql
+var eventsLastSQL string
+
+//go:embed queries/events_notify.sql
+var eventsNotifySQL string
+
+//go:embed queries/events_listen.sql
+var eventsListenSQL string
+
+//go:embed queries/replica_put.sql
+var replicaPutSQL string
+
+//go:embed queries/replicas_list.sql
+var replicasListSQL string
+
+//go:embed queries/replica_delete.sql
+var replicaDeleteSQL string

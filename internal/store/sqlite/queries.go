@@ -164,3 +164,21 @@ var workspacesListSQL string
 func withSessionColumns(q string) string {
 	return strings.Replace(q, "/*session_columns*/", strings.TrimSpace(sessionColumnsSQL), 1)
 }
+
+//go:embed queries/events_insert.sql
+var eventsInsertSQL string
+
+//go:embed queries/events_after.sql
+var eventsAfterSQL string
+
+//go:embed queries/events_last.sql
+var eventsLastSQL string
+
+//go:embed queries/replica_put.sql
+var replicaPutSQL string
+
+//go:embed queries/replicas_list.sql
+var replicasListSQL string
+
+//go:embed queries/replica_delete.sql
+var replicaDeleteSQL string

@@ -63,6 +63,8 @@ type Store struct {
 	// full is set when the store was opened read-only because the disk is
 	// full; every write fails with it.
 	full error
+	// watchers are woken after AppendEvents (events.go).
+	watchers watchers
 }
 
 // Options tune a store; the zero value is what tandem uses.

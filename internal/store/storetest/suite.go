@@ -68,6 +68,9 @@ var tests = []struct {
 	{"Workspaces", testWorkspaces},
 	{"Grants", testGrants},
 	{"ConcurrentWritersTwoStores", testConcurrentWritersTwoStores},
+	{"EventsLog", testEventsLog},
+	{"WatchEventsWakes", testWatchEventsWakes},
+	{"ReplicaHeartbeats", testReplicaHeartbeats},
 }
 
 // Run runs the suite, each test on a fresh database from newDB; opts

@@ -1,0 +1,239 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/tandem-agent/tandem/internal/event"
+	"github.com/tandem-agent/tandem/internal/store"
+)
+
+// EventLog is the stored log of session events (store.Events) that makes
+// several `tandem serve` replicas one stream: an event reaches a session's
+// hub, and so its SSE clients, only once it is stored, so a client that
+// saw it can resume with Last-Event-ID on any replica; a replica hears
+// other replicas' events through WatchEvents and reads them from the log.
+type EventLog = store.Events
+
+// logSink stores a session's events in batches, in emission order, and
+// hands each to the hub once its batch is committed. Emit never blocks
+// the turn: it queues; one goroutine per sink writes.
+type logSink struct {
+	log  EventLog
+	hub  *hub
+	slog *slog.Logger
+
+	mu      sync.Mutex
+	pending []event.Event
+	busy    bool // the writer goroutine runs
+	idle    *sync.Cond
+}
+
+func newLogSink(l EventLog, h *hub, lg *slog.Logger) *logSink {
+	s := &logSink{log: l, hub: h, slog: lg}
+	s.idle = sync.NewCond(&s.mu)
+	return s
+}
+
+// Emit implements event.Sink.
+func (s *logSink) Emit(e event.Event) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pending = append(s.pending, e)
+	if !s.busy {
+		s.busy = true
+		go s.write()
+	}
+}
+
+// write stores what is pending, batch after batch, until nothing is.
+func (s *logSink) write() {
+	for {
+		s.mu.Lock()
+		batch := s.pending
+		s.pending = nil
+		if len(batch) == 0 {
+			s.busy = false
+			s.idle.Broadcast()
+			s.mu.Unlock()
+			return
+		}
+		s.mu.Unlock()
+		s.store(batch)
+		for _, e := range batch {
+			s.hub.Emit(e)
+		}
+	}
+}
+
+// store writes batch, retrying a while: the log is the truth, so an event
+// is shown to nobody before it is stored or given up on (logged).
+func (s *logSink) store(batch []event.Event) {
+	rows := make([]EventRow, len(batch))
+	for i, e := range batch {
+		js, err := json.Marshal(e)
+		if err != nil { // the flat event struct always encodes
+			js = []byte(`{}`)
+		}
+		rows[i] = EventRow{Seq: e.Seq, Type: string(e.Type), JSON: js}
+	}
+	id := batch[0].SessionID
+	var err error
+	for try := 0; try < 20; try++ {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		err = s.log.AppendEvents(ctx, id, rows)
+		cancel()
+		if err == nil {
+			return
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	s.slog.Error("events not stored: other replicas will not stream them", "session", id, "from_seq", rows[0].Seq, "to_seq", rows[len(rows)-1].Seq, "err", err)
+}
+
+// sync waits until everything emitted so far is stored and in the hub.
+func (s *logSink) sync() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for s.busy {
+		s.idle.Wait()
+	}
+}
+
+// EventRow is a stored event.
+type EventRow = store.StoredEvent
+
+// sinkFor is the sink a session's emitter gets: its hub, behind the event
+// log when the server has one.
+func (s *Server) sinkFor(h *hub) event.Sink {
+	if s.opts.EventLog == nil {
+		return h
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ls := newLogSink(s.opts.EventLog, h, s.log)
+	if s.logSinks == nil {
+		s.logSinks = map[*hub]*logSink{}
+	}
+	s.logSinks[h] = ls
+	return ls
+}
+
+// syncLog waits until the events h's session emitted so far are stored
+// and in h (nothing to wait for without a log, or on a replica that does
+// not run the session).
+func (s *Server) syncLog(h *hub) {
+	s.mu.Lock()
+	ls := s.logSinks[h]
+	s.mu.Unlock()
+	if ls != nil {
+		ls.sync()
+	}
+}
+
+// catchUp brings st's hub up to the stored log: the events another
+// replica ran (or this one stored before the hub existed).
+func (s *Server) catchUp(ctx context.Context, st *sessState) {
+	if s.opts.EventLog == nil {
+		return
+	}
+	for {
+		after := st.hub.lastSeq()
+		rows, err := s.opts.EventLog.EventsAfter(ctx, st.id, after, 1000)
+		if err != nil {
+			s.log.Warn("read the session's stored events", "session", st.id, "err", err)
+			return
+		}
+		for _, r := range rows {
+			var e event.Event
+			if json.Unmarshal(r.JSON, &e) != nil {
+				continue
+			}
+			st.hub.Emit(e)
+		}
+		if len(rows) < 1000 {
+			return
+		}
+	}
+}
+
+// follow wakes the hubs of sessions another replica (or this one, through
+// another handle) appended events to, until the server stops. Wake-ups
+// are folded per session, and each woken session catches up in its own
+// goroutine (one at a time per session), so a busy session never delays
+// another's events behind its read.
+func (s *Server) follow() {
+	if s.opts.EventLog == nil {
+		return
+	}
+	var mu sync.Mutex
+	dirty := map[*sessState]bool{} // woken; true while its catch-up runs
+	again := map[*sessState]bool{} // woken again during its catch-up
+	catchUp := func(st *sessState) {
+		for {
+			s.catchUp(s.base, st)
+			mu.Lock()
+			if !again[st] {
+				delete(dirty, st)
+				mu.Unlock()
+				return
+			}
+			delete(again, st)
+			mu.Unlock()
+		}
+	}
+	_ = s.opts.EventLog.WatchEvents(s.base, func(id string, _ int64) {
+		s.mu.Lock()
+		var sts []*sessState
+		if st, ok := s.sessions[id]; ok {
+			sts = append(sts, st)
+		} else if id == "" { // wake-ups may have been missed: every session
+			for _, st := range s.sessions {
+				sts = append(sts, st)
+			}
+		}
+		s.mu.Unlock()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, st := range sts {
+			if dirty[st] {
+				again[st] = true
+				continue
+			}
+			dirty[st] = true
+			go catchUp(st)
+		}
+	})
+}
+
+// backlogFromLog returns the stored events after seq after and before
+// the hub's floor: what a client resuming on a replica whose ring never
+// held them (or dropped them) is owed first.
+func (s *Server) backlogFromLog(ctx context.Context, st *sessState, after int64) ([]frame, int64, bool) {
+	if s.opts.EventLog == nil || after >= st.hub.floorSeq() {
+		return nil, after, true
+	}
+	floor := st.hub.floorSeq()
+	rows, err := s.opts.EventLog.EventsAfter(ctx, st.id, after, int(floor-after))
+	if err != nil {
+		s.log.Warn("read the session's stored events", "session", st.id, "err", err)
+		return nil, after, false
+	}
+	var out []frame
+	next := after
+	for _, r := range rows {
+		if r.Seq != next+1 { // a gap in the log: the client must reload
+			break
+		}
+		var e event.Event
+		if json.Unmarshal(r.JSON, &e) != nil {
+			break
+		}
+		out = append(out, frame{seq: e.Seq, first: e.Seq, typ: e.Type, created: e.Time, data: sseFrame(e)})
+		next = r.Seq
+	}
+	return out, next, next >= floor
+}

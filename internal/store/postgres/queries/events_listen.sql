@@ -1,0 +1,1 @@
+LISTEN tandem_events

@@ -1,0 +1,1 @@
+DELETE FROM replicas WHERE id = $1

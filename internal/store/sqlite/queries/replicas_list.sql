@@ -1,0 +1,1 @@
+SELECT id, addr, workspaces, running, started_at, seen_at FROM replicas WHERE seen_at >= ? ORDER BY id
