@@ -199,6 +199,7 @@ type Store interface {
 	Grants
 	Workspaces
 	Subagents
+	Bridges
 	Health
 	// Close releases the store; later calls fail.
 	Close() error

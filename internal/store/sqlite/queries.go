@@ -164,3 +164,18 @@ var workspacesListSQL string
 func withSessionColumns(q string) string {
 	return strings.Replace(q, "/*session_columns*/", strings.TrimSpace(sessionColumnsSQL), 1)
 }
+
+//go:embed queries/bridge_binding_put.sql
+var bridgeBindingPutSQL string
+
+//go:embed queries/bridge_binding_get.sql
+var bridgeBindingGetSQL string
+
+//go:embed queries/bridge_binding_delete.sql
+var bridgeBindingDeleteSQL string
+
+//go:embed queries/bridge_update_take.sql
+var bridgeUpdateTakeSQL string
+
+//go:embed queries/bridge_updates_prune.sql
+var bridgeUpdatesPruneSQL string
