@@ -176,6 +176,9 @@ func (b *Bridge) shutdown() {
 // handle takes one update: allow-list, once only, then a press, a command
 // or a prompt.
 func (b *Bridge) handle(ctx context.Context, u Update) {
+	// What an update starts (replies, a turn) outlives the connection
+	// that brought it.
+	ctx = context.WithoutCancel(ctx)
 	if !b.allow[u.User] {
 		b.logf("ignored an update from user %s (%s) in chat %s: not in allow_users", u.User, u.UserName, u.Chat.Key())
 		return
