@@ -534,7 +534,6 @@ func (s *Server) sendDocument(w http.ResponseWriter, p params) {
 		"document": map[string]any{"file_id": "sent" + strconv.FormatInt(id, 10), "file_unique_id": "s", "file_name": f.name}})
 }
 
-
 // SetWebhookTarget points Deliver at url with secret (a test that posts
 // to where the bridge listens instead of the public URL it registered).
 func (s *Server) SetWebhookTarget(url, secret string) {
