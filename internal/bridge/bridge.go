@@ -108,6 +108,16 @@ func New(plat Platform, opts Options) (*Bridge, error) {
 	return &Bridge{plat: &redacting{Platform: plat, r: opts.Redact}, opts: opts, allow: allow, chats: map[string]*chatState{}}, nil
 }
 
+// SetRedactor replaces the redactor (before Run): the caller learns
+// every platform's tokens only once it has made them all.
+func (b *Bridge) SetRedactor(r *secrets.Redactor) {
+	if r == nil {
+		return
+	}
+	b.opts.Redact = r
+	b.plat.(*redacting).r = r
+}
+
 func (b *Bridge) now() time.Time {
 	if b.opts.Now != nil {
 		return b.opts.Now()
