@@ -23,7 +23,8 @@ type fakePlatform struct {
 	files   map[string]string // name -> content
 	buttons map[string][]Button
 	notices []string
-	log     []string // every call, in order
+	log     []string    // every call, in order
+	at      []time.Time // when each send or edit happened
 	changed chan struct{}
 }
 
@@ -67,6 +68,7 @@ func (f *fakePlatform) Send(_ context.Context, _ Chat, text string) (string, err
 	id := fmt.Sprint(f.nextID)
 	f.msgs[id] = text
 	f.order = append(f.order, id)
+	f.at = append(f.at, time.Now())
 	f.record("send %s: %s", id, text)
 	return id, nil
 }
@@ -78,6 +80,7 @@ func (f *fakePlatform) Edit(_ context.Context, _ Chat, id, text string) error {
 		return fmt.Errorf("no message %s", id)
 	}
 	f.msgs[id] = text
+	f.at = append(f.at, time.Now())
 	delete(f.buttons, id)
 	f.record("edit %s: %s", id, text)
 	return nil

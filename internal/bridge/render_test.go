@@ -2,8 +2,11 @@ package bridge
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/secrets"
@@ -58,4 +61,35 @@ func TestLongTextIsSplitThenFiled(t *testing.T) {
 	if got := r.overflow.String(); got != strings.Repeat("abcdefghij", 2) {
 		t.Errorf("overflow = %q", got)
 	}
+}
+
+// Streamed text edits its message at most once per Limits.EditEvery, and
+// the last text is sent when the turn ends.
+func TestStreamingEditsAreThrottled(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFake()
+		f.lim.EditEvery = time.Second
+		r := testRenderer(f, nil)
+		go r.loop(context.Background())
+		for i := range 30 { // 3 s of text, a chunk every 100 ms
+			r.push(event.Event{Type: event.Text, Text: fmt.Sprint(i, " ")})
+			time.Sleep(100 * time.Millisecond)
+		}
+		synctest.Wait()
+		f.mu.Lock()
+		times := append([]time.Time(nil), f.at...)
+		f.mu.Unlock()
+		if len(times) < 3 || len(times) > 4 {
+			t.Errorf("%d sends and edits in 3 s, want 3 or 4", len(times))
+		}
+		for i := 1; i < len(times); i++ {
+			if d := times[i].Sub(times[i-1]); d < time.Second {
+				t.Errorf("edit %d came %v after the one before", i, d)
+			}
+		}
+		r.finish(nil)
+		if got := f.transcript(); !strings.Contains(got, "29") {
+			t.Errorf("the last text was not sent: %s", got)
+		}
+	})
 }
