@@ -93,3 +93,36 @@ func TestBridgeTelegramEndToEnd(t *testing.T) {
 		t.Errorf("no update was skipped as processed:\n%s", p.Stderr())
 	}
 }
+
+// `tandem serve` runs the user config's bridges beside the web UI, and
+// stops them with it.
+func TestServeRunsTheBridges(t *testing.T) {
+	const token = "1111:E2E-serve-bridge-token-abcdefghij"
+	alice := tgfake.User{ID: 42, Name: "Alice", Username: "alice"}
+	x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("Hello from serve.")}})
+	fake, err := tgfake.Start(token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fake.Close()
+	cfg, _ := json.Marshal(map[string]any{"bridges": map[string]any{"telegram": map[string]any{
+		"token": token, "api_url": fake.URL, "allow_users": []string{"42"}, "folders": []string{x.Work}}}})
+	x.WriteConfig(string(cfg))
+	c := startServe(t, x)
+	fake.Message(1, alice, "/new")
+	fake.Message(1, alice, "hi")
+	if !fake.Wait(30*time.Second, func() bool {
+		for _, m := range fake.Messages(1) {
+			if strings.Contains(m.Text, "Hello from serve.") {
+				return true
+			}
+		}
+		return false
+	}) {
+		t.Fatalf("no answer in the chat: %+v\nstderr:\n%s", fake.Messages(1), c.p.Stderr())
+	}
+	c.p.Signal(syscall.SIGTERM)
+	if r := c.p.Wait(15 * time.Second); r.Code != 0 {
+		t.Errorf("serve exited %d:\n%s", r.Code, c.p.Stderr())
+	}
+}
