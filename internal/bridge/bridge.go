@@ -91,13 +91,15 @@ func New(plat Platform, opts Options) (*Bridge, error) {
 	if len(opts.Folders) == 0 {
 		return nil, fmt.Errorf("bridge %s: no folder to work in: list the folders its sessions may use in folders", plat.Name())
 	}
+	folders := make([]string, len(opts.Folders))
 	for i, f := range opts.Folders {
 		d, err := session.ResolveDir(f)
 		if err != nil {
 			return nil, fmt.Errorf("bridge %s: folder %s: %w", plat.Name(), f, err)
 		}
-		opts.Folders[i] = d
+		folders[i] = d
 	}
+	opts.Folders = folders
 	if opts.Redact == nil {
 		opts.Redact = secrets.Default().Redactor(nil)
 	}

@@ -234,11 +234,16 @@ func TestBindingSurvivesARestart(t *testing.T) {
 func TestNewRefusesFoldersOutsideTheBridgesOwn(t *testing.T) {
 	e := newEnv(t, scripted.Script{}, nil)
 	f := e.fake
+	// A link inside the folder that leads out of it is out too.
+	if err := os.Symlink(t.TempDir(), filepath.Join(e.ws, "escape")); err != nil {
+		t.Fatal(err)
+	}
 	e.send("alice", "/new /")
 	e.send("alice", "/new ../..")
+	e.send("alice", "/new escape")
 	e.send("alice", "hello")
 	f.waitFor(t, "the refusals", func() bool {
-		return strings.Count(f.transcript(), "not among the folders") == 2 && f.has("no session yet")
+		return strings.Count(f.transcript(), "not among the folders") == 3 && f.has("no session yet")
 	})
 }
 
@@ -265,5 +270,35 @@ func TestFailingTurnReportsItsErrorAndSecretsAreRedacted(t *testing.T) {
 		if strings.Contains(l, secret[:8]) {
 			t.Errorf("the secret reached the chat: %s", l)
 		}
+	}
+}
+
+// /stop while a question waits: the turn ends, the question loses its
+// buttons, and a late press is told it was already answered.
+func TestStopWhileAQuestionWaits(t *testing.T) {
+	script := scripted.Script{Steps: []scripted.Step{
+		scripted.ToolStep(scripted.Call("Write", map[string]string{"file_path": "new.txt", "content": "x\n"})),
+		scripted.TextStep("not reached"),
+	}}
+	e := newEnv(t, script, nil)
+	f := e.fake
+	e.send("alice", "/new proj")
+	f.waitFor(t, "the new session", func() bool { return f.has("New session") })
+	e.send("alice", "write it")
+	f.waitFor(t, "the question", func() bool { _, bs := f.buttonsOf("Permission needed"); return len(bs) > 0 })
+	msgID, bs := f.buttonsOf("Permission needed")
+	e.send("alice", "/stop")
+	f.waitFor(t, "the stop", func() bool { return f.has("Stopped.") && f.has("no longer asked") })
+	if _, still := f.buttonsOf("Permission needed"); still != nil {
+		t.Error("the question kept its buttons")
+	}
+	f.updates <- Update{ID: "late", Chat: Chat{ID: "c1"}, User: "alice", Press: &Press{ID: "q", Data: bs[0].Data, MessageID: msgID}}
+	f.waitFor(t, "the stale notice", func() bool {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return len(f.notices) == 1 && f.notices[0] == "Already answered."
+	})
+	if _, err := os.Stat(filepath.Join(e.ws, "proj", "new.txt")); err == nil {
+		t.Error("the stopped turn wrote the file")
 	}
 }

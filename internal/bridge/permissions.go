@@ -121,3 +121,22 @@ func (b *Bridge) notice(ctx context.Context, p Press, text string) {
 		b.logf("answer press: %v", err)
 	}
 }
+
+// dropQuestions marks the chat's questions still open when its turn
+// ended (interrupted, failed) as no longer asked, buttons removed.
+func (b *Bridge) dropQuestions(ctx context.Context, chat Chat) {
+	b.mu.Lock()
+	var open []question
+	for id, q := range b.questions {
+		if q.chat == chat {
+			open = append(open, q)
+			delete(b.questions, id)
+		}
+	}
+	b.mu.Unlock()
+	for _, q := range open {
+		if err := b.plat.Edit(ctx, q.chat, q.messageID, q.text+"\n\n(no longer asked: the turn ended)"); err != nil {
+			b.logf("edit question in %s: %v", q.chat.Key(), err)
+		}
+	}
+}

@@ -115,6 +115,7 @@ func (r *renderer) finish(err error) {
 	close(r.done)
 	<-r.exited
 	ctx := context.Background()
+	r.b.dropQuestions(ctx, r.chat)
 	if r.overflow.Len() > 0 {
 		if e := r.b.plat.SendFile(ctx, r.chat, "answer.md", []byte(r.overflow.String()), "The rest of the answer"); e != nil {
 			r.b.logf("send file: %v", e)
