@@ -42,6 +42,9 @@ const storeContract = module + "/internal/store"
 // session.ErrNotFound ...), so that a front end never reads a storage row
 // (docs/ARCHITECTURE.md, "The store contract").
 var storeInFrontEnds = map[string]map[string]string{
+	module + "/internal/bridge": {
+		"bindings.go": "the chat bridges' own records (which chat is bound to which session, the platform update ids taken), not a session's",
+	},
 	module + "/internal/server": {
 		"workspaces.go": "the registry of folders `tandem serve` lets agents run in: the server's own list, not a session's",
 		"eventlog.go":   "the stored event log replicas stream SSE from (store.Events): events, not a session's rows",

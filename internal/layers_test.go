@@ -146,7 +146,7 @@ func (r rule) check(t *testing.T, g graph) {
 var (
 	// The front ends: only the wiring (cmd/...) imports them.
 	uiPkgs = []string{module + "/internal/server", module + "/internal/tui", module + "/internal/acp",
-		module + "/internal/cliproto", module + "/cmd"}
+		module + "/internal/cliproto", module + "/internal/bridge", module + "/cmd"}
 	// The adapters and what they link: only internal/provider/providers
 	// (used by app) may import them.
 	sdkPkgs = []string{

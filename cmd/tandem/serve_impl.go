@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"os"
@@ -154,5 +155,15 @@ func serve(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	}
 	ctx, stop := interruptContext(cmd.Context())
 	defer stop()
+	// The user config's chat bridges run beside the server, on the same
+	// sessions and store, and stop with it.
+	bctx, stopBridges := context.WithCancel(ctx)
+	waitBridges, _, err := startBridges(bctx, a, w)
+	if err != nil {
+		stopBridges()
+		return err
+	}
+	defer waitBridges()
+	defer stopBridges()
 	return srv.ListenAndServe(ctx, f.addr)
 }

@@ -73,6 +73,9 @@ type Config struct {
 	// tandem.db in the data folder. Read only from the user file
 	// (TANDEM_DATABASE_URL and `serve --database` override it).
 	Database string `json:"database,omitempty"`
+	// Bridges are the chat bridges (`tandem bridge`, `tandem serve`):
+	// user file only, see bridges.go.
+	Bridges json.RawMessage `json:"bridges,omitempty"`
 
 	// Sources lists the files that were read, weakest first.
 	Sources []string `json:"-"`
@@ -257,6 +260,9 @@ func Load(userFile, projectFile string) (*Config, error) {
 			// user's choice: a cloned repository must not send them to a
 			// server of its choosing.
 			return nil, &Error{File: f, Field: "database", Msg: "is read only from your user config (a project cannot choose where your sessions are stored): remove it here and set it in your user config, or set TANDEM_DATABASE_URL"}
+		}
+		if f == projectFile && len(layer.Bridges) > 0 {
+			return nil, &Error{File: f, Field: "bridges", Msg: bridgesUserOnly}
 		}
 		scope := "user"
 		if f == projectFile {
@@ -503,6 +509,7 @@ func (c *Config) merge(o *Config, src string) {
 		{"claude_code", &c.ClaudeCode, &o.ClaudeCode},
 		{"compaction", &c.Compaction, &o.Compaction},
 		{"checkpoints", &c.Checkpoints, &o.Checkpoints},
+		{"bridges", &c.Bridges, &o.Bridges},
 		{"agents", &c.Agents, &o.Agents},
 		{"subagents", &c.Subagents, &o.Subagents},
 		{"skills", &c.Skills, &o.Skills},

@@ -201,6 +201,8 @@ type Store interface {
 	Subagents
 	Events
 	Replicas
+
+	Bridges
 	Health
 	// Close releases the store; later calls fail.
 	Close() error

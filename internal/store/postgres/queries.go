@@ -215,3 +215,18 @@ var replicasListSQL string
 
 //go:embed queries/replica_delete.sql
 var replicaDeleteSQL string
+
+//go:embed queries/bridge_binding_put.sql
+var bridgeBindingPutSQL string
+
+//go:embed queries/bridge_binding_get.sql
+var bridgeBindingGetSQL string
+
+//go:embed queries/bridge_binding_delete.sql
+var bridgeBindingDeleteSQL string
+
+//go:embed queries/bridge_update_take.sql
+var bridgeUpdateTakeSQL string
+
+//go:embed queries/bridge_updates_prune.sql
+var bridgeUpdatesPruneSQL string

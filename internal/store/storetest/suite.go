@@ -67,6 +67,8 @@ var tests = []struct {
 	{"SubagentRunsFollowCalls", testSubagentRunsFollowCalls},
 	{"Workspaces", testWorkspaces},
 	{"Grants", testGrants},
+	{"BridgeBindings", testBridgeBindings},
+	{"BridgeUpdatesTakenOnce", testBridgeUpdatesTakenOnce},
 	{"ConcurrentWritersTwoStores", testConcurrentWritersTwoStores},
 	{"EventsLog", testEventsLog},
 	{"WatchEventsWakes", testWatchEventsWakes},

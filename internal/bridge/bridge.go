@@ -1,0 +1,251 @@
+// Package bridge drives sessions from a chat app (Telegram, Slack,
+// Discord, Feishu/Lark): a chat (or a thread) is bound to a session in a
+// folder the bridge may use, its messages become prompts, answers stream
+// back by editing one message, tool calls are summarised one line each
+// (diffs as attachments), and permission questions arrive as buttons.
+// It is a front end like the terminal UI and the HTTP server: sessions
+// are opened through session.Manager and run through session.Live, so
+// the same settings, trust, permission engine and sandbox apply. Each
+// platform lives in a sub-package implementing Platform over the
+// platform's own Go library.
+package bridge
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tandem-agent/tandem/internal/permission"
+	"github.com/tandem-agent/tandem/internal/secrets"
+	"github.com/tandem-agent/tandem/internal/session"
+)
+
+// Options configure one platform's bridge.
+type Options struct {
+	// Manager opens and finds sessions.
+	Manager *session.Manager
+	// Records keeps bindings and taken update ids (the app's store).
+	Records Records
+	// Allow lists the platform user ids who may prompt and answer;
+	// everyone else is ignored (and logged). Empty: nobody.
+	Allow []string
+	// Folders are the folders (with their subfolders) a chat may bind a
+	// session to; `/new DIR` and `/resume` refuse anything else. The
+	// first is where a relative DIR is found.
+	Folders []string
+	// Model and Mode are a new session's defaults ("": the config's).
+	Model, Mode string
+	// Redact removes secrets from everything sent to the chat (nil: the
+	// well-known credentials of this process's environment).
+	Redact *secrets.Redactor
+	// Log receives what the bridge reports (ignored users, reconnects,
+	// failures); nil: the standard logger.
+	Log *log.Logger
+	// Now is the clock (nil: time.Now).
+	Now func() time.Time
+	// Turn are the per-turn options of every turn.
+	Turn session.TurnOptions
+	// FlagRules are rules of the command line's kind for every session
+	// (--allowedTools / --disallowedTools).
+	FlagRules []permission.Rule
+}
+
+// Bridge connects one platform to tandem's sessions.
+type Bridge struct {
+	plat  Platform
+	opts  Options
+	allow map[string]bool
+
+	mu    sync.Mutex
+	chats map[string]*chatState // by Chat.Key()
+	// questions are the permission questions shown, by request id.
+	questions map[string]question
+	wg        sync.WaitGroup // running turns
+	// closing is set when Run ends: no turn starts after it.
+	closing bool
+}
+
+// chatState is a bound chat's live session and running turn.
+type chatState struct {
+	chat Chat
+	live *session.Live
+	bd   binding
+	out  *renderer // the running turn's renderer (nil when idle)
+	// queued are prompts sent while a turn ran, run after it in order.
+	queued []Update
+	stop   context.CancelFunc
+}
+
+// New returns a bridge of plat; Run connects it.
+func New(plat Platform, opts Options) (*Bridge, error) {
+	if opts.Manager == nil || opts.Records == nil {
+		return nil, fmt.Errorf("bridge %s: a session manager and a store are needed", plat.Name())
+	}
+	if len(opts.Allow) == 0 {
+		return nil, fmt.Errorf("bridge %s: no user is allowed: list the platform user ids who may use it in allow_users", plat.Name())
+	}
+	if len(opts.Folders) == 0 {
+		return nil, fmt.Errorf("bridge %s: no folder to work in: list the folders its sessions may use in folders", plat.Name())
+	}
+	folders := make([]string, len(opts.Folders))
+	for i, f := range opts.Folders {
+		d, err := session.ResolveDir(f)
+		if err != nil {
+			return nil, fmt.Errorf("bridge %s: folder %s: %w", plat.Name(), f, err)
+		}
+		folders[i] = d
+	}
+	opts.Folders = folders
+	if opts.Redact == nil {
+		opts.Redact = secrets.Default().Redactor(nil)
+	}
+	allow := map[string]bool{}
+	for _, u := range opts.Allow {
+		allow[strings.TrimSpace(u)] = true
+	}
+	return &Bridge{plat: &redacting{Platform: plat, r: opts.Redact}, opts: opts, allow: allow, chats: map[string]*chatState{}}, nil
+}
+
+// SetRedactor replaces the redactor (before Run): the caller learns
+// every platform's tokens only once it has made them all.
+func (b *Bridge) SetRedactor(r *secrets.Redactor) {
+	if r == nil {
+		return
+	}
+	b.opts.Redact = r
+	b.plat.(*redacting).r = r
+}
+
+func (b *Bridge) now() time.Time {
+	if b.opts.Now != nil {
+		return b.opts.Now()
+	}
+	return time.Now()
+}
+
+func (b *Bridge) logf(format string, args ...any) {
+	msg := b.opts.Redact.Redact(fmt.Sprintf(format, args...))
+	if b.opts.Log != nil {
+		b.opts.Log.Printf("bridge %s: %s", b.plat.Name(), msg)
+		return
+	}
+	log.Printf("bridge %s: %s", b.plat.Name(), msg)
+}
+
+// Run receives the platform's updates until ctx ends, reconnecting with
+// backoff after a failure; then it stops the running turns, closes the
+// sessions and returns.
+func (b *Bridge) Run(ctx context.Context) error {
+	b.pruneUpdates(ctx)
+	bo := backoff{}
+	for ctx.Err() == nil {
+		start := b.now()
+		err := b.plat.Receive(ctx, b.handle)
+		if ctx.Err() != nil {
+			break
+		}
+		if b.now().Sub(start) > time.Minute {
+			bo.reset() // it was connected a while: start again from the shortest wait
+		}
+		wait := bo.next()
+		b.logf("connection lost (%v): reconnecting in %s", err, wait)
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+		case <-t.C:
+		}
+	}
+	b.shutdown()
+	return nil
+}
+
+// shutdown interrupts running turns, waits for them and closes sessions.
+func (b *Bridge) shutdown() {
+	b.mu.Lock()
+	b.closing = true
+	for _, c := range b.chats {
+		if c.stop != nil {
+			c.stop()
+		}
+	}
+	b.mu.Unlock()
+	b.wg.Wait()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for k, c := range b.chats {
+		if c.live != nil {
+			c.live.CloseFor("other")
+		}
+		delete(b.chats, k)
+	}
+}
+
+// handle takes one update: allow-list, once only, then a press, a command
+// or a prompt.
+func (b *Bridge) handle(ctx context.Context, u Update) {
+	// What an update starts (replies, a turn) outlives the connection
+	// that brought it.
+	ctx = context.WithoutCancel(ctx)
+	if !b.allow[u.User] {
+		b.logf("ignored an update from user %s (%s) in chat %s: not in allow_users", u.User, u.UserName, u.Chat.Key())
+		return
+	}
+	if u.ID != "" {
+		took, err := b.takeUpdate(ctx, u.ID)
+		if err != nil {
+			b.logf("%v", err)
+			return
+		}
+		if !took {
+			b.logf("update %s was processed before: skipped", u.ID)
+			return
+		}
+	}
+	switch {
+	case u.Press != nil:
+		b.press(ctx, u)
+	case strings.HasPrefix(strings.TrimSpace(u.Text), "/"):
+		b.command(ctx, u)
+	default:
+		b.prompt(ctx, u)
+	}
+}
+
+// say sends a plain reply, logging a failure.
+func (b *Bridge) say(ctx context.Context, chat Chat, text string) {
+	if _, err := b.plat.Send(ctx, chat, text); err != nil {
+		b.logf("send to %s: %v", chat.Key(), err)
+	}
+}
+
+// allowedDir resolves dir (relative: under the first folder) and checks
+// it lies within one of the bridge's folders.
+func (b *Bridge) allowedDir(dir string) (string, error) {
+	if dir == "" {
+		dir = b.opts.Folders[0]
+	} else if !filepath.IsAbs(dir) {
+		dir = filepath.Join(b.opts.Folders[0], dir)
+	}
+	d, err := session.ResolveDir(dir)
+	if err != nil {
+		return "", err
+	}
+	if !b.inFolders(d) {
+		return "", fmt.Errorf("%s is not among the folders this bridge may use (%s)", d, strings.Join(b.opts.Folders, ", "))
+	}
+	return d, nil
+}
+
+func (b *Bridge) inFolders(d string) bool {
+	for _, f := range b.opts.Folders {
+		if rel, err := filepath.Rel(f, d); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,1 @@
+DELETE FROM bridge_bindings WHERE platform = $1 AND chat = $2

@@ -1,0 +1,1 @@
+DELETE FROM bridge_updates WHERE taken_at < ?
