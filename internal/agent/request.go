@@ -118,7 +118,7 @@ func offeredTools(st *turnState) []tool.Tool {
 	m := mode(st)
 	var out []tool.Tool
 	for _, t := range st.d.Tools.List() {
-		if st.filter.Offered(t.Name()) && tool.UnavailableReason(t, st.spec) == "" && permission.Offers(m, t.Name(), tool.IsReadOnly(t)) {
+		if st.filter.Offered(t.Name()) && tool.UnavailableReason(t, st.spec) == "" && permission.OffersTool(m, t) {
 			out = append(out, t)
 		}
 	}

@@ -152,7 +152,7 @@ func (r *Runtime) permit(ctx context.Context, st *turnState, t tool.Tool, use me
 		}
 	}
 	return st.d.Checker.Check(ctx, permission.Request{SessionID: st.in.SessionID, ToolUseID: use.ID,
-		Tool: use.Name, Input: use.Input, Cwd: cwd, ReadOnly: ro})
+		Tool: use.Name, Input: use.Input, Cwd: cwd, ReadOnly: ro, Interaction: tool.InteractionOf(t)})
 }
 
 // interruptedHookBudget bounds PostToolUseFailure hooks of an interrupted call.

@@ -112,7 +112,7 @@ func (a *App) PromptView(ctx context.Context, req PromptViewRequest) (*PromptVie
 		switch why := tool.UnavailableReason(t, spec); {
 		case why != "":
 			v.Left = append(v.Left, LeftTool{t.Name(), why})
-		case !permission.Offers(engine.Mode(), t.Name(), tool.IsReadOnly(t)):
+		case !permission.OffersTool(engine.Mode(), t):
 			v.Left = append(v.Left, LeftTool{t.Name(), fmt.Sprintf("cannot work in %s mode", engine.Mode())})
 		}
 	}

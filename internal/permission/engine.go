@@ -190,7 +190,13 @@ func ruleLabel(r Rule) string {
 
 // Check judges one call; asking happens here and blocks.
 func (e *Engine) Check(ctx context.Context, req Request) (Decision, error) {
-	return e.check(ctx, e.Mode(), req)
+	d, err := e.check(ctx, e.Mode(), req)
+	if err == nil && d.Behavior == Allow && req.Interaction == PlanApproval && d.Mode != "" {
+		// The session's own engine leaves plan mode; a sub-agent's narrowed
+		// view never does.
+		e.SetMode(d.Mode)
+	}
+	return d, err
 }
 
 func (e *Engine) check(ctx context.Context, mode Mode, req Request) (Decision, error) {
@@ -213,6 +219,10 @@ func (e *Engine) check(ctx context.Context, mode Mode, req Request) (Decision, e
 		if len(out.UpdatedInput) > 0 {
 			input = out.UpdatedInput
 		}
+	}
+	if req.Interaction != "" {
+		req.Input = input
+		return e.interact(ctx, mode, req)
 	}
 	original := req.Input
 	req, v := e.rejudge(mode, req, input)

@@ -1,5 +1,7 @@
 package permission
 
+import "github.com/tandem-agent/tandem/internal/tool"
+
 // Offers reports whether a tool can do anything in mode m, so a request in
 // that mode offers it: explore mode denies every call that may change
 // something (it never asks), so offering Edit there only teaches the model
@@ -21,3 +23,12 @@ func (e *Engine) CanAsk() bool { return e.opts.Asker != nil }
 
 // CanAsk is the engine's: a narrowed view asks the same asker.
 func (n narrowed) CanAsk() bool { return n.e.CanAsk() }
+
+// OffersTool is Offers for a tool of the registry: a plan approval
+// (ExitPlanMode) only in explore mode, where there is a plan to approve.
+func OffersTool(m Mode, t tool.Tool) bool {
+	if tool.InteractionOf(t) == PlanApproval {
+		return m == Explore
+	}
+	return Offers(m, t.Name(), tool.IsReadOnly(t))
+}
