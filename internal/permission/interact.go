@@ -175,9 +175,7 @@ func (a Answer) validateInteraction(q Question) error {
 		}
 		return nil
 	}
-	if len(a.Answers) == 0 && len(a.UpdatedInput) == 0 {
-		return fmt.Errorf("an answer to the model's questions needs answers (question text to the chosen label or typed text), or deny to skip")
-	}
+	// An allow without answers is taken: the model is told none came.
 	return nil
 }
 

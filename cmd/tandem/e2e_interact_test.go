@@ -1,0 +1,71 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tandem-agent/tandem/internal/scripted"
+)
+
+var (
+	storageQuestion = map[string]any{"questions": []any{map[string]any{
+		"question": "Which database should sessions use?", "header": "Database", "multiSelect": false,
+		"options": []any{map[string]any{"label": "SQLite", "description": "one file"}, map[string]any{"label": "PostgreSQL", "description": "a server"}}}}}
+	firstPlan  = map[string]any{"plan": "1. Add a PostgreSQL store.\n2. Switch to it."}
+	secondPlan = map[string]any{"plan": "1. Add a PostgreSQL store.\n2. Migrate the data.\n3. Switch to it."}
+)
+
+// planSteps: a question, a plan sent back, a revised plan approved, then
+// a write that acceptEdits runs unasked.
+func planSteps() []scripted.Step {
+	return []scripted.Step{
+		scripted.ToolStep(scripted.CallID("ask1", "AskUserQuestion", storageQuestion)),
+		scripted.ToolStep(scripted.CallID("plan1", "ExitPlanMode", firstPlan)),
+		scripted.ToolStep(scripted.CallID("plan2", "ExitPlanMode", secondPlan)),
+		scripted.ToolStep(scripted.CallID("write1", "Write", map[string]any{"file_path": "WORK/PLAN.md", "content": "migrate\n"})),
+		scripted.TextStep("Planned and started."),
+	}
+}
+
+// Through the official Agent SDK: AskUserQuestion and ExitPlanMode reach
+// canUseTool with their inputs, the answers the host puts in updatedInput
+// reach the model, a denied plan's feedback reaches the model and plan
+// mode stays, and an approval with setMode acceptEdits lets the Write run
+// without asking.
+func TestAgentSDKPlanApprovalAndQuestions(t *testing.T) {
+	x := newE2E(t, scripted.Script{})
+	x.serve(scripted.Script{Steps: planSteps()})
+	r := runAgentSDK(t, x, tandemBin, "plan")
+	if res := r.result(); res == nil || res["subtype"] != "success" || res["result"] != "Planned and started." {
+		t.Fatalf("result = %v\nstderr: %s", res, r.Stderr)
+	}
+	var asked []string
+	for _, c := range r.CanUseTool {
+		asked = append(asked, c.ToolName)
+	}
+	if strings.Join(asked, ",") != "AskUserQuestion,ExitPlanMode,ExitPlanMode" {
+		t.Fatalf("canUseTool asked for %v, want the question and both plans (and not the Write)", asked)
+	}
+	if qs, _ := r.CanUseTool[0].Input["questions"].([]any); len(qs) != 1 {
+		t.Errorf("AskUserQuestion input = %v", r.CanUseTool[0].Input)
+	}
+	if r.CanUseTool[1].Input["plan"] != firstPlan["plan"] {
+		t.Errorf("ExitPlanMode input = %v", r.CanUseTool[1].Input)
+	}
+	reqs := x.srv.MainRequests()
+	if len(reqs) != 5 {
+		t.Fatalf("%d model requests, want 5", len(reqs))
+	}
+	if body := string(reqs[1].RawBody); !strings.Contains(body, `\"Which database should sessions use?\": PostgreSQL`) {
+		t.Errorf("the answer did not reach the model:\n%.3000s", body)
+	}
+	if body := string(reqs[2].RawBody); !strings.Contains(body, "add a migration step") || !strings.Contains(body, "keep planning") {
+		t.Errorf("the plan's feedback did not reach the model:\n%.3000s", body)
+	}
+	if body := string(reqs[3].RawBody); !strings.Contains(body, "approved your plan") {
+		t.Errorf("the approval did not reach the model:\n%.3000s", body)
+	}
+	if got := x.ReadFile("PLAN.md"); got != "migrate\n" {
+		t.Errorf("PLAN.md = %q: the Write after approval did not run", got)
+	}
+}
