@@ -55,6 +55,9 @@ type EngineOptions struct {
 	// ReadRoots are folders outside the workspace that may be read (never
 	// written) without asking: the skills' folders.
 	ReadRoots []string
+	// ChangeMode switches the session's mode when the user approves a plan
+	// (the session stores it and calls SetMode); nil: SetMode alone.
+	ChangeMode func(ctx context.Context, m Mode) error
 	// Sandboxed says Bash commands run inside the OS sandbox
 	// (internal/sandbox): see engine_sandbox.go.
 	Sandboxed bool
@@ -105,6 +108,17 @@ func (e *Engine) SetMode(m Mode) {
 	e.mu.Unlock()
 	if prev != m {
 		e.opts.Emit(event.Event{Type: event.ModeChanged, Mode: string(m), PreviousMode: string(prev)})
+	}
+}
+
+func (e *Engine) changeMode(ctx context.Context, m Mode) {
+	if e.opts.ChangeMode == nil {
+		e.SetMode(m)
+		return
+	}
+	if err := e.opts.ChangeMode(context.WithoutCancel(ctx), m); err != nil {
+		e.SetMode(m) // in force for this session even when it could not be stored
+		e.opts.Emit(event.Event{Type: event.Error, Error: fmt.Sprintf("store the mode %s the approved plan chose: %v", m, err)})
 	}
 }
 
@@ -194,7 +208,7 @@ func (e *Engine) Check(ctx context.Context, req Request) (Decision, error) {
 	if err == nil && d.Behavior == Allow && req.Interaction == PlanApproval && d.Mode != "" {
 		// The session's own engine leaves plan mode; a sub-agent's narrowed
 		// view never does.
-		e.SetMode(d.Mode)
+		e.changeMode(ctx, d.Mode)
 	}
 	return d, err
 }
