@@ -82,7 +82,10 @@ func TestUserQuestionAnswers(t *testing.T) {
 		t.Fatalf("headless: %+v", d)
 	}
 	denied := NewEngine(EngineOptions{WorkDir: t.TempDir(), UserRules: []Rule{{Permission: "AskUserQuestion", Action: ActionDeny}},
-		Asker: AskerFunc(func(context.Context, Question) (Answer, error) { t.Error("asked despite a deny rule"); return Answer{}, nil })})
+		Asker: AskerFunc(func(context.Context, Question) (Answer, error) {
+			t.Error("asked despite a deny rule")
+			return Answer{}, nil
+		})})
 	if d, _ := denied.Check(context.Background(), req); d.Behavior != Deny {
 		t.Fatalf("deny rule: %+v", d)
 	}
