@@ -69,3 +69,41 @@ func TestAgentSDKPlanApprovalAndQuestions(t *testing.T) {
 		t.Errorf("PLAN.md = %q: the Write after approval did not run", got)
 	}
 }
+
+// Over ACP, with the official client library: the model's question is a
+// permission request whose options are its choices, the plan one with
+// "accept edits", "ask before edits" and "keep planning"; keeping planning
+// sends the plan back, approving with accept edits leaves explore mode so
+// the Write runs unasked.
+func TestACPPlanApprovalAndQuestions(t *testing.T) {
+	x := newE2E(t, scripted.Script{})
+	steps := planSteps()
+	steps[3] = scripted.ToolStep(scripted.CallID("write1", "Write", map[string]any{"file_path": "PLAN.md", "content": "migrate\n"}))
+	x.serve(scripted.Script{Steps: steps})
+	l := runACPClient(t, x, "SCENARIO=plan")
+	if r := l.response(t, "plan"); r["stopReason"] != "end_turn" {
+		t.Fatalf("prompt: %v", r)
+	}
+	if len(l.Asks) != 3 {
+		t.Fatalf("asks = %+v, want the question and two plans", l.Asks)
+	}
+	if q := l.Asks[0]; q.Title != "Which database should sessions use?" || strings.Join(q.Options, ",") != "option_0,option_1,reject" {
+		t.Errorf("question ask = %+v", q)
+	}
+	if p := l.Asks[1]; strings.Join(p.Options, ",") != "plan_accept_edits,plan_normal,reject" || !strings.Contains(p.Content, "Add a PostgreSQL store") {
+		t.Errorf("plan ask = %+v", p)
+	}
+	reqs := x.srv.MainRequests()
+	if len(reqs) != 5 {
+		t.Fatalf("%d model requests, want 5", len(reqs))
+	}
+	if body := string(reqs[1].RawBody); !strings.Contains(body, `\"Which database should sessions use?\": PostgreSQL`) {
+		t.Errorf("the answer did not reach the model:\n%.3000s", body)
+	}
+	if body := string(reqs[2].RawBody); !strings.Contains(body, "keep planning") {
+		t.Errorf("the plan was not sent back:\n%.3000s", body)
+	}
+	if got := x.ReadFile("PLAN.md"); got != "migrate\n" {
+		t.Errorf("PLAN.md = %q: the Write after approval did not run", got)
+	}
+}
