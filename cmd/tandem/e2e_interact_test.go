@@ -3,6 +3,7 @@ package main
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tandem-agent/tandem/internal/scripted"
 )
@@ -102,6 +103,47 @@ func TestACPPlanApprovalAndQuestions(t *testing.T) {
 	}
 	if body := string(reqs[2].RawBody); !strings.Contains(body, "keep planning") {
 		t.Errorf("the plan was not sent back:\n%.3000s", body)
+	}
+	if got := x.ReadFile("PLAN.md"); got != "migrate\n" {
+		t.Errorf("PLAN.md = %q: the Write after approval did not run", got)
+	}
+}
+
+// In the terminal UI (a real tmux pane): the model's question answered by
+// number, the plan sent back with typed feedback, the revised plan
+// approved with "accept edits", after which the Write runs unasked.
+func TestE2ETUIPlanApprovalAndQuestions(t *testing.T) {
+	x := newE2E(t, scripted.Script{})
+	steps := planSteps()
+	steps[3] = scripted.ToolStep(scripted.CallID("write1", "Write", map[string]any{"file_path": "PLAN.md", "content": "migrate\n"}))
+	x.serve(scripted.Script{Steps: steps})
+	p := x.startTUI(110, 40, "--model", "anthropic/claude-sonnet-5-5", "--permission-mode", "explore")
+	p.waitText("Ask tandem")
+	p.typeText("plan the storage change")
+	p.keys("Enter")
+	p.waitText("Question · 1 of 1")
+	p.waitText("[3] Other")
+	time.Sleep(time.Second) // the dialog takes keys 400 ms after it shows (dialogArmDelay)
+	p.keys("2")
+	p.waitText("approve it to start working")
+	p.waitText("no, keep planning")
+	time.Sleep(time.Second)
+	p.keys("3")
+	p.typeText("add a migration step")
+	p.keys("Enter")
+	p.waitText("Migrate the data")
+	time.Sleep(time.Second)
+	p.keys("1")
+	p.waitText("Planned and started.")
+	reqs := x.srv.MainRequests()
+	if len(reqs) != 5 {
+		t.Fatalf("%d model requests, want 5", len(reqs))
+	}
+	if body := string(reqs[1].RawBody); !strings.Contains(body, `\"Which database should sessions use?\": PostgreSQL`) {
+		t.Errorf("the answer did not reach the model:\n%.3000s", body)
+	}
+	if body := string(reqs[2].RawBody); !strings.Contains(body, "add a migration step") {
+		t.Errorf("the feedback did not reach the model:\n%.3000s", body)
 	}
 	if got := x.ReadFile("PLAN.md"); got != "migrate\n" {
 		t.Errorf("PLAN.md = %q: the Write after approval did not run", got)
