@@ -57,7 +57,7 @@ func (r *Runtime) runTools(ctx context.Context, st *turnState, uses []message.Bl
 		i = j
 	}
 	st.addToolUsage(spent)
-	return message.Message{ID: newID("msg"), Role: message.User, Content: results, CreatedAt: time.Now().UTC()}
+	return message.Message{ID: newID("msg"), Role: message.User, Content: append(results, noticeBlocks(st.d.Env)...), CreatedAt: time.Now().UTC()}
 }
 
 func (r *Runtime) readOnly(st *turnState, name string) bool {
