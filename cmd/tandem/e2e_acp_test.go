@@ -22,6 +22,7 @@ type acpLog struct {
 	Asks    []struct {
 		Title   string
 		Options []string
+		Content string
 	} `json:"asks"`
 	Responses map[string]json.RawMessage `json:"responses"`
 	Errors    []string                   `json:"errors"`

@@ -34,6 +34,9 @@ func (ag *Agent) ask(ctx context.Context, q permission.Question) (permission.Ans
 	tc := acpsdk.ToolCallUpdate{ToolCallId: acpsdk.ToolCallId(q.ToolUseID), Title: acpsdk.Ptr(cmp.Or(q.Summary, info.title)),
 		Kind: acpsdk.Ptr(info.kind), RawInput: input, Content: content, Locations: info.locations,
 		Status: acpsdk.Ptr(acpsdk.ToolCallStatusPending)}
+	if q.Kind != "" {
+		return ag.askInteraction(ctx, q, tc)
+	}
 	opts := []acpsdk.PermissionOption{{OptionId: optAllowOnce, Name: "Allow", Kind: acpsdk.PermissionOptionKindAllowOnce}}
 	if q.AlwaysOffered() {
 		opts = append(opts, acpsdk.PermissionOption{OptionId: optAllowAlways, Name: "Always allow " + q.Suggestion, Kind: acpsdk.PermissionOptionKindAllowAlways})

@@ -60,6 +60,8 @@ type echoTool struct {
 	ran  int
 	mu   sync.Mutex
 	slow time.Duration
+	// onRun, when set, runs inside each call (background work queuing a notice).
+	onRun func()
 }
 
 func (e *echoTool) Name() string            { return "Echo" }
@@ -70,6 +72,9 @@ func (e *echoTool) Execute(ctx context.Context, c tool.Call) (tool.Result, error
 	e.mu.Lock()
 	e.ran++
 	e.mu.Unlock()
+	if e.onRun != nil {
+		e.onRun()
+	}
 	if e.slow > 0 {
 		select {
 		case <-time.After(e.slow):

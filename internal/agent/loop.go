@@ -126,7 +126,7 @@ func (r *Runtime) RunTurn(ctx context.Context, in turn.Input, d turn.Deps) (even
 		}
 	}
 	user := message.Message{ID: newID("msg"), Role: message.User, CreatedAt: time.Now().UTC(),
-		Content: append([]message.Block{message.TextBlock(prompt)}, in.Images...)}
+		Content: append(append([]message.Block{message.TextBlock(prompt)}, in.Images...), noticeBlocks(st.d.Env)...)}
 	if err := st.record(ctx, user); err != nil {
 		return event.Event{}, err
 	}

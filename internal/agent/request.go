@@ -119,6 +119,7 @@ func offeredTools(st *turnState) []tool.Tool {
 	var out []tool.Tool
 	for _, t := range st.d.Tools.List() {
 		if st.filter.Offered(t.Name()) && tool.UnavailableReason(t, st.spec) == "" && permission.Offers(m, t) {
+
 			out = append(out, t)
 		}
 	}

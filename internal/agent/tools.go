@@ -57,7 +57,7 @@ func (r *Runtime) runTools(ctx context.Context, st *turnState, uses []message.Bl
 		i = j
 	}
 	st.addToolUsage(spent)
-	return message.Message{ID: newID("msg"), Role: message.User, Content: results, CreatedAt: time.Now().UTC()}
+	return message.Message{ID: newID("msg"), Role: message.User, Content: append(results, noticeBlocks(st.d.Env)...), CreatedAt: time.Now().UTC()}
 }
 
 func (r *Runtime) readOnly(st *turnState, name string) bool {
@@ -152,7 +152,7 @@ func (r *Runtime) permit(ctx context.Context, st *turnState, t tool.Tool, use me
 		}
 	}
 	return st.d.Checker.Check(ctx, permission.Request{SessionID: st.in.SessionID, ToolUseID: use.ID,
-		Tool: use.Name, Input: use.Input, Cwd: cwd, ReadOnly: ro})
+		Tool: use.Name, Input: use.Input, Cwd: cwd, ReadOnly: ro, Interaction: tool.InteractionOf(t)})
 }
 
 // interruptedHookBudget bounds PostToolUseFailure hooks of an interrupted call.

@@ -113,6 +113,7 @@ func (a *App) PromptView(ctx context.Context, req PromptViewRequest) (*PromptVie
 		case why != "":
 			v.Left = append(v.Left, LeftTool{t.Name(), why})
 		case !permission.Offers(engine.Mode(), t):
+
 			v.Left = append(v.Left, LeftTool{t.Name(), fmt.Sprintf("cannot work in %s mode", engine.Mode())})
 		}
 	}

@@ -146,6 +146,9 @@ func (w *wiring) equip(ctx context.Context, l *session.Live, s *Settings) (sessi
 	engineOpts.Roots, engineOpts.ReadRoots = l.Roots(), sk.Dirs()
 	engineOpts.Tools = sessionTools(l)
 	engineOpts.Asker, engineOpts.Emit, engineOpts.GrantStore, engineOpts.Hooks = engineAsker, l.Events().Emit, grants, eq.hooks
+	// An approved plan's mode is stored with the session, as a mode the
+	// user picks is (Live.SetMode sets the engine's too).
+	engineOpts.ChangeMode = func(ctx context.Context, m permission.Mode) error { return l.SetMode(ctx, string(m)) }
 	eq.engine = permission.NewEngine(engineOpts)
 	// Before the extensions: sub-agents' runtimes fire hooks through it.
 	eq.hookFire = newHookAdapter(eq.hooks, func() string { return string(eq.engine.Mode()) }, l.Events().Emit, w.app.opts.Getenv)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 
+	"github.com/tandem-agent/tandem/internal/permit"
 	"github.com/tandem-agent/tandem/internal/tool"
 )
 
@@ -39,9 +40,10 @@ func cliTools() []tool.Tool {
 		cliTool{name: "KillBash", kind: tool.KindExecute, contained: true},
 		cliTool{name: "ListMcpResourcesTool", kind: tool.KindRead, readOnly: true},
 		cliTool{name: "ReadMcpResourceTool", kind: tool.KindRead, readOnly: true},
-		// The CLI's plan hand-over and questions only talk to the user.
-		cliTool{name: "ExitPlanMode", kind: tool.KindThink, contained: true},
-		cliTool{name: "AskUserQuestion", kind: tool.KindThink, contained: true},
+		// The CLI's plan hand-over and questions are put to the user as
+		// tandem's own are (tool.Interactive).
+		cliTool{name: "ExitPlanMode", kind: tool.KindThink, interaction: permit.PlanApproval},
+		cliTool{name: "AskUserQuestion", kind: tool.KindThink, interaction: permit.UserQuestion},
 	}
 }
 
@@ -58,6 +60,7 @@ type cliTool struct {
 	name                string
 	kind                tool.Kind
 	readOnly, contained bool
+	interaction         permit.Interaction
 }
 
 // cliFileTool is one whose calls touch the files its input names.
@@ -77,6 +80,9 @@ func (t cliTool) Execute(context.Context, tool.Call) (tool.Result, error) {
 func (t cliTool) Kind() tool.Kind { return t.kind }
 func (t cliTool) ReadOnly() bool  { return t.readOnly }
 func (t cliTool) Contained() bool { return t.contained }
+func (t cliTool) Interaction() permit.Interaction {
+	return t.interaction
+}
 
 func (t cliFileTool) FileAccess(input json.RawMessage) ([]tool.Access, error) {
 	return t.files.FileAccess(input)

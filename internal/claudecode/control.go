@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/tandem-agent/tandem/internal/permission"
+	"github.com/tandem-agent/tandem/internal/permit"
 	"github.com/tandem-agent/tandem/internal/tool"
 )
 
@@ -271,7 +272,7 @@ func (c *controller) decide(ctx context.Context, toolUseID, name string, input j
 	}
 	d, err := c.checker.Check(ctx, permission.Request{
 		SessionID: c.session, ToolUseID: toolUseID, Tool: name, Input: input, Cwd: c.cwd,
-		ReadOnly: c.readOnly(name) || c.mcpReadOnly(ctx, name),
+		ReadOnly: c.readOnly(name) || c.mcpReadOnly(ctx, name), Interaction: c.interaction(name),
 	})
 	if err != nil {
 		return permission.Decision{}, fmt.Errorf("permission check for %s: %w", name, err)
@@ -298,6 +299,16 @@ func (c *controller) decide(ctx context.Context, toolUseID, name string, input j
 func (c *controller) readOnly(name string) bool {
 	t, ok := c.tools.Lookup().Then(CLITool).Find(name)
 	return ok && tool.IsReadOnly(t)
+}
+
+// interaction is what the named tool puts to the user (the CLI's
+// ExitPlanMode and AskUserQuestion): such a call is asked through the
+// permission broker as a plan or a question, as under the native runtime.
+func (c *controller) interaction(name string) permit.Interaction {
+	if t, ok := c.tools.Lookup().Then(CLITool).Find(name); ok {
+		return tool.InteractionOf(t)
+	}
+	return ""
 }
 
 func permissionReply(d permission.Decision, input json.RawMessage) map[string]any {

@@ -42,6 +42,11 @@ func (d *driver) canUseTool(ctx context.Context, q permission.Question) (permiss
 	switch r.Behavior {
 	case "allow":
 		ans := permission.Answer{Decision: permission.AllowOnce, UpdatedInput: r.UpdatedInput, By: "sdk"}
+		if q.Kind == permission.PlanApproval {
+			// An approved plan leaves plan mode for Claude Code's
+			// "default" unless the host names a mode (setMode).
+			ans.Mode = permission.AskEdits
+		}
 		for _, p := range r.UpdatedPermissions {
 			switch p.Type {
 			case "addRules", "replaceRules":
@@ -49,10 +54,15 @@ func (d *driver) canUseTool(ctx context.Context, q permission.Question) (permiss
 					ans.Decision, ans.Scope = permission.AllowAlways, scopeOf(p.Destination)
 				}
 			case "setMode":
-				if m, err := ParseMode(p.Mode); err == nil {
+				if m, err := ParseMode(p.Mode); err == nil && !(q.Kind == permission.PlanApproval && m == permission.Explore) {
+					ans.Mode = m
 					d.setMode(context.WithoutCancel(ctx), m)
 				}
 			}
+		}
+		if q.Kind == permission.PlanApproval {
+			d.setMode(context.WithoutCancel(ctx), ans.Mode)
+			ans.UpdatedInput = nil
 		}
 		return ans, nil
 	case "deny":
@@ -64,9 +74,14 @@ func (d *driver) canUseTool(ctx context.Context, q permission.Question) (permiss
 	return permission.Answer{}, fmt.Errorf("can_use_tool answer: behavior %q is not allow or deny", r.Behavior)
 }
 
-// suggestions are "allow always" rules in Claude Code's update shape.
+// suggestions are "allow always" rules in Claude Code's update shape; for
+// a plan approval, the mode to work in (acceptEdits, as Claude Code
+// suggests it).
 func suggestions(q permission.Question) []map[string]any {
 	out := []map[string]any{}
+	if q.Kind == permission.PlanApproval {
+		return append(out, map[string]any{"type": "setMode", "mode": "acceptEdits", "destination": "session"})
+	}
 	if !q.AlwaysOffered() {
 		return out
 	}

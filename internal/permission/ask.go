@@ -45,6 +45,10 @@ type Question struct {
 	Rules      []Rule `json:"rules,omitempty"`
 	// Diff previews an edit.
 	Diff string `json:"diff,omitempty"`
+	// Kind is set when the call is itself a question to the user (plan
+	// approval, a multiple-choice question; interact.go): a front end
+	// renders Input by it, and answers with Answer.Mode or Answer.Answers.
+	Kind Interaction `json:"kind,omitempty"`
 }
 
 // AlwaysOffered reports whether "allow always" may be answered.
@@ -60,10 +64,20 @@ type Answer struct {
 	// UpdatedInput, with an allow, replaces the call's input (an SDK host's
 	// canUseTool may rewrite it, as Claude Code's protocol allows).
 	UpdatedInput json.RawMessage `json:"updated_input,omitempty"`
+	// Mode, with allow_once of a plan approval, is the mode to work in
+	// (normal when empty; never explore).
+	Mode Mode `json:"mode,omitempty"`
+	// Answers, with allow_once of a user question, maps each question's
+	// text to the chosen label(s) (comma separated) or the free text
+	// typed instead, as Claude Code's AskUserQuestion answers do.
+	Answers map[string]string `json:"answers,omitempty"`
 }
 
 // Validate checks the answer against the question.
 func (a Answer) Validate(q Question) error {
+	if q.Kind != "" {
+		return a.validateInteraction(q)
+	}
 	switch a.Decision {
 	case AllowOnce, DenyCall:
 	case AllowAlways:
@@ -151,7 +165,7 @@ func (b *Broker) Ask(ctx context.Context, q Question) (Answer, error) {
 
 	b.emit(event.Event{Type: event.PermissionRequest, SessionID: q.SessionID, RequestID: q.RequestID,
 		ToolName: q.ToolName, ToolUseID: q.ToolUseID, Input: q.Input, Summary: q.Summary,
-		Suggestion: q.Suggestion, Diff: q.Diff, Message: q.Reason})
+		Suggestion: q.Suggestion, Diff: q.Diff, Message: q.Reason, Meta: kindMeta(q.Kind)})
 
 	localCtx, cancel := context.WithCancel(ctx)
 	defer cancel()

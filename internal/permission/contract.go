@@ -16,6 +16,8 @@ type (
 	Decision = permit.Decision
 	Checker  = permit.Checker
 	AllowAll = permit.AllowAll
+	// Interaction is what an interactive tool's call asks the user.
+	Interaction = permit.Interaction
 )
 
 const (
@@ -27,6 +29,9 @@ const (
 	AskEdits    = permit.AskEdits
 	Allow       = permit.Allow
 	Deny        = permit.Deny
+
+	PlanApproval = permit.PlanApproval
+	UserQuestion = permit.UserQuestion
 )
 
 // Modes lists the modes a user chooses from: see permit.Modes.

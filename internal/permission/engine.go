@@ -56,6 +56,9 @@ type EngineOptions struct {
 	// ReadRoots are folders outside the workspace that may be read (never
 	// written) without asking: the skills' folders.
 	ReadRoots []string
+	// ChangeMode switches the session's mode when the user approves a plan
+	// (the session stores it and calls SetMode); nil: SetMode alone.
+	ChangeMode func(ctx context.Context, m Mode) error
 	// Sandboxed says Bash commands run inside the OS sandbox
 	// (internal/sandbox): see engine_sandbox.go.
 	Sandboxed bool
@@ -106,6 +109,17 @@ func (e *Engine) SetMode(m Mode) {
 	e.mu.Unlock()
 	if prev != m {
 		e.opts.Emit(event.Event{Type: event.ModeChanged, Mode: string(m), PreviousMode: string(prev)})
+	}
+}
+
+func (e *Engine) changeMode(ctx context.Context, m Mode) {
+	if e.opts.ChangeMode == nil {
+		e.SetMode(m)
+		return
+	}
+	if err := e.opts.ChangeMode(context.WithoutCancel(ctx), m); err != nil {
+		e.SetMode(m) // in force for this session even when it could not be stored
+		e.opts.Emit(event.Event{Type: event.Error, Error: fmt.Sprintf("store the mode %s the approved plan chose: %v", m, err)})
 	}
 }
 
@@ -191,7 +205,13 @@ func ruleLabel(r Rule) string {
 
 // Check judges one call; asking happens here and blocks.
 func (e *Engine) Check(ctx context.Context, req Request) (Decision, error) {
-	return e.check(ctx, e.Mode(), req)
+	d, err := e.check(ctx, e.Mode(), req)
+	if err == nil && d.Behavior == Allow && req.Interaction == PlanApproval && d.Mode != "" {
+		// The session's own engine leaves plan mode; a sub-agent's narrowed
+		// view never does.
+		e.changeMode(ctx, d.Mode)
+	}
+	return d, err
 }
 
 func (e *Engine) check(ctx context.Context, mode Mode, req Request) (Decision, error) {
@@ -214,6 +234,10 @@ func (e *Engine) check(ctx context.Context, mode Mode, req Request) (Decision, e
 		if len(out.UpdatedInput) > 0 {
 			input = out.UpdatedInput
 		}
+	}
+	if req.Interaction != "" {
+		req.Input = input
+		return e.interact(ctx, mode, req)
 	}
 	original := req.Input
 	req, v := e.rejudge(mode, req, input)

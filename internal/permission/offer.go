@@ -9,9 +9,19 @@ import "github.com/tandem-agent/tandem/internal/tool"
 // whose work is judged call by call, and WebFetch, judged by its URL
 // rules, among them), contained ones (tool.Contained) and the ones that
 // run commands (tool.KindExecute: read-only commands run in explore mode)
-// stay. The rest of the engine's judgement depends on a call's input and
-// is made when the call comes.
+// stay, and so do questions to the user (tool.Interactive); a plan
+// approval (ExitPlanMode) is offered only in explore mode, where there is
+// a plan to approve. The rest of the engine's judgement depends on a
+// call's input and is made when the call comes.
 func Offers(m Mode, t tool.Tool) bool {
+	switch tool.InteractionOf(t) {
+	case PlanApproval:
+		// A plan to approve exists only in explore mode.
+		return m == Explore
+	case "":
+	default:
+		return true // a question to the user changes nothing
+	}
 	if m != Explore {
 		return true
 	}

@@ -39,7 +39,23 @@ type Request struct {
 	Cwd string
 	// ReadOnly is true when the tool declares it changes nothing.
 	ReadOnly bool
+	// Interaction is set when the call is itself a question to the user
+	// (the tool declares it, tool.Interactive): it is always asked, in
+	// every mode, and front ends render it by this kind.
+	Interaction Interaction
 }
+
+// Interaction is what an interactive tool's call puts to the user.
+type Interaction string
+
+const (
+	// PlanApproval: ExitPlanMode's plan, approved (naming the mode to work
+	// in) or sent back with feedback.
+	PlanApproval Interaction = "plan_approval"
+	// UserQuestion: AskUserQuestion's 1–4 multiple-choice questions,
+	// answered with the chosen labels or free text.
+	UserQuestion Interaction = "user_question"
+)
 
 // Behavior is the outcome.
 type Behavior string
@@ -58,6 +74,10 @@ type Decision struct {
 	UpdatedInput json.RawMessage
 	// Rule names the rule that decided, for logs and the UI.
 	Rule string
+	// Mode, with an allowed plan approval (Request.Interaction), is the
+	// mode the user chose to work in from now on; the engine that asked
+	// switches to it.
+	Mode Mode
 	// Interrupt (with a deny) also ends the turn: a hook answered
 	// `"continue": false` or a PermissionRequest deny with interrupt.
 	Interrupt bool

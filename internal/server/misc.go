@@ -59,6 +59,10 @@ type replyReq struct {
 	Decision string `json:"decision"`
 	Message  string `json:"message,omitempty"`
 	Scope    string `json:"scope,omitempty"`
+	// Mode and Answers answer a question of a kind (plan approval, the
+	// model's questions): permission.Answer says what they mean.
+	Mode    string            `json:"mode,omitempty"`
+	Answers map[string]string `json:"answers,omitempty"`
 }
 
 // replyPermission answers a request found among every live session (the
@@ -108,7 +112,7 @@ func (s *Server) answerPermission(w http.ResponseWriter, r *http.Request, reply 
 	}
 	id := r.PathValue("request_id")
 	err := reply(id, permission.Answer{Decision: req.Decision, Message: req.Message,
-		Scope: permission.Scope(req.Scope), By: "http:" + r.RemoteAddr})
+		Scope: permission.Scope(req.Scope), By: "http:" + r.RemoteAddr, Mode: permission.Mode(req.Mode), Answers: req.Answers})
 	switch {
 	case err == nil:
 		s.answered.add(id)

@@ -251,7 +251,7 @@ func (r *Runner) childParent(p Parent, def *Def, childID, model string, em *even
 }
 
 // childTools is the parent's tool set narrowed by the agent's tools and
-// disallowedTools, with the sub-agent tools rebound to the child (or
+// disallowedTools, without the tools that put a question to the user, with the sub-agent tools rebound to the child (or
 // removed when it may not nest).
 func (r *Runner) childTools(p, child Parent, def *Def) *tool.Registry {
 	reg := tool.NewRegistry()
@@ -266,6 +266,12 @@ func (r *Runner) childTools(p, child Parent, def *Def) *tool.Registry {
 	for _, t := range p.Tools.List() {
 		name := t.Name()
 		if rebound[name] || !listed(def.Tools, name, true) || listed(def.DisallowedTools, name, false) {
+			continue
+		}
+		if tool.InteractionOf(t) != "" {
+			// A sub-agent works for the parent, not the user: it neither
+			// asks the user questions nor gets a plan approved (as in
+			// Claude Code); it reports back and the parent asks.
 			continue
 		}
 		reg.Add(t)

@@ -1,6 +1,10 @@
 package tool
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/tandem-agent/tandem/internal/permit"
+)
 
 // Kind is what a tool does, in the words an editor groups calls by (the
 // Agent Client Protocol's tool kinds).
@@ -98,4 +102,22 @@ func TextChangesOf(t Tool, input json.RawMessage) []TextChange {
 func Str(input json.RawMessage, key string) string {
 	s, _ := StringField(input, key)
 	return s
+}
+
+// Interactive is implemented by tools whose call is itself a question to
+// the user (ExitPlanMode's plan approval, AskUserQuestion): the permission
+// engine asks it in every mode, whatever the rules but a deny, and every
+// front end renders it by its kind (permit.Interaction) rather than as a
+// yes/no approval.
+type Interactive interface {
+	Interaction() permit.Interaction
+}
+
+// InteractionOf is what t, or a tool it wraps, puts to the user; "" for an
+// ordinary tool.
+func InteractionOf(t Tool) permit.Interaction {
+	if i, ok := Unwrapped[Interactive](t); ok {
+		return i.Interaction()
+	}
+	return ""
 }

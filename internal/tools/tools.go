@@ -9,6 +9,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/secrets"
 	"github.com/tandem-agent/tandem/internal/tool"
 	"github.com/tandem-agent/tandem/internal/tools/fs"
+	"github.com/tandem-agent/tandem/internal/tools/interact"
 	"github.com/tandem-agent/tandem/internal/tools/search"
 	"github.com/tandem-agent/tandem/internal/tools/shell"
 	"github.com/tandem-agent/tandem/internal/tools/todo"
@@ -55,6 +56,8 @@ func builtins(opts Options, redact *secrets.Redactor) []tool.Tool {
 		search.NewGlob(),
 		search.NewGrep(),
 		web.NewWebFetch(opts.Fetch),
+		interact.NewExitPlanMode(),
+		interact.NewAskUserQuestion(),
 	}
 	if opts.Searcher != nil {
 		ts = append(ts, web.NewWebSearch(opts.Searcher))

@@ -12,7 +12,7 @@ import (
 func TestDefaultTools(t *testing.T) {
 	ts := Default(Options{})
 	reg := tool.NewRegistry(ts...)
-	want := []string{"Bash", "BashOutput", "Edit", "Glob", "Grep", "KillShell", "MultiEdit", "Read", "TodoWrite", "WebFetch", "WebSearch", "Write"}
+	want := []string{"AskUserQuestion", "Bash", "BashOutput", "Edit", "ExitPlanMode", "Glob", "Grep", "KillShell", "MultiEdit", "Read", "TodoWrite", "WebFetch", "WebSearch", "Write"}
 	if got := strings.Join(reg.Names(), ","); got != strings.Join(want, ",") {
 		t.Fatalf("tools = %s, want %s", got, strings.Join(want, ","))
 	}

@@ -18,6 +18,7 @@ type permDialog struct {
 	stage  int
 	reason string
 	err    string
+	it     interaction // a question to the user (interact.go)
 }
 
 const (
@@ -74,6 +75,9 @@ func (m *model) answer(a permission.Answer) tea.Cmd {
 
 func (m *model) dialogKey(k tea.KeyPressMsg) tea.Cmd {
 	req := m.perms[0]
+	if kindOf(req) != "" {
+		return m.interactKey(req, k)
+	}
 	ks := k.String()
 	if ks == "esc" {
 		if m.dlg.stage != stageChoose {
@@ -125,6 +129,9 @@ func (m *model) dialogKey(k tea.KeyPressMsg) tea.Cmd {
 // dialogView draws the question on screen within width and maxH lines.
 func (m *model) dialogView(width, maxH int) []string {
 	req := m.perms[0]
+	if kindOf(req) != "" {
+		return m.interactView(req, width, maxH)
+	}
 	th := m.th
 	w := width - 4
 	var body []string

@@ -121,6 +121,7 @@ func startBackground(env *tool.Env, callID string, l launcher, command, descript
 	t.mu.Unlock()
 	go func() {
 		j.watch()
+		tool.Notify(env, j.endNotice())
 		if l.sandbox != nil {
 			// What the sandbox refused the job, from its output, once it
 			// has ended (the model reads the errors with BashOutput).
@@ -154,6 +155,17 @@ func (j *job) watch() {
 	}
 	j.mu.Unlock()
 	close(j.done)
+}
+
+// endNotice tells the model the job ended (tool.Notify): Claude Code
+// users lose background work silently; here its end is always said.
+func (j *job) endNotice() string {
+	status, code := j.state()
+	how := fmt.Sprintf("exited with code %d", code)
+	if status == statusKilled {
+		how = "was stopped"
+	}
+	return fmt.Sprintf("Background shell %s (`%s`) %s. Read its output with BashOutput (bash_id %s).", j.id, j.command, how, j.id)
 }
 
 // kill stops the job's process group and waits until it is gone. It

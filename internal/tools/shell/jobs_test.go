@@ -56,6 +56,12 @@ func TestBackgroundJobLifecycle(t *testing.T) {
 		st, _ := loadJobs(env).jobs[id].state()
 		return st == statusExited
 	})
+	// Its end is reported to the model (tool.Notify), once.
+	var notices []string
+	waitFor(t, "end notice", func() bool { notices = append(notices, tool.TakeNotices(env)...); return len(notices) > 0 })
+	if len(notices) != 1 || !strings.Contains(notices[0], "bash_1") || !strings.Contains(notices[0], "exited with code 7") {
+		t.Fatalf("notices = %q", notices)
+	}
 	r = run(t, ctx, bo, env, map[string]any{"bash_id": id, "filter": "^thr"})
 	if !strings.Contains(r.Content, "three") || strings.Contains(r.Content, "err") ||
 		!strings.Contains(r.Content, "<status>exited</status>") || !strings.Contains(r.Content, "<exit_code>7</exit_code>") {

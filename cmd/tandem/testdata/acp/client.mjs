@@ -3,7 +3,7 @@
 // it saw (updates, permission questions, responses, errors).
 //
 // env: ACP_SDK (path of the library's entry module), TANDEM_BIN, WORK,
-// SCENARIO ("edit-deny-cancel", "load", "client-fs-terminal" or
+// SCENARIO ("edit-deny-cancel", "load", "plan", "client-fs-terminal" or
 // "client-big-read": one prompt with the client's files), SESSION_ID
 // (for "load"), MCP_BIN (a stdio MCP server the client brings to
 // session/new), BUFFER_PATH and BUFFER_TEXT (for "client-fs-terminal": an
@@ -40,7 +40,15 @@ const app = client({ name: "tandem-acp-test" })
   })
   .onRequest(methods.client.session.requestPermission, async (c) => {
     const p = c.params;
-    log.asks.push({ title: p.toolCall.title, options: p.options.map((o) => o.optionId) });
+    log.asks.push({ title: p.toolCall.title, options: p.options.map((o) => o.optionId), content: JSON.stringify(p.toolCall.content ?? []) });
+    if (process.env.SCENARIO === "plan") {
+      // The model's question: its second option; the first plan is sent
+      // back, the second approved with "accept edits".
+      const ids = p.options.map((o) => o.optionId);
+      if (ids.includes("option_1")) return { outcome: { outcome: "selected", optionId: "option_1" } };
+      const plans = log.asks.filter((a) => a.options.includes("plan_accept_edits")).length;
+      return { outcome: { outcome: "selected", optionId: plans === 1 ? "reject" : "plan_accept_edits" } };
+    }
     const reject = /rm -rf/.test(p.toolCall.title ?? "");
     return { outcome: { outcome: "selected", optionId: reject ? "reject" : "allow_once" } };
   })
@@ -122,6 +130,11 @@ try {
     const s = await ctx.request(methods.agent.session.new, { cwd, mcpServers });
     log.responses.new = s;
     const sessionId = s.sessionId;
+    if (process.env.SCENARIO === "plan") {
+      await ctx.request(methods.agent.session.setMode, { sessionId, modeId: "explore" });
+      log.responses.plan = await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "plan the storage change" }] });
+      return;
+    }
     if (process.env.SCENARIO === "client-big-read") {
       log.responses.read = await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "read the big files" }] });
       return;

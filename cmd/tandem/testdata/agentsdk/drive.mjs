@@ -78,6 +78,35 @@ try {
       await collect(q);
       break;
     }
+    case "plan": {
+      // Plan mode: AskUserQuestion and ExitPlanMode reach canUseTool; the
+      // answers go back in updatedInput, the first plan is sent back with
+      // feedback, the second approved into acceptEdits.
+      let plans = 0;
+      await collect(query({
+        prompt: "plan the storage change",
+        options: {
+          ...base,
+          permissionMode: "plan",
+          canUseTool: async (toolName, input, opts) => {
+            out.canUseTool.push({ toolName, input, toolUseID: opts?.toolUseID, suggestions: opts?.suggestions });
+            if (toolName === "AskUserQuestion") {
+              const answers = {};
+              for (const q of input.questions) answers[q.question] = q.options[1].label;
+              return { behavior: "allow", updatedInput: { ...input, answers } };
+            }
+            if (toolName === "ExitPlanMode") {
+              plans++;
+              if (plans === 1) return { behavior: "deny", message: "add a migration step" };
+              return { behavior: "allow", updatedInput: input,
+                updatedPermissions: [{ type: "setMode", mode: "acceptEdits", destination: "session" }] };
+            }
+            return { behavior: "deny", message: "unexpected " + toolName };
+          },
+        },
+      }));
+      break;
+    }
     case "resume": {
       await collect(query({ prompt: "what did I ask you before?", options: { ...base, resume: process.env.RESUME, permissionMode: "bypassPermissions" } }));
       break;

@@ -16,6 +16,7 @@ import { runBuiltin } from './commands.js';
 import { mcpPanel } from './mcp.js';
 import { attachments, imageThumbs } from './attach.js';
 import { notifier } from './notify.js';
+import { kindOf, renderInteraction } from './interact.js';
 
 const $ = (id) => document.getElementById(id);
 const ui = {
@@ -651,19 +652,32 @@ document.addEventListener('keydown', (e) => {
 
 // ---- permission dialog -----------------------------------------------------
 
+const permNoteLabel = document.querySelector('label[for="perm-message"]');
+
 function showDialog() {
   const q = state.permQueue[0];
   if (!q) return;
   ui.permSummary.textContent = q.summary || `${q.tool_name} wants to run`;
   ui.permReason.textContent = q.message || '';
   ui.permDetail.replaceChildren();
-  if (q.diff) {
+  // A question to the user (a plan, the model's questions) has its own
+  // form and button labels (interact.js); a tool call the plain ones.
+  state.interaction = kindOf(q) ? renderInteraction(q, ui.permDetail) : null;
+  const it = state.interaction;
+  ui.permTitle.textContent = it ? it.title : 'Permission needed';
+  ui.permOnce.textContent = it ? it.once : 'Allow once';
+  ui.permAlways.textContent = it?.always || 'Allow always';
+  ui.permDeny.textContent = it ? it.deny : 'Deny';
+  permNoteLabel.textContent = it ? it.note : 'Note for the agent (when denying)';
+  if (it) {
+    // rendered by renderInteraction
+  } else if (q.diff) {
     import('./render.js').then(({ diffView }) => ui.permDetail.replaceChildren(diffView(q.diff)));
   } else {
     ui.permDetail.textContent = JSON.stringify(q.input ?? {}, null, 2);
   }
-  ui.permAlways.hidden = !q.suggestion;
-  ui.permAlways.title = q.suggestion ? 'Saves: ' + q.suggestion : '';
+  ui.permAlways.hidden = it ? !it.always : !q.suggestion;
+  ui.permAlways.title = !it && q.suggestion ? 'Saves: ' + q.suggestion : '';
   ui.permMessage.value = '';
   ui.permError.textContent = '';
   armDialog();
@@ -702,7 +716,7 @@ function updatePending() {
 async function answer(decision) {
   const q = state.permQueue[0];
   if (!q) { closeDialog(); return; }
-  const body = { decision };
+  const body = state.interaction ? state.interaction.body(decision) : { decision };
   if (decision === 'deny' && ui.permMessage.value.trim()) body.message = ui.permMessage.value.trim();
   try {
     // The queue is emptied when another session opens, so its requests
