@@ -157,6 +157,7 @@ func (w *wiring) equip(ctx context.Context, l *session.Live, s *Settings) (sessi
 		return nil, err
 	}
 	l.Tools().Add(ts...)
+	reportPlugins(w.app, l, s.plugins)
 	if err := w.equipExtensions(l, eq, sk, ag, skSet); err != nil {
 		return nil, err
 	}
