@@ -13,6 +13,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/permission/hooks"
 	"github.com/tandem-agent/tandem/internal/plugin"
+	"github.com/tandem-agent/tandem/internal/prompt"
 	"github.com/tandem-agent/tandem/internal/runtimes"
 	"github.com/tandem-agent/tandem/internal/sandbox"
 	"github.com/tandem-agent/tandem/internal/session"
@@ -76,6 +77,8 @@ type Settings struct {
 	// plugins are the session's plugins, loaded once: skills, commands,
 	// agents, hooks and MCP servers all come from this one load.
 	plugins *plugin.Set
+	// style is the output style in force (nil: none), outputstyle.go.
+	style *prompt.Style
 
 	home   string
 	perm   permLayers
@@ -115,6 +118,7 @@ func (a *App) ResolveSettings(ctx context.Context, req SettingsRequest) (*Settin
 			return nil, &trust.UntrustedError{Dir: cwd, Findings: s.LeftOut}
 		}
 	}
+	s.style = a.chooseStyle(s, f)
 	if s.perm, err = permissionConfig(cfg); err != nil {
 		return nil, err
 	}
