@@ -29,6 +29,7 @@ type runFlags struct {
 	cont, verbose, trustProject, requireTrust                                           bool
 	sandbox                                                                             sandboxFlags
 	maxTurns                                                                            int
+	pluginDirs                                                                          []string
 	maxBudget                                                                           float64
 	allowed, disallowed, addDirs, fallbackModels, images                                []string
 	mcpWait                                                                             time.Duration
@@ -63,6 +64,7 @@ func newRunCmd(g *globalFlags) *cobra.Command {
 // UI, or a headless run with -p) takes the same ones.
 func addRunFlags(fl *pflag.FlagSet, f *runFlags) {
 	fl.StringVarP(&f.prompt, "print", "p", "", "the prompt")
+	fl.StringArrayVar(&f.pluginDirs, "plugin-dir", nil, "load the Claude Code plugin in this folder for this run only (repeatable)")
 	fl.StringVar(&f.cwd, "cwd", "", "working folder (default: the current folder)")
 	fl.StringVar(&f.model, "model", "", "model as provider/model (e.g. anthropic/claude-sonnet-5-5) or a catalog id")
 	fl.StringSliceVar(&f.fallbackModels, "fallback-model", nil, "models to try, in order, when the model stays overloaded or failing after retries (repeat or comma-separate)")
@@ -200,7 +202,7 @@ func runTurnBody(cmd *cobra.Command, g *globalFlags, f *runFlags, args []string)
 	if err != nil {
 		return err
 	}
-	a, err := app.Open(app.Options{Home: g.home, Version: version(), Stderr: cmd.ErrOrStderr(), TrustProject: f.trustProject, RequireTrust: f.requireTrust, Sandbox: sbMode})
+	a, err := app.Open(app.Options{Home: g.home, Version: version(), Stderr: cmd.ErrOrStderr(), TrustProject: f.trustProject, RequireTrust: f.requireTrust, Sandbox: sbMode, PluginDirs: f.pluginDirs})
 	if err != nil {
 		return err
 	}

@@ -69,7 +69,7 @@ func runTUI(cmd *cobra.Command, g *globalFlags, f *runFlags, prompt string) erro
 	if err != nil {
 		return err
 	}
-	a, err := app.Open(app.Options{Home: g.home, Version: version(), Stderr: warn, TrustProject: f.trustProject, RequireTrust: f.requireTrust, Sandbox: sbMode})
+	a, err := app.Open(app.Options{Home: g.home, Version: version(), Stderr: warn, TrustProject: f.trustProject, RequireTrust: f.requireTrust, Sandbox: sbMode, PluginDirs: f.pluginDirs})
 	if err != nil {
 		return err
 	}

@@ -58,6 +58,9 @@ type Options struct {
 	// session's agents, not gated by folder trust. Called when a session
 	// is equipped and a folder's extensions are listed; nil: none.
 	HostAgents func() []*subagent.Def
+	// PluginDirs are plugin folders loaded for this process only
+	// (--plugin-dir), besides the installed plugins (plugins.go).
+	PluginDirs []string
 	// RequireTrust refuses a session in an untrusted folder whose project
 	// files set what only a trusted folder may (--require-trust), rather
 	// than leaving those settings out.

@@ -14,6 +14,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/listing"
 	"github.com/tandem-agent/tandem/internal/places"
+	"github.com/tandem-agent/tandem/internal/plugin"
 	"github.com/tandem-agent/tandem/internal/session"
 	"github.com/tandem-agent/tandem/internal/skills"
 	"github.com/tandem-agent/tandem/internal/store"
@@ -57,7 +58,7 @@ func (a *App) ExtensionsFor(cwd string) (*Extensions, error) {
 	if err != nil {
 		return nil, err
 	}
-	x, err := a.loadExtensions(cfg, cwd, trusted)
+	x, err := a.loadExtensions(cfg, cwd, trusted, a.pluginSet())
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +85,7 @@ type loadedExtensions struct {
 
 // loadExtensions loads the skills, commands and agents of cwd; an
 // untrusted folder's come without a provider's model (gateModels).
-func (a *App) loadExtensions(cfg *config.Config, cwd string, trusted bool) (*loadedExtensions, error) {
+func (a *App) loadExtensions(cfg *config.Config, cwd string, trusted bool, ps *plugin.Set) (*loadedExtensions, error) {
 	var set skillsSettings
 	if len(cfg.Skills) > 0 {
 		if err := json.Unmarshal(cfg.Skills, &set); err != nil {
@@ -99,7 +100,12 @@ func (a *App) loadExtensions(cfg *config.Config, cwd string, trusted bool) (*loa
 	if !a.projectFiles() {
 		projectDir = "" // the host asked for no project files
 	}
-	sk := skills.Load(skills.DefaultPlaces(projectDir, home, a.Paths.ConfigDir))
+	skillPlaces := skills.DefaultPlaces(projectDir, home, a.Paths.ConfigDir)
+	// The plugins' come last: a project's or the user's own file of the
+	// same name wins (theirs are named plugin:name, so rarely clash).
+	skillPlaces.Skills = append(skillPlaces.Skills, ps.SkillPlaces()...)
+	skillPlaces.Commands = append(skillPlaces.Commands, ps.CommandPlaces()...)
+	sk := skills.Load(skillPlaces)
 	// The host's agents first: they win over every file's, as Claude
 	// Code's --agents do. Then config agents: the project file's win over
 	// the user file's, name by name (a whole-section replace would drop
@@ -130,7 +136,7 @@ func (a *App) loadExtensions(cfg *config.Config, cwd string, trusted bool) (*loa
 	if projectDir != "" {
 		projectAgents.Dir = places.Path(projectDir, places.Project(), places.Agents)
 	}
-	ag := subagent.Load(defs, projectAgents, userAgents)
+	ag := subagent.Load(defs, append([]skills.Place{projectAgents, userAgents}, ps.AgentPlaces()...)...)
 	x := &loadedExtensions{skills: sk, agents: ag, set: set, needs: extensionFindings(sk, ag)}
 	if !trusted {
 		gateModels(sk, ag)

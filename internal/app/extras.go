@@ -98,7 +98,9 @@ func (w *wiring) equipMCP(ctx context.Context, l *session.Live, eq *Equipment) e
 // stderr and skipped.
 func (a *App) mcpServers(s *Settings, raw json.RawMessage, only bool) (mcp.Servers, mcp.Policy) {
 	servers, settings, errs := mcp.LoadAll(mcp.Paths{User: a.Paths.UserFile()})
-	servers = mcp.Merge(servers, s.mcpProject, s.mcpLocal)
+	// A plugin's servers have the user's scope (installing it was the
+	// consent) and are the weakest: any file's server of the name wins.
+	servers = mcp.Merge(s.plugins.MCP(), servers, s.mcpProject, s.mcpLocal)
 	errs = append(errs, s.mcpErrs...)
 	if only {
 		servers = mcp.Servers{}

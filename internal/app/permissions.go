@@ -34,7 +34,7 @@ func (a *App) engineOptions(ctx context.Context, s *Settings, cwd string, hookCf
 	return permission.EngineOptions{
 		Mode: s.Mode, WorkDir: cwd, HomeDir: s.home,
 		UserRules: user, ProjectRules: project, FlagRules: flagRules,
-		ProtectedPaths: hookCfg.ScriptPaths(cwd), SecretFiles: a.Paths.SecretFiles(), ConfigDir: a.Paths.ConfigDir,
+		ProtectedPaths: append(hookCfg.ScriptPaths(cwd), pluginPaths(a, s.plugins)...), SecretFiles: a.Paths.SecretFiles(), ConfigDir: a.Paths.ConfigDir,
 		Tools: tools.Lookup(),
 	}, grants, nil
 }

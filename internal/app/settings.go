@@ -12,6 +12,8 @@ import (
 	"github.com/tandem-agent/tandem/internal/mcp"
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/permission/hooks"
+	"github.com/tandem-agent/tandem/internal/plugin"
+	"github.com/tandem-agent/tandem/internal/prompt"
 	"github.com/tandem-agent/tandem/internal/runtimes"
 	"github.com/tandem-agent/tandem/internal/sandbox"
 	"github.com/tandem-agent/tandem/internal/session"
@@ -72,6 +74,11 @@ type Settings struct {
 	// ext are the folder's skills, commands and agents, loaded once: the
 	// trust check above and the session's tools (Equip) both use them.
 	ext *loadedExtensions
+	// plugins are the session's plugins, loaded once: skills, commands,
+	// agents, hooks and MCP servers all come from this one load.
+	plugins *plugin.Set
+	// style is the output style in force (nil: none), outputstyle.go.
+	style *prompt.Style
 
 	home   string
 	perm   permLayers
@@ -101,7 +108,8 @@ func (a *App) ResolveSettings(ctx context.Context, req SettingsRequest) (*Settin
 	}
 	s := &Settings{Cwd: cwd, Config: cfg, home: a.home(), Trusted: f.trusted, TrustRoot: f.trustRoot,
 		mcpLocal: f.mcpLocal, mcpProject: f.mcpProject, mcpErrs: f.mcpErrs, claudeLeftOut: f.claudeLeftOut}
-	if s.ext, err = a.loadExtensions(cfg, cwd, f.trusted); err != nil {
+	s.plugins = a.pluginSet()
+	if s.ext, err = a.loadExtensions(cfg, cwd, f.trusted, s.plugins); err != nil {
 		return nil, err
 	}
 	if !f.trusted {
@@ -110,13 +118,15 @@ func (a *App) ResolveSettings(ctx context.Context, req SettingsRequest) (*Settin
 			return nil, &trust.UntrustedError{Dir: cwd, Findings: s.LeftOut}
 		}
 	}
+	s.style = a.chooseStyle(s, f)
 	if s.perm, err = permissionConfig(cfg); err != nil {
 		return nil, err
 	}
 	if s.claude, err = permission.BuildClaudeLayers(f.claude); err != nil {
 		return nil, err
 	}
-	s.hooks = hooks.Merge(s.claude.Hooks, s.perm.user.Hooks, s.perm.project.Hooks)
+	// A plugin's hooks are the user's: installing it was the consent.
+	s.hooks = hooks.Merge(s.claude.Hooks, s.perm.user.Hooks, s.perm.project.Hooks, s.plugins.Hooks())
 	if err := s.hooks.Validate(); err != nil {
 		return nil, fmt.Errorf("hooks: %w", err)
 	}

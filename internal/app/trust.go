@@ -18,7 +18,7 @@ func (a *App) TrustStatus(dir string) (trust.Status, error) {
 	if err != nil {
 		return st, err
 	}
-	x, err := a.loadExtensions(f.cfg, cwd, f.trusted)
+	x, err := a.loadExtensions(f.cfg, cwd, f.trusted, nil) // trust is about the folder's own files
 	if err != nil {
 		return st, err
 	}

@@ -163,6 +163,7 @@ func (w *wiring) equip(ctx context.Context, l *session.Live, s *Settings) (sessi
 		return nil, err
 	}
 	l.Tools().Add(ts...)
+	reportPlugins(w.app, l, s.plugins)
 	if err := w.equipExtensions(l, eq, sk, ag, skSet); err != nil {
 		return nil, err
 	}
@@ -302,7 +303,7 @@ func (w *wiring) nativeOptions(eq *Equipment) (agent.Options, error) {
 		home = "" // no ~/.claude/CLAUDE.md: the host left out the user's files
 	}
 	pb := prompt.Builder{ConfigDir: w.app.Paths.ConfigDir, Home: home, Warn: w.app.opts.Stderr, NoProject: !w.app.projectFiles(),
-		MCP: eq.mcpInstructions}
+		MCP: eq.mcpInstructions, Style: eq.settings.style}
 	cc, err := compact.Parse(eq.cfg.Compaction, eq.cfg.SectionSource("compaction"))
 	if err != nil {
 		return agent.Options{}, err

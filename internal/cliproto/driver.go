@@ -129,7 +129,7 @@ func (d *driver) open() error {
 		}
 	}
 	a, err := app.Open(app.Options{Home: d.f.Home, Getenv: getenv, Version: d.o.Version, Stderr: d.o.Stderr,
-		SettingSources: settingSources(d.f.SettingSources), HostAgents: d.hostAgents})
+		SettingSources: settingSources(d.f.SettingSources), HostAgents: d.hostAgents, PluginDirs: d.f.PluginDirs})
 	if err != nil {
 		return err
 	}

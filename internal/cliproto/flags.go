@@ -50,6 +50,7 @@ type Flags struct {
 	SystemPrompt           *string
 	AppendSystemPrompt     string
 	AddDirs                []string
+	PluginDirs             []string // --plugin-dir: plugins for this run (internal/plugin)
 	IncludePartialMessages bool
 	JSONSchema             string
 	Effort                 string
@@ -80,7 +81,6 @@ var ignoredFlags = map[string]struct {
 	"--debug-file":                         {true, "use --verbose"},
 	"--betas":                              {true, "beta headers come from tandem's provider config"},
 	"--agent":                              {true, "the main thread cannot run as a sub-agent; --agents defines sub-agents"},
-	"--plugin-dir":                         {true, "plugins are not supported"},
 	"--plugin-dir-no-mcp":                  {true, "plugins are not supported"},
 	"--no-session-persistence":             {false, "tandem always stores sessions"},
 	"--replay-user-messages":               {false, "user messages are not echoed"},
@@ -187,6 +187,7 @@ var flagTable = map[string]flagSpec{
 		return nil
 	}},
 	"--add-dir":                  {true, list(func(f *Flags) *[]string { return &f.AddDirs })},
+	"--plugin-dir":               {true, list(func(f *Flags) *[]string { return &f.PluginDirs })},
 	"--include-partial-messages": {false, yes(func(f *Flags) *bool { return &f.IncludePartialMessages })},
 	"--effort": {true, func(f *Flags, v string) error {
 		if err := config.CheckEffort(v); err != nil {

@@ -96,6 +96,9 @@ type ClaudeFile struct {
 
 	Permissions ClaudePermissions `json:"permissions"`
 	Hooks       hooks.Config      `json:"hooks"`
+	// OutputStyle names the output style (internal/outputstyle), as
+	// Claude Code's "outputStyle".
+	OutputStyle string `json:"outputStyle"`
 	// The rest are applied by the Claude Code CLI itself (the claude-code
 	// runtime); tandem reads them only to know whether the folder's
 	// settings need trust, and keeps the CLI from reading a file that sets

@@ -26,7 +26,7 @@ func protectedWhy(p string, roots places.Roots, extra []string) string {
 	p = filepath.Clean(p)
 	for _, e := range extra {
 		if e != "" && within(filepath.Clean(e), p) {
-			return "it is a hook script, which runs later"
+			return "it is a hook script or a plugin, which runs later"
 		}
 	}
 	if pl, ok := roots.Match(p); ok {

@@ -26,6 +26,7 @@ const (
 	Hooks        Kind = "hooks"
 	Plugins      Kind = "plugins"
 	MCP          Kind = "mcp" // .mcp.json
+	OutputStyles Kind = "output-styles"
 	// Folder is a whole folder whose contents configure an agent (.claude,
 	// .tandem): what its owner adds to it later is covered too.
 	Folder Kind = "folder"
@@ -57,6 +58,7 @@ func Project() []Place {
 		{Agents, ".claude/agents"},
 		{Hooks, ".claude/hooks"},
 		{Plugins, ".claude/plugins"}, {Plugins, ".claude-plugin"},
+		{OutputStyles, ".claude/output-styles"},
 		{MCP, ".mcp.json"},
 	}
 }
@@ -72,6 +74,7 @@ func Home() []Place {
 		{Commands, ".claude/commands"},
 		{Agents, ".claude/agents"},
 		{Plugins, ".claude/plugins"},
+		{OutputStyles, ".claude/output-styles"},
 	}
 }
 

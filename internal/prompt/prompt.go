@@ -40,6 +40,8 @@ type Builder struct {
 	// (server name -> text), read at each request: a server that connects
 	// later adds its own. nil: none.
 	MCP func() map[string]string
+	// Style is the session's output style (nil or "default": none).
+	Style *Style
 }
 
 // Request is what the system prompt depends on: everything that may
@@ -111,9 +113,15 @@ func (b Builder) Sections(req Request) []Section {
 		}
 	}
 	for _, name := range shared {
+		if !b.Style.IsDefault() && !b.Style.KeepCoding && codingSections[name] {
+			continue
+		}
 		add(0, name, name)
 	}
 	add(0, "family: "+string(fam), string(fam))
+	if !b.Style.IsDefault() {
+		secs = append(secs, styleSection(b.Style))
+	}
 	if inst := b.Instructions(req.Cwd); inst != "" {
 		secs = append(secs, Section{Block: 1, Name: "project instructions", Text: inst})
 	}

@@ -31,9 +31,11 @@ type Command struct {
 	Scope        Scope    `json:"scope"`
 	File         string   `json:"file"`
 	// Kind is "command" for a commands file, "skill" for a skill.
-	Kind  string `json:"kind"`
-	Body  string `json:"-"`
-	skill *Skill
+	Kind string `json:"kind"`
+	// Plugin is the plugin that brought the command ("" for none).
+	Plugin string `json:"plugin,omitempty"`
+	Body   string `json:"-"`
+	skill  *Skill
 }
 
 // Skill returns the skill behind a skill command (nil for command files).

@@ -26,15 +26,32 @@ type Place struct {
 	// Root is the project folder a project place belongs to: its files
 	// are read through projectfile, so each must resolve inside the
 	// repository holding Root (Dir when empty). The user's own places
-	// have none.
+	// have none; a plugin's place has its plugin's folder, so its files
+	// stay inside the plugin.
 	Root string
+	// Plugin names the plugin a place belongs to (internal/plugin): its
+	// skills, commands and agents are named "plugin:name", as Claude Code
+	// names them, and listed with it.
+	Plugin string
 }
 
-// Read reads one file of the place (a skill, command or agent file): a project file through projectfile
-// (inside the repository, no credential, regular, capped), the user's own
-// with only its type and size checked.
+// named is name under the place's plugin ("plugin:name"), or name.
+func (pl Place) named(name string) string {
+	if pl.Plugin == "" {
+		return name
+	}
+	return pl.Plugin + ":" + name
+}
+
+// Named is name as the place offers it (its plugin's prefix added).
+func (pl Place) Named(name string) string { return pl.named(name) }
+
+// Read reads one file of the place (a skill, command or agent file): a
+// project's or a plugin's file through projectfile (inside the repository
+// or plugin, no credential, regular, capped), the user's own with only its
+// type and size checked.
 func (pl Place) Read(file string) ([]byte, error) {
-	if pl.Scope != ScopeProject {
+	if pl.Scope != ScopeProject && pl.Root == "" {
 		return projectfile.ReadOwn(file, projectfile.ExtensionLimit)
 	}
 	root := pl.Root
@@ -95,6 +112,9 @@ func Load(p Places) *Catalog {
 	for _, pl := range p.Skills {
 		for _, dir := range skillDirs(pl.Dir, c) {
 			s, warns, err := ParseSkill(dir, pl)
+			if err == nil && pl.Plugin != "" {
+				s.Name, s.Plugin = pl.named(s.Name), pl.Plugin
+			}
 			c.Warnings = append(c.Warnings, warns...)
 			if err != nil {
 				c.Warnings = append(c.Warnings, Warning{File: filepath.Join(dir, "SKILL.md"), Msg: err.Error() + " (skill skipped)"})
@@ -116,6 +136,9 @@ func Load(p Places) *Catalog {
 
 // skillDirs lists the folders under dir holding a SKILL.md.
 func skillDirs(dir string, c *Catalog) []string {
+	if _, err := os.Stat(filepath.Join(dir, "SKILL.md")); err == nil {
+		return []string{dir} // a place that is one skill (a plugin's "skills" entry)
+	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		if !os.IsNotExist(err) {
@@ -152,7 +175,7 @@ func (c *Catalog) loadCommands(places []Place) {
 			continue
 		}
 		cmd := &Command{Name: s.Name, Description: s.Description, ArgumentHint: s.ArgumentHint, AllowedTools: s.AllowedTools,
-			Model: s.Model, Scope: s.Scope, File: s.File, Kind: "skill", Body: s.Body, skill: s}
+			Model: s.Model, Scope: s.Scope, File: s.File, Kind: "skill", Body: s.Body, Plugin: s.Plugin, skill: s}
 		seen[s.Name] = cmd
 		c.Commands = append(c.Commands, cmd)
 	}
@@ -168,7 +191,10 @@ func (c *Catalog) loadCommands(places []Place) {
 				return nil
 			}
 			rel, _ := filepath.Rel(pl.Dir, path)
-			name := strings.ReplaceAll(filepath.ToSlash(strings.TrimSuffix(rel, ".md")), "/", ":")
+			if rel == "." {
+				rel = d.Name() // a place that is one command file (a plugin's)
+			}
+			name := pl.named(strings.ReplaceAll(filepath.ToSlash(strings.TrimSuffix(rel, ".md")), "/", ":"))
 			if IsBuiltin(name) {
 				c.Warnings = append(c.Warnings, Warning{File: path, Msg: fmt.Sprintf("/%s is a built-in command; this file is ignored", name)})
 				return nil
@@ -183,6 +209,7 @@ func (c *Catalog) loadCommands(places []Place) {
 				c.Notices = append(c.Notices, fmt.Sprintf("command /%s: using the %s %s (%s) over the %s file (%s)", name, prev.Scope, prev.Kind, prev.File, pl.Scope, path))
 				return nil
 			}
+			cmd.Plugin = pl.Plugin
 			seen[name] = cmd
 			c.Commands = append(c.Commands, cmd)
 			return nil

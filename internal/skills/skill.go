@@ -19,6 +19,7 @@ const (
 	ScopeUser    Scope = "user"
 	ScopeConfig  Scope = "config" // tandem's own configuration
 	ScopeBuiltin Scope = "builtin"
+	ScopePlugin  Scope = "plugin" // an installed plugin's (internal/plugin)
 )
 
 // Context values of a skill.
@@ -42,7 +43,9 @@ type Skill struct {
 	Model           string   `json:"model,omitempty"`
 	Effort          string   `json:"effort,omitempty"`
 	Context         string   `json:"context"` // inline | fork
-	Agent           string   `json:"agent,omitempty"`
+	// Plugin is the plugin that brought the skill ("" for none).
+	Plugin string `json:"plugin,omitempty"`
+	Agent  string `json:"agent,omitempty"`
 	// DisableModelInvocation hides the skill from the model: only the
 	// user can run it (as /name).
 	DisableModelInvocation bool `json:"disable_model_invocation,omitempty"`

@@ -28,6 +28,8 @@ const (
 type Def struct {
 	Name        string `json:"name"`
 	Description string `json:"description"`
+	// Plugin is the plugin that brought the agent ("" for none).
+	Plugin string `json:"plugin,omitempty"`
 	// Prompt is the agent's system prompt (the file's body).
 	Prompt string `json:"-"`
 	// Tools limits the child to these tools (rule syntax, names only
@@ -68,7 +70,11 @@ func ParseFile(file string, from skills.Place) (*Def, []skills.Warning, error) {
 	if err != nil {
 		return nil, nil, err // it names the file
 	}
-	return parseFile(file, from.Scope, data)
+	d, warns, err := parseFile(file, from.Scope, data)
+	if err == nil && from.Plugin != "" {
+		d.Name, d.Plugin = from.Named(d.Name), from.Plugin
+	}
+	return d, warns, err
 }
 
 // parseFile decodes an agent file's bytes.
@@ -178,9 +184,10 @@ type Catalog struct {
 }
 
 // Load collects agents, strongest first: config-defined (like --agents),
-// project files (the *.md files of project.Dir), user files (user.Dir),
-// then the built-ins. A name seen twice keeps the first, with a notice.
-func Load(configDefs []*Def, project, user skills.Place) *Catalog {
+// then the *.md files of each place in order (the project's, the user's,
+// the plugins'), then the built-ins. A name seen twice keeps the first,
+// with a notice. A place's Dir may also be one agent file (a plugin's).
+func Load(configDefs []*Def, places ...skills.Place) *Catalog {
 	c := &Catalog{}
 	seen := map[string]*Def{}
 	add := func(d *Def) {
@@ -196,11 +203,14 @@ func Load(configDefs []*Def, project, user skills.Place) *Catalog {
 	for _, d := range configDefs {
 		add(d)
 	}
-	for _, pl := range []skills.Place{project, user} {
+	for _, pl := range places {
 		if pl.Dir == "" {
 			continue
 		}
 		files, _ := filepath.Glob(filepath.Join(pl.Dir, "*.md"))
+		if strings.HasSuffix(pl.Dir, ".md") {
+			files = []string{pl.Dir}
+		}
 		for _, f := range files {
 			d, warns, err := ParseFile(f, pl)
 			c.Warnings = append(c.Warnings, warns...)
