@@ -72,6 +72,8 @@ type Config struct {
 	// tandem.db in the data folder. Read only from the user file
 	// (TANDEM_DATABASE_URL and `serve --database` override it).
 	Database string `json:"database,omitempty"`
+	// Telemetry is OpenTelemetry export (telemetry.go; user file only).
+	Telemetry *Telemetry `json:"telemetry,omitempty"`
 
 	// Sources lists the files that were read, weakest first.
 	Sources []string `json:"-"`
@@ -256,6 +258,11 @@ func Load(userFile, projectFile string) (*Config, error) {
 			// user's choice: a cloned repository must not send them to a
 			// server of its choosing.
 			return nil, &Error{File: f, Field: "database", Msg: "is read only from your user config (a project cannot choose where your sessions are stored): remove it here and set it in your user config, or set TANDEM_DATABASE_URL"}
+		}
+		if f == projectFile {
+			if err := checkProjectTelemetry(f, layer); err != nil {
+				return nil, err
+			}
 		}
 		scope := "user"
 		if f == projectFile {
@@ -472,6 +479,7 @@ func (c *Config) merge(o *Config, src string) {
 	if o.Database != "" {
 		c.Database = o.Database
 	}
+	c.mergeTelemetry(o)
 	if o.EnableAllProjectMcpServers {
 		c.EnableAllProjectMcpServers = true
 	}

@@ -94,6 +94,9 @@ type Options struct {
 	// flushed to an SSE client (not for the backlog a resuming client is
 	// sent first); benchmarks measure latency with it.
 	OnEventWritten func(sessionID string, seq int64, created time.Time)
+	// Middleware, when set, wraps the whole handler (the application's
+	// telemetry traces each request with it).
+	Middleware func(http.Handler) http.Handler
 }
 
 // Server serves the API and the web UI.
@@ -155,6 +158,9 @@ func New(opts Options) (*Server, error) {
 		s.hosts[normalHost(h)] = true
 	}
 	s.handler = s.routes()
+	if opts.Middleware != nil {
+		s.handler = opts.Middleware(s.handler)
+	}
 	if opts.IdleTimeout == 0 {
 		s.opts.IdleTimeout = 30 * time.Minute
 	}
