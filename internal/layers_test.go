@@ -235,10 +235,11 @@ func rules() []rule {
 	}, {
 		// projectfiletest builds hostile files (links out of the
 		// repository, FIFOs) for tests; no shipped code may carry it.
-		name: "non-test code imports a test helper package (internal/projectfile/projectfiletest, internal/testfiles: import them from _test.go files only)",
+		name: "non-test code imports a test helper package (internal/projectfile/projectfiletest, internal/testfiles, internal/telemetry/otlptest: import them from _test.go files only)",
 		from: func(p string) bool { return under(p, module) },
 		bad: func(_, to string) bool {
-			return to == module+"/internal/projectfile/projectfiletest" || to == module+"/internal/testfiles"
+			return to == module+"/internal/projectfile/projectfiletest" || to == module+"/internal/testfiles" ||
+				to == module+"/internal/telemetry/otlptest"
 		},
 	}, {
 		// The ground floor: contracts and data every layer shares. They

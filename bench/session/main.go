@@ -42,6 +42,7 @@ func main() {
 	flag.StringVar(&c.model, "scripted-model", "", "scripted-model binary (default: build ./cmd/scripted-model)")
 	flag.BoolVar(&c.keep, "keep", false, "keep the temporary folder (binaries, workspace, home, scripts)")
 	flag.StringVar(&c.database, "database", "", "store the sessions in this database (postgres://...) instead of the SQLite file")
+	otel := flag.Bool("otel", false, "export telemetry (OTLP/HTTP, every signal) to a local sink; without it telemetry is off whatever OTEL_* this shell has")
 	postgres := flag.Bool("postgres", false, "store the sessions in a private PostgreSQL started for the run (initdb; needs PostgreSQL's binaries)")
 	flag.Parse()
 	stopPG := func() error { return nil }
@@ -62,7 +63,21 @@ func main() {
 	// Every tandem run inherits this process's environment (tandemEnv):
 	// the database the runs store into, "" for the SQLite file.
 	os.Setenv("TANDEM_DATABASE_URL", c.database)
+	var sink *otelSink
+	if *otel {
+		var err error
+		if sink, err = startOtelSink(); err != nil {
+			fmt.Fprintln(os.Stderr, "bench/session:", err)
+			os.Exit(1)
+		}
+	}
+	setTelemetryEnv(sink)
 	err := run(ctx, c)
+	if sink != nil {
+		fmt.Printf("telemetry: on, OTLP/HTTP to a local sink: %d exports, %d bytes\n", sink.exports.Load(), sink.bytes.Load())
+	} else {
+		fmt.Println("telemetry: off")
+	}
 	if perr := stopPG(); err == nil {
 		err = perr
 	}

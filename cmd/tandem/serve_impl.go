@@ -143,6 +143,7 @@ func serve(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 		// Only flags here: what they leave out, each session's folder
 		// configuration decides (app.ResolveSettings).
 		DefaultModel: f.model, DefaultRuntime: f.runtime, DefaultMode: f.mode,
+		Middleware: a.Telemetry().Middleware,
 	})
 	if err != nil {
 		return err

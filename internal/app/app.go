@@ -20,6 +20,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/store"
 	"github.com/tandem-agent/tandem/internal/store/storeopen"
 	"github.com/tandem-agent/tandem/internal/subagent"
+	"github.com/tandem-agent/tandem/internal/telemetry"
 	"github.com/tandem-agent/tandem/internal/trust"
 )
 
@@ -91,6 +92,7 @@ type App struct {
 	Checkpoints *checkpoint.Service
 	opts        Options
 	models      *models
+	tel         *telemetry.Telemetry // nil: telemetry off (telemetry.go)
 }
 
 // Open loads the user configuration and opens the store.
@@ -144,13 +146,23 @@ func Open(opts Options) (*App, error) {
 	a.models = newModels(cat, opts.Getenv)
 	a.models.custom = opts.Providers
 	a.models.install = &installID{dir: paths.DataDir}
+	if a.tel, err = startTelemetry(opts, user, paths.UserFile(), a.models.install); err != nil {
+		_ = st.Close()
+		return nil, err
+	}
 	a.Manager = session.NewManager(st, &wiring{app: a}, paths.DataDir)
 	a.Checkpoints = newCheckpoints(st, paths.DataDir)
 	return a, nil
 }
 
-// Close releases the store.
-func (a *App) Close() error { return a.Store.Close() }
+// Close flushes telemetry and releases the store.
+func (a *App) Close() error {
+	terr := a.closeTelemetry()
+	if err := a.Store.Close(); err != nil {
+		return err
+	}
+	return terr
+}
 
 // ConfigFor returns the configuration in force for a working folder: the
 // user file, the folder's project file, then the environment.

@@ -158,7 +158,7 @@ func (w *wiring) equipExtensions(l *session.Live, eq *Equipment, sk *skills.Cata
 		return err
 	}
 	ext := &extensions{skills: sk, agents: ag, budget: set.ListingBudget}
-	ext.runner = &subagent.Runner{Runtime: child, Children: subagent.StoreChildren{Store: w.app.Store}, Agents: ag, Skills: sk, Settings: st,
+	ext.runner = &subagent.Runner{Runtime: child, Children: childrenFor(eq.tel, subagent.StoreChildren{Store: w.app.Store}), Agents: ag, Skills: sk, Settings: st,
 		ResolveModel: func(field, parent string) string { return resolveAgentModel(field, parent, eq.cfg.SmallModel) },
 		Bind:         agenttools.Bind(sk, eq.grants, set.ListingBudget)}
 	if eq.hooks != nil {

@@ -21,6 +21,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/sandbox/netproxy"
 	"github.com/tandem-agent/tandem/internal/session"
 	"github.com/tandem-agent/tandem/internal/strictjson"
+	"github.com/tandem-agent/tandem/internal/telemetry"
 	"github.com/tandem-agent/tandem/internal/tools"
 	"github.com/tandem-agent/tandem/internal/tools/shell"
 	"github.com/tandem-agent/tandem/internal/trust"
@@ -58,6 +59,7 @@ type Equipment struct {
 	sandbox *sandbox.Sandbox    // nil: the sandbox is off
 	egress  *netproxy.Proxy     // the sandbox's proxy (nil: off)
 	ext     *extensions
+	tel     *telemetry.Session // nil: telemetry off
 	checker *skillChecker
 	grants  skillGrants
 	// mu guards extras, which the claude-code runtime's first turn may add to,
@@ -96,6 +98,7 @@ func (w *wiring) equip(ctx context.Context, l *session.Live, s *Settings) (sessi
 	shell.ReapOrphans(l.Env().DataDir, rec.ID)
 	cfg := s.Config
 	eq := &Equipment{w: w, l: l, cfg: cfg, settings: s}
+	eq.tel = w.sessionTelemetry(cfg, l)
 	hookCfg := hooks.Merge(s.hooks, l.RequestHooks())
 	eq.hooks = hooks.NewRunner(hookCfg, rec.Cwd, w.secretPolicy(cfg).ScrubEnv(os.Environ()))
 	engineOpts, grants, err := w.app.engineOptions(ctx, s, rec.Cwd, hookCfg, l.RequestFlagRules())
@@ -286,7 +289,7 @@ func (eq *Equipment) Runtime(name runtimes.Name) (turn.Runtime, error) {
 		// A native turn uses tandem's own MCP connections (mcpcli.go).
 		eq.startMCP(context.Background())
 	}
-	return withCheckpoint(rt, eq), nil
+	return eq.tel.Runtime(withCheckpoint(rt, eq)), nil
 }
 
 func (w *wiring) native(eq *Equipment) (turn.Runtime, error) {

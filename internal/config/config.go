@@ -77,6 +77,9 @@ type Config struct {
 	// user file only, see bridges.go.
 	Bridges json.RawMessage `json:"bridges,omitempty"`
 
+	// Telemetry is OpenTelemetry export (telemetry.go; user file only).
+	Telemetry *Telemetry `json:"telemetry,omitempty"`
+
 	// Sources lists the files that were read, weakest first.
 	Sources []string `json:"-"`
 	// Layers keeps each file's own settings, weakest first, for sections
@@ -263,6 +266,11 @@ func Load(userFile, projectFile string) (*Config, error) {
 		}
 		if f == projectFile && len(layer.Bridges) > 0 {
 			return nil, &Error{File: f, Field: "bridges", Msg: bridgesUserOnly}
+		}
+		if f == projectFile {
+			if err := checkProjectTelemetry(f, layer); err != nil {
+				return nil, err
+			}
 		}
 		scope := "user"
 		if f == projectFile {
@@ -479,6 +487,7 @@ func (c *Config) merge(o *Config, src string) {
 	if o.Database != "" {
 		c.Database = o.Database
 	}
+	c.mergeTelemetry(o)
 	if o.EnableAllProjectMcpServers {
 		c.EnableAllProjectMcpServers = true
 	}

@@ -103,6 +103,10 @@ type Options struct {
 	// (default: NewReplicaID).
 	Replicas  ReplicaRegistry
 	ReplicaID string
+
+	// Middleware, when set, wraps the whole handler (the application's
+	// telemetry traces each request with it).
+	Middleware func(http.Handler) http.Handler
 }
 
 // Server serves the API and the web UI.
@@ -166,6 +170,9 @@ func New(opts Options) (*Server, error) {
 		s.hosts[normalHost(h)] = true
 	}
 	s.handler = s.routes()
+	if opts.Middleware != nil {
+		s.handler = opts.Middleware(s.handler)
+	}
 	if opts.IdleTimeout == 0 {
 		s.opts.IdleTimeout = 30 * time.Minute
 	}
