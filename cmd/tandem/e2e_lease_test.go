@@ -50,7 +50,9 @@ func checkAlternating(t *testing.T, msgs []message.Message) {
 // with a busy error (and a result line), the first finishes, and the
 // session is stored whole with unrepeated event numbers.
 func TestE2ELeaseTwoContinuesAtOnce(t *testing.T) {
-	t.Parallel()
+	// Not parallel: a second process must start and reach the session
+	// within a few seconds of a slow scripted step (the window the lease
+	// is held); tests running beside it on a small machine close it.
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
 		scripted.TextStep("first"),
 		scripted.TextStep("slow answer").WithFault(scripted.Fault{FirstByteDelayMS: 4000, Times: 1}),
@@ -124,7 +126,9 @@ func TestE2ELeaseDeadHolderTakenOver(t *testing.T) {
 // same session: the CLI is refused while the server's turn runs, and works
 // once it ended.
 func TestE2ELeaseServeAndResume(t *testing.T) {
-	t.Parallel()
+	// Not parallel: a second process must start and reach the session
+	// within a few seconds of a slow scripted step (the window the lease
+	// is held); tests running beside it on a small machine close it.
 	marker := "3.5"
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
 		scripted.ToolStep(scripted.Call("Bash", map[string]any{"command": "sleep " + marker})),
