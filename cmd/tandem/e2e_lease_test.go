@@ -69,8 +69,10 @@ func TestE2ELeaseTwoContinuesAtOnce(t *testing.T) {
 	if b.Code == 0 {
 		t.Fatalf("second run at once succeeded:\n%s", b.Stdout)
 	}
-	if d := time.Since(start); d > 3500*time.Millisecond {
-		t.Errorf("the busy run took %v to give up", d)
+	select { // it gave up while the first turn still ran, not after it
+	case <-a.exited:
+		t.Errorf("the busy run gave up only after the first turn ended (%v)", time.Since(start))
+	default:
 	}
 	res := b.Result()
 	want := fmt.Sprintf("session %s is busy (running in pid %d", id, a.cmd.Process.Pid)
