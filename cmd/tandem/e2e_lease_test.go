@@ -50,7 +50,9 @@ func checkAlternating(t *testing.T, msgs []message.Message) {
 // with a busy error (and a result line), the first finishes, and the
 // session is stored whole with unrepeated event numbers.
 func TestE2ELeaseTwoContinuesAtOnce(t *testing.T) {
-	t.Parallel()
+	// Not parallel: a second process must start and reach the session
+	// within a few seconds of a slow scripted step (the window the lease
+	// is held); tests running beside it on a small machine close it.
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
 		scripted.TextStep("first"),
 		scripted.TextStep("slow answer").WithFault(scripted.Fault{FirstByteDelayMS: 4000, Times: 1}),
@@ -67,8 +69,10 @@ func TestE2ELeaseTwoContinuesAtOnce(t *testing.T) {
 	if b.Code == 0 {
 		t.Fatalf("second run at once succeeded:\n%s", b.Stdout)
 	}
-	if d := time.Since(start); d > 3500*time.Millisecond {
-		t.Errorf("the busy run took %v to give up", d)
+	select { // it gave up while the first turn still ran, not after it
+	case <-a.exited:
+		t.Errorf("the busy run gave up only after the first turn ended (%v)", time.Since(start))
+	default:
 	}
 	res := b.Result()
 	want := fmt.Sprintf("session %s is busy (running in pid %d", id, a.cmd.Process.Pid)
@@ -124,7 +128,9 @@ func TestE2ELeaseDeadHolderTakenOver(t *testing.T) {
 // same session: the CLI is refused while the server's turn runs, and works
 // once it ended.
 func TestE2ELeaseServeAndResume(t *testing.T) {
-	t.Parallel()
+	// Not parallel: a second process must start and reach the session
+	// within a few seconds of a slow scripted step (the window the lease
+	// is held); tests running beside it on a small machine close it.
 	marker := "3.5"
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
 		scripted.ToolStep(scripted.Call("Bash", map[string]any{"command": "sleep " + marker})),

@@ -89,7 +89,9 @@ func TestE2ERewindPathsAsTheyAreNow(t *testing.T) {
 // process runs a turn of the session, it fails as busy instead of cutting
 // the conversation under that turn.
 func TestE2ERewindWaitsForTheLease(t *testing.T) {
-	t.Parallel()
+	// Not parallel: a second process must start and reach the session
+	// within a few seconds of a slow scripted step (the window the lease
+	// is held); tests running beside it on a small machine close it.
 	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
 		scripted.TextStep("first"),
 		scripted.TextStep("slow answer").WithFault(scripted.Fault{FirstByteDelayMS: 5000, Times: 1}),
