@@ -199,6 +199,7 @@ type Store interface {
 	Grants
 	Workspaces
 	Subagents
+	Accounts
 	Health
 	// Close releases the store; later calls fail.
 	Close() error

@@ -67,6 +67,9 @@ var tests = []struct {
 	{"SubagentRunsFollowCalls", testSubagentRunsFollowCalls},
 	{"Workspaces", testWorkspaces},
 	{"Grants", testGrants},
+	{"UsersAndTokens", testUsersAndTokens},
+	{"MembersAndOwners", testMembersAndOwners},
+	{"AuditAndSpend", testAuditAndSpend},
 	{"ConcurrentWritersTwoStores", testConcurrentWritersTwoStores},
 }
 
