@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tandem-agent/tandem/internal/accounts"
 	"github.com/tandem-agent/tandem/internal/checkpoint"
 	"github.com/tandem-agent/tandem/internal/listing"
 	"github.com/tandem-agent/tandem/internal/permission"
@@ -47,6 +48,10 @@ type Options struct {
 	// session the server opens (tests use them to make tools ask).
 	FlagRules  []permission.Rule
 	Workspaces Workspaces // default: the Manager's store
+	// Accounts are the users, their tokens and roles (default: over the
+	// Manager's store). Until a user exists the server token is the
+	// admin's.
+	Accounts *accounts.Service
 	Token      string     // required; see LoadOrCreateToken
 	DataDir    string
 	// AllowedHosts are extra host names accepted in the Host header (the
@@ -104,6 +109,11 @@ type Server struct {
 	log        *slog.Logger
 	handler    http.Handler
 	answered   *recentSet
+	accounts   *accounts.Service
+	// callers are the requests in flight by who made them (auth.go);
+	// webSessions the browser sign-ins (websessions.go).
+	callers     callers
+	webSessions webSessions
 	hosts      map[string]bool
 
 	base context.Context // parent of every turn; cancelled on shutdown
@@ -125,6 +135,9 @@ func New(opts Options) (*Server, error) {
 	}
 	if opts.Workspaces == nil {
 		opts.Workspaces = opts.Manager.Store()
+	}
+	if opts.Accounts == nil {
+		opts.Accounts = accounts.New(opts.Manager.Store())
 	}
 	if opts.KeepAlive <= 0 {
 		opts.KeepAlive = 15 * time.Second
@@ -148,7 +161,7 @@ func New(opts Options) (*Server, error) {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{opts: opts, mgr: opts.Manager, workspaces: opts.Workspaces, log: opts.Logger,
-		answered: newRecentSet(4096), sessions: map[string]*sessState{}}
+		answered: newRecentSet(4096), sessions: map[string]*sessState{}, accounts: opts.Accounts}
 	s.base, s.stop = context.WithCancel(context.Background())
 	s.hosts = map[string]bool{"localhost": true, "127.0.0.1": true, "::1": true}
 	for _, h := range opts.AllowedHosts {
@@ -161,6 +174,7 @@ func New(opts Options) (*Server, error) {
 	if s.opts.IdleTimeout > 0 {
 		go s.sweepIdle(s.opts.IdleTimeout)
 	}
+	go s.watchCallers()
 	return s, nil
 }
 

@@ -135,7 +135,11 @@ func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out := make([]sessionJSON, 0, len(recs))
+	visible := s.canSee(r.Context(), callerOf(r))
 	for _, rec := range recs {
+		if !visible(rec.Cwd) {
+			continue
+		}
 		j := toSessionJSON(rec)
 		s.mu.Lock()
 		st := s.sessions[rec.ID]
