@@ -52,8 +52,8 @@ type Options struct {
 	// Manager's store). Until a user exists the server token is the
 	// admin's.
 	Accounts *accounts.Service
-	Token      string     // required; see LoadOrCreateToken
-	DataDir    string
+	Token    string // required; see LoadOrCreateToken
+	DataDir  string
 	// AllowedHosts are extra host names accepted in the Host header (the
 	// listen address, localhost, 127.0.0.1 and ::1 always are).
 	AllowedHosts []string
@@ -114,7 +114,7 @@ type Server struct {
 	// webSessions the browser sign-ins (websessions.go).
 	callers     callers
 	webSessions webSessions
-	hosts      map[string]bool
+	hosts       map[string]bool
 
 	base context.Context // parent of every turn; cancelled on shutdown
 	stop context.CancelFunc
