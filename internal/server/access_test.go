@@ -52,8 +52,8 @@ type team struct {
 	wsID, sid          string
 }
 
-func newTeam(t *testing.T, script scripted.Script) *team {
-	e := newEnv(t, script)
+func newTeam(t *testing.T, script scripted.Script, opts ...envOpt) *team {
+	e := newEnv(t, script, opts...)
 	tm := &team{env: e}
 	tm.sid = e.newSession()
 	var wss struct {
