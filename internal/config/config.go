@@ -72,6 +72,9 @@ type Config struct {
 	// tandem.db in the data folder. Read only from the user file
 	// (TANDEM_DATABASE_URL and `serve --database` override it).
 	Database string `json:"database,omitempty"`
+	// Serve is the team server's section (serve.go): OpenID Connect
+	// sign-in and per-user limits. Read only from the user file.
+	Serve json.RawMessage `json:"serve,omitempty"`
 
 	// Sources lists the files that were read, weakest first.
 	Sources []string `json:"-"`
@@ -256,6 +259,9 @@ func Load(userFile, projectFile string) (*Config, error) {
 			// user's choice: a cloned repository must not send them to a
 			// server of its choosing.
 			return nil, &Error{File: f, Field: "database", Msg: "is read only from your user config (a project cannot choose where your sessions are stored): remove it here and set it in your user config, or set TANDEM_DATABASE_URL"}
+		}
+		if f == projectFile && len(layer.Serve) > 0 {
+			return nil, &Error{File: f, Field: "serve", Msg: "is read only from your user config (a project cannot choose who signs in to your server): move it there"}
 		}
 		scope := "user"
 		if f == projectFile {
@@ -502,6 +508,7 @@ func (c *Config) merge(o *Config, src string) {
 		{"subagents", &c.Subagents, &o.Subagents},
 		{"skills", &c.Skills, &o.Skills},
 		{"sandbox", &c.Sandbox, &o.Sandbox},
+		{"serve", &c.Serve, &o.Serve},
 	} {
 		if len(*sec.src) > 0 {
 			*sec.dst = *sec.src
