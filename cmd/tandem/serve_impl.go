@@ -79,6 +79,16 @@ func serve(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	if err != nil {
 		return err
 	}
+	if on, err := teamSandbox(cmd.Context(), a, sbMode, cmd.ErrOrStderr()); err != nil {
+		a.Close()
+		return err
+	} else if on {
+		// The sandbox is chosen when the application opens: open it again.
+		a.Close()
+		if a, err = app.Open(app.Options{Home: g.home, Version: version(), Stderr: cmd.ErrOrStderr(), TrustProject: f.trustProject, RequireTrust: f.requireTrust, Sandbox: "on", Database: f.database}); err != nil {
+			return err
+		}
+	}
 	defer a.Close()
 	sayStaleCatalog(cmd.ErrOrStderr(), a)
 	if f.runtime != "" {
@@ -126,7 +136,7 @@ func serve(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	if f.verbose {
 		level = slog.LevelInfo
 	}
-	srv, err := server.New(server.Options{
+	opts := server.Options{
 		Manager: a.Manager, Workspaces: a.Store, Token: token, DataDir: a.Paths.DataDir,
 		AllowedHosts: f.allowHost, AllowedOrigins: f.allowOrig,
 		Catalog: app.ServerCatalog{App: a}, Trust: a, Checkpoints: a.Checkpoints, Extensions: a,
@@ -134,7 +144,11 @@ func serve(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 		// Only flags here: what they leave out, each session's folder
 		// configuration decides (app.ResolveSettings).
 		DefaultModel: f.model, DefaultRuntime: f.runtime, DefaultMode: f.mode,
-	})
+	}
+	if err := teamOptions(a, &opts); err != nil {
+		return err
+	}
+	srv, err := server.New(opts)
 	if err != nil {
 		return err
 	}

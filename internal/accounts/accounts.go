@@ -214,3 +214,33 @@ func (s *Service) Audit(ctx context.Context, actor, action, target, detail strin
 func (s *Service) AuditLog(ctx context.Context, q AuditQuery) ([]AuditEntry, error) {
 	return s.st.ListAudit(ctx, q)
 }
+
+// BySubject finds the user an OpenID provider's subject signed in as.
+func (s *Service) BySubject(ctx context.Context, subject string) (User, error) {
+	return s.st.UserBySubject(ctx, subject)
+}
+
+// AddSignedIn creates the user of a first OpenID Connect sign-in, named
+// by their email address. It has no API token (`tandem users token
+// rotate` gives one).
+func (s *Service) AddSignedIn(ctx context.Context, email, subject string, admin bool) (User, error) {
+	u, err := s.st.CreateUser(ctx, User{Name: email, Email: email, Subject: subject, Admin: admin})
+	if errors.Is(err, store.ErrExists) {
+		return User{}, fmt.Errorf("a user named %s exists already but signed in another way: ask an admin to rename or remove it", email)
+	}
+	if err != nil {
+		return User{}, err
+	}
+	s.Audit(ctx, "oidc", "user.add", u.ID, fmt.Sprintf("name=%s admin=%t signin=oidc", u.Name, admin))
+	return u, nil
+}
+
+// Spend is what a user's turns cost on day ("2006-01-02", UTC).
+func (s *Service) Spend(ctx context.Context, userID, day string) (float64, error) {
+	return s.st.Spend(ctx, userID, day)
+}
+
+// AddSpend adds a turn's cost to the user's day and returns the total.
+func (s *Service) AddSpend(ctx context.Context, userID, day string, usd float64) (float64, error) {
+	return s.st.AddSpend(ctx, userID, day, usd)
+}

@@ -63,5 +63,6 @@ func (s *Server) routes() http.Handler {
 		writeError(w, errf(http.StatusNotFound, "not_found", "no API endpoint %s %s: see docs/api.md", r.Method, r.URL.Path))
 	})
 	s.webRoutes(mux)
+	s.oidcRoutes(mux)
 	return s.secure(mux)
 }

@@ -102,7 +102,7 @@ func (s *Server) guard(h http.Handler) http.Handler {
 // public paths need no token: the login page, its assets and the login call.
 func public(r *http.Request) bool {
 	p := r.URL.Path
-	return p == "/login" || p == "/api/login" || strings.HasPrefix(p, "/assets/")
+	return p == "/login" || p == "/api/login" || strings.HasPrefix(p, "/assets/") || strings.HasPrefix(p, "/auth/oidc/")
 }
 
 func (s *Server) setCookie(w http.ResponseWriter, value string, maxAge int) {

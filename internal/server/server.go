@@ -52,8 +52,14 @@ type Options struct {
 	// Manager's store). Until a user exists the server token is the
 	// admin's.
 	Accounts *accounts.Service
-	Token    string // required; see LoadOrCreateToken
-	DataDir  string
+	// OIDC turns on sign-in for the web UI with an OpenID Connect
+	// provider, discovered when the server is made.
+	OIDC *OIDCOptions
+	// Limits are each user's (not the server token's) daily budget and
+	// concurrent turns.
+	Limits  Limits
+	Token   string // required; see LoadOrCreateToken
+	DataDir string
 	// AllowedHosts are extra host names accepted in the Host header (the
 	// listen address, localhost, 127.0.0.1 and ::1 always are).
 	AllowedHosts []string
@@ -114,6 +120,8 @@ type Server struct {
 	// webSessions the browser sign-ins (websessions.go).
 	callers     callers
 	webSessions webSessions
+	oidc        *oidcSignIn // nil: no OpenID Connect sign-in
+	turns       userTurns   // each user's running turns (limits.go)
 	hosts       map[string]bool
 
 	base context.Context // parent of every turn; cancelled on shutdown
@@ -163,6 +171,13 @@ func New(opts Options) (*Server, error) {
 	s := &Server{opts: opts, mgr: opts.Manager, workspaces: opts.Workspaces, log: opts.Logger,
 		answered: newRecentSet(4096), sessions: map[string]*sessState{}, accounts: opts.Accounts}
 	s.base, s.stop = context.WithCancel(context.Background())
+	if opts.OIDC != nil {
+		o, err := newOIDC(s.base, *opts.OIDC)
+		if err != nil {
+			return nil, err
+		}
+		s.oidc = o
+	}
 	s.hosts = map[string]bool{"localhost": true, "127.0.0.1": true, "::1": true}
 	for _, h := range opts.AllowedHosts {
 		s.hosts[normalHost(h)] = true

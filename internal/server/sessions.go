@@ -361,6 +361,10 @@ func (s *Server) startTurn(w http.ResponseWriter, r *http.Request, turn queuedTu
 		writeError(w, e)
 		return
 	}
+	if e := s.admitTurn(r, &turn); e != nil {
+		writeError(w, e)
+		return
+	}
 	queued, pos, err := s.enqueue(r.Context(), st, turn)
 	switch {
 	case errors.Is(err, errStopping):
