@@ -52,10 +52,6 @@ func (s *Server) admitTurn(r *http.Request, t *queuedTurn) *apiError {
 	}
 	t.user = c.user.ID
 	lim := s.opts.Limits
-	if lim.MaxTurns > 0 && s.turns.count(c.user.ID) >= lim.MaxTurns {
-		return errf(http.StatusTooManyRequests, "user_turn_limit",
-			"you have %d turns running, the most this server allows one user (serve.user_max_concurrent_turns): wait for one to end or interrupt it", lim.MaxTurns)
-	}
 	if lim.DailyBudgetUSD > 0 {
 		spent, err := s.accounts.Spend(r.Context(), c.user.ID, today())
 		if err != nil {
@@ -70,16 +66,31 @@ func (s *Server) admitTurn(r *http.Request, t *queuedTurn) *apiError {
 			t.opts.MaxBudgetUSD = left
 		}
 	}
+	if lim.MaxTurns > 0 && s.turns.count(c.user.ID) >= lim.MaxTurns {
+		return errf(http.StatusTooManyRequests, "user_turn_limit",
+			"you have %d turns running, the most this server allows one user (serve.user_max_concurrent_turns): wait for one to end or interrupt it", lim.MaxTurns)
+	}
+	// Counted from here, so a second prompt sent before the first turn
+	// starts is counted against it; turnRunning's end (or turnRefused)
+	// gives it back. A queued turn a deletion drops stays counted until
+	// the server restarts.
+	s.turns.add(c.user.ID, 1)
 	return nil
 }
 
-// turnRunning counts a user's turn while it runs; the returned func ends
-// it, adding its cost to the user's day.
+// turnRefused gives back the count of a turn admitted but not queued.
+func (s *Server) turnRefused(user string) {
+	if user != "" {
+		s.turns.add(user, -1)
+	}
+}
+
+// turnRunning returns what ends a user's turn (admitted by admitTurn):
+// the count given back and its cost added to the user's day.
 func (s *Server) turnRunning(user string) func(cost *float64) {
 	if user == "" {
 		return func(*float64) {}
 	}
-	s.turns.add(user, 1)
 	return func(cost *float64) {
 		s.turns.add(user, -1)
 		if cost == nil || *cost <= 0 {

@@ -366,6 +366,9 @@ func (s *Server) startTurn(w http.ResponseWriter, r *http.Request, turn queuedTu
 		return
 	}
 	queued, pos, err := s.enqueue(r.Context(), st, turn)
+	if err != nil {
+		s.turnRefused(turn.user)
+	}
 	switch {
 	case errors.Is(err, errStopping):
 		writeError(w, errf(http.StatusServiceUnavailable, "shutting_down", "the server is shutting down"))
