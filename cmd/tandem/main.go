@@ -79,7 +79,7 @@ func newRootCmd() *cobra.Command {
 	addRunFlags(root.Flags(), f)
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.PersistentFlags().StringVar(&g.home, "home", "", "folder for tandem's config and data (default: TANDEM_HOME, else XDG folders)")
-	root.AddCommand(newRunCmd(g), newSessionsCmd(g), newModelsCmd(g), newDoctorCmd(g), newMCPCmd(g), newServeCmd(g), newConfigCmd(g), newACPCmd(g), newTrustCmd(g), newSkillsCmd(g), newPermissionsCmd(g), newPromptCmd(g), newSandboxCmd(g), newBridgeCmd(g), newPluginCmd(g))
+	root.AddCommand(newRunCmd(g), newSessionsCmd(g), newModelsCmd(g), newDoctorCmd(g), newMCPCmd(g), newServeCmd(g), newConfigCmd(g), newACPCmd(g), newTrustCmd(g), newSkillsCmd(g), newPermissionsCmd(g), newPromptCmd(g), newSandboxCmd(g), newBridgeCmd(g), newPluginCmd(g), newUsersCmd(g), newAuditCmd(g))
 	return root
 }
 

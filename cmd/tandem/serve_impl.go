@@ -80,6 +80,16 @@ func serve(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	if err != nil {
 		return err
 	}
+	if on, err := teamSandbox(cmd.Context(), a, sbMode, cmd.ErrOrStderr()); err != nil {
+		a.Close()
+		return err
+	} else if on {
+		// The sandbox is chosen when the application opens: open it again.
+		a.Close()
+		if a, err = app.Open(app.Options{Home: g.home, Version: version(), Stderr: cmd.ErrOrStderr(), TrustProject: f.trustProject, RequireTrust: f.requireTrust, Sandbox: "on", Database: f.database}); err != nil {
+			return err
+		}
+	}
 	defer a.Close()
 	sayStaleCatalog(cmd.ErrOrStderr(), a)
 	if f.runtime != "" {
@@ -135,7 +145,7 @@ func serve(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	if info, err := a.Store.Info(cmd.Context()); err == nil && info.Backend != "sqlite" {
 		eventLog = a.Store
 	}
-	srv, err := server.New(server.Options{
+	opts := server.Options{
 		Manager: a.Manager, Workspaces: a.Store, EventLog: eventLog, Replicas: a.Store, Token: token, DataDir: a.Paths.DataDir,
 		AllowedHosts: f.allowHost, AllowedOrigins: f.allowOrig,
 		Catalog: app.ServerCatalog{App: a}, Trust: a, Checkpoints: a.Checkpoints, Extensions: a,
@@ -144,7 +154,11 @@ func serve(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 		// configuration decides (app.ResolveSettings).
 		DefaultModel: f.model, DefaultRuntime: f.runtime, DefaultMode: f.mode,
 		Middleware: a.Telemetry().Middleware,
-	})
+	}
+	if err := teamOptions(a, &opts); err != nil {
+		return err
+	}
+	srv, err := server.New(opts)
 	if err != nil {
 		return err
 	}

@@ -80,6 +80,10 @@ type Config struct {
 	// Telemetry is OpenTelemetry export (telemetry.go; user file only).
 	Telemetry *Telemetry `json:"telemetry,omitempty"`
 
+	// Serve is the team server's section (serve.go): OpenID Connect
+	// sign-in and per-user limits. Read only from the user file.
+	Serve json.RawMessage `json:"serve,omitempty"`
+
 	// Sources lists the files that were read, weakest first.
 	Sources []string `json:"-"`
 	// Layers keeps each file's own settings, weakest first, for sections
@@ -263,6 +267,9 @@ func Load(userFile, projectFile string) (*Config, error) {
 			// user's choice: a cloned repository must not send them to a
 			// server of its choosing.
 			return nil, &Error{File: f, Field: "database", Msg: "is read only from your user config (a project cannot choose where your sessions are stored): remove it here and set it in your user config, or set TANDEM_DATABASE_URL"}
+		}
+		if f == projectFile && len(layer.Serve) > 0 {
+			return nil, &Error{File: f, Field: "serve", Msg: "is read only from your user config (a project cannot choose who signs in to your server): move it there"}
 		}
 		if f == projectFile && len(layer.Bridges) > 0 {
 			return nil, &Error{File: f, Field: "bridges", Msg: bridgesUserOnly}
@@ -523,6 +530,7 @@ func (c *Config) merge(o *Config, src string) {
 		{"subagents", &c.Subagents, &o.Subagents},
 		{"skills", &c.Skills, &o.Skills},
 		{"sandbox", &c.Sandbox, &o.Sandbox},
+		{"serve", &c.Serve, &o.Serve},
 	} {
 		if len(*sec.src) > 0 {
 			*sec.dst = *sec.src

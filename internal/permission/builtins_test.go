@@ -42,6 +42,7 @@ func (d declaredTool) Execute(context.Context, tool.Call) (tool.Result, error) {
 func (d declaredTool) FileAccess(in json.RawMessage) ([]tool.Access, error) {
 	return d.acc.FileAccess(in)
 }
+
 // PreviewWrite is the declaration's, when it previews; otherwise an error,
 // which shows no preview.
 func (d declaredTool) PreviewWrite(in json.RawMessage, path, current string) (string, error) {

@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"fmt"
+	"github.com/tandem-agent/tandem/internal/accounts"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -42,8 +43,12 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		writeError(w, e)
 		return
 	}
-	if !s.tokenOK(req.Token) {
-		writeError(w, errf(http.StatusUnauthorized, "unauthorized", "the token is wrong: use the one `tandem serve` printed or the data folder's server-token file"))
+	if c, err := s.identify(r.Context(), req.Token); c == nil || c.webSession != "" {
+		msg := "the token is wrong: use your personal token, or while no users exist the one `tandem serve` printed (the data folder's server-token file)"
+		if err != nil && !errors.Is(err, accounts.ErrBadToken) {
+			msg = err.Error()
+		}
+		writeError(w, errf(http.StatusUnauthorized, "unauthorized", "%s", msg))
 		return
 	}
 	s.setCookie(w, req.Token, 0)
@@ -51,6 +56,9 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
+	if c := callerOf(r); c.webSession != "" {
+		s.webSessions.end(c.webSession)
+	}
 	s.setCookie(w, "", -1)
 	writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
 }
@@ -133,7 +141,11 @@ func (s *Server) listWorkspaces(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out := make([]workspaceJSON, 0, len(ws))
+	visible := s.canSee(r.Context(), callerOf(r))
 	for _, x := range ws {
+		if !visible(x.Path) {
+			continue
+		}
 		out = append(out, toWorkspaceJSON(x))
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"workspaces": out})

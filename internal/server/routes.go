@@ -13,7 +13,7 @@ type route struct {
 }
 
 func (s *Server) apiRoutes() []route {
-	return []route{
+	return append([]route{
 		{"/api/health", methods{"GET": s.health}},
 		{"/api/login", methods{"POST": s.login}},
 		{"/api/logout", methods{"POST": s.logout}},
@@ -41,17 +41,29 @@ func (s *Server) apiRoutes() []route {
 		{"/api/providers", methods{"GET": s.providers}},
 		{"/api/models", methods{"GET": s.models}},
 		{"/api/replicas", methods{"GET": s.listReplicas}}, // replicas.go
-	}
+	}, s.accountRoutes()...)
 }
 
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
+	rules := accessRules()
 	for _, rt := range s.apiRoutes() {
-		mux.Handle(rt.path, rt.methods)
+		guarded := methods{}
+		for m, h := range rt.methods {
+			key := m + " " + rt.path
+			rl, ok := rules[key]
+			if !ok {
+				// accessRules must name every route (TestAccessRulesCoverRoutes).
+				rl = rule{need: needAdmin}
+			}
+			guarded[m] = s.authorize(key, rl, h).ServeHTTP
+		}
+		mux.Handle(rt.path, guarded)
 	}
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errf(http.StatusNotFound, "not_found", "no API endpoint %s %s: see docs/api.md", r.Method, r.URL.Path))
 	})
 	s.webRoutes(mux)
+	s.oidcRoutes(mux)
 	return s.probes(s.secure(mux)) // probes: replicas.go
 }

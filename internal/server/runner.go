@@ -147,6 +147,7 @@ func (s *Server) enqueue(ctx context.Context, st *sessState, t queuedTurn) (queu
 type queuedTurn struct {
 	text string
 	opts session.TurnOptions
+	user string // who sent it, for per-user limits (limits.go); "" the server token
 }
 
 func queuedTexts(q []queuedTurn) []string {
@@ -185,7 +186,9 @@ func (s *Server) runTurn(st *sessState, t queuedTurn) {
 
 	// Every client sees the prompt that started the turn, whoever sent it.
 	l.Events().Emit(event.Event{Type: event.Status, Subtype: SubtypeUserMessage, Text: prompt})
+	ended := s.turnRunning(t.user)
 	res, err := l.Run(ctx, prompt, t.opts)
+	ended(res.CostUSD)
 	if err != nil && res.Type != event.Result {
 		s.log.Error("turn failed", "session", st.id, "err", err)
 		msg := err.Error()

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"crypto/subtle"
 	"errors"
 	"net"
 	"net/http"
@@ -103,61 +102,7 @@ func (s *Server) guard(h http.Handler) http.Handler {
 // public paths need no token: the login page, its assets and the login call.
 func public(r *http.Request) bool {
 	p := r.URL.Path
-	return p == "/login" || p == "/api/login" || strings.HasPrefix(p, "/assets/")
-}
-
-func (s *Server) authenticate(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if public(r) {
-			h.ServeHTTP(w, r)
-			return
-		}
-		how := s.credential(r)
-		if (how == "" || how == "bad") && r.Method == http.MethodGet && !strings.HasPrefix(r.URL.Path, "/api/") {
-			http.Redirect(w, r, "/login", http.StatusSeeOther)
-			return
-		}
-		switch how {
-		case "":
-			writeError(w, errf(http.StatusUnauthorized, "unauthorized",
-				"send the server token as Authorization: Bearer <token> (it is in the data folder's server-token file)"))
-			return
-		case "bad":
-			writeError(w, errf(http.StatusUnauthorized, "unauthorized", "the token is wrong: use the one in the data folder's server-token file"))
-			return
-		case "cookie":
-			// A cookie rides along on any request the browser makes, so a
-			// state change must prove it comes from our own page.
-			if r.Method != http.MethodGet && r.Method != http.MethodHead && r.Header.Get("Origin") == "" {
-				writeError(w, errf(http.StatusForbidden, "bad_origin", "requests authenticated by cookie must carry an Origin header"))
-				return
-			}
-		}
-		h.ServeHTTP(w, r)
-	})
-}
-
-// credential says how the request authenticated: "bearer", "cookie", ""
-// (nothing offered) or "bad" (a wrong token).
-func (s *Server) credential(r *http.Request) string {
-	if a := r.Header.Get("Authorization"); a != "" {
-		tok, ok := strings.CutPrefix(a, "Bearer ")
-		if ok && s.tokenOK(strings.TrimSpace(tok)) {
-			return "bearer"
-		}
-		return "bad"
-	}
-	if c, err := r.Cookie(cookieName); err == nil {
-		if s.tokenOK(c.Value) {
-			return "cookie"
-		}
-		return "bad"
-	}
-	return ""
-}
-
-func (s *Server) tokenOK(tok string) bool {
-	return subtle.ConstantTimeCompare([]byte(tok), []byte(s.opts.Token)) == 1
+	return p == "/login" || p == "/api/login" || strings.HasPrefix(p, "/assets/") || strings.HasPrefix(p, "/auth/oidc/")
 }
 
 func (s *Server) setCookie(w http.ResponseWriter, value string, maxAge int) {

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tandem-agent/tandem/internal/accounts"
 	"github.com/tandem-agent/tandem/internal/checkpoint"
 	"github.com/tandem-agent/tandem/internal/listing"
 	"github.com/tandem-agent/tandem/internal/permission"
@@ -47,8 +48,18 @@ type Options struct {
 	// session the server opens (tests use them to make tools ask).
 	FlagRules  []permission.Rule
 	Workspaces Workspaces // default: the Manager's store
-	Token      string     // required; see LoadOrCreateToken
-	DataDir    string
+	// Accounts are the users, their tokens and roles (default: over the
+	// Manager's store). Until a user exists the server token is the
+	// admin's.
+	Accounts *accounts.Service
+	// OIDC turns on sign-in for the web UI with an OpenID Connect
+	// provider, discovered when the server is made.
+	OIDC *OIDCOptions
+	// Limits are each user's (not the server token's) daily budget and
+	// concurrent turns.
+	Limits  Limits
+	Token   string // required; see LoadOrCreateToken
+	DataDir string
 	// AllowedHosts are extra host names accepted in the Host header (the
 	// listen address, localhost, 127.0.0.1 and ::1 always are).
 	AllowedHosts []string
@@ -117,7 +128,14 @@ type Server struct {
 	log        *slog.Logger
 	handler    http.Handler
 	answered   *recentSet
-	hosts      map[string]bool
+	accounts   *accounts.Service
+	// callers are the requests in flight by who made them (auth.go);
+	// webSessions the browser sign-ins (websessions.go).
+	callers     callers
+	webSessions webSessions
+	oidc        *oidcSignIn // nil: no OpenID Connect sign-in
+	turns       userTurns   // each user's running turns (limits.go)
+	hosts       map[string]bool
 
 	base context.Context // parent of every turn; cancelled on shutdown
 	stop context.CancelFunc
@@ -141,6 +159,9 @@ func New(opts Options) (*Server, error) {
 	if opts.Workspaces == nil {
 		opts.Workspaces = opts.Manager.Store()
 	}
+	if opts.Accounts == nil {
+		opts.Accounts = accounts.New(opts.Manager.Store())
+	}
 	if opts.KeepAlive <= 0 {
 		opts.KeepAlive = 15 * time.Second
 	}
@@ -163,8 +184,15 @@ func New(opts Options) (*Server, error) {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{opts: opts, mgr: opts.Manager, workspaces: opts.Workspaces, log: opts.Logger,
-		answered: newRecentSet(4096), sessions: map[string]*sessState{}}
+		answered: newRecentSet(4096), sessions: map[string]*sessState{}, accounts: opts.Accounts}
 	s.base, s.stop = context.WithCancel(context.Background())
+	if opts.OIDC != nil {
+		o, err := newOIDC(s.base, *opts.OIDC)
+		if err != nil {
+			return nil, err
+		}
+		s.oidc = o
+	}
 	s.hosts = map[string]bool{"localhost": true, "127.0.0.1": true, "::1": true}
 	for _, h := range opts.AllowedHosts {
 		s.hosts[normalHost(h)] = true
@@ -186,6 +214,7 @@ func New(opts Options) (*Server, error) {
 	s.log = s.log.With("replica", s.replica.id)
 	go s.follow()
 	go s.heartbeats()
+	go s.watchCallers()
 	return s, nil
 }
 

@@ -135,7 +135,11 @@ func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out := make([]sessionJSON, 0, len(recs))
+	visible := s.canSee(r.Context(), callerOf(r))
 	for _, rec := range recs {
+		if !visible(rec.Cwd) {
+			continue
+		}
 		j := toSessionJSON(rec)
 		s.mu.Lock()
 		st := s.sessions[rec.ID]
@@ -357,7 +361,14 @@ func (s *Server) startTurn(w http.ResponseWriter, r *http.Request, turn queuedTu
 		writeError(w, e)
 		return
 	}
+	if e := s.admitTurn(r, &turn); e != nil {
+		writeError(w, e)
+		return
+	}
 	queued, pos, err := s.enqueue(r.Context(), st, turn)
+	if err != nil {
+		s.turnRefused(turn.user)
+	}
 	switch {
 	case errors.Is(err, errStopping):
 		writeError(w, errf(http.StatusServiceUnavailable, "shutting_down", "the server is shutting down"))

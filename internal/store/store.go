@@ -203,6 +203,8 @@ type Store interface {
 	Replicas
 
 	Bridges
+
+	Accounts
 	Health
 	// Close releases the store; later calls fail.
 	Close() error

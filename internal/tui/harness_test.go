@@ -89,6 +89,7 @@ func (f *fakeBackend) History(context.Context) ([]message.Message, error) {
 	defer f.mu.Unlock()
 	return f.history, nil
 }
+
 // Features are the fake's: stored sub-agent runs only.
 func (f *fakeBackend) Features() Features { return Features{Subagents: f} }
 

@@ -9,8 +9,25 @@ export class APIError extends Error {
   }
 }
 
+// A page signed in with OpenID Connect sends its CSRF token (from
+// /api/me) on every state change; a token sign-in has none.
+let csrf = null;
+async function csrfToken() {
+  if (csrf === null) {
+    try {
+      const r = await fetch('/api/me');
+      csrf = r.ok ? ((await r.json()).csrf_token || '') : '';
+    } catch { csrf = ''; }
+  }
+  return csrf;
+}
+
 export async function api(method, path, body) {
   const opts = { method, headers: {} };
+  if (method !== 'GET' && method !== 'HEAD') {
+    const t = await csrfToken();
+    if (t) opts.headers['X-CSRF-Token'] = t;
+  }
   if (body !== undefined) {
     opts.headers['Content-Type'] = 'application/json';
     opts.body = JSON.stringify(body);

@@ -30,3 +30,8 @@ if (m) {
   history.replaceState(null, '', location.pathname);
   login(decodeURIComponent(m[1]));
 }
+
+// Offer OpenID Connect sign-in when the server has it (serve.oidc).
+fetch('/auth/oidc/enabled').then((r) => r.json()).then((d) => {
+  if (d.enabled) document.getElementById('oidc').hidden = false;
+}).catch(() => {});

@@ -1,0 +1,1 @@
+INSERT INTO user_tokens (hash, user_id, created_at) VALUES ($1, $2, $3)

@@ -1,0 +1,1 @@
+DELETE FROM user_tokens WHERE user_id = $1

@@ -1,0 +1,2 @@
+INSERT INTO workspace_members (workspace_id, user_id, role) VALUES (?, ?, ?)
+	ON CONFLICT (workspace_id, user_id) DO UPDATE SET role = excluded.role

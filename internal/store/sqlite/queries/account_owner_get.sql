@@ -1,0 +1,1 @@
+SELECT user_id FROM session_owners WHERE session_id = ?

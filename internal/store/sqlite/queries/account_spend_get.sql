@@ -1,0 +1,1 @@
+SELECT usd FROM user_spend WHERE user_id = ? AND day = ?

@@ -1,0 +1,1 @@
+SELECT id, name, email, COALESCE(subject, ''), admin, disabled, created_at FROM users ORDER BY name
