@@ -95,11 +95,14 @@ func accessRules() map[string]rule {
 		"DELETE /api/trust":                                {need: needFolderManage, folder: "query:path", audit: "trust.remove", detail: []string{"path"}},
 		"GET /api/providers":                               {need: needUser},
 		"GET /api/models":                                  {need: needUser},
-		"GET /api/users":                                   {need: needAdmin},
-		"POST /api/users":                                  {need: needAdmin},
-		"PATCH /api/users/{user}":                          {need: needAdmin},
-		"POST /api/users/{user}/token":                     {need: needAdmin},
-		"GET /api/audit":                                   {need: needAdmin},
+		// Which replicas run, the folders each reaches and their load: an
+		// operator's view naming every team's folders (replicas.go).
+		"GET /api/replicas":            {need: needAdmin},
+		"GET /api/users":               {need: needAdmin},
+		"POST /api/users":              {need: needAdmin},
+		"PATCH /api/users/{user}":      {need: needAdmin},
+		"POST /api/users/{user}/token": {need: needAdmin},
+		"GET /api/audit":               {need: needAdmin},
 	}
 }
 

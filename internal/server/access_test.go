@@ -176,7 +176,7 @@ func TestRouteWalkAsViewer(t *testing.T) {
 		}
 		code, data := tm.doAs(tm.vic, method, path, body)
 		adminOnly := strings.HasPrefix(route, "GET /api/users") || strings.Contains(route, "/api/users") ||
-			route == "GET /api/audit" || route == "POST /api/workspaces" || route == "DELETE /api/workspaces/{id}" ||
+			route == "GET /api/audit" || route == "GET /api/replicas" || route == "POST /api/workspaces" || route == "DELETE /api/workspaces/{id}" ||
 			strings.Contains(route, "/members")
 		switch {
 		case method == "GET" && !adminOnly:
