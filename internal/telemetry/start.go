@@ -15,7 +15,6 @@ import (
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/log"
 	lognoop "go.opentelemetry.io/otel/log/noop"
-	"go.opentelemetry.io/otel/metric"
 	metricnoop "go.opentelemetry.io/otel/metric/noop"
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
@@ -108,7 +107,7 @@ func Start(ctx context.Context, plan Plan, info Info) (*Telemetry, error) {
 	if t.lp != nil {
 		t.logger = t.lp.Logger(scope)
 	}
-	var meter metric.Meter = metricnoop.NewMeterProvider().Meter(scope)
+	meter := metricnoop.NewMeterProvider().Meter(scope)
 	if t.mp != nil {
 		meter = t.mp.Meter(scope)
 	}
