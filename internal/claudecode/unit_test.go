@@ -15,6 +15,8 @@ import (
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/runtimes"
+	"github.com/tandem-agent/tandem/internal/tool"
+	"github.com/tandem-agent/tandem/internal/tools/fs"
 	"github.com/tandem-agent/tandem/internal/turn"
 	"github.com/tandem-agent/tandem/internal/turn/turntest"
 )
@@ -239,7 +241,9 @@ func TestControllerAnswersCLIRequests(t *testing.T) {
 		}
 		return permission.Decision{Behavior: permission.Allow}, nil
 	})
-	c := newController(p, checker, nil, "s1", "/w", func(string) {})
+	// The session's tools: Read says it is read-only (tool.ReadOnly), as
+	// every guard reads it; the controller keeps no list of names.
+	c := newController(p, checker, tool.NewRegistry(fs.NewRead()), "s1", "/w", func(string) {})
 	send := func(line string) {
 		m, _, err := ParseLine([]byte(line))
 		if err != nil || !c.handle(m) {

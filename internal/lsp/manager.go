@@ -154,8 +154,11 @@ func (m *Manager) clientFor(ctx context.Context, path string) (*client, string, 
 	}
 	argv, err := findCommand(srv, pathEnv(m.opts.Env), m.opts.BinDirs)
 	if err != nil {
-		s.err, s.notBefore = err, now.Add(time.Minute) // looked up again in a minute
-		m.notice(srv.Name+"-missing", err.Error())
+		// Looked up again in a minute. No notice: most projects lack
+		// some language's server, and an edit of a file nobody checks
+		// should read as it does without language servers at all
+		// (docs/lsp.md names how to install each).
+		s.err, s.notBefore = err, now.Add(time.Minute)
 		return nil, langID, err
 	}
 	sctx, cancel := context.WithTimeout(ctx, time.Duration(m.opts.Settings.StartMS)*time.Millisecond)

@@ -49,7 +49,7 @@ func TestModeOffers(t *testing.T) {
 	}{
 		{find("Read"), true}, {find("Grep"), true}, {find("Bash"), true}, {find("WebFetch"), true},
 		{find("TodoWrite"), true}, {find("KillShell"), true}, {find("BashOutput"), true},
-		{find("ExitPlanMode"), true}, {find("AskUserQuestion"), true}, {find("LS"), true},
+		{find("AskUserQuestion"), true}, {find("LS"), true},
 		{&agenttools.Agent{}, true}, {&agenttools.Skill{}, true},
 		{find("Edit"), false}, {find("Write"), false}, {find("MultiEdit"), false}, {find("NotebookEdit"), false},
 		{mcpLike{"mcp__gh__create_issue", false}, false}, {mcpLike{"mcp__gh__list_issues", true}, true},
@@ -61,6 +61,14 @@ func TestModeOffers(t *testing.T) {
 			if !permission.Offers(m, c.tool) {
 				t.Errorf("%s does not offer %s", m, c.tool.Name())
 			}
+		}
+	}
+	// A plan to approve exists only in explore mode: ExitPlanMode is
+	// offered there and nowhere else.
+	plan := find("ExitPlanMode")
+	for _, m := range []permission.Mode{permission.Explore, permission.Normal, permission.AcceptEdits, permission.Trust, permission.DontAsk, permission.AskEdits} {
+		if got := permission.Offers(m, plan); got != (m == permission.Explore) {
+			t.Errorf("%s offers ExitPlanMode: %t", m, got)
 		}
 	}
 }
