@@ -1,9 +1,7 @@
 package server_test
 
 import (
-	"context"
 	"encoding/json"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -13,31 +11,6 @@ import (
 	"github.com/tandem-agent/tandem/internal/server"
 	"github.com/tandem-agent/tandem/internal/server/servertest"
 )
-
-// streamAs opens a session's event stream with tok; the channel closes
-// when the server ends the stream.
-func (e *env) streamAs(tok, id string) (<-chan sseEvent, context.CancelFunc) {
-	e.t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	req, _ := http.NewRequestWithContext(ctx, "GET", e.ts.URL+"/api/sessions/"+id+"/events", nil)
-	req.Header.Set("Authorization", "Bearer "+tok)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		cancel()
-		e.t.Fatal(err)
-	}
-	if resp.StatusCode != 200 {
-		cancel()
-		e.t.Fatalf("events as another user: status %d", resp.StatusCode)
-	}
-	ch := make(chan sseEvent, 100)
-	go func() {
-		defer close(ch)
-		defer resp.Body.Close()
-		readSSE(resp.Body, ch)
-	}()
-	return ch, cancel
-}
 
 // ended waits (10 s at most) for the server to end a stream.
 func ended(t *testing.T, ch <-chan sseEvent, what string) {

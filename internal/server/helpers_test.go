@@ -190,13 +190,26 @@ type sseEvent struct {
 	Event event.Event
 }
 
-// stream opens an SSE stream; events arrive on the channel, which closes
-// when the stream ends. cancel ends it from our side.
+// stream opens an SSE stream with the test token; events arrive on the
+// channel, which closes when the stream ends. cancel ends it from our side.
 func (e *env) stream(id, lastEventID string) (<-chan sseEvent, context.CancelFunc) {
+	e.t.Helper()
+	return e.streamWith(testToken, id, lastEventID)
+}
+
+// streamAs opens a session's event stream with tok, as another user.
+func (e *env) streamAs(tok, id string) (<-chan sseEvent, context.CancelFunc) {
+	e.t.Helper()
+	return e.streamWith(tok, id, "")
+}
+
+// streamWith opens a session's event stream with tok from after
+// lastEventID ("" from the start).
+func (e *env) streamWith(tok, id, lastEventID string) (<-chan sseEvent, context.CancelFunc) {
 	e.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, "GET", e.ts.URL+"/api/sessions/"+id+"/events", nil)
-	req.Header.Set("Authorization", "Bearer "+testToken)
+	req.Header.Set("Authorization", "Bearer "+tok)
 	if lastEventID != "" {
 		req.Header.Set("Last-Event-ID", lastEventID)
 	}
