@@ -3,11 +3,11 @@ package bridge
 import (
 	"context"
 	"fmt"
+	"github.com/tandem-agent/tandem/internal/testfiles"
 	"log"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -24,26 +24,9 @@ type env struct {
 	fake  *fakePlatform
 	stack *servertest.Stack
 	ws    string
-	logs  *syncBuf
+	logs  *testfiles.SyncBuffer
 	stop  func()
 	n     int
-}
-
-type syncBuf struct {
-	mu sync.Mutex
-	sb strings.Builder
-}
-
-func (b *syncBuf) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.sb.Write(p)
-}
-
-func (b *syncBuf) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.sb.String()
 }
 
 func newEnv(t *testing.T, script scripted.Script, tune func(*Options)) *env {
@@ -57,7 +40,7 @@ func newEnv(t *testing.T, script scripted.Script, tune func(*Options)) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &env{t: t, fake: newFake(), stack: stack, ws: ws, logs: &syncBuf{}}
+	e := &env{t: t, fake: newFake(), stack: stack, ws: ws, logs: &testfiles.SyncBuffer{}}
 	opts := Options{Manager: stack.Manager, Records: stack.App.Store, Allow: []string{"alice"}, Folders: []string{ws},
 		FlagRules: stack.FlagRules, Log: log.New(e.logs, "", 0)}
 	if tune != nil {

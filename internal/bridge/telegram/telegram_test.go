@@ -2,12 +2,12 @@ package telegram
 
 import (
 	"context"
+	"github.com/tandem-agent/tandem/internal/testfiles"
 	"io"
 	"log"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -27,31 +27,14 @@ var (
 	mallory = tgfake.User{ID: 666, Name: "Mallory", Username: "mallory"}
 )
 
-type logBuf struct {
-	mu sync.Mutex
-	sb strings.Builder
-}
-
-func (b *logBuf) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.sb.Write(p)
-}
-
-func (b *logBuf) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.sb.String()
-}
-
 // start runs a bridge of cfg (its APIURL and Token filled in) over the
 // real application with the scripted model; the workspace has proj/.
-func start(t *testing.T, script scripted.Script, cfg Config) (*tgfake.Server, *Platform, string, *logBuf) {
+func start(t *testing.T, script scripted.Script, cfg Config) (*tgfake.Server, *Platform, string, *testfiles.SyncBuffer) {
 	fake, plat, ws, logs, _ := startStack(t, script, cfg)
 	return fake, plat, ws, logs
 }
 
-func startStack(t *testing.T, script scripted.Script, cfg Config) (*tgfake.Server, *Platform, string, *logBuf, *servertest.Stack) {
+func startStack(t *testing.T, script scripted.Script, cfg Config) (*tgfake.Server, *Platform, string, *testfiles.SyncBuffer, *servertest.Stack) {
 	t.Helper()
 	fake, err := tgfake.Start(token)
 	if err != nil {
@@ -72,7 +55,7 @@ func startStack(t *testing.T, script scripted.Script, cfg Config) (*tgfake.Serve
 	if err != nil {
 		t.Fatal(err)
 	}
-	logs := &logBuf{}
+	logs := &testfiles.SyncBuffer{}
 	b, err := bridge.New(plat, bridge.Options{Manager: stack.Manager, Records: stack.App.Store, Allow: []string{"42"},
 		Folders: []string{ws}, FlagRules: stack.FlagRules, Log: log.New(io.MultiWriter(logs), "", 0)})
 	if err != nil {
