@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -180,28 +179,7 @@ func TestE2ELeaseServeAndResume(t *testing.T) {
 // events opens the session's SSE stream; events arrive on the channel.
 func (s *serveProc) events(id string) <-chan event.Event {
 	s.t.Helper()
-	req, _ := http.NewRequest("GET", s.base+"/api/sessions/"+id+"/events", nil)
-	req.Header.Set("Authorization", "Bearer "+s.token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil || resp.StatusCode != 200 {
-		s.t.Fatalf("events: %v %v", resp, err)
-	}
-	s.t.Cleanup(func() { resp.Body.Close() })
-	ch := make(chan event.Event, 1000)
-	go func() {
-		defer close(ch)
-		sc := bufio.NewScanner(resp.Body)
-		sc.Buffer(make([]byte, 1<<20), 16<<20)
-		for sc.Scan() {
-			if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
-				var e event.Event
-				if json.Unmarshal([]byte(data), &e) == nil {
-					ch <- e
-				}
-			}
-		}
-	}()
-	return ch
+	return openEvents(s.t, s.base, s.token, id, "")
 }
 
 func waitResult(t *testing.T, ch <-chan event.Event) event.Event {

@@ -18,12 +18,22 @@ import (
 // (with its id) arrives on the channel, which closes when the stream ends.
 func sseFrom(t *testing.T, c *apiClient, id string, after int64) <-chan event.Event {
 	t.Helper()
-	req, _ := http.NewRequest("GET", c.base+"/api/sessions/"+id+"/events", nil)
-	req.Header.Set("Authorization", "Bearer "+c.token)
-	req.Header.Set("Last-Event-ID", strconv.FormatInt(after, 10))
+	return openEvents(t, c.base, c.token, id, strconv.FormatInt(after, 10))
+}
+
+// openEvents opens a session's SSE stream on the server at base from
+// after lastEventID ("" from the start); its events but keep-alives arrive
+// on the channel, which closes when the stream ends.
+func openEvents(t *testing.T, base, token, id, lastEventID string) <-chan event.Event {
+	t.Helper()
+	req, _ := http.NewRequest("GET", base+"/api/sessions/"+id+"/events", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	if lastEventID != "" {
+		req.Header.Set("Last-Event-ID", lastEventID)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil || resp.StatusCode != 200 {
-		t.Fatalf("events on %s: %v %v", c.base, resp, err)
+		t.Fatalf("events on %s: %v %v", base, resp, err)
 	}
 	t.Cleanup(func() { resp.Body.Close() })
 	ch := make(chan event.Event, 10000)
