@@ -127,6 +127,9 @@ func (m *model) answerQuestion(req event.Event, answer string) tea.Cmd {
 	return m.answer(permission.Answer{Decision: permission.AllowOnce, Answers: it.answers})
 }
 
+// interactView draws the plan or the question on screen. Its text is the
+// model's own input, which the event's cleaning (clean) does not reach:
+// every piece of it is stripped of terminal controls here.
 func (m *model) interactView(req event.Event, width, maxH int) []string {
 	th := m.th
 	w := width - 4
@@ -135,7 +138,7 @@ func (m *model) interactView(req event.Event, width, maxH int) []string {
 	if kindOf(req) == permission.PlanApproval {
 		body = append(body, th.warn.Bold(true).Render("Plan")+th.dim.Render(" · approve it to start working"))
 		p, _ := permit.ParsePlan(req.Input)
-		plan := strings.Split(strings.TrimRight(th.md.render(p.Plan, w), "\n"), "\n")
+		plan := strings.Split(strings.TrimRight(th.md.render(sanitize(p.Plan, true), w), "\n"), "\n")
 		if room := max(maxH-8, 3); len(plan) > room {
 			plan = append(plan[:room-1], th.dim.Render(fmt.Sprintf("… +%d lines", len(plan)-room+1)))
 		}
@@ -153,16 +156,16 @@ func (m *model) interactView(req event.Event, width, maxH int) []string {
 	}
 	qs, err := permit.ParseQuestions(req.Input)
 	if err != nil {
-		return box([]string{th.err.Render(err.Error())}, width, th)
+		return box([]string{th.err.Render(sanitize(err.Error(), false))}, width, th)
 	}
 	it := m.dlg.it
 	q := qs.Questions[min(it.index, len(qs.Questions)-1)]
 	title := th.warn.Bold(true).Render("Question") + th.dim.Render(fmt.Sprintf(" · %d of %d", it.index+1, len(qs.Questions)))
 	if q.Header != "" {
-		title += th.dim.Render(" · " + q.Header)
+		title += th.dim.Render(" · " + sanitize(q.Header, false))
 	}
 	body = append(body, title)
-	body = append(body, wrap(q.Question, w)...)
+	body = append(body, wrap(sanitize(q.Question, true), w)...)
 	for i, o := range q.Options {
 		mark := ""
 		if q.MultiSelect {
@@ -171,9 +174,9 @@ func (m *model) interactView(req event.Event, width, maxH int) []string {
 				mark = "[x] "
 			}
 		}
-		line := fmt.Sprintf("%s %s%s", key(strconv.Itoa(i+1)), mark, th.bold.Render(o.Label))
+		line := fmt.Sprintf("%s %s%s", key(strconv.Itoa(i+1)), mark, th.bold.Render(sanitize(o.Label, false)))
 		if o.Description != "" {
-			line += th.dim.Render(" — " + o.Description)
+			line += th.dim.Render(" — " + sanitize(o.Description, false))
 		}
 		body = append(body, wrap(line, w)...)
 	}
