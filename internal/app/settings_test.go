@@ -308,8 +308,7 @@ func TestGatedKeyListComplete(t *testing.T) {
 		name, _, _ := strings.Cut(tp.Field(i).Tag.Get("json"), ",")
 		switch {
 		case name == "" || name == "-" || projectKeys[name]:
-		case name == "hooks", name == "enableAllProjectMcpServers", name == "enabledMcpjsonServers", name == "database",
-			name == "bridges", name == "telemetry", name == "serve":
+		case name == "hooks", slices.Contains(config.UserOnlyKeys(), name):
 			// refused in any project file by the config loader
 		case !covered[name]:
 			t.Errorf("top-level key %q needs trust but has no case in projectKeyCases", name)

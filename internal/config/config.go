@@ -253,29 +253,8 @@ func Load(userFile, projectFile string) (*Config, error) {
 		if err != nil {
 			return nil, err
 		}
-		if f == projectFile && (layer.EnableAllProjectMcpServers || len(layer.EnabledMcpjsonServers) > 0) {
-			// A cloned repository must not be able to approve its own
-			// servers; say so rather than drop the setting unseen.
-			field := "enabledMcpjsonServers"
-			if layer.EnableAllProjectMcpServers {
-				field = "enableAllProjectMcpServers"
-			}
-			return nil, &Error{File: f, Field: field, Msg: "is read only from your user config (a project cannot approve its own MCP servers): move it there, or approve a server with `tandem mcp enable NAME`"}
-		}
-		if f == projectFile && layer.Database != "" {
-			// Where sessions go (and with what credentials) is the
-			// user's choice: a cloned repository must not send them to a
-			// server of its choosing.
-			return nil, &Error{File: f, Field: "database", Msg: "is read only from your user config (a project cannot choose where your sessions are stored): remove it here and set it in your user config, or set TANDEM_DATABASE_URL"}
-		}
-		if f == projectFile && len(layer.Serve) > 0 {
-			return nil, &Error{File: f, Field: "serve", Msg: "is read only from your user config (a project cannot choose who signs in to your server): move it there"}
-		}
-		if f == projectFile && len(layer.Bridges) > 0 {
-			return nil, &Error{File: f, Field: "bridges", Msg: bridgesUserOnly}
-		}
 		if f == projectFile {
-			if err := checkProjectTelemetry(f, layer); err != nil {
+			if err := checkUserOnly(f, layer); err != nil {
 				return nil, err
 			}
 		}

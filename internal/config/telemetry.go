@@ -41,14 +41,6 @@ func (t *Telemetry) IsZero() bool {
 		t.LogsExportInterval == "" && !t.LogUserPrompts && !t.LogToolDetails && len(t.ResourceAttributes) == 0)
 }
 
-// checkProjectTelemetry refuses the section in a project file.
-func checkProjectTelemetry(file string, layer *Config) error {
-	if layer.Telemetry.IsZero() {
-		return nil
-	}
-	return &Error{File: file, Field: "telemetry", Msg: "is read only from your user config (a project cannot turn on telemetry export or choose its collector): remove it here and set it in your user config, or use the OTEL_* environment variables"}
-}
-
 // mergeTelemetry keeps the last layer that sets the section (only the
 // user file can).
 func (c *Config) mergeTelemetry(o *Config) {
