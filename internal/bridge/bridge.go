@@ -78,6 +78,9 @@ type chatState struct {
 	// queued are prompts sent while a turn ran, run after it in order.
 	queued []Update
 	stop   context.CancelFunc
+	// asking is the plan or questions of the running turn waiting for the
+	// user (interact.go), nil when none.
+	asking *interaction
 }
 
 // New returns a bridge of plat; Run connects it.
@@ -211,6 +214,8 @@ func (b *Bridge) handle(ctx context.Context, u Update) {
 		b.press(ctx, u)
 	case strings.HasPrefix(strings.TrimSpace(u.Text), "/"):
 		b.command(ctx, u)
+	case b.typedAnswer(ctx, u):
+		// The text answered the plan or question waiting in the chat.
 	default:
 		b.prompt(ctx, u)
 	}
