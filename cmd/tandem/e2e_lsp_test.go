@@ -15,7 +15,13 @@ import (
 // in their results and a diagnostics event each (docs/lsp.md): the
 // application wires the language servers outside the checkpoint recorder,
 // whose scan names what the command changed.
-func TestE2ELanguageServerErrors(t *testing.T) {
+func TestE2ELanguageServerErrors(t *testing.T) { languageServerErrors(t) }
+
+// The same with the sandbox on: gopls starts inside the session's sandbox,
+// as its commands do, and still reads the workspace and Go's caches.
+func TestE2ELanguageServerErrorsSandboxed(t *testing.T) { languageServerErrors(t, "--sandbox") }
+
+func languageServerErrors(t *testing.T, args ...string) {
 	bin, _ := filepath.Abs("../../bin")
 	if _, err := exec.LookPath("gopls"); err != nil {
 		if _, err := os.Stat(filepath.Join(bin, "gopls")); err != nil {
@@ -36,7 +42,7 @@ func TestE2ELanguageServerErrors(t *testing.T) {
 	// Waits as deadlines: a loaded machine starts gopls slowly.
 	x.WriteConfig(`{"lsp": {"wait_ms": 60000, "start_ms": 120000}}`)
 	x.Env = append(x.Env, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	r := x.RunStream("break it", "--permission-mode", "trust")
+	r := x.RunStream("break it", append([]string{"--permission-mode", "trust"}, args...)...)
 	mustSucceed(t, r)
 	results := map[string]string{}
 	diags := map[string]event.Event{}
@@ -46,6 +52,8 @@ func TestE2ELanguageServerErrors(t *testing.T) {
 			results[e.ToolName] = e.Output
 		case event.Diagnostics:
 			diags[e.ToolName] = e
+		case event.Status:
+			t.Log("status: " + e.Message)
 		}
 	}
 	for name, want := range map[string]string{"Write": "broken.go:3:", "Bash": "undefined: undefinedThing"} {

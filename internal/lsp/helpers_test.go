@@ -39,7 +39,7 @@ func need(t *testing.T, name string) Settings {
 			continue
 		}
 		if _, err := findCommand(srv, os.Getenv("PATH"), binDirs(t)); err != nil {
-			msg := err.Error() + " (.ci/run installs it: gopls into bin/, the npm servers into testdeps)"
+			msg := err.Error() + " (.ci/run installs it: gopls into bin/, the npm servers into testdeps, clangd with apt)"
 			if os.Getenv("TANDEM_REQUIRE_LSP") != "" {
 				t.Fatal("TANDEM_REQUIRE_LSP is set: " + msg)
 			}

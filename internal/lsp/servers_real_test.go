@@ -169,3 +169,21 @@ func TestLSPToolGopls(t *testing.T) {
 	mustHave(t, ask(with("hover")), "func helper() int", "helper returns one.")
 	mustHave(t, ask(map[string]any{"operation": "workspace_symbol", "query": "helper"}), "util.go:4:6", "helper")
 }
+
+// The same for C through clangd (Debian's package; .ci/run installs it):
+// a file with no compile_commands.json is found by its ending, and the
+// project folder is its root.
+func TestClangdNewErrors(t *testing.T) {
+	s := need(t, "clangd")
+	h := newHarness(t, s, map[string]string{
+		"compile_flags.txt": "-std=c11\n",
+		"main.c":            "int helper(void) { return 1; }\n\nint main(void) {\n\treturn helper();\n}\n",
+	})
+	h.read("main.c")
+	got := h.edit("main.c", "return helper();", "return helper(1, 2);")
+	mustHave(t, got, "<diagnostics>", "main.c:4:", "oo many arguments to function call")
+	got = h.edit("main.c", "return helper(1, 2);", "return helper();")
+	mustNotHave(t, got, "<diagnostics>")
+	got = h.edit("main.c", "return helper();", "return undeclared_thing;")
+	mustHave(t, got, "<diagnostics>", "undeclared")
+}

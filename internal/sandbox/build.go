@@ -44,11 +44,14 @@ func Build(in Input) (Policy, error) {
 	for _, name := range in.Config.ProfileList() {
 		prof := profiles[name]
 		p.Profiles = append(p.Profiles, name)
+		var dirs []string
 		for _, w := range prof.Write {
 			if d := expand(w, in.Home, getenv); d != "" {
-				p.WriteRoots = append(p.WriteRoots, d)
+				dirs = append(dirs, d)
 			}
 		}
+		p.WriteRoots = append(p.WriteRoots, dirs...)
+		makeCaches(prof, dirs, getenv("PATH"))
 	}
 	return p, p.validate()
 }

@@ -13,21 +13,25 @@ type Profile struct {
 	// when set.
 	Write []string
 	Hosts []string
+	// Programs are the toolchain's commands: when one is on PATH, the
+	// Write folders that do not exist yet are made when the policy is
+	// built (see makeCaches).
+	Programs []string
 }
 
 // profiles are the known toolchains. A cache's contents can run later
 // (npx, a Go module's code, a cargo build script), outside the sandbox
 // too: docs/sandbox.md says so.
 var profiles = map[string]Profile{
-	"npm":    {Write: []string{"$npm_config_cache", "~/.npm"}, Hosts: []string{"registry.npmjs.org"}},
-	"pnpm":   {Write: []string{"~/.local/share/pnpm", "~/.cache/pnpm", "~/.pnpm-store"}, Hosts: []string{"registry.npmjs.org"}},
-	"yarn":   {Write: []string{"~/.cache/yarn", "~/.yarn/berry/cache"}, Hosts: []string{"registry.yarnpkg.com", "registry.npmjs.org"}},
-	"pip":    {Write: []string{"$PIP_CACHE_DIR", "~/.cache/pip"}, Hosts: []string{"pypi.org", "files.pythonhosted.org"}},
-	"uv":     {Write: []string{"$UV_CACHE_DIR", "~/.cache/uv"}, Hosts: []string{"pypi.org", "files.pythonhosted.org"}},
-	"go":     {Write: []string{"$GOCACHE", "~/.cache/go-build", "$GOMODCACHE", "~/go/pkg/mod"}, Hosts: []string{"proxy.golang.org", "sum.golang.org"}},
-	"cargo":  {Write: []string{"~/.cargo/registry", "~/.cargo/git"}, Hosts: []string{"crates.io", "index.crates.io", "static.crates.io"}},
-	"maven":  {Write: []string{"~/.m2/repository"}, Hosts: []string{"repo.maven.apache.org", "repo1.maven.org"}},
-	"gradle": {Write: []string{"~/.gradle/caches", "~/.gradle/wrapper"}, Hosts: []string{"services.gradle.org", "plugins.gradle.org", "repo.maven.apache.org"}},
+	"npm":    {Write: []string{"$npm_config_cache", "~/.npm"}, Hosts: []string{"registry.npmjs.org"}, Programs: []string{"npm", "npx"}},
+	"pnpm":   {Write: []string{"~/.local/share/pnpm", "~/.cache/pnpm", "~/.pnpm-store"}, Hosts: []string{"registry.npmjs.org"}, Programs: []string{"pnpm"}},
+	"yarn":   {Write: []string{"~/.cache/yarn", "~/.yarn/berry/cache"}, Hosts: []string{"registry.yarnpkg.com", "registry.npmjs.org"}, Programs: []string{"yarn"}},
+	"pip":    {Write: []string{"$PIP_CACHE_DIR", "~/.cache/pip"}, Hosts: []string{"pypi.org", "files.pythonhosted.org"}, Programs: []string{"pip", "pip3"}},
+	"uv":     {Write: []string{"$UV_CACHE_DIR", "~/.cache/uv"}, Hosts: []string{"pypi.org", "files.pythonhosted.org"}, Programs: []string{"uv"}},
+	"go":     {Write: []string{"$GOCACHE", "~/.cache/go-build", "$GOMODCACHE", "~/go/pkg/mod"}, Hosts: []string{"proxy.golang.org", "sum.golang.org"}, Programs: []string{"go"}},
+	"cargo":  {Write: []string{"~/.cargo/registry", "~/.cargo/git"}, Hosts: []string{"crates.io", "index.crates.io", "static.crates.io"}, Programs: []string{"cargo"}},
+	"maven":  {Write: []string{"~/.m2/repository"}, Hosts: []string{"repo.maven.apache.org", "repo1.maven.org"}, Programs: []string{"mvn"}},
+	"gradle": {Write: []string{"~/.gradle/caches", "~/.gradle/wrapper"}, Hosts: []string{"services.gradle.org", "plugins.gradle.org", "repo.maven.apache.org"}, Programs: []string{"gradle"}},
 }
 
 // ProfileNames lists the known profiles, sorted.
