@@ -627,7 +627,7 @@ func (s *Server) socket(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 	hello, _ := json.Marshal(map[string]any{"type": "hello", "num_connections": 1,
-		"debug_info": map[string]any{"host": "applink-fake", "build_number": 1, "approximate_connection_time": 18060},
+		"debug_info":      map[string]any{"host": "applink-fake", "build_number": 1, "approximate_connection_time": 18060},
 		"connection_info": map[string]any{"app_id": "A0001"}})
 	if c.Write(ctx, websocket.MessageText, hello) != nil {
 		return
