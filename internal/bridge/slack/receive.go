@@ -62,7 +62,7 @@ func (p *Platform) socketMode(ctx context.Context, handle func(context.Context, 
 			case socketmode.EventTypeConnectionError:
 				return end(fmt.Errorf("open a Socket Mode connection: %v", connErr(ev.Data)))
 			case socketmode.EventTypeInvalidAuth:
-				return end(errors.New("Slack refused the app token: check app_token (xapp-..., scope connections:write)"))
+				return end(errors.New("slack refused the app token: check app_token (xapp-..., scope connections:write)"))
 			case socketmode.EventTypeEventsAPI, socketmode.EventTypeInteractive, socketmode.EventTypeSlashCommand:
 				if ev.Request == nil {
 					continue
