@@ -1,7 +1,10 @@
 package slack
 
 import (
+	"bytes"
 	"context"
+	"image"
+	pngenc "image/png"
 	"io"
 	"log"
 	"os"
@@ -12,6 +15,7 @@ import (
 
 	"github.com/tandem-agent/tandem/internal/bridge"
 	"github.com/tandem-agent/tandem/internal/bridge/slack/slackfake"
+	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/scripted"
 	"github.com/tandem-agent/tandem/internal/server/servertest"
 	"github.com/tandem-agent/tandem/internal/testfiles"
@@ -323,5 +327,38 @@ func TestEventsAPISignaturesChallengeAndRetry(t *testing.T) {
 		if c == "apps.connections.open" {
 			t.Error("an Events API app opened a Socket Mode connection")
 		}
+	}
+}
+
+// A picture the user sends in Slack is downloaded with the bot token and
+// becomes an image of the prompt.
+func TestPictureBecomesAnImage(t *testing.T) {
+	r := start(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("A red square.")}}, Config{})
+	fake := r.fake
+	fake.Message(alice, dm, "im", "", "/new proj")
+	r.wait(t, dm, "the new session", containing("New session ses_"))
+	img := image.NewRGBA(image.Rect(0, 0, 4, 4))
+	var png bytes.Buffer
+	if err := pngenc.Encode(&png, img); err != nil {
+		t.Fatal(err)
+	}
+	fake.MessageWithFile(alice, dm, "im", "", "what is this?", "square.png", "image/png", png.Bytes())
+	r.wait(t, dm, "the answer", containing("A red square."))
+	bd, err := r.stack.App.Store.Binding(context.Background(), "slack", dm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := r.stack.Manager.Messages(context.Background(), bd.SessionID)
+	if err != nil || len(msgs) == 0 {
+		t.Fatalf("messages: %v", err)
+	}
+	images := 0
+	for _, b := range msgs[0].Content {
+		if b.Type == message.Image {
+			images++
+		}
+	}
+	if images != 1 {
+		t.Errorf("the prompt has %d images: %+v", images, msgs[0].Content)
 	}
 }
