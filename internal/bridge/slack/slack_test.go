@@ -362,3 +362,18 @@ func TestPictureBecomesAnImage(t *testing.T) {
 		t.Errorf("the prompt has %d images: %+v", images, msgs[0].Content)
 	}
 }
+
+// Slack refreshes a Socket Mode connection with a disconnect message: the
+// bridge opens a new one and goes on.
+func TestSocketModeRefresh(t *testing.T) {
+	r := start(t, scripted.Script{}, Config{})
+	fake := r.fake
+	fake.Message(alice, dm, "im", "", "/new proj")
+	r.wait(t, dm, "the new session", containing("New session ses_"))
+	fake.Disconnect("refresh_requested")
+	if !fake.Wait(20*time.Second, func() bool { return fake.Connections() >= 2 }) {
+		t.Fatalf("no new connection after the disconnect message; logs: %s", r.logs.String())
+	}
+	fake.Message(alice, dm, "im", "", "/status")
+	r.wait(t, dm, "the status on the new connection", containing("(idle)"))
+}

@@ -105,6 +105,7 @@ type Server struct {
 	connections int               // Socket Mode connections so far
 	drop        chan struct{}     // closed to drop the current connection
 	rateLimit   int               // chat.* calls left to answer 429
+	controls    [][]byte          // messages for the current connection only (disconnect)
 }
 
 // Start serves the fake on 127.0.0.1 until Close.
@@ -258,6 +259,18 @@ func (s *Server) dropLocked() {
 	default:
 		close(s.drop)
 	}
+}
+
+// Disconnect sends Slack's disconnect message on the current connection
+// (reason "refresh_requested", "warning", "link_disabled"), as Slack does
+// before it closes a connection it is refreshing.
+func (s *Server) Disconnect(reason string) {
+	msg, _ := json.Marshal(map[string]any{"type": "disconnect", "reason": reason,
+		"debug_info": map[string]any{"host": "applink-fake"}})
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.controls = append(s.controls, msg)
+	s.touch()
 }
 
 // RateLimit makes the next n chat.postMessage/chat.update calls answer
@@ -670,8 +683,15 @@ func (s *Server) socket(w http.ResponseWriter, r *http.Request) {
 				sent[e.id] = true
 			}
 		}
+		controls := s.controls
+		s.controls = nil
 		ch := s.changed
 		s.mu.Unlock()
+		for _, c2 := range controls {
+			if c.Write(ctx, websocket.MessageText, c2) != nil {
+				return
+			}
+		}
 		for _, e := range out {
 			retryReason := ""
 			if e.retry > 0 {
