@@ -22,11 +22,16 @@ type question struct {
 	chat      Chat
 	messageID string
 	text      string
+	kind      permission.Interaction // "" for a tool's permission
+	verdict   string                 // how this chat's own answer is marked, when set
 }
 
 // ask shows a permission_request as a message with buttons: the summary,
 // the reason and the diff (inline when short, else as a file).
 func (b *Bridge) ask(ctx context.Context, chat Chat, e event.Event) {
+	if kindOf(e) != "" && b.askInteraction(ctx, chat, e) {
+		return
+	}
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "🔐 Permission needed: %s", firstNonEmpty(e.Summary, toolLine(e.ToolName, e.Input)))
 	if e.Message != "" {
@@ -65,12 +70,18 @@ func (b *Bridge) answered(ctx context.Context, e event.Event) {
 	b.mu.Lock()
 	q, ok := b.questions[e.RequestID]
 	delete(b.questions, e.RequestID)
+	if c := b.chats[q.chat.Key()]; ok && c != nil && c.asking != nil && c.asking.requestID == e.RequestID {
+		c.asking = nil
+	}
 	b.mu.Unlock()
 	if !ok {
 		return
 	}
 	verdict := map[string]string{permission.AllowOnce: "✅ Allowed once", permission.AllowAlways: "✅ Allowed for this session",
 		permission.DenyCall: "❌ Denied"}[e.Decision]
+	if q.kind != "" {
+		verdict = interactionVerdict(q, e)
+	}
 	if by, _ := e.Meta["by"].(string); by != "" {
 		verdict += " by " + by
 	}
@@ -82,6 +93,9 @@ func (b *Bridge) answered(ctx context.Context, e event.Event) {
 // press answers a permission question from its button; the first answer
 // from any front end wins, a later press is told so.
 func (b *Bridge) press(ctx context.Context, u Update) {
+	if b.pressInteraction(ctx, u) {
+		return
+	}
 	p := *u.Press
 	var ans permission.Answer
 	var id string
@@ -126,6 +140,9 @@ func (b *Bridge) notice(ctx context.Context, p Press, text string) {
 // ended (interrupted, failed) as no longer asked, buttons removed.
 func (b *Bridge) dropQuestions(ctx context.Context, chat Chat) {
 	b.mu.Lock()
+	if c := b.chats[chat.Key()]; c != nil {
+		c.asking = nil
+	}
 	var open []question
 	for id, q := range b.questions {
 		if q.chat == chat {
