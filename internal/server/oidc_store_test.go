@@ -100,10 +100,24 @@ func TestSignInsAreStored(t *testing.T) {
 	if code := onSecond(); code != 200 {
 		t.Fatalf("the replica refused the sign-in: %d", code)
 	}
+	// Event streams the sign-in opened, here and on the replica, end
+	// with it.
+	code, data := o.api(ann, "POST", "/api/sessions", before, map[string]string{"cwd": o.ws})
+	if code != 201 {
+		t.Fatalf("new session: %d %s", code, data)
+	}
+	var sess struct{ ID string }
+	json.Unmarshal(data, &sess)
+	here, stopHere := o.streamAs(cookie, sess.ID)
+	defer stopHere()
+	there, stopThere := (&env{t: t, ts: ts2}).streamAs(cookie, sess.ID)
+	defer stopThere()
 	if code, data := o.api(ann, "POST", "/api/logout", before, nil); code != 200 {
 		t.Fatalf("logout: %d %s", code, data)
 	}
 	if code := onSecond(); code != 401 {
 		t.Errorf("the replica still honours a signed-out cookie: %d", code)
 	}
+	ended(t, here, "the signed-out sign-in's stream")
+	ended(t, there, "the signed-out sign-in's stream on the replica")
 }
