@@ -84,12 +84,22 @@ const tokenPrefix = "tdm_"
 
 // NewToken returns a fresh personal token (256 random bits) and its hash.
 func NewToken() (token, hash string, err error) {
+	v, err := randomValue()
+	if err != nil {
+		return "", "", err
+	}
+	token = tokenPrefix + v
+	return token, HashToken(token), nil
+}
+
+// randomValue is 256 random bits, URL-safe: a token's, a sign-in's or a
+// CSRF token's body.
+func randomValue() (string, error) {
 	b := make([]byte, 32)
 	if _, err := rand.Read(b); err != nil {
-		return "", "", fmt.Errorf("generate token: %w", err)
+		return "", fmt.Errorf("generate a random value: %w", err)
 	}
-	token = tokenPrefix + base64.RawURLEncoding.EncodeToString(b)
-	return token, HashToken(token), nil
+	return base64.RawURLEncoding.EncodeToString(b), nil
 }
 
 // HashToken is the stored form of a token: hex SHA-256. A token has 256

@@ -44,18 +44,15 @@ func (s *Service) StartSignIn(ctx context.Context, u User) (cookie, csrf string,
 	if _, err := s.st.DeleteExpiredWebSessions(ctx, now); err != nil {
 		return "", "", err
 	}
-	cookie, hash, err := NewToken()
+	v, err := randomValue()
 	if err != nil {
 		return "", "", err
 	}
-	cookie = webSessionPrefix + strings.TrimPrefix(cookie, tokenPrefix)
-	hash = HashToken(cookie)
-	csrf, _, err = NewToken()
-	if err != nil {
+	cookie = webSessionPrefix + v
+	if csrf, err = randomValue(); err != nil {
 		return "", "", err
 	}
-	csrf = strings.TrimPrefix(csrf, tokenPrefix)
-	ws := store.WebSession{Hash: hash, UserID: u.ID, CSRF: csrf, CreatedAt: now, ExpiresAt: now.Add(WebSessionTTL)}
+	ws := store.WebSession{Hash: HashToken(cookie), UserID: u.ID, CSRF: csrf, CreatedAt: now, ExpiresAt: now.Add(WebSessionTTL)}
 	if err := s.st.CreateWebSession(ctx, ws); err != nil {
 		return "", "", err
 	}

@@ -71,7 +71,6 @@ func fetchStatus(t *testing.T, ctx context.Context, path string) string {
 	return v
 }
 
-
 // TestBrowserTeamSignIn: in a real browser, ann signs in through the
 // OpenID provider's login page, registers a folder, runs a turn there;
 // bob signs in in another browser and neither sees ann's folder or
