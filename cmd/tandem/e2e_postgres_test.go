@@ -172,10 +172,13 @@ func TestE2ESessionsMigrate(t *testing.T) {
 	r := x.RunStream("remember this")
 	mustSucceed(t, r)
 	id := r.Result().SessionID
+	add := x.Run("users", "add", "ann", "--admin")
+	mustSucceed(t, add)
 
 	m := x.Run("sessions", "migrate", "--to", dbURL)
 	mustSucceed(t, m)
-	if !strings.Contains(m.Stdout, "copied 1 new session(s), 0 again (2 messages") {
+	if !strings.Contains(m.Stdout, "copied 1 new session(s), 0 again (2 messages") ||
+		!strings.Contains(m.Stdout, "accounts: 1 user(s)") {
 		t.Fatalf("first migrate:\n%s", m.Stdout)
 	}
 	m = x.Run("sessions", "migrate", "--to", dbURL)
@@ -193,6 +196,12 @@ func TestE2ESessionsMigrate(t *testing.T) {
 	mustSucceed(t, show)
 	if !strings.Contains(show.Stdout, "stored in sqlite") {
 		t.Errorf("sessions show on PostgreSQL:\n%s", show.Stdout)
+	}
+	// The team's users came along.
+	users := x.Run("users", "list")
+	mustSucceed(t, users)
+	if !strings.Contains(users.Stdout, "ann") {
+		t.Errorf("users list on PostgreSQL:\n%s", users.Stdout)
 	}
 	bad := x.Run("sessions", "migrate", "--to", filepath.Join(x.Home, "other.db"))
 	if bad.Code == 0 || !strings.Contains(bad.Stderr, "give a PostgreSQL URL") {

@@ -41,6 +41,11 @@ func newSessionsMigrateCmd(g *globalFlags) *cobra.Command {
 			w := cmd.OutOrStdout()
 			fmt.Fprintf(w, "copied %d new session(s), %d again (%d messages, %d checkpoint contents); %d workspace(s), %d grant(s) added\n",
 				rep.Sessions, rep.Updated, rep.Messages, rep.Blobs, rep.Workspaces, rep.Grants)
+			fmt.Fprintf(w, "accounts: %d user(s), %d workspace role(s), %d session owner(s), %d audit entries added\n",
+				rep.Users, rep.Members, rep.Owners, rep.Audit)
+			if len(rep.UserConflicts) > 0 {
+				fmt.Fprintf(w, "not copied (PostgreSQL gives the name or sign-in to another user; rename one and run again): %s\n", strings.Join(rep.UserConflicts, ", "))
+			}
 			if len(rep.Skipped) > 0 {
 				fmt.Fprintf(w, "left as they are (used on PostgreSQL since an earlier copy): %s\n", strings.Join(rep.Skipped, ", "))
 			}

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/tandem-agent/tandem/internal/store"
 )
@@ -55,11 +56,27 @@ type Store interface {
 
 // Service is the accounts of one store.
 type Service struct {
-	st Store
+	st  Store
+	now func() time.Time
 }
 
 // New returns the service over st.
 func New(st Store) *Service { return &Service{st: st} }
+
+// WithClock returns the service reading the time from now (tests of
+// expiry).
+func (s *Service) WithClock(now func() time.Time) *Service {
+	c := *s
+	c.now = now
+	return &c
+}
+
+func (s *Service) clock() time.Time {
+	if s.now != nil {
+		return s.now()
+	}
+	return time.Now()
+}
 
 // tokenPrefix marks a personal token, so it is recognised in a leak scan
 // and never confused with the single server token.
@@ -67,12 +84,22 @@ const tokenPrefix = "tdm_"
 
 // NewToken returns a fresh personal token (256 random bits) and its hash.
 func NewToken() (token, hash string, err error) {
+	v, err := randomValue()
+	if err != nil {
+		return "", "", err
+	}
+	token = tokenPrefix + v
+	return token, HashToken(token), nil
+}
+
+// randomValue is 256 random bits, URL-safe: a token's, a sign-in's or a
+// CSRF token's body.
+func randomValue() (string, error) {
 	b := make([]byte, 32)
 	if _, err := rand.Read(b); err != nil {
-		return "", "", fmt.Errorf("generate token: %w", err)
+		return "", fmt.Errorf("generate a random value: %w", err)
 	}
-	token = tokenPrefix + base64.RawURLEncoding.EncodeToString(b)
-	return token, HashToken(token), nil
+	return base64.RawURLEncoding.EncodeToString(b), nil
 }
 
 // HashToken is the stored form of a token: hex SHA-256. A token has 256
@@ -181,9 +208,17 @@ func (s *Service) Rotate(ctx context.Context, actor, idOrName string) (User, str
 	return u, tok, nil
 }
 
-// SetDisabled disables or enables a user.
+// SetDisabled disables or enables a user; disabling signs their browsers
+// out everywhere (their tokens stop working by the disabled flag).
 func (s *Service) SetDisabled(ctx context.Context, actor, idOrName string, disabled bool) (User, error) {
-	return s.update(ctx, actor, idOrName, store.UserUpdate{Disabled: &disabled}, fmt.Sprintf("disabled=%t", disabled))
+	u, err := s.update(ctx, actor, idOrName, store.UserUpdate{Disabled: &disabled}, fmt.Sprintf("disabled=%t", disabled))
+	if err != nil || !disabled {
+		return u, err
+	}
+	if err := s.st.DeleteUserWebSessions(ctx, u.ID); err != nil {
+		return u, fmt.Errorf("the user is disabled, but signing their browsers out failed (each is refused at its next request anyway): %w", err)
+	}
+	return u, nil
 }
 
 // SetAdmin gives or takes the admin role.

@@ -1,11 +1,13 @@
 package server_test
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/tandem-agent/tandem/internal/accounts"
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/scripted"
 	"github.com/tandem-agent/tandem/internal/server"
@@ -157,4 +159,25 @@ func TestAuditEntries(t *testing.T) {
 	if code, _ := tm.doAs(tm.ed, "DELETE", "/api/sessions/"+tm.sid, nil); code != 403 {
 		t.Errorf("an editor deleted a session of another: %d", code)
 	}
+}
+
+// TestChangesElsewhereEndStreams: a token rotated or a user disabled
+// outside this server (`tandem users` on the same database, another
+// replica) ends the streams it authorised too, at the next recheck.
+func TestChangesElsewhereEndStreams(t *testing.T) {
+	tm := newTeam(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("hi")}})
+	edStream, stopEd := tm.streamAs(tm.ed, tm.sid)
+	defer stopEd()
+	vicStream, stopVic := tm.streamAs(tm.vic, tm.sid)
+	defer stopVic()
+	elsewhere := accounts.New(tm.stack.Manager.Store())
+	ctx := context.Background()
+	if _, _, err := elsewhere.Rotate(ctx, "cli", "ed"); err != nil {
+		t.Fatal(err)
+	}
+	ended(t, edStream, "a token rotated elsewhere")
+	if _, err := elsewhere.SetDisabled(ctx, "cli", "vic", true); err != nil {
+		t.Fatal(err)
+	}
+	ended(t, vicStream, "a user disabled elsewhere")
 }

@@ -19,9 +19,10 @@ type caller struct {
 	// ("" for the server token or a signed-in browser), so a rotation
 	// ends what it authorised.
 	tokenHash string
-	// webSession is the browser sign-in the request carried, if any.
-	webSession string
-	how        string // "bearer" or "cookie"
+	// webSession is the hash naming the browser sign-in the request
+	// carried ("" for none), csrf that sign-in's CSRF token.
+	webSession, csrf string
+	how              string // "bearer" or "cookie"
 }
 
 // admin reports whether the caller manages users and workspaces: an
@@ -74,16 +75,12 @@ func (s *Server) identify(ctx context.Context, tok string) (*caller, error) {
 		}
 		return &caller{user: u, tokenHash: accounts.HashToken(tok)}, nil
 	}
-	if u, id, ok := s.webSessions.user(tok); ok {
-		if !s.accounts.Still(ctx, u.ID, "") {
-			s.webSessions.end(id)
-			return nil, accounts.ErrDisabled
-		}
-		fresh, err := s.accounts.Get(ctx, u.ID)
+	if accounts.IsSignInCookie(tok) {
+		si, err := s.accounts.SignedIn(ctx, tok)
 		if err != nil {
 			return nil, err
 		}
-		return &caller{user: fresh, webSession: id}, nil
+		return &caller{user: si.User, webSession: si.Hash, csrf: si.CSRF}, nil
 	}
 	return nil, accounts.ErrBadToken
 }
@@ -131,7 +128,7 @@ func (s *Server) authenticate(h http.Handler) http.Handler {
 				writeError(w, errf(http.StatusForbidden, "bad_origin", "requests authenticated by cookie must carry an Origin header"))
 				return
 			}
-			if c.webSession != "" && !s.webSessions.csrfOK(c.webSession, r.Header.Get(csrfHeader)) {
+			if c.webSession != "" && !(accounts.SignIn{CSRF: c.csrf}).CSRFOK(r.Header.Get(csrfHeader)) {
 				writeError(w, errf(http.StatusForbidden, "bad_csrf", "the request lacks the page's CSRF token (%s): reload the page", csrfHeader))
 				return
 			}
@@ -217,8 +214,8 @@ func (s *Server) recheck(ctx context.Context) {
 				hasUsers = &h
 			}
 			ok = !*hasUsers
-		case l.c.webSession != "" && !s.webSessions.alive(l.c.webSession):
-			ok = false
+		case l.c.webSession != "":
+			ok = s.accounts.SignInAlive(ctx, l.c.webSession)
 		default:
 			ok = s.accounts.Still(ctx, l.c.user.ID, l.c.tokenHash)
 		}

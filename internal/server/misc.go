@@ -57,7 +57,13 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
 	if c := callerOf(r); c.webSession != "" {
-		s.webSessions.end(c.webSession)
+		if err := s.accounts.SignOut(r.Context(), c.webSession); err != nil {
+			writeError(w, errf(http.StatusServiceUnavailable, "accounts_unavailable", "%v", err))
+			return
+		}
+		// The streams this sign-in opened end now, not at the next
+		// recheck.
+		s.recheck(r.Context())
 	}
 	s.setCookie(w, "", -1)
 	writeJSON(w, http.StatusOK, map[string]bool{"ok": true})

@@ -190,13 +190,17 @@ func (s *Server) oidcCallback(w http.ResponseWriter, r *http.Request) {
 		fail(http.StatusForbidden, "%v", err)
 		return
 	}
-	id, _ := s.webSessions.start(u)
+	id, _, err := s.accounts.StartSignIn(ctx, u)
+	if err != nil {
+		fail(http.StatusServiceUnavailable, "could not record the sign-in: %v", err)
+		return
+	}
 	http.SetCookie(w, &http.Cookie{Name: oidcStateCookie, Path: "/auth/oidc/", MaxAge: -1})
 	// Lax, not Strict: the first page load after the provider's redirect
 	// counts as cross-site, and a Strict cookie would not ride on it.
 	// State changes are guarded by Origin and the CSRF token instead.
 	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: id, Path: "/", HttpOnly: true,
-		SameSite: http.SameSiteLaxMode, Secure: s.opts.TLS, MaxAge: int(webSessionTTL / time.Second)})
+		SameSite: http.SameSiteLaxMode, Secure: s.opts.TLS, MaxAge: int(accounts.WebSessionTTL / time.Second)})
 	if err := s.accounts.Audit(ctx, u.ID, "user.signin", u.ID, "oidc"); err != nil {
 		s.log.Error("audit", "action", "user.signin", "err", err)
 	}

@@ -129,13 +129,11 @@ type Server struct {
 	handler    http.Handler
 	answered   *recentSet
 	accounts   *accounts.Service
-	// callers are the requests in flight by who made them (auth.go);
-	// webSessions the browser sign-ins (websessions.go).
-	callers     callers
-	webSessions webSessions
-	oidc        *oidcSignIn // nil: no OpenID Connect sign-in
-	turns       userTurns   // each user's running turns (limits.go)
-	hosts       map[string]bool
+	// callers are the requests in flight by who made them (auth.go).
+	callers callers
+	oidc    *oidcSignIn // nil: no OpenID Connect sign-in
+	turns   userTurns   // each user's running turns (limits.go)
+	hosts   map[string]bool
 
 	base context.Context // parent of every turn; cancelled on shutdown
 	stop context.CancelFunc

@@ -129,17 +129,13 @@ func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) {
 	if opt.Cwd != "" {
 		opt.Cwd = filepath.Clean(opt.Cwd)
 	}
-	recs, err := s.mgr.List(r.Context(), opt)
+	recs, err := s.listVisible(r.Context(), callerOf(r), opt)
 	if err != nil {
 		writeError(w, storeError(err, "session", ""))
 		return
 	}
 	out := make([]sessionJSON, 0, len(recs))
-	visible := s.canSee(r.Context(), callerOf(r))
 	for _, rec := range recs {
-		if !visible(rec.Cwd) {
-			continue
-		}
 		j := toSessionJSON(rec)
 		s.mu.Lock()
 		st := s.sessions[rec.ID]
@@ -391,4 +387,42 @@ func (s *Server) interrupt(w http.ResponseWriter, r *http.Request) {
 	}
 	was, dropped := st.interrupt()
 	writeJSON(w, http.StatusOK, map[string]any{"interrupted": was, "dropped_queued": dropped})
+}
+
+// listBatch is how many sessions listVisible reads from the store at a
+// time.
+const listBatch = 200
+
+// listVisible is a page of the sessions c may see: offset and limit count
+// those alone. An admin's page is the store's; anyone else's is read in
+// batches, each filtered by c's workspaces, until the page is full, so a
+// page of other people's sessions neither shortens nor hides theirs.
+func (s *Server) listVisible(ctx context.Context, c *caller, opt session.ListOptions) ([]session.Summary, error) {
+	if c.admin() {
+		return s.mgr.List(ctx, opt)
+	}
+	visible := s.canSee(ctx, c)
+	skip := opt.Offset
+	out := []session.Summary{}
+	for from := 0; ; from += listBatch {
+		recs, err := s.mgr.List(ctx, session.ListOptions{Cwd: opt.Cwd, Limit: listBatch, Offset: from})
+		if err != nil {
+			return nil, err
+		}
+		for _, rec := range recs {
+			switch {
+			case !visible(rec.Cwd):
+			case skip > 0:
+				skip--
+			default:
+				out = append(out, rec)
+				if opt.Limit > 0 && len(out) == opt.Limit {
+					return out, nil
+				}
+			}
+		}
+		if len(recs) < listBatch {
+			return out, nil
+		}
+	}
 }

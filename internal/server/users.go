@@ -63,7 +63,7 @@ func (s *Server) me(w http.ResponseWriter, r *http.Request) {
 		out["memberships"] = toMembersJSON(ms)
 	}
 	if c.webSession != "" {
-		out["csrf_token"] = s.webSessions.csrf(c.webSession)
+		out["csrf_token"] = c.csrf
 	}
 	writeJSON(w, http.StatusOK, out)
 }
@@ -121,9 +121,6 @@ func (s *Server) patchUser(w http.ResponseWriter, r *http.Request) {
 		if u, err = s.accounts.SetDisabled(r.Context(), c.actor(), name, *req.Disabled); err != nil {
 			writeError(w, userError(err, name))
 			return
-		}
-		if *req.Disabled {
-			s.webSessions.endUser(u.ID)
 		}
 	}
 	if req.Admin != nil {

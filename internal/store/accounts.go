@@ -71,6 +71,18 @@ type AuditQuery struct {
 	Limit int    // at most this many, newest first; 0: 100
 }
 
+// WebSession is a browser's sign-in (OpenID Connect): the cookie holds a
+// random value, the store only its hash, so a stolen database signs no
+// one in; every replica reads the same sign-ins, and signing out deletes
+// it for all of them.
+type WebSession struct {
+	Hash      string // hex SHA-256 of the cookie's value
+	UserID    string
+	CSRF      string // the token the signed-in page sends on state changes
+	CreatedAt time.Time
+	ExpiresAt time.Time
+}
+
 // Accounts keeps who may use `tandem serve`: users and their API tokens
 // (stored as hashes only), workspace members, each session's owner, the
 // audit log and what each user spent per day.
@@ -119,4 +131,19 @@ type Accounts interface {
 	AddSpend(ctx context.Context, userID, day string, usd float64) (float64, error)
 	// Spend is what the user spent on day.
 	Spend(ctx context.Context, userID, day string) (float64, error)
+
+	// CreateWebSession stores a sign-in (a zero CreatedAt gets the
+	// current time); ErrNotFound for an unknown user, ErrExists when the
+	// hash is taken.
+	CreateWebSession(ctx context.Context, ws WebSession) error
+	// WebSession returns the sign-in of that hash unless it expired by
+	// now; ErrNotFound for a missing or expired one.
+	WebSession(ctx context.Context, hash string, now time.Time) (WebSession, error)
+	// DeleteWebSession signs one sign-in out (none: no error).
+	DeleteWebSession(ctx context.Context, hash string) error
+	// DeleteUserWebSessions signs every sign-in of a user out.
+	DeleteUserWebSessions(ctx context.Context, userID string) error
+	// DeleteExpiredWebSessions drops the sign-ins expired by now and
+	// returns how many.
+	DeleteExpiredWebSessions(ctx context.Context, now time.Time) (int, error)
 }

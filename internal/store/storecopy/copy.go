@@ -2,14 +2,16 @@
 // into a PostgreSQL database (`tandem sessions migrate --to URL`): every
 // session with its messages (positions, ids, usage and times as they
 // are), meta, checkpoints and their files' contents, known file states
-// and rewound messages, and the registered workspaces and saved grants.
-// Leases are not copied: they belong to running processes.
+// and rewound messages, the registered workspaces and saved grants, and
+// a team's accounts (users with their token hashes, workspace roles,
+// session owners, the audit log, daily spend: accounts.go). Leases are not
+// copied: they belong to running processes; nor are browser sign-ins.
 //
 // It can be re-run: a session already copied is replaced by the SQLite
 // copy (picking up what was added since), unless it changed in PostgreSQL
 // meanwhile (it holds a message the SQLite file does not): then it is left
-// as it is and named in the report. Workspaces and grants are added when
-// missing.
+// as it is and named in the report. Workspaces, grants and accounts are
+// added when missing.
 package storecopy
 
 import (
@@ -38,6 +40,13 @@ type Report struct {
 	Missing    []string // checkpoint contents the data folder no longer had
 	Workspaces int      // added
 	Grants     int      // added
+	Users      int      // added, with their token hashes
+	Members    int      // workspace roles added
+	Owners     int      // session owners added
+	Audit      int      // audit entries added
+	// UserConflicts are users not copied: PostgreSQL gives their name or
+	// sign-in subject to another user.
+	UserConflicts []string
 }
 
 // Source is the SQLite side: the database file, already at the current
@@ -74,6 +83,9 @@ func Copy(ctx context.Context, src Source, dst *postgres.Store) (Report, error) 
 	}
 	if err := c.workspacesAndGrants(ctx); err != nil {
 		return rep, err
+	}
+	if err := c.accounts(ctx); err != nil {
+		return rep, fmt.Errorf("copy accounts: %w", err)
 	}
 	return rep, nil
 }

@@ -72,6 +72,7 @@ var tests = []struct {
 	{"UsersAndTokens", testUsersAndTokens},
 	{"MembersAndOwners", testMembersAndOwners},
 	{"AuditAndSpend", testAuditAndSpend},
+	{"WebSessions", testWebSessions},
 	{"ConcurrentWritersTwoStores", testConcurrentWritersTwoStores},
 	{"EventsLog", testEventsLog},
 	{"WatchEventsWakes", testWatchEventsWakes},

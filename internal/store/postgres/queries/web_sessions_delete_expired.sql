@@ -1,0 +1,1 @@
+DELETE FROM web_sessions WHERE expires_at <= $1

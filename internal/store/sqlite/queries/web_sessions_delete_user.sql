@@ -1,0 +1,1 @@
+DELETE FROM web_sessions WHERE user_id = ?
