@@ -6,12 +6,14 @@ import (
 	"os/exec"
 	"regexp"
 	"strings"
+
+	"github.com/tandem-agent/tandem/internal/places"
 )
 
 // Folder is where a repository's worktrees go, relative to its top
 // folder: Claude Code's place, so a user finds tandem's worktrees where
 // Claude Code puts its own (and one .gitignore line covers both).
-const Folder = ".claude/worktrees"
+const Folder = places.Worktrees
 
 // BranchPrefix starts every worktree's branch: worktree NAME is on branch
 // worktree-NAME, as in Claude Code.
