@@ -178,3 +178,24 @@ func TestE2ERunWorktree(t *testing.T) {
 		t.Fatalf("bad name: %d %s", r.Code, r.Stderr)
 	}
 }
+
+// `tandem -p --worktree NAME` (Claude Code's flag, through the CLI
+// protocol) works in the worktree and keeps it when changed.
+func TestE2EPrintWorktree(t *testing.T) {
+	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
+		scripted.ToolStep(scripted.Call("Write", map[string]any{"file_path": "c.txt", "content": "sea\n"})),
+		scripted.TextStep("done"),
+	}})
+	gitRepoIn(t, x)
+	r := x.Run("-p", "go", "-w", "cli", "--output-format", "json", "--model", "claude-sonnet-5-5", "--permission-mode", "acceptEdits")
+	wt := filepath.Join(x.Work, ".claude", "worktrees", "cli")
+	if b, err := os.ReadFile(filepath.Join(wt, "c.txt")); err != nil || string(b) != "sea\n" {
+		t.Fatalf("worktree file: %q %v\n%s\n%s", b, err, r.Stdout, r.Stderr)
+	}
+	if _, err := os.Stat(filepath.Join(x.Work, "c.txt")); err == nil {
+		t.Fatal("wrote in the main checkout")
+	}
+	if !strings.Contains(r.Stderr, "kept at "+wt) {
+		t.Fatalf("stderr: %s", r.Stderr)
+	}
+}
