@@ -199,3 +199,30 @@ func TestE2EPrintWorktree(t *testing.T) {
 		t.Fatalf("stderr: %s", r.Stderr)
 	}
 }
+
+// A sub-agent's worktree kept because it changed, and unchanged again by
+// the session's end (the parent removed the file), is removed when the
+// session ends: a session leaves no empty worktree or branch behind.
+func TestE2ESessionEndRemovesWorktreesUnchangedSince(t *testing.T) {
+	x := newE2E(t, scripted.Script{
+		Steps: []scripted.Step{
+			scripted.ToolStep(scripted.CallID("a1", "Agent", map[string]any{"description": "make a file", "prompt": "TASK-ISO: make a file", "isolation": "worktree"})),
+			scripted.ToolStep(scripted.Call("Bash", map[string]any{"command": "rm .claude/worktrees/agent-*/made-by-agent.txt"})),
+			scripted.TextStep("after"),
+		},
+		Threads: []scripted.Thread{{Match: "TASK-ISO", Steps: []scripted.Step{
+			scripted.ToolStep(scripted.Call("Write", map[string]any{"file_path": "made-by-agent.txt", "content": "hello\n"})),
+			scripted.TextStep("made it"),
+		}}},
+	})
+	state := gitRepoIn(t, x)
+	before := state()
+	r := x.RunStream("go", "--permission-mode", "trust")
+	mustSucceed(t, r)
+	if res := agentResult(t, r, "a1"); !strings.Contains(res.Output, "worktree-agent-") {
+		t.Fatalf("the agent's worktree was not kept at first: %s", res.Output)
+	}
+	if after := state(); after != before {
+		t.Fatalf("leaked:\nbefore %s\nafter %s\n%s", before, after, r.Stderr)
+	}
+}
