@@ -25,7 +25,7 @@ import (
 
 type runFlags struct {
 	prompt, cwd, model, outputFormat, resume, mode, appendSystem, systemPrompt, runtime string
-	jsonSchema, effort                                                                  string
+	jsonSchema, effort, worktree                                                        string
 	cont, verbose, trustProject, requireTrust                                           bool
 	sandbox                                                                             sandboxFlags
 	maxTurns                                                                            int
@@ -66,6 +66,7 @@ func addRunFlags(fl *pflag.FlagSet, f *runFlags) {
 	fl.StringVarP(&f.prompt, "print", "p", "", "the prompt")
 	fl.StringArrayVar(&f.pluginDirs, "plugin-dir", nil, "load the Claude Code plugin in this folder for this run only (repeatable)")
 	fl.StringVar(&f.cwd, "cwd", "", "working folder (default: the current folder)")
+	fl.StringVarP(&f.worktree, "worktree", "w", "", "start the session in a new git worktree NAME of the folder's repository (.claude/worktrees/NAME, branch worktree-NAME); removed on exit when nothing changed, kept for review otherwise")
 	fl.StringVar(&f.model, "model", "", "model as provider/model (e.g. anthropic/claude-sonnet-5-5) or a catalog id")
 	fl.StringSliceVar(&f.fallbackModels, "fallback-model", nil, "models to try, in order, when the model stays overloaded or failing after retries (repeat or comma-separate)")
 	fl.StringVar(&f.effort, "effort", "", "effort for this run where the model takes it: low, medium, high, xhigh or max (default: the config's \"effort\")")
@@ -117,6 +118,9 @@ func (f *runFlags) validate() error {
 	}
 	if f.resume != "" && f.cont {
 		return fmt.Errorf("--resume and --continue both pick a session: use one")
+	}
+	if err := f.checkWorktreeFlag(); err != nil {
+		return err
 	}
 	if f.mode != "" {
 		if _, err := permission.ParseMode(f.mode); err != nil {
@@ -217,6 +221,11 @@ func runTurnBody(cmd *cobra.Command, g *globalFlags, f *runFlags, args []string)
 	defer stop()
 
 	out := newPrinter(f.outputFormat, cmd.OutOrStdout(), cmd.ErrOrStderr(), f.verbose)
+	leave, err := enterWorktree(ctx, f, cmd.ErrOrStderr())
+	if err != nil {
+		return err
+	}
+	defer leave() // after live.Close (deferred later, so run first)
 	// Open resolves the folder's settings (config files, trust, model)
 	// before a new session is stored, so a failed start leaves nothing for
 	// --continue to pick up.

@@ -97,6 +97,12 @@ func runTUI(cmd *cobra.Command, g *globalFlags, f *runFlags, prompt string) erro
 			}
 		}
 	}
+	leave, err := enterWorktree(ctx, f, cmd.ErrOrStderr())
+	if err != nil {
+		return err
+	}
+	defer leave() // after the session closes (deferred below, so run first)
+	req.Cwd = f.cwd
 	err = be.OpenFirst(ctx, req)
 	if err != nil {
 		return err

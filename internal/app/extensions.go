@@ -164,11 +164,12 @@ func (w *wiring) equipExtensions(l *session.Live, eq *Equipment, sk *skills.Cata
 	if eq.hooks != nil {
 		ext.runner.Hooks = eq.hookFire
 	}
+	ext.runner.Isolate = w.isolator(l, eq)
 	parent := func(tool.Call) subagent.Parent {
 		t := l.Env().State.Turn()
 		rec := l.Snapshot()
 		return subagent.Parent{SessionID: rec.ID, Cwd: rec.Cwd, Roots: l.Roots(), DataDir: l.Env().DataDir,
-			Files: l.Env().Files, Terminal: l.Env().Terminal,
+			Files: l.Env().Files, Terminal: l.Env().Terminal, Sandbox: l.Env().Sandbox,
 			Model: firstNonEmpty(t.Model, rec.Model), Mode: eq.engine.Mode(), Checker: l.Checker(), Tools: l.Tools(),
 			AllowedTools: t.AllowedTools, DisallowedTools: t.DisallowedTools, Emit: l.Events().Emit}
 	}

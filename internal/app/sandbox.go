@@ -167,6 +167,11 @@ func sandboxReadOnly(roots []string) []string {
 			out = append(out, pl.Path(r))
 		}
 		out = append(out, permission.ProgramPaths(r)...)
+		// A .git file (a worktree's, a submodule's) names the git folder
+		// whose configuration git follows, as .git/config does.
+		if fi, err := os.Lstat(filepath.Join(r, ".git")); err == nil && fi.Mode().IsRegular() {
+			out = append(out, filepath.Join(r, ".git"))
+		}
 	}
 	return out
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/permission/hooks"
 	"github.com/tandem-agent/tandem/internal/session"
 	"github.com/tandem-agent/tandem/internal/subagent"
+	"github.com/tandem-agent/tandem/internal/worktree"
 )
 
 // Options are what Main needs from the process.
@@ -38,9 +39,10 @@ type driver struct {
 
 	mu          sync.Mutex
 	live        *session.Live
-	hooks       hooks.Config // the host's hook callbacks (initialize)
-	sdkServers  []string     // the host's in-process MCP servers (initialize)
-	systemInit  *string      // initialize's systemPrompt, over --system-prompt
+	tree        *worktree.Tree // --worktree's, made with the session
+	hooks       hooks.Config   // the host's hook callbacks (initialize)
+	sdkServers  []string       // the host's in-process MCP servers (initialize)
+	systemInit  *string        // initialize's systemPrompt, over --system-prompt
 	appendInit  string
 	mode        permission.Mode
 	model       string // the model asked for (flag, set_model)
@@ -169,6 +171,7 @@ func (d *driver) close() {
 	if live != nil {
 		live.Close()
 	}
+	d.leaveWorktree()
 	d.app.Close()
 }
 

@@ -26,30 +26,33 @@ const ProtocolVersion = "2.1.332"
 
 // Flags are the Claude Code flags tandem acts on.
 type Flags struct {
-	Print                  bool
-	OutputFormat           string // text | json | stream-json
-	InputFormat            string // text | stream-json
-	Verbose                bool
-	PermissionPromptTool   string
-	PermissionMode         string
-	Resume                 string
-	SessionID              string
-	ForkSession            bool
-	Continue               bool
-	MCPConfigs             []string
-	StrictMCPConfig        bool
-	Settings               string
-	SettingSources         *string
-	AllowedTools           []string
-	DisallowedTools        []string
-	Tools                  *string
-	Model                  string
-	FallbackModels         []string
-	MaxTurns               int
-	MaxBudgetUSD           float64
-	SystemPrompt           *string
-	AppendSystemPrompt     string
-	AddDirs                []string
+	Print                bool
+	OutputFormat         string // text | json | stream-json
+	InputFormat          string // text | stream-json
+	Verbose              bool
+	PermissionPromptTool string
+	PermissionMode       string
+	Resume               string
+	SessionID            string
+	ForkSession          bool
+	Continue             bool
+	MCPConfigs           []string
+	StrictMCPConfig      bool
+	Settings             string
+	SettingSources       *string
+	AllowedTools         []string
+	DisallowedTools      []string
+	Tools                *string
+	Model                string
+	FallbackModels       []string
+	MaxTurns             int
+	MaxBudgetUSD         float64
+	SystemPrompt         *string
+	AppendSystemPrompt   string
+	AddDirs              []string
+	// Worktree is --worktree/-w: the session works in a new git worktree
+	// of that name (worktree.go).
+	Worktree               string
 	PluginDirs             []string // --plugin-dir: plugins for this run (internal/plugin)
 	IncludePartialMessages bool
 	JSONSchema             string
@@ -187,6 +190,8 @@ var flagTable = map[string]flagSpec{
 		return nil
 	}},
 	"--add-dir":                  {true, list(func(f *Flags) *[]string { return &f.AddDirs })},
+	"--worktree":                 {true, setWorktree},
+	"-w":                         {true, setWorktree},
 	"--plugin-dir":               {true, list(func(f *Flags) *[]string { return &f.PluginDirs })},
 	"--include-partial-messages": {false, yes(func(f *Flags) *bool { return &f.IncludePartialMessages })},
 	"--effort": {true, func(f *Flags, v string) error {

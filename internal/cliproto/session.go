@@ -51,6 +51,9 @@ func (d *driver) session(ctx context.Context) (*session.Live, error) {
 	if err != nil {
 		return nil, err
 	}
+	if wd, err = d.enterWorktree(ctx, wd); err != nil {
+		return nil, err
+	}
 	servers, err := d.mcpConfig()
 	if err != nil {
 		return nil, err

@@ -67,8 +67,15 @@ type EngineOptions struct {
 // Engine implements Checker with modes, rules, the shell validator, the
 // workspace boundary, hooks and asking.
 type Engine struct {
-	opts    EngineOptions
-	roots   []string
+	opts  EngineOptions
+	roots []string
+	// *engineState is shared with the engine's views (Rooted): one mode
+	// and one set of session rules however many workspaces are judged.
+	*engineState
+}
+
+// engineState is what changes while a session runs.
+type engineState struct {
 	mu      sync.Mutex
 	mode    Mode
 	session []Rule
@@ -91,7 +98,7 @@ func NewEngine(opts EngineOptions) *Engine {
 			roots = append(roots, r)
 		}
 	}
-	return &Engine{opts: opts, roots: roots, mode: opts.Mode}
+	return &Engine{opts: opts, roots: roots, engineState: &engineState{mode: opts.Mode}}
 }
 
 // Mode returns the current mode.

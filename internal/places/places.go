@@ -143,7 +143,7 @@ func (r Roots) Match(p string) (Place, bool) {
 			}
 		}
 	}
-	parts := strings.Split(filepath.ToSlash(p), "/")
+	parts := inWorktree(strings.Split(filepath.ToSlash(p), "/"))
 	for _, pl := range Project() {
 		rel := strings.Split(pl.Rel, "/")
 		for i := 0; i+len(rel) <= len(parts); i++ {
@@ -153,6 +153,27 @@ func (r Roots) Match(p string) (Place, bool) {
 		}
 	}
 	return Place{}, false
+}
+
+// Worktrees is where git worktrees of a repository go (Claude Code's
+// place, internal/worktree's Folder): each one below it is a checkout of
+// its own, whose files are a workspace's files, not settings of the
+// repository that holds it.
+const Worktrees = ".claude/worktrees"
+
+// inWorktree is the part of a path below the innermost worktree it lies
+// in (.claude/worktrees/NAME/...), which Match judges as it would in that
+// worktree's own folder: its AGENTS.md and .claude are protected, its
+// other files are not. The worktrees folder and each worktree's folder
+// itself stay protected as part of .claude.
+func inWorktree(parts []string) []string {
+	wt := strings.Split(Worktrees, "/")
+	for i := len(parts) - len(wt) - 2; i >= 0; i-- {
+		if equalParts(parts[i:i+len(wt)], wt) {
+			return parts[i+len(wt)+1:]
+		}
+	}
+	return parts
 }
 
 // equalParts compares path components; the file systems tandem runs on

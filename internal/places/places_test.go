@@ -55,3 +55,26 @@ func TestEveryLoadedPlaceIsProtected(t *testing.T) {
 		}
 	}
 }
+
+// A worktree's files are a workspace's files; its own places, the
+// worktrees folder and each worktree's folder stay protected.
+func TestWorktreeFilesAreJudgedInTheirWorktree(t *testing.T) {
+	r := places.Roots{}
+	for p, want := range map[string]bool{
+		"/repo/.claude/worktrees/x/main.go":               false,
+		"/repo/.claude/worktrees/x/src/a/b.go":            false,
+		"/repo/.Claude/Worktrees/x/main.go":               false,
+		"/repo/.claude/worktrees/x/.claude/settings.json": true,
+		"/repo/.claude/worktrees/x/AGENTS.md":             true,
+		"/repo/.claude/worktrees/x/.mcp.json":             true,
+		"/repo/.claude/worktrees/x":                       true,
+		"/repo/.claude/worktrees":                         true,
+		"/repo/.claude/worktrees/x/.claude/worktrees/y/a": false,
+		"/repo/.claude/settings.json":                     true,
+		"/repo/.claude/agents/x/worktrees/y/z.md":         true,
+	} {
+		if _, got := r.Match(p); got != want {
+			t.Errorf("Match(%s) = %v, want %v", p, got, want)
+		}
+	}
+}

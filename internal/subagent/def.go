@@ -43,10 +43,14 @@ type Def struct {
 	PermissionMode permission.Mode `json:"permission_mode,omitempty"`
 	MaxTurns       int             `json:"max_turns,omitempty"`
 	// Skills are preloaded into the child's instructions.
-	Skills []string     `json:"skills,omitempty"`
-	Effort string       `json:"effort,omitempty"`
-	Scope  skills.Scope `json:"scope"`
-	File   string       `json:"file,omitempty"`
+	Skills []string `json:"skills,omitempty"`
+	Effort string   `json:"effort,omitempty"`
+	// Isolation is "worktree" for an agent that works in its own git
+	// worktree (isolation.go), "" for one that works in the session's
+	// folder.
+	Isolation string       `json:"isolation,omitempty"`
+	Scope     skills.Scope `json:"scope"`
+	File      string       `json:"file,omitempty"`
 }
 
 // Builtins are the agents every session has.
@@ -109,6 +113,7 @@ func parseFile(file string, scope skills.Scope, data []byte) (*Def, []skills.War
 	d.MaxTurns = fm.Int("maxTurns")
 	d.Skills = fm.List("skills")
 	d.Effort = fm.OneOf("effort", skills.Efforts...)
+	d.Isolation = fm.OneOf("isolation", Isolations...)
 	return d, fm.Warnings, nil
 }
 
@@ -124,6 +129,7 @@ type ConfigDef struct {
 	MaxTurns        int      `json:"maxTurns,omitempty"`
 	Skills          []string `json:"skills,omitempty"`
 	Effort          string   `json:"effort,omitempty"`
+	Isolation       string   `json:"isolation,omitempty"`
 }
 
 // ParseConfig decodes the "agents" config section ({name: definition}).
@@ -150,6 +156,10 @@ func ParseConfig(raw json.RawMessage, file string) ([]*Def, error) {
 		}
 		d := &Def{Name: n, Description: c.Description, Prompt: c.Prompt, Tools: c.Tools, DisallowedTools: c.DisallowedTools,
 			Model: c.Model, MaxTurns: c.MaxTurns, Skills: c.Skills, Effort: c.Effort, Scope: skills.ScopeConfig, File: file}
+		if err := CheckIsolation(c.Isolation); err != nil {
+			return nil, fmt.Errorf("config %s: field %q: %v", file, field+".isolation", err)
+		}
+		d.Isolation = c.Isolation
 		if c.PermissionMode != "" {
 			pm, err := permission.ParseMode(c.PermissionMode)
 			if err != nil {
@@ -166,7 +176,7 @@ func ParseConfig(raw json.RawMessage, file string) ([]*Def, error) {
 // the claude-code runtime).
 func (d *Def) Config() ConfigDef {
 	c := ConfigDef{Description: d.Description, Prompt: d.Prompt, Tools: d.Tools, DisallowedTools: d.DisallowedTools,
-		Model: d.Model, MaxTurns: d.MaxTurns, Skills: d.Skills, Effort: d.Effort}
+		Model: d.Model, MaxTurns: d.MaxTurns, Skills: d.Skills, Effort: d.Effort, Isolation: d.Isolation}
 	// Only a mode that narrows is passed on: tandem's engine judges every
 	// call of the CLI's sub-agents anyway, and a looser mode must not
 	// reach the CLI even by mistake.

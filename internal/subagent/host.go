@@ -35,7 +35,6 @@ var hostIgnored = map[string]string{
 	"omitClaudeMd":                        "sub-agents get the session's instructions",
 	"autoCompactWindow":                   "sub-agents compact at the session's threshold",
 	"criticalSystemReminder_EXPERIMENTAL": "not supported",
-	"isolation":                           "worktree isolation is not supported",
 	"color":                               "no terminal colours for agents",
 	"hooks":                               "agent-scoped hooks are not supported; register them for the session",
 }
@@ -112,6 +111,7 @@ func parseHostAgent(name string, raw json.RawMessage, source string, checkModel 
 	var mode, effort string
 	for _, f := range []error{
 		str("description", &d.Description), str("prompt", &d.Prompt), str("model", &d.Model), str("permissionMode", &mode),
+		str("isolation", &d.Isolation),
 		list("tools", &d.Tools), list("disallowedTools", &d.DisallowedTools), list("skills", &d.Skills),
 	} {
 		if f != nil {
@@ -140,6 +140,9 @@ func parseHostAgent(name string, raw json.RawMessage, source string, checkModel 
 			return nil, nil, bad("model", "%v (use inherit, sonnet, opus, haiku or a model tandem's config can reach)", err)
 		}
 	}
+	if err := CheckIsolation(d.Isolation); err != nil {
+		return nil, nil, bad("isolation", "%v", err)
+	}
 	if mode != "" {
 		pm, err := permission.ParseMode(mode)
 		if err != nil {
@@ -162,7 +165,7 @@ func parseHostAgent(name string, raw json.RawMessage, source string, checkModel 
 			warns = append(warns, fmt.Sprintf("%s: agent %q: field \"effort\": a number is not supported; the session's effort is used", source, name))
 		}
 	}
-	known := []string{"description", "prompt", "model", "permissionMode", "tools", "disallowedTools", "skills", "maxTurns", "effort"}
+	known := []string{"description", "prompt", "model", "permissionMode", "tools", "disallowedTools", "skills", "maxTurns", "effort", "isolation"}
 	keys := make([]string, 0, len(fields))
 	for k := range fields {
 		keys = append(keys, k)

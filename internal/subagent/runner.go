@@ -61,8 +61,11 @@ type Parent struct {
 	// and terminals): the child's tools use them too.
 	Files    tool.Files
 	Terminal tool.Terminal
-	Model    string
-	Mode     permission.Mode
+	// Sandbox is the OS sandbox the child's commands run in (the parent's,
+	// or an isolated child's own); nil: off.
+	Sandbox tool.Confiner
+	Model   string
+	Mode    permission.Mode
 	// Checker is the parent's: same rules, hooks and asker.
 	Checker permission.Checker
 	// Tools are the parent's tools; the child gets a subset.
@@ -89,6 +92,9 @@ type Task struct {
 	// Instructions are added to the agent's own (a fork skill's body is the
 	// prompt; preloaded skills go here).
 	Instructions string
+	// Isolation is the call's isolation ("" or IsolationWorktree; an
+	// agent's own is in Def.Isolation).
+	Isolation string
 }
 
 // Outcome is a finished run.
@@ -100,6 +106,9 @@ type Outcome struct {
 	Error     string
 	Usage     message.Usage
 	CostUSD   *float64
+	// Worktree says where an isolated child's changes were kept (its
+	// branch and folder); "" when it changed nothing or was not isolated.
+	Worktree string
 }
 
 // Runner starts sub-agents for one session.
@@ -117,6 +126,9 @@ type Runner struct {
 	// a child's own calls of them start grandchildren correctly.
 	Bind  func(r *Runner, p Parent) []tool.Tool
 	Hooks SubagentHooks
+	// Isolate gives an isolated run its own workspace (isolation.go); nil:
+	// isolation is refused.
+	Isolate Isolator
 
 	once sync.Once
 	sem  chan struct{}
@@ -154,6 +166,9 @@ func (r *Runner) Run(ctx context.Context, p Parent, t Task) (Outcome, error) {
 	if !r.CanSpawn(p.Depth) {
 		return Outcome{}, fmt.Errorf("sub-agents may not start further sub-agents here (nesting limit %d: subagents.max_depth)", r.MaxDepth())
 	}
+	if iso := firstNonEmpty(t.Isolation, t.Agent.Isolation); iso != "" {
+		return r.runIsolated(ctx, p, t, iso)
+	}
 	// Only top-level calls take a slot: a child waiting for a slot its own
 	// parent holds would wait forever.
 	if p.Depth == 0 {
@@ -181,7 +196,7 @@ func (r *Runner) Run(ctx context.Context, p Parent, t Task) (Outcome, error) {
 	em.SetSessionID(childID)
 	child := r.childParent(p, t.Agent, childID, model, em)
 	env := tool.NewEnv(childID, p.Cwd, p.Roots, p.DataDir)
-	env.Emit, env.Files, env.Terminal = em.Emit, p.Files, p.Terminal
+	env.Emit, env.Files, env.Terminal, env.Sandbox = em.Emit, p.Files, p.Terminal, p.Sandbox
 	defer env.State.Close()
 	env.State.SetTurn(tool.Turn{Model: model, Mode: string(child.Mode), AllowedTools: p.AllowedTools, DisallowedTools: p.DisallowedTools})
 	defer env.State.EndTurn()

@@ -35,6 +35,7 @@ type agentInput struct {
 	SubagentType    string `json:"subagent_type,omitempty"`
 	Model           string `json:"model,omitempty"`
 	RunInBackground bool   `json:"run_in_background,omitempty"`
+	Isolation       string `json:"isolation,omitempty"`
 }
 
 // Name is Claude Code's current name; "Task" is accepted as an alias (see
@@ -66,6 +67,7 @@ func (a *Agent) Schema() json.RawMessage {
 		`"prompt":{"type":"string","description":"The task for the agent to perform"},` +
 		`"subagent_type":{"type":"string","description":"The type of specialized agent to use for this task"},` +
 		`"model":{"type":"string","description":"Optional model for this agent: a provider/model id or an alias that tandem models lists; omitted, the agent definition's model or yours"},` +
+		`"isolation":{"type":"string","enum":["worktree"],"description":"\"worktree\" runs the agent in its own git worktree of the repository: its changes stay on a branch of their own for the user to review, and a worktree it leaves unchanged is removed"},` +
 		`"run_in_background":{"type":"boolean","description":"Accepted for compatibility; the agent runs in the foreground"}},` +
 		`"required":["description","prompt"],"additionalProperties":true}`)
 }
@@ -78,12 +80,15 @@ func (a *Agent) Execute(ctx context.Context, call tool.Call) (tool.Result, error
 	if strings.TrimSpace(in.Prompt) == "" {
 		return tool.ErrorResult("prompt is empty: say what the agent should do and what to report back"), nil
 	}
+	if err := subagent.CheckIsolation(in.Isolation); err != nil {
+		return tool.ErrorResult(err.Error()), nil
+	}
 	def := a.Runner.Agents.Get(in.SubagentType)
 	if def == nil {
 		return tool.ErrorResult(fmt.Sprintf("Agent type %q not found. Available agents: %s", in.SubagentType, strings.Join(a.Runner.Agents.Names(), ", "))), nil
 	}
 	res, err := runTask(ctx, a.Runner, a.Parent(call), subagent.Task{Agent: def, Description: in.Description, Prompt: in.Prompt,
-		ToolUseID: call.ID, Model: in.Model})
+		ToolUseID: call.ID, Model: in.Model, Isolation: in.Isolation})
 	if err != nil {
 		return tool.ErrorResult(err.Error()), nil
 	}
@@ -114,6 +119,10 @@ func runTask(ctx context.Context, r *subagent.Runner, p subagent.Parent, t subag
 		}
 	} else if strings.TrimSpace(res.Content) == "" {
 		res.Content = "(the agent finished without a report)"
+	}
+	if out.Worktree != "" {
+		res.Content += "\n\n" + out.Worktree
+		res.Meta["worktree"] = out.Worktree
 	}
 	return res, nil
 }
