@@ -96,6 +96,9 @@ func (s *Server) replySessionPermission(w http.ResponseWriter, r *http.Request) 
 		return
 	}
 	s.answerPermission(w, r, func(id string, ans permission.Answer) error {
+		if s.opts.Turns != nil { // the turn may run on another replica
+			return s.answerDurable(r.Context(), sid, id, ans)
+		}
 		// A question is asked only while its turn runs, so its session
 		// is live here.
 		l := s.liveSession(sid)

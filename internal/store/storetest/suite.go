@@ -76,6 +76,7 @@ var tests = []struct {
 	{"EventsLog", testEventsLog},
 	{"WatchEventsWakes", testWatchEventsWakes},
 	{"ReplicaHeartbeats", testReplicaHeartbeats},
+	{"PermissionAnswers", testPermissionAnswers},
 }
 
 // Run runs the suite, each test on a fresh database from newDB; opts
