@@ -146,6 +146,7 @@ func (s *Server) runJob(ctx context.Context, id string, job turnqueue.Job, res *
 	defer done()
 	s.advancePastLog(ctx, st, l)
 	if res != nil {
+		t.resumed = true
 		if n, err := s.storedMessages(ctx, st.id); err == nil && n > res.Messages {
 			t.opts.Resume = true // the prompt is stored: go on from it
 		}

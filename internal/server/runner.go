@@ -151,6 +151,9 @@ type queuedTurn struct {
 	text string
 	opts session.TurnOptions
 	user string // who sent it, for per-user limits (limits.go); "" the server token
+	// resumed: a durable turn another replica began; it waits for the
+	// dead replica's session lease to lapse instead of failing busy.
+	resumed bool
 }
 
 func queuedTexts(q []queuedTurn) []string {
@@ -195,7 +198,7 @@ func (s *Server) runTurn(parent context.Context, st *sessState, t queuedTurn) {
 		l.Events().Emit(event.Event{Type: event.Status, Subtype: SubtypeUserMessage, Text: prompt})
 	}
 	ended := s.turnRunning(t.user)
-	res, err := s.run(ctx, l, prompt, t.opts)
+	res, err := s.run(ctx, l, prompt, t.opts, t.resumed)
 	ended(res.CostUSD)
 	if err != nil && res.Type != event.Result {
 		s.log.Error("turn failed", "session", st.id, "err", err)
@@ -211,14 +214,13 @@ func (s *Server) runTurn(parent context.Context, st *sessState, t queuedTurn) {
 	st.mu.Unlock()
 }
 
-// run runs the turn; a durable turn (resumed after its replica died, or
-// dequeued right after another replica's turn of the session) waits for
-// the session's lease while its holder's lease runs out, rather than fail.
-func (s *Server) run(ctx context.Context, l *session.Live, prompt string, opts session.TurnOptions) (event.Event, error) {
+// run runs the turn; a resumed durable turn (its replica died holding the
+// session's lease) waits for that lease to lapse rather than fail busy.
+func (s *Server) run(ctx context.Context, l *session.Live, prompt string, opts session.TurnOptions, resumed bool) (event.Event, error) {
 	deadline := time.Now().Add(leaseTakeover)
 	for {
 		res, err := l.Run(ctx, prompt, opts)
-		if s.opts.Turns == nil || !errors.Is(err, session.ErrBusy) || !time.Now().Before(deadline) {
+		if !resumed || !errors.Is(err, session.ErrBusy) || !time.Now().Before(deadline) {
 			return res, err
 		}
 		select {
