@@ -120,6 +120,9 @@ func (s *Server) runJob(ctx context.Context, id string, job turnqueue.Job, res *
 	if err := json.Unmarshal(job.Options, &t.opts); err != nil {
 		return fmt.Errorf("run turn %s: decode its options: %w", id, err)
 	}
+	if string(t.opts.JSONSchema) == "null" { // no schema: encoded as null, decoded as those bytes
+		t.opts.JSONSchema = nil
+	}
 	t.text, t.user = job.Prompt, job.User
 	st.mu.Lock()
 	if st.deleted {
@@ -232,7 +235,7 @@ func (s *Server) interruptDurable(ctx context.Context, st *sessState) (wasRunnin
 // for this or another replica to resume. Every replica sweeps: DBOS
 // re-enqueues each turn once, whoever asks.
 func (s *Server) sweepTurns() {
-	if s.opts.Turns == nil || s.opts.Replicas == nil {
+	if s.opts.Turns == nil {
 		return
 	}
 	tick := time.NewTicker(heartbeatEvery)
@@ -250,8 +253,14 @@ func (s *Server) sweepTurns() {
 }
 
 func (s *Server) sweepOnce(ctx context.Context) {
-	now := time.Now()
-	rs, err := s.opts.Replicas.ListReplicas(ctx, now.Add(-s.deadAfter()))
+	// Workspaces registered since: take their turns too.
+	if err := s.opts.Turns.Listen(s.turnQueues(ctx)); err != nil {
+		s.log.Warn("listen to the workspaces' turn queues", "err", err)
+	}
+	if s.opts.Replicas == nil {
+		return
+	}
+	rs, err := s.opts.Replicas.ListReplicas(ctx, time.Now().Add(-s.deadAfter()))
 	if err != nil {
 		return
 	}
@@ -261,10 +270,6 @@ func (s *Server) sweepOnce(ctx context.Context) {
 	}
 	if _, err := s.opts.Turns.Sweep(ctx, func(id string) bool { return alive[id] }); err != nil && !errors.Is(err, context.Canceled) {
 		s.log.Warn("sweep the turns of stopped replicas", "err", err)
-	}
-	// Workspaces registered since: take their turns too.
-	if err := s.opts.Turns.Listen(s.turnQueues(ctx)); err != nil {
-		s.log.Warn("listen to the workspaces' turn queues", "err", err)
 	}
 }
 

@@ -178,6 +178,11 @@ func (s *Server) addWorkspace(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errf(http.StatusBadRequest, "bad_path", "could not register %s: %v", req.Path, err))
 		return
 	}
+	if s.opts.Turns != nil { // take the new workspace's turns at once
+		if err := s.opts.Turns.Listen(s.turnQueues(r.Context())); err != nil {
+			s.log.Warn("listen to the workspaces' turn queues", "err", err)
+		}
+	}
 	writeJSON(w, http.StatusCreated, toWorkspaceJSON(ws))
 }
 
