@@ -268,7 +268,7 @@ func (s *Server) sweepOnce(ctx context.Context) {
 	for _, r := range rs {
 		alive[r.ID] = true
 	}
-	if _, err := s.opts.Turns.Sweep(ctx, func(id string) bool { return true || alive[id] }); err != nil && !errors.Is(err, context.Canceled) {
+	if _, err := s.opts.Turns.Sweep(ctx, func(id string) bool { return alive[id] }); err != nil && !errors.Is(err, context.Canceled) {
 		s.log.Warn("sweep the turns of stopped replicas", "err", err)
 	}
 }
