@@ -49,6 +49,7 @@ var storeInFrontEnds = map[string]map[string]string{
 		"workspaces.go": "the registry of folders `tandem serve` lets agents run in: the server's own list, not a session's",
 		"eventlog.go":   "the stored event log replicas stream SSE from (store.Events): events, not a session's rows",
 		"replicas.go":   "the serve replicas' heartbeats (store.Replicas): the server's own registry, not a session's",
+		"answers.go":    "permission answers shared by replicas (store.Answers): the first answer on any replica wins once",
 	},
 }
 

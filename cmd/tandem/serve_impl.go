@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/tandem-agent/tandem/internal/app"
@@ -145,11 +146,22 @@ func serve(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	if info, err := a.Store.Info(cmd.Context()); err == nil && info.Backend != "sqlite" {
 		eventLog = a.Store
 	}
+	logger := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
+	// Turns are durable workflows any replica may take (serve_turns.go).
+	replica := server.NewReplicaID()
+	turns, err := openTurns(cmd.Context(), a, replica, logger.With("replica", replica, "component", "turnqueue"))
+	if err != nil {
+		return err
+	}
+	// After the server drained: turns still running are left pending for
+	// the other replicas (or this install's next start) to resume.
+	defer func() { _ = turns.Close(2 * time.Second) }()
 	opts := server.Options{
 		Manager: a.Manager, Workspaces: a.Store, EventLog: eventLog, Replicas: a.Store, Token: token, DataDir: a.Paths.DataDir,
+		Turns: turns, ReplicaID: replica,
 		AllowedHosts: f.allowHost, AllowedOrigins: f.allowOrig,
 		Catalog: app.ServerCatalog{App: a}, Trust: a, Checkpoints: a.Checkpoints, Extensions: a,
-		Logger: slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level})),
+		Logger: logger,
 		// Only flags here: what they leave out, each session's folder
 		// configuration decides (app.ResolveSettings).
 		DefaultModel: f.model, DefaultRuntime: f.runtime, DefaultMode: f.mode,

@@ -111,6 +111,9 @@ func (r *Runtime) RunTurn(ctx context.Context, in turn.Input, d turn.Deps) (even
 	if focus, ok := compact.Command(in.Prompt); ok {
 		return r.manualCompact(ctx, st, focus), nil
 	}
+	if in.Resume {
+		return r.resume(ctx, st)
+	}
 
 	prompt := in.Prompt
 	if r.opts.Hooks != nil {
@@ -129,6 +132,20 @@ func (r *Runtime) RunTurn(ctx context.Context, in turn.Input, d turn.Deps) (even
 		Content: append(append([]message.Block{message.TextBlock(prompt)}, in.Images...), noticeBlocks(st.d.Env)...)}
 	if err := st.record(ctx, user); err != nil {
 		return event.Event{}, err
+	}
+	return r.steps(ctx, st)
+}
+
+// resume goes on with a turn another process began: its prompt and the
+// steps it finished are stored. A conversation that ends with the model's
+// answer had finished the turn; only the result was not told.
+func (r *Runtime) resume(ctx context.Context, st *turnState) (event.Event, error) {
+	if n := len(st.history); n > 0 {
+		last := st.history[n-1]
+		if last.Role == message.Assistant && len(last.ToolUses()) == 0 {
+			st.lastText = last.PlainText()
+			return r.finish(ctx, st, event.SubtypeSuccess, nil), nil
+		}
 	}
 	return r.steps(ctx, st)
 }

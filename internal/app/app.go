@@ -155,6 +155,15 @@ func Open(opts Options) (*App, error) {
 	return a, nil
 }
 
+// DatabaseURL is the store's URL as chosen (Options.Database, else the
+// user config's `database`); "" is the default SQLite file.
+func (a *App) DatabaseURL() string {
+	if a.opts.Database != "" {
+		return a.opts.Database
+	}
+	return a.User.Database
+}
+
 // Close flushes telemetry and releases the store.
 func (a *App) Close() error {
 	terr := a.closeTelemetry()

@@ -20,6 +20,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/scripted"
 	"github.com/tandem-agent/tandem/internal/server"
 	"github.com/tandem-agent/tandem/internal/server/servertest"
+	"github.com/tandem-agent/tandem/internal/turnqueue"
 )
 
 const testToken = "test-token-0123456789abcdef"
@@ -34,11 +35,27 @@ type env struct {
 	dir  string // the data folder, kept across restart
 	cfg  servertest.Config
 	opts server.Options
+	// durable runs turns on a turn queue (turnqueue) in the data folder,
+	// as `tandem serve` does; turns its engine.
+	durable bool
+	turns   *turnqueue.Engine
 }
 
 type envOpt func(*server.Options, *servertest.Config)
 
 func newEnv(t *testing.T, script scripted.Script, opts ...envOpt) *env {
+	t.Helper()
+	return newEnvWith(t, false, script, opts...)
+}
+
+// newDurableEnv is newEnv with turns run as durable workflows on a SQLite
+// turn queue, as the embedded `tandem serve` runs them.
+func newDurableEnv(t *testing.T, script scripted.Script, opts ...envOpt) *env {
+	t.Helper()
+	return newEnvWith(t, true, script, opts...)
+}
+
+func newEnvWith(t *testing.T, durable bool, script scripted.Script, opts ...envOpt) *env {
 	t.Helper()
 	dir := t.TempDir()
 	cfg := servertest.Config{Script: script}
@@ -46,7 +63,7 @@ func newEnv(t *testing.T, script scripted.Script, opts ...envOpt) *env {
 	for _, f := range opts {
 		f(&o, &cfg)
 	}
-	e := &env{t: t, dir: dir, cfg: cfg, opts: o}
+	e := &env{t: t, dir: dir, cfg: cfg, opts: o, durable: durable}
 	e.start(nil)
 	t.Cleanup(e.stop)
 	ws := filepath.Join(dir, "project")
@@ -75,6 +92,21 @@ func (e *env) start(ln net.Listener) {
 	if _, ok := o.EventLog.(stackLog); ok { // withEventLog: the stack's own store
 		o.EventLog = stack.Manager.Store()
 	}
+	e.turns = nil
+	if e.durable {
+		o.ReplicaID = server.NewReplicaID()
+		eng, err := turnqueue.Open(context.Background(), turnqueue.Config{Replica: o.ReplicaID,
+			DatabaseURL: "sqlite:" + filepath.Join(e.dir, "tandem-turns.db"),
+			Messages: func(ctx context.Context, id string) (int, error) {
+				msgs, err := stack.Manager.Messages(ctx, id)
+				return len(msgs), err
+			}})
+		if err != nil {
+			stack.Close()
+			e.t.Fatal(err)
+		}
+		o.Turns, e.turns = eng, eng
+	}
 	srv, err := server.New(o)
 	if err != nil {
 		stack.Close()
@@ -97,6 +129,9 @@ func (e *env) stop() {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	e.srv.Shutdown(ctx)
+	if e.turns != nil {
+		_ = e.turns.Close(2 * time.Second)
+	}
 	e.ts.CloseClientConnections()
 	e.ts.Close()
 	e.stack.Close()

@@ -102,6 +102,9 @@ func (s *Server) replySessionPermission(w http.ResponseWriter, r *http.Request) 
 		return
 	}
 	s.answerPermission(w, r, func(id string, ans permission.Answer) error {
+		if s.opts.Turns != nil { // the turn may run on another replica
+			return s.answerDurable(r.Context(), sid, id, ans)
+		}
 		// A question is asked only while its turn runs, so its session
 		// is live here.
 		l := s.liveSession(sid)
@@ -180,6 +183,11 @@ func (s *Server) addWorkspace(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		writeError(w, errf(http.StatusBadRequest, "bad_path", "could not register %s: %v", req.Path, err))
 		return
+	}
+	if s.opts.Turns != nil { // take the new workspace's turns at once
+		if err := s.opts.Turns.Listen(s.turnQueues(r.Context())); err != nil {
+			s.log.Warn("listen to the workspaces' turn queues", "err", err)
+		}
 	}
 	writeJSON(w, http.StatusCreated, toWorkspaceJSON(ws))
 }

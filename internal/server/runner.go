@@ -122,6 +122,9 @@ var errStopping = errors.New("the server is shutting down")
 // enqueue runs prompt now or after the turns before it. position is the
 // prompt's place in the queue (1 = next), 0 when it started at once.
 func (s *Server) enqueue(ctx context.Context, st *sessState, t queuedTurn) (queued bool, position int, err error) {
+	if s.opts.Turns != nil {
+		return s.enqueueDurable(ctx, st, t)
+	}
 	if s.base.Err() != nil {
 		return false, 0, errStopping
 	}
@@ -148,6 +151,9 @@ type queuedTurn struct {
 	text string
 	opts session.TurnOptions
 	user string // who sent it, for per-user limits (limits.go); "" the server token
+	// resumed: a durable turn another replica began; it waits for the
+	// dead replica's session lease to lapse instead of failing busy.
+	resumed bool
 }
 
 func queuedTexts(q []queuedTurn) []string {
@@ -162,7 +168,7 @@ func queuedTexts(q []queuedTurn) []string {
 func (s *Server) work(st *sessState, t queuedTurn) {
 	defer st.wg.Done()
 	for {
-		s.runTurn(st, t)
+		s.runTurn(s.base, st, t)
 		st.mu.Lock()
 		if len(st.queue) == 0 || st.deleted || s.base.Err() != nil {
 			st.queue, st.running = nil, false
@@ -174,9 +180,11 @@ func (s *Server) work(st *sessState, t queuedTurn) {
 	}
 }
 
-func (s *Server) runTurn(st *sessState, t queuedTurn) {
+// runTurn runs t on st's live session under parent (the server's base,
+// or a durable turn's own context, which a drain does not cancel).
+func (s *Server) runTurn(parent context.Context, st *sessState, t queuedTurn) {
 	prompt := t.text
-	ctx, cancel := context.WithCancel(s.base)
+	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 	st.mu.Lock()
 	l := st.live
@@ -184,10 +192,13 @@ func (s *Server) runTurn(st *sessState, t queuedTurn) {
 	st.boundarySeq, st.boundaryMsgs = l.Events().LastSeq(), l.Info().MessageCount
 	st.mu.Unlock()
 
-	// Every client sees the prompt that started the turn, whoever sent it.
-	l.Events().Emit(event.Event{Type: event.Status, Subtype: SubtypeUserMessage, Text: prompt})
+	// Every client sees the prompt that started the turn, whoever sent it
+	// (a resumed turn's was shown when it began).
+	if !t.opts.Resume {
+		l.Events().Emit(event.Event{Type: event.Status, Subtype: SubtypeUserMessage, Text: prompt})
+	}
 	ended := s.turnRunning(t.user)
-	res, err := l.Run(ctx, prompt, t.opts)
+	res, err := s.run(ctx, l, prompt, t.opts, t.resumed)
 	ended(res.CostUSD)
 	if err != nil && res.Type != event.Result {
 		s.log.Error("turn failed", "session", st.id, "err", err)
@@ -202,6 +213,27 @@ func (s *Server) runTurn(st *sessState, t queuedTurn) {
 	st.boundarySeq, st.boundaryMsgs = l.Events().LastSeq(), l.Info().MessageCount
 	st.mu.Unlock()
 }
+
+// run runs the turn; a resumed durable turn (its replica died holding the
+// session's lease) waits for that lease to lapse rather than fail busy.
+func (s *Server) run(ctx context.Context, l *session.Live, prompt string, opts session.TurnOptions, resumed bool) (event.Event, error) {
+	deadline := time.Now().Add(leaseTakeover)
+	for {
+		res, err := l.Run(ctx, prompt, opts)
+		if !resumed || !errors.Is(err, session.ErrBusy) || !time.Now().Before(deadline) {
+			return res, err
+		}
+		select {
+		case <-ctx.Done():
+			return res, err
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+// leaseTakeover bounds how long a durable turn waits for a session's
+// lease: past the lease's TTL (15 s), so a dead holder's lease lapses.
+const leaseTakeover = 25 * time.Second
 
 // saveSeq stores the emitter's seq after events emitted outside a turn, so
 // the numbering survives a restart.

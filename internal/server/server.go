@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tandem-agent/tandem/internal/accounts"
@@ -18,6 +19,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/listing"
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/session"
+	"github.com/tandem-agent/tandem/internal/turnqueue"
 )
 
 // SubtypeUserMessage marks the status event the server emits when a turn
@@ -114,6 +116,18 @@ type Options struct {
 	// (default: NewReplicaID).
 	Replicas  ReplicaRegistry
 	ReplicaID string
+	// Turns, when set, runs turns as durable workflows any replica may
+	// take (durable.go): the embedded default on its own SQLite file, a
+	// shared PostgreSQL's replicas on it. nil: turns run in the process
+	// that got the prompt. ReplicaID defaults to its replica.
+	Turns *turnqueue.Engine
+	// DeadAfter is how long a replica's heartbeat may be silent before
+	// its turns move to another replica (default 8 s).
+	DeadAfter time.Duration
+	// DrainTimeout is how long Shutdown lets running durable turns finish
+	// before handing them over to the other replicas (default 5 s: inside
+	// the 10 s tandem allows itself after SIGTERM).
+	DrainTimeout time.Duration
 
 	// Middleware, when set, wraps the whole handler (the application's
 	// telemetry traces each request with it).
@@ -144,6 +158,9 @@ type Server struct {
 	streams  sync.WaitGroup
 	logSinks map[*hub]*logSink // eventlog.go
 	replica  replicaState      // replicas.go
+	// handOver: a draining replica leaves its interrupted durable turns
+	// pending for another replica (durable.go).
+	handOver atomic.Bool
 }
 
 // New checks opts and builds a server.
@@ -205,6 +222,9 @@ func New(opts Options) (*Server, error) {
 	if s.opts.IdleTimeout > 0 {
 		go s.sweepIdle(s.opts.IdleTimeout)
 	}
+	if opts.ReplicaID == "" && opts.Turns != nil {
+		opts.ReplicaID = opts.Turns.Replica()
+	}
 	if opts.ReplicaID == "" {
 		opts.ReplicaID = NewReplicaID()
 	}
@@ -213,6 +233,11 @@ func New(opts Options) (*Server, error) {
 	go s.follow()
 	go s.heartbeats()
 	go s.watchCallers()
+	if err := s.startTurns(); err != nil {
+		s.stop()
+		return nil, err
+	}
+	go s.sweepTurns()
 	return s, nil
 }
 
@@ -271,7 +296,14 @@ func (s *Server) allowListenHost(addr string) {
 // Shutdown interrupts every running turn, waits until each has stored what
 // it produced, ends every event stream and closes the live sessions. New
 // messages are refused from the moment it is called.
+//
+// With durable turns (Options.Turns) it first drains: this replica stops
+// taking turns and lets the running ones finish for up to DrainTimeout;
+// those still running are then interrupted here (their tools stopped,
+// what they produced stored) and, when another replica is alive, left
+// pending for it to resume once this replica's heartbeat is gone.
 func (s *Server) Shutdown(ctx context.Context) error {
+	s.drainTurns(ctx)
 	s.stop()
 	s.mu.Lock()
 	states := make([]*sessState, 0, len(s.sessions))

@@ -385,7 +385,13 @@ func (s *Server) interrupt(w http.ResponseWriter, r *http.Request) {
 		writeError(w, e)
 		return
 	}
-	was, dropped := st.interrupt()
+	var was bool
+	var dropped int
+	if s.opts.Turns != nil {
+		was, dropped = s.interruptDurable(r.Context(), st)
+	} else {
+		was, dropped = st.interrupt()
+	}
 	writeJSON(w, http.StatusOK, map[string]any{"interrupted": was, "dropped_queued": dropped})
 }
 

@@ -387,7 +387,7 @@ func (l *Live) Run(ctx context.Context, prompt string, opts TurnOptions) (event.
 		Mode: l.mode(rec.Mode), MaxTurns: cmp.Or(opts.MaxTurns, l.maxTurns), AppendSystemPrompt: opts.AppendSystemPrompt,
 		SystemPrompt: opts.SystemPrompt, AllowedTools: opts.AllowedTools, DisallowedTools: opts.DisallowedTools,
 		Images: opts.Images, FallbackModels: opts.FallbackModels, JSONSchema: opts.JSONSchema,
-		ThinkingBudget: opts.ThinkingBudget, Effort: opts.Effort, MaxBudgetUSD: cmp.Or(opts.MaxBudgetUSD, l.maxBudgetUSD)}
+		ThinkingBudget: opts.ThinkingBudget, Effort: opts.Effort, Resume: opts.Resume, MaxBudgetUSD: cmp.Or(opts.MaxBudgetUSD, l.maxBudgetUSD)}
 	if len(in.FallbackModels) == 0 {
 		in.FallbackModels = l.fallbackModels
 	}
@@ -687,6 +687,9 @@ type TurnOptions struct {
 	// Effort overrides the configured effort for this turn ("": the
 	// config's), under either runtime.
 	Effort string
+	// Resume continues a turn another process began (turn.Input.Resume):
+	// the prompt is stored already and is not added again.
+	Resume bool
 }
 
 // ResolveDir makes a working folder absolute with symlinks resolved (so a

@@ -201,6 +201,7 @@ type Store interface {
 	Subagents
 	Events
 	Replicas
+	Answers
 
 	Bridges
 

@@ -49,6 +49,11 @@ type Input struct {
 	// JSONSchema, when set, is the JSON Schema the final answer must
 	// conform to (--json-schema); the result carries the parsed value.
 	JSONSchema json.RawMessage
+	// Resume continues a turn another process began and did not finish
+	// (a replica killed mid-turn, docs/api.md Replicas): its prompt is
+	// stored already, so the turn goes on from the stored conversation,
+	// redoing the step in flight, instead of adding Prompt again.
+	Resume bool
 }
 
 // Recorder persists what a turn produces, step by step, so that a crash or

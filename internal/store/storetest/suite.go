@@ -77,6 +77,7 @@ var tests = []struct {
 	{"EventsLog", testEventsLog},
 	{"WatchEventsWakes", testWatchEventsWakes},
 	{"ReplicaHeartbeats", testReplicaHeartbeats},
+	{"PermissionAnswers", testPermissionAnswers},
 }
 
 // Run runs the suite, each test on a fresh database from newDB; opts

@@ -1,0 +1,331 @@
+package server
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tandem-agent/tandem/internal/event"
+	"github.com/tandem-agent/tandem/internal/session"
+	"github.com/tandem-agent/tandem/internal/turnqueue"
+)
+
+// Turns as durable workflows (docs/api.md, Replicas): with Options.Turns
+// set, a prompt posted to any replica is enqueued on the turn queue of its
+// session's workspace (turnqueue, over DBOS), and whichever replica
+// reaching that workspace dequeues it runs it here, in runJob. Without
+// it, turns run in the process that got the prompt (runner.go's queue).
+
+// SubtypeTurnMoved marks the status event a resumed turn starts with: the
+// replica that ran it stopped, this one goes on from what was stored and
+// redoes the step in flight.
+const SubtypeTurnMoved = "turn_moved"
+
+// defaultQueue takes the turns of sessions under no registered workspace;
+// every replica serves it.
+const defaultQueue = "tandem-turns"
+
+// queueOf names the turn queue of a workspace folder.
+func queueOf(workspace string) string {
+	sum := sha256.Sum256([]byte(workspace))
+	return "tandem-ws-" + hex.EncodeToString(sum[:8])
+}
+
+// queueFor is the queue of the deepest registered workspace holding dir.
+func (s *Server) queueFor(ctx context.Context, dir string) string {
+	ws, err := s.workspaces.ListWorkspaces(ctx)
+	if err != nil {
+		return defaultQueue
+	}
+	best := ""
+	for _, w := range ws {
+		if within(w.Path, dir) && len(w.Path) > len(best) {
+			best = w.Path
+		}
+	}
+	if best == "" {
+		return defaultQueue
+	}
+	return queueOf(best)
+}
+
+func within(root, dir string) bool {
+	rel, err := filepath.Rel(root, dir)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// turnQueues are the queues this replica takes turns from: the default
+// one and those of the workspaces whose folder it reaches.
+func (s *Server) turnQueues(ctx context.Context) []string {
+	qs := []string{defaultQueue}
+	for _, p := range s.workspacePaths(ctx) {
+		qs = append(qs, queueOf(p))
+	}
+	return qs
+}
+
+// startTurns launches the turn engine with this server as its runner.
+func (s *Server) startTurns() error {
+	if s.opts.Turns == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(s.base, 30*time.Second)
+	defer cancel()
+	if err := s.opts.Turns.Start(s.runJob, s.turnQueues(ctx)); err != nil {
+		return fmt.Errorf("server: %w", err)
+	}
+	return nil
+}
+
+// enqueueDurable puts t on its session's workspace queue. position counts
+// the session's turns ahead of it (running or queued, on any replica).
+func (s *Server) enqueueDurable(ctx context.Context, st *sessState, t queuedTurn) (queued bool, position int, err error) {
+	rec, err := s.mgr.Find(ctx, st.id)
+	if err != nil {
+		return false, 0, err
+	}
+	opts, err := json.Marshal(t.opts)
+	if err != nil {
+		return false, 0, fmt.Errorf("encode the turn's options: %w", err)
+	}
+	ahead, err := s.opts.Turns.Pending(ctx, st.id)
+	if err != nil {
+		return false, 0, err
+	}
+	if _, err := s.opts.Turns.Enqueue(ctx, turnqueue.Job{Session: st.id, Prompt: t.text, Options: opts, User: t.user,
+		Queue: s.queueFor(ctx, rec.Cwd)}); err != nil {
+		return false, 0, err
+	}
+	// The running replica counts the user's turn while it runs it.
+	s.turnRefused(t.user)
+	return len(ahead) > 0, len(ahead), nil
+}
+
+// runJob runs a dequeued turn here: the workflow's body. A resumed turn
+// (its replica stopped) starts with a turn_moved status and continues from
+// the stored conversation.
+func (s *Server) runJob(ctx context.Context, id string, job turnqueue.Job, res *turnqueue.Resume) error {
+	st, e := s.state(ctx, job.Session)
+	if e != nil {
+		return fmt.Errorf("run turn %s: %s", id, e.Message) // deleted meanwhile: nothing to run
+	}
+	var t queuedTurn
+	if err := json.Unmarshal(job.Options, &t.opts); err != nil {
+		return fmt.Errorf("run turn %s: decode its options: %w", id, err)
+	}
+	if string(t.opts.JSONSchema) == "null" { // no schema: encoded as null, decoded as those bytes
+		t.opts.JSONSchema = nil
+	}
+	t.text, t.user = job.Prompt, job.User
+	st.mu.Lock()
+	if st.deleted {
+		st.mu.Unlock()
+		return fmt.Errorf("run turn %s: %w", id, session.ErrNotFound)
+	}
+	l, err := s.ensureLive(ctx, st)
+	if err != nil {
+		st.mu.Unlock()
+		return fmt.Errorf("run turn %s: open session %s: %w", id, st.id, err)
+	}
+	st.running = true
+	st.wg.Add(1)
+	st.mu.Unlock()
+	var once sync.Once
+	done := func() {
+		once.Do(func() {
+			st.mu.Lock()
+			st.running = false
+			st.mu.Unlock()
+			st.wg.Done()
+		})
+	}
+	defer done()
+	s.advancePastLog(ctx, st, l)
+	if res != nil {
+		t.resumed = true
+		if n, err := s.storedMessages(ctx, st.id); err == nil && n > res.Messages {
+			t.opts.Resume = true // the prompt is stored: go on from it
+		}
+		l.Events().Emit(event.Event{Type: event.Status, Subtype: SubtypeTurnMoved,
+			Message: fmt.Sprintf("the replica running this turn (%s) stopped; replica %s goes on from what was stored, redoing the step in flight", res.From, s.replica.id)})
+		s.log.Warn("resuming a turn another replica began", "session", st.id, "turn", id, "from", res.From)
+	}
+	if t.user != "" {
+		s.turns.add(t.user, 1)
+	}
+	// Not under s.base: a draining replica lets its turns finish, or
+	// leaves them to another replica, rather than interrupt them.
+	tctx, cancel := context.WithCancel(context.WithoutCancel(s.base))
+	defer cancel()
+	go s.watchCancel(tctx, id, cancel)
+	go s.relayAnswers(tctx, st.id, l)
+	s.runTurn(tctx, st, t)
+	if s.handOver.Load() {
+		// Interrupted by a drain with another replica alive: leave the
+		// workflow pending (never return) for that replica to resume; the
+		// process is exiting.
+		done()
+		<-make(chan struct{})
+	}
+	return nil
+}
+
+// watchCancel interrupts the turn when its workflow is cancelled (an
+// interrupt sent to another replica).
+func (s *Server) watchCancel(ctx context.Context, id string, cancel context.CancelFunc) {
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		if c, err := s.opts.Turns.Cancelled(ctx, id); err == nil && c {
+			cancel()
+			return
+		}
+	}
+}
+
+// advancePastLog numbers this replica's events after every stored one: a
+// replica killed mid-turn stored events after the session's saved seq.
+func (s *Server) advancePastLog(ctx context.Context, st *sessState, l *session.Live) {
+	if s.opts.EventLog == nil {
+		return
+	}
+	seq, err := s.opts.EventLog.LastEventSeq(ctx, st.id)
+	if err != nil {
+		s.log.Warn("read the session's last stored event", "session", st.id, "err", err)
+		return
+	}
+	l.Events().AdvanceTo(seq)
+}
+
+func (s *Server) storedMessages(ctx context.Context, id string) (int, error) {
+	msgs, err := s.mgr.Messages(ctx, id)
+	return len(msgs), err
+}
+
+// interruptDurable cancels the session's queued and running turns on
+// every replica; wasRunning: one of them was running.
+func (s *Server) interruptDurable(ctx context.Context, st *sessState) (wasRunning bool, dropped int) {
+	ids, err := s.opts.Turns.Pending(ctx, st.id)
+	if err != nil {
+		s.log.Warn("list the session's turns to interrupt", "session", st.id, "err", err)
+	}
+	if err := s.opts.Turns.Cancel(ctx, ids); err != nil {
+		s.log.Warn("cancel the session's turns", "session", st.id, "err", err)
+	}
+	local, _ := st.interrupt()
+	if len(ids) > 0 {
+		return true, len(ids) - 1
+	}
+	return local, 0
+}
+
+// sweepTurns re-enqueues the turns of replicas whose heartbeat is stale,
+// for this or another replica to resume. Every replica sweeps: DBOS
+// re-enqueues each turn once, whoever asks.
+func (s *Server) sweepTurns() {
+	if s.opts.Turns == nil {
+		return
+	}
+	tick := time.NewTicker(heartbeatEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-s.base.Done():
+			return
+		case <-tick.C:
+		}
+		ctx, cancel := context.WithTimeout(s.base, 10*time.Second)
+		s.sweepOnce(ctx)
+		cancel()
+	}
+}
+
+func (s *Server) sweepOnce(ctx context.Context) {
+	// Workspaces registered since: take their turns too.
+	if err := s.opts.Turns.Listen(s.turnQueues(ctx)); err != nil {
+		s.log.Warn("listen to the workspaces' turn queues", "err", err)
+	}
+	if s.opts.Replicas == nil {
+		return
+	}
+	rs, err := s.opts.Replicas.ListReplicas(ctx, time.Now().Add(-s.deadAfter()))
+	if err != nil {
+		return
+	}
+	alive := map[string]bool{}
+	for _, r := range rs {
+		alive[r.ID] = true
+	}
+	if _, err := s.opts.Turns.Sweep(ctx, func(id string) bool { return alive[id] }); err != nil && !errors.Is(err, context.Canceled) {
+		s.log.Warn("sweep the turns of stopped replicas", "err", err)
+	}
+}
+
+// deadAfter is how long a replica's heartbeat may be silent before its
+// turns are taken over (Options.DeadAfter, default replicaDeadAfter).
+func (s *Server) deadAfter() time.Duration {
+	if s.opts.DeadAfter > 0 {
+		return s.opts.DeadAfter
+	}
+	return replicaDeadAfter
+}
+
+// replicaDeadAfter: several missed heartbeats (every 2 s), so one slow
+// write does not hand a live replica's turns over, and well inside the
+// 30 s the issue allows for a turn to move.
+const replicaDeadAfter = 8 * time.Second
+
+// drainTurns stops taking turns and waits (DrainTimeout, within ctx) for
+// the durable turns running here. If some still run and another replica
+// is alive, they are handed over: Shutdown interrupts them and runJob
+// leaves their workflows pending (see runJob).
+func (s *Server) drainTurns(ctx context.Context) {
+	if s.opts.Turns == nil {
+		return
+	}
+	s.opts.Turns.StopTaking()
+	d := s.opts.DrainTimeout
+	if d <= 0 {
+		d = 5 * time.Second
+	}
+	deadline := time.Now().Add(d)
+	if dl, ok := ctx.Deadline(); ok && dl.Add(-5*time.Second).Before(deadline) {
+		deadline = dl.Add(-5 * time.Second)
+	}
+	for s.runningTurns() > 0 && time.Now().Before(deadline) {
+		time.Sleep(200 * time.Millisecond)
+	}
+	if n := s.runningTurns(); n > 0 && s.othersAlive(ctx) {
+		s.handOver.Store(true)
+		s.log.Warn("handing running turns over to the other replicas", "turns", n)
+	}
+}
+
+// othersAlive reports whether another replica's heartbeat is fresh.
+func (s *Server) othersAlive(ctx context.Context) bool {
+	if s.opts.Replicas == nil {
+		return false
+	}
+	rs, err := s.opts.Replicas.ListReplicas(ctx, time.Now().Add(-s.deadAfter()))
+	if err != nil {
+		return false
+	}
+	for _, r := range rs {
+		if r.ID != s.replica.id {
+			return true
+		}
+	}
+	return false
+}

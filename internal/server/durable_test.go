@@ -1,0 +1,52 @@
+package server_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/tandem-agent/tandem/internal/event"
+	"github.com/tandem-agent/tandem/internal/scripted"
+	"github.com/tandem-agent/tandem/internal/server"
+	"github.com/tandem-agent/tandem/internal/server/servertest"
+)
+
+// The embedded default runs its turns on the durable turn queue (SQLite):
+// a prompt is queued and run, its permission question is answered once
+// through the store (a second answer is 409), and a second prompt sent
+// while the first runs is queued behind it and runs after it.
+func TestDurableTurnsOnSQLite(t *testing.T) {
+	script := scripted.Script{Steps: []scripted.Step{
+		scripted.ToolStep(scripted.Call("Write", map[string]string{"file_path": "out.txt", "content": "approved\n"})),
+		scripted.TextStep("Wrote it."),
+		scripted.TextStep("Second turn."),
+	}}
+	e := newDurableEnv(t, script, func(_ *server.Options, c *servertest.Config) { c.AskTools = []string{"Write"} })
+	id := e.newSession()
+	ch, stop := e.stream(id, "")
+	defer stop()
+	e.send(id, "write the file")
+	evs := until(t, ch, isType(event.PermissionRequest))
+	req := evs[len(evs)-1].Event
+	second := e.send(id, "and then")
+	if second["queued"] != true {
+		t.Errorf("a prompt sent while a turn runs: %v, want queued", second)
+	}
+	path := "/api/sessions/" + id + "/permissions/" + req.RequestID
+	e.mustDo("POST", path, map[string]string{"decision": "allow_once"}, 200, nil)
+	code, data := e.do("POST", path, map[string]string{"decision": "deny"})
+	if code != 409 || errCode(t, data) != "already_answered" {
+		t.Fatalf("second reply: %d %s", code, data)
+	}
+	evs = until(t, ch, isType(event.Result))
+	if r := evs[len(evs)-1].Event; r.IsError || r.Result != "Wrote it." {
+		t.Fatalf("first turn: %+v", r)
+	}
+	if b, err := os.ReadFile(filepath.Join(e.ws, "out.txt")); err != nil || string(b) != "approved\n" {
+		t.Fatalf("file: %q %v", b, err)
+	}
+	evs = until(t, ch, isType(event.Result))
+	if r := evs[len(evs)-1].Event; r.IsError || r.Result != "Second turn." {
+		t.Fatalf("queued turn: %+v", r)
+	}
+}

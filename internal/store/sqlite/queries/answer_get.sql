@@ -1,0 +1,1 @@
+SELECT answer FROM permission_answers WHERE session_id = ? AND request_id = ?
