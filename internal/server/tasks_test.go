@@ -130,3 +130,32 @@ func TestBackgroundAgentThroughTheAPI(t *testing.T) {
 		t.Errorf("the stop should reach the model:\n%s", got)
 	}
 }
+
+// A background agent still running when the server stops is stopped with
+// the session, and that end reaches the model after the restart.
+func TestBackgroundAgentStoppedWithTheServer(t *testing.T) {
+	e := newEnv(t, scripted.Script{
+		Steps: []scripted.Step{
+			scripted.ToolStep(scripted.CallID("a1", "Agent", map[string]any{"description": "wait forever", "prompt": "CHILD-FOREVER: wait", "run_in_background": true})),
+			scripted.TextStep("Started."),
+			scripted.TextStep("Heard of the stop."),
+		},
+		Threads: []scripted.Thread{{Match: "CHILD-FOREVER", Steps: []scripted.Step{
+			scripted.ToolStep(scripted.CallID("b1", "Bash", map[string]any{"command": "sleep 300"})),
+			scripted.TextStep("never reached"),
+		}}},
+	})
+	var s sessionResp
+	e.mustDo("POST", "/api/sessions", map[string]string{"cwd": e.ws, "mode": "trust"}, 201, &s)
+	e.send(s.ID, "start it")
+	e.waitIdle(s.ID, 4)
+	if ts := e.tasks(s.ID); len(ts) != 1 || ts[0].Status != event.TaskRunning {
+		t.Fatalf("tasks: %+v", ts)
+	}
+	e.restart()
+	e.send(s.ID, "after the restart")
+	h := e.waitIdle(s.ID, 6)
+	if got := userText(h.Messages[4]); !strings.Contains(got, "agent_1") || !strings.Contains(got, "stopped because the session ended") {
+		t.Errorf("the stop at the server's end should reach the model:\n%s", got)
+	}
+}
