@@ -73,6 +73,21 @@ func backgroundAgent(t *testing.T) (*Agent, *tool.Env, heldRuntime, *eventLog) {
 	return a, env, rt, log
 }
 
+// runAtOnce runs the call and fails when it does not return while its
+// child is still held (a background call must not wait for the child).
+func runAtOnce(t *testing.T, a *Agent, env *tool.Env, input any) tool.Result {
+	t.Helper()
+	got := make(chan tool.Result, 1)
+	go func() { got <- run(t, a, env, input) }()
+	select {
+	case res := <-got:
+		return res
+	case <-time.After(10 * time.Second):
+		t.Fatal("the Agent call waited for its background child")
+		return tool.Result{}
+	}
+}
+
 // waitEnded waits for the task to end (a real goroutine; 10 s deadline).
 func waitEnded(t *testing.T, env *tool.Env, id string) event.Task {
 	t.Helper()
@@ -91,7 +106,7 @@ func waitEnded(t *testing.T, env *tool.Env, id string) event.Task {
 
 func TestBackgroundAgentReportsWhenDone(t *testing.T) {
 	a, env, rt, log := backgroundAgent(t)
-	res := run(t, a, env, map[string]any{"description": "find users", "prompt": "look", "run_in_background": true})
+	res := runAtOnce(t, a, env, map[string]any{"description": "find users", "prompt": "look", "run_in_background": true})
 	if res.IsError || !strings.Contains(res.Content, "agent_1") || res.Meta["task_id"] != "agent_1" {
 		t.Fatalf("the call should return at once with the task id: %+v", res)
 	}
@@ -119,7 +134,7 @@ func TestBackgroundAgentReportsWhenDone(t *testing.T) {
 
 func TestBackgroundAgentStoppedByUser(t *testing.T) {
 	a, env, rt, _ := backgroundAgent(t)
-	run(t, a, env, map[string]any{"description": "slow", "prompt": "p", "run_in_background": true})
+	runAtOnce(t, a, env, map[string]any{"description": "slow", "prompt": "p", "run_in_background": true})
 	<-rt.started
 	if _, err := tool.StopTask(env, "agent_1"); err != nil {
 		t.Fatal(err)
@@ -139,7 +154,7 @@ func TestBackgroundAgentStoppedByUser(t *testing.T) {
 
 func TestBackgroundAgentStoppedWithTheSession(t *testing.T) {
 	a, env, rt, _ := backgroundAgent(t)
-	run(t, a, env, map[string]any{"description": "slow", "prompt": "p", "run_in_background": true})
+	runAtOnce(t, a, env, map[string]any{"description": "slow", "prompt": "p", "run_in_background": true})
 	<-rt.started
 	env.State.Close() // the session ends: the task stops and says so
 	ts := tool.Tasks(env)
