@@ -108,6 +108,7 @@ func (r *Runtime) RunTurn(ctx context.Context, in turn.Input, d turn.Deps) (even
 	if err != nil {
 		return fail(cli.Problem)
 	}
+	in.Prompt = withNotices(in.Prompt, d.Env)
 	if err := r.recordPrompt(ctx, in, d); err != nil {
 		return event.Event{}, err
 	}

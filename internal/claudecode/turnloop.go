@@ -9,6 +9,7 @@ import (
 
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/message"
+	"github.com/tandem-agent/tandem/internal/tool"
 	"github.com/tandem-agent/tandem/internal/turn"
 )
 
@@ -48,6 +49,8 @@ type loop struct {
 	recordErr error
 	// children are the sub-agents' child sessions, by Agent call id.
 	children map[string]turn.Recorder
+	// tasks are the CLI's background tasks still running (tasks.go).
+	tasks map[string]*tool.TaskHandle
 }
 
 func (t *turnRun) attempt(ctx context.Context, at launch) outcome {
@@ -89,6 +92,7 @@ func (t *turnRun) attempt(ctx context.Context, at launch) outcome {
 	}()
 
 	l := &loop{t: t, p: p, c: c, mapper: &Mapper{Mode: string(t.in.Mode), Provider: providerName(opts)}}
+	defer l.endTasks()
 	out := l.run(ctx, msgs, initDone)
 	cancelTurn()
 	c.cancelAll(errors.New("the turn is over"))
@@ -214,6 +218,7 @@ func (l *loop) onMessage(m Msg, interrupted bool) (outcome, bool) {
 			l.t.rt.logf("claude-code: ignoring message type " + m.Type)
 		}
 	}
+	l.noteTask(m)
 	evs := l.mapper.Map(m)
 	l.store()
 	for _, e := range evs {

@@ -57,8 +57,17 @@ type Msg struct {
 	FallbackModel string `json:"fallback_model,omitempty"`
 	Trigger       string `json:"trigger,omitempty"`
 
-	// system/status
+	// system/status; system/task_notification: completed, failed, killed, stopped
 	Status string `json:"status,omitempty"`
+
+	// system/task_started, system/task_notification: the CLI's own
+	// background tasks (tasks.go).
+	TaskID         string `json:"task_id,omitempty"`
+	TaskType       string `json:"task_type,omitempty"`
+	TaskToolUseID  string `json:"tool_use_id,omitempty"`
+	TaskDesc       string `json:"description,omitempty"`
+	TaskSummary    string `json:"summary,omitempty"`
+	IsBackgrounded *bool  `json:"is_backgrounded,omitempty"`
 
 	// result
 	IsError           bool                 `json:"is_error,omitempty"`

@@ -36,6 +36,7 @@ const (
 	Done              Type = "done"               // the stream for this turn is closed
 	SandboxDenial     Type = "sandbox_denial"     // the OS sandbox refused a path or a host
 	Diagnostics       Type = "diagnostics"        // a tool call's edit made new errors a language server reports
+	BackgroundTask    Type = "background_task"    // a background task (shell, sub-agent) started or ended
 )
 
 // Result subtypes, named as Claude Code names them where the meaning matches.
@@ -143,4 +144,7 @@ type Event struct {
 	Trigger       string `json:"trigger,omitempty"`        // compact_boundary: auto | manual | overflow
 	TokensBefore  int64  `json:"tokens_before,omitempty"`  // compact_boundary
 	TokensAfter   int64  `json:"tokens_after,omitempty"`   // compact_boundary
+
+	// background_task
+	Task *Task `json:"task,omitempty"`
 }

@@ -82,6 +82,8 @@ func accessRules() map[string]rule {
 		"GET /api/skills":                                  {need: needFolderRead, folder: "query:cwd"},
 		"POST /api/sessions/{id}/mcp/{server}":             {need: needSessionWrite, audit: "mcp.action", detail: []string{"action"}},
 		"POST /api/sessions/{id}/sandbox/allow":            {need: needSessionWrite, audit: "sandbox.allow", detail: []string{"host"}},
+		"GET /api/sessions/{id}/tasks":                     {need: needSessionRead},
+		"POST /api/sessions/{id}/tasks/{task_id}/stop":     {need: needSessionWrite, audit: "task.stop"},
 		"POST /api/sessions/{id}/permissions/{request_id}": {need: needSessionWrite, audit: "permission.answer", detail: []string{"decision", "scope"}},
 		"POST /api/permissions/{request_id}":               {need: needRequestWrite, audit: "permission.answer", detail: []string{"decision", "scope"}},
 		"GET /api/workspaces":                              {need: needUser},

@@ -31,6 +31,8 @@ func (s *Server) apiRoutes() []route {
 		{"/api/skills", methods{"GET": s.folderSkills}},
 		{"/api/sessions/{id}/mcp/{server}", methods{"POST": s.mcpAction}},
 		{"/api/sessions/{id}/sandbox/allow", methods{"POST": s.sandboxAllow}},
+		{"/api/sessions/{id}/tasks", methods{"GET": s.listTasks}},                // tasks.go
+		{"/api/sessions/{id}/tasks/{task_id}/stop", methods{"POST": s.stopTask}}, // tasks.go
 		{"/api/sessions/{id}/permissions/{request_id}", methods{"POST": s.replySessionPermission}},
 		// The first path, kept for clients written against it; it finds
 		// the request among every live session.

@@ -224,6 +224,7 @@ func (m *Manager) Open(ctx context.Context, req OpenRequest) (*Live, error) {
 	if l.checker = eq.Checker(); l.checker == nil {
 		l.checker = permission.AllowAll{}
 	}
+	l.restoreNotices(ctx)
 	return l, nil
 }
 
@@ -650,7 +651,8 @@ func (l *Live) Close() {
 	l.closed = true
 	l.mu.Unlock()
 	l.stopIdle()
-	l.env.State.Close()
+	l.env.State.Close() // background tasks stop here, each saying so
+	l.keepNotices(context.Background())
 	l.eq.Close()
 	// Events emitted outside a turn (MCP status, mode changes) advance the
 	// seq too; keep it so a reopened session never reuses a number.

@@ -72,6 +72,8 @@ func (m *model) apply(e event.Event) {
 		tr.notice(levelError, firstNonEmpty(e.Error, e.Message, "error"))
 	case event.SandboxDenial:
 		tr.notice(levelWarn, denialNote(e.Message, e.Meta))
+	case event.BackgroundTask:
+		m.applyTask(e.Task)
 	case event.Retry:
 		msg := fmt.Sprintf("retrying in %s (attempt %d)", (time.Duration(e.DelayMS) * time.Millisecond).Round(100*time.Millisecond), e.Attempt)
 		if e.Error != "" {
@@ -271,6 +273,10 @@ func clean(e event.Event) event.Event {
 	}
 	for i := range e.Todos {
 		e.Todos[i].Content = sanitize(e.Todos[i].Content, false)
+	}
+	if e.Task != nil {
+		t := cleanTask(*e.Task)
+		e.Task = &t
 	}
 	return e
 }

@@ -64,6 +64,8 @@ type Features struct {
 	Permissions Permissions
 	Rewind      Rewinder
 	Sandbox     Sandboxed
+	// Tasks lists and stops the session's background tasks (/tasks).
+	Tasks BackgroundTasks
 	// Subagents keeps the sub-agents' runs, so a resumed conversation
 	// shows each sub-agent's calls nested in the card that started it.
 	Subagents SubagentHistory

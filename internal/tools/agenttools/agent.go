@@ -68,7 +68,7 @@ func (a *Agent) Schema() json.RawMessage {
 		`"subagent_type":{"type":"string","description":"The type of specialized agent to use for this task"},` +
 		`"model":{"type":"string","description":"Optional model for this agent: a provider/model id or an alias that tandem models lists; omitted, the agent definition's model or yours"},` +
 		`"isolation":{"type":"string","enum":["worktree"],"description":"\"worktree\" runs the agent in its own git worktree of the repository: its changes stay on a branch of their own for the user to review, and a worktree it leaves unchanged is removed"},` +
-		`"run_in_background":{"type":"boolean","description":"Accepted for compatibility; the agent runs in the foreground"}},` +
+		`"run_in_background":{"type":"boolean","description":"Run the agent in the background: you get its task id at once and its report in a later message when it finishes"}},` +
 		`"required":["description","prompt"],"additionalProperties":true}`)
 }
 
@@ -87,13 +87,17 @@ func (a *Agent) Execute(ctx context.Context, call tool.Call) (tool.Result, error
 	if def == nil {
 		return tool.ErrorResult(fmt.Sprintf("Agent type %q not found. Available agents: %s", in.SubagentType, strings.Join(a.Runner.Agents.Names(), ", "))), nil
 	}
-	res, err := runTask(ctx, a.Runner, a.Parent(call), subagent.Task{Agent: def, Description: in.Description, Prompt: in.Prompt,
-		ToolUseID: call.ID, Model: in.Model, Isolation: in.Isolation})
+	p := a.Parent(call)
+	task := subagent.Task{Agent: def, Description: in.Description, Prompt: in.Prompt, ToolUseID: call.ID, Model: in.Model, Isolation: in.Isolation}
+	if in.RunInBackground && canBackground(call, p) {
+		return a.background(ctx, call, p, task), nil
+	}
+	res, err := runTask(ctx, a.Runner, p, task)
 	if err != nil {
 		return tool.ErrorResult(err.Error()), nil
 	}
 	if in.RunInBackground {
-		res.Content += "\n\n(Note: the agent ran in the foreground; background agents are not supported, so its report is complete above.)"
+		res.Content += "\n\n(Note: the agent ran in the foreground: a sub-agent's own agents cannot outlive it, so its report is complete above.)"
 	}
 	return res, nil
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/secrets"
 	"github.com/tandem-agent/tandem/internal/tool"
 )
@@ -119,9 +120,20 @@ func startBackground(env *tool.Env, callID string, l launcher, command, descript
 	t.mu.Lock()
 	t.jobs[id] = j
 	t.mu.Unlock()
+	// Listed with the session's other background tasks (/tasks, the API),
+	// where the user may stop it.
+	task, _ := tool.StartTask(env, event.Task{ID: id, Kind: event.TaskShell, Description: firstNonEmpty(description, command),
+		ToolUseID: callID}, func() { j.kill() })
 	go func() {
 		j.watch()
-		tool.Notify(env, j.endNotice())
+		reason := ""
+		if task != nil {
+			reason = task.StopReason()
+		}
+		tool.Notify(env, j.endNotice(reason))
+		if task != nil {
+			task.End(j.taskEnd())
+		}
 		if l.sandbox != nil {
 			// What the sandbox refused the job, from its output, once it
 			// has ended (the model reads the errors with BashOutput).
@@ -139,6 +151,27 @@ func startBackground(env *tool.Env, callID string, l launcher, command, descript
 		meta["spill_path"] = log.path
 	}
 	return tool.Result{Content: msg, Meta: meta}, nil
+}
+
+// taskEnd is the job's end as the task table records it.
+func (j *job) taskEnd() (status, summary string) {
+	st, code := j.state()
+	switch {
+	case st == statusKilled:
+		return event.TaskStopped, "was stopped"
+	case code != 0:
+		return event.TaskFailed, fmt.Sprintf("exited with code %d", code)
+	}
+	return event.TaskCompleted, "exited with code 0"
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
 }
 
 func (j *job) watch() {
@@ -159,10 +192,13 @@ func (j *job) watch() {
 
 // endNotice tells the model the job ended (tool.Notify): Claude Code
 // users lose background work silently; here its end is always said.
-func (j *job) endNotice() string {
+func (j *job) endNotice(stopReason string) string {
 	status, code := j.state()
 	how := fmt.Sprintf("exited with code %d", code)
-	if status == statusKilled {
+	switch {
+	case status == statusKilled && stopReason != "":
+		how = "was " + stopReason
+	case status == statusKilled:
 		how = "was stopped"
 	}
 	return fmt.Sprintf("Background shell %s (`%s`) %s. Read its output with BashOutput (bash_id %s).", j.id, j.command, how, j.id)

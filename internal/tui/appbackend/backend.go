@@ -60,7 +60,7 @@ func (b *Backend) Features() tui.Features {
 		return tui.Features{}
 	}
 	w := l.Wired()
-	f := tui.Features{Images: b, Memory: b, Subagents: b}
+	f := tui.Features{Images: b, Memory: b, Subagents: b, Tasks: b}
 	if w.Shell {
 		f.Shell = b
 	}

@@ -14,6 +14,7 @@ import { el, userBubble, textBlock, thinkingBlock, toolCard, notice, todoList, r
 import { rewindControl, checkpointsByPosition } from './rewind.js';
 import { runBuiltin } from './commands.js';
 import { mcpPanel } from './mcp.js';
+import { tasksPanel } from './tasks.js';
 import { attachments, imageThumbs } from './attach.js';
 import { notifier } from './notify.js';
 import { kindOf, renderInteraction } from './interact.js';
@@ -26,7 +27,8 @@ const ui = {
   tokensIn: $('tokens-in'), tokensOut: $('tokens-out'), cost: $('cost'), conn: $('conn'),
   ctx: $('ctx'), ctxMeter: $('ctx-meter'), ctxText: $('ctx-text'), compact: $('compact'),
   log: $('log'), composer: $('composer'), prompt: $('prompt'), commandList: $('command-list'),
-  extensions: $('extensions'), extensionsBody: $('extensions-body'), mcp: $('mcp-panel'), mcpBody: $('mcp-body'), send: $('send'), interrupt: $('interrupt'),
+  extensions: $('extensions'), extensionsBody: $('extensions-body'), mcp: $('mcp-panel'), mcpBody: $('mcp-body'),
+  tasks: $('tasks-panel'), tasksBody: $('tasks-body'), send: $('send'), interrupt: $('interrupt'),
   queueNote: $('queue-note'), logout: $('logout'), permPending: $('perm-pending'),
   dialog: $('perm-dialog'), permTitle: $('perm-title'), permSummary: $('perm-summary'), permReason: $('perm-reason'), permDetail: $('perm-detail'),
   permMessage: $('perm-message'), permError: $('perm-error'), permOnce: $('perm-once'), permAlways: $('perm-always'), permDeny: $('perm-deny'),
@@ -153,6 +155,7 @@ async function openSession(id, minSeq = 0) {
   openStream();
   loadCommands(s.id);
   refreshMCP(s.id);
+  refreshTasks(s.id);
   showTrustBanner(s.cwd);
   for (const b of document.querySelectorAll('.session-item')) b.classList.remove('current');
   ui.prompt.disabled = false;
@@ -330,6 +333,15 @@ function apply(ev) {
     return;
   }
   switch (ev.type) {
+    case 'background_task':
+      refreshTasks(state.session.id);
+      if (ev.task && ev.task.status !== 'running') {
+        const t = ev.task;
+        ui.log.append(notice(`Background ${t.kind} ${t.id} (${t.description || ''}) ${t.status === 'completed' ? 'finished' : t.status}` +
+          `${t.summary ? ': ' + t.summary : ''}${state.running ? '' : ' (the model reads it with your next message)'}`, t.status === 'completed' ? 'info' : 'warn'));
+        scrollDown(atBottom);
+      }
+      return;
     case 'status':
       if (ev.meta?.mcp_status) refreshMCP(state.session.id); // a server connected, failed, ...
       if (ev.subtype === 'rewound') {
@@ -546,10 +558,12 @@ function setRunning(on, queued) {
 // ---- sending, interrupting ------------------------------------------------
 
 const refreshMCP = mcpPanel(ui.mcp, ui.mcpBody, showError);
+const refreshTasks = tasksPanel(ui.tasks, ui.tasksBody, showError);
 
 // page is what the built-in commands (commands.js) act on.
 const page = {
   openMCP: () => refreshMCP(state.session.id, true),
+  openTasks: () => refreshTasks(state.session.id, true),
   session: () => state.session,
   say: (text, kind = 'info') => { ui.log.append(notice(text, kind)); scrollDown(true); },
   set: (field, value) => setField(field, value),

@@ -6,7 +6,8 @@ import { api } from './api.js';
 
 // runBuiltin answers "/name args" and reports whether it did. page gives
 // what it needs: session() (the open session's JSON), say(text, kind),
-// openMCP() (unfolds the MCP panel; resolves to the servers),
+// openMCP() (unfolds the MCP panel; resolves to the servers), openTasks()
+// (the same for the background tasks panel),
 // set(field, value) (model or mode, as the pickers do), newSession(),
 // commands() (the completion list).
 export async function runBuiltin(text, builtins, page) {
@@ -47,6 +48,12 @@ const answers = {
     const servers = await page.openMCP();
     page.say(servers.length ? 'The MCP servers are in the panel on the left: reconnect, enable, disable or approve them there.'
       : 'No MCP servers: add one with `tandem mcp add NAME COMMAND` or in .mcp.json.');
+  },
+  tasks: async (_, page) => {
+    const tasks = await page.openTasks();
+    const running = tasks.filter((t) => t.status === 'running').length;
+    page.say(tasks.length ? `${tasks.length} background tasks, ${running} running: they are in the panel on the left, where a running one can be stopped.`
+      : 'No background tasks. (The model starts them with run_in_background on Bash or Agent.)');
   },
   help: (_, page) => page.say('Commands:\n' + page.commands().map((c) => `/${c.name}${c.hint ? ' ' + c.hint : ''} — ${c.description}`).join('\n')),
   rewind: (_, page) => page.say('Each prompt has a Rewind control: it goes back to just before that prompt, files, conversation or both.'),
