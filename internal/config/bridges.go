@@ -16,6 +16,7 @@ const bridgesUserOnly = "is read only from your user config (a project cannot co
 // chat platform `tandem bridge` (and `tandem serve`) connects.
 type Bridges struct {
 	Telegram *TelegramBridge `json:"telegram,omitempty"`
+	Discord  *DiscordBridge  `json:"discord,omitempty"`
 }
 
 // BridgeCommon is what every platform's bridge takes.
@@ -67,6 +68,11 @@ func (c *Config) BridgeConfig(getenv func(string) string, home string) (Bridges,
 	if t := b.Telegram; t != nil {
 		if err := t.check(getenv, home); err != nil {
 			return b, &Error{File: c.SectionSource("bridges"), Field: "bridges.telegram", Msg: err.Error()}
+		}
+	}
+	if d := b.Discord; d != nil {
+		if err := d.check(getenv, home); err != nil {
+			return b, &Error{File: c.SectionSource("bridges"), Field: "bridges.discord", Msg: err.Error()}
 		}
 	}
 	return b, nil
