@@ -34,3 +34,31 @@ func TestDiscordBridgeConfig(t *testing.T) {
 		t.Errorf("no token: %v", err)
 	}
 }
+
+// The feishu entry takes its secret from the variable it names and
+// refuses one without an app id.
+func TestFeishuBridgeConfig(t *testing.T) {
+	dir := t.TempDir()
+	user := filepath.Join(dir, "user.json")
+	load := func(s string) *Config {
+		t.Helper()
+		if err := os.WriteFile(user, []byte(s), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		c, err := Load(user, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	env := func(k string) string { return map[string]string{"FS_SECRET": "sec"}[k] }
+	c := load(`{"bridges": {"feishu": {"app_id": "cli_1", "app_secret_env": "FS_SECRET", "allow_users": ["ou_1"], "folders": ["` + dir + `"]}}}`)
+	b, err := c.BridgeConfig(env, dir)
+	if err != nil || b.Feishu == nil || b.Feishu.AppSecret != "sec" || b.Feishu.AppID != "cli_1" {
+		t.Fatalf("feishu = %+v, %v", b.Feishu, err)
+	}
+	c = load(`{"bridges": {"feishu": {"app_secret_env": "FS_SECRET", "allow_users": ["ou_1"], "folders": ["` + dir + `"]}}}`)
+	if _, err := c.BridgeConfig(env, dir); err == nil || !strings.Contains(err.Error(), "bridges.feishu") || !strings.Contains(err.Error(), "app_id") {
+		t.Errorf("no app id: %v", err)
+	}
+}
