@@ -23,7 +23,7 @@ func newBridgeCmd(g *globalFlags) *cobra.Command {
 		Use:   "bridge",
 		Short: "Drive sessions from chat apps (the bridges of your user config)",
 		Long: `Connects the chat bridges of the "bridges" section of your user config
-(Telegram, Slack) and runs until interrupted: a chat is bound to a session
+(Telegram, Slack, Discord, Feishu/Lark) and runs until interrupted: a chat is bound to a session
 with /new DIR or /resume ID, its messages become prompts, answers stream
 back and permission questions arrive as buttons. Only the users listed in
 allow_users are heard. See docs/bridges.md.`,
@@ -84,6 +84,22 @@ func startBridges(ctx context.Context, a *app.App, w io.Writer) (wait func(), n 
 		tokens = append(tokens, secrets...)
 		runs = append(runs, b)
 	}
+	if d := cfg.Discord; d != nil {
+		b, err := discordBridge(a, d, logger)
+		if err != nil {
+			return nil, 0, err
+		}
+		tokens = append(tokens, d.Token)
+		runs = append(runs, b)
+	}
+	if f := cfg.Feishu; f != nil {
+		b, err := feishuBridge(a, f, logger)
+		if err != nil {
+			return nil, 0, err
+		}
+		tokens = append(tokens, f.AppSecret)
+		runs = append(runs, b)
+	}
 	red := bridgeRedactor(a.User, tokens)
 	var wg sync.WaitGroup
 	for _, b := range runs {
@@ -109,6 +125,12 @@ func bridgeNames(cfg config.Bridges) []string {
 	}
 	if cfg.Slack != nil {
 		out = append(out, "slack")
+	}
+	if cfg.Discord != nil {
+		out = append(out, "discord")
+	}
+	if cfg.Feishu != nil {
+		out = append(out, "feishu")
 	}
 	return out
 }

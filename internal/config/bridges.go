@@ -17,6 +17,8 @@ const bridgesUserOnly = "is read only from your user config (a project cannot co
 type Bridges struct {
 	Telegram *TelegramBridge `json:"telegram,omitempty"`
 	Slack    *SlackBridge    `json:"slack,omitempty"`
+	Discord  *DiscordBridge  `json:"discord,omitempty"`
+	Feishu   *FeishuBridge   `json:"feishu,omitempty"`
 }
 
 // BridgeCommon is what every platform's bridge takes.
@@ -73,6 +75,16 @@ func (c *Config) BridgeConfig(getenv func(string) string, home string) (Bridges,
 	if s := b.Slack; s != nil {
 		if err := s.check(getenv, home); err != nil {
 			return b, &Error{File: c.SectionSource("bridges"), Field: "bridges.slack", Msg: err.Error()}
+		}
+	}
+	if d := b.Discord; d != nil {
+		if err := d.check(getenv, home); err != nil {
+			return b, &Error{File: c.SectionSource("bridges"), Field: "bridges.discord", Msg: err.Error()}
+		}
+	}
+	if f := b.Feishu; f != nil {
+		if err := f.check(getenv, home); err != nil {
+			return b, &Error{File: c.SectionSource("bridges"), Field: "bridges.feishu", Msg: err.Error()}
 		}
 	}
 	return b, nil
