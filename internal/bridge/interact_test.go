@@ -124,9 +124,15 @@ func TestQuestionsAnsweredFromTheChat(t *testing.T) {
 	e.send("alice", "ask me")
 	e.press("Which database?", "PostgreSQL")
 	e.press("Which platforms?", "☐ Slack")
-	f.waitFor(t, "the toggle", func() bool { _, bs := f.buttonsOf("Which platforms?"); return len(bs) > 0 && bs[0].Label == "☑ Slack" })
+	f.waitFor(t, "the toggle", func() bool {
+		_, bs := f.buttonsOf("Which platforms?")
+		return len(bs) > 0 && bs[0].Label == "☑ Slack"
+	})
 	e.press("Which platforms?", "☐ Telegram")
-	f.waitFor(t, "the toggle", func() bool { _, bs := f.buttonsOf("Which platforms?"); return len(bs) > 2 && bs[2].Label == "☑ Telegram" })
+	f.waitFor(t, "the toggle", func() bool {
+		_, bs := f.buttonsOf("Which platforms?")
+		return len(bs) > 2 && bs[2].Label == "☑ Telegram"
+	})
 	e.press("Which platforms?", "Done")
 	f.waitFor(t, "the third question", func() bool { _, bs := f.buttonsOf("What name?"); return len(bs) > 0 })
 	// mallory's typed text is ignored; alice's answers.

@@ -60,6 +60,10 @@ type extras struct {
 	statusRunning bool
 	// blurred: the terminal reported focus lost (and not regained).
 	blurred bool
+	// clipDir holds the images pasted from the clipboard (clipimage.go),
+	// clipN the last one's number.
+	clipDir string
+	clipN   int
 }
 
 type (

@@ -46,6 +46,8 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 			return m.quit()
 		}
 		return nil
+	case "ctrl+v":
+		return m.pasteClipboardImage()
 	case "ctrl+z":
 		return tea.Suspend // back with fg; Bubble Tea restores and redraws
 	case "esc":

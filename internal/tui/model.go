@@ -124,6 +124,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
+	case clipPastedMsg:
+		m.clipPasted(msg)
+		return m, nil
 	case tea.PasteMsg:
 		return m, m.pasted(msg.Content)
 	case eventsMsg:

@@ -143,6 +143,7 @@ func Run(ctx context.Context, opts Options) (err error) {
 	defer func() {
 		stopPump()
 		m.shutdown() // interrupt and wait for a running turn
+		m.removeClipboardImages()
 		if r := recover(); r != nil {
 			_ = p.RestoreTerminal()
 			err = fmt.Errorf("tui: internal error: %v (the session is kept; please report this)", r)
