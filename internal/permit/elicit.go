@@ -36,8 +36,13 @@ const (
 
 // Field is one property of an elicitation form.
 type Field struct {
-	Name        string
-	Type        string // string, number, integer, boolean
+	Name string
+	Type string // string, number, integer, boolean, array (Multi)
+	// Multi: a multi-select enum (type array of strings from Enum),
+	// with MinItems and MaxItems.
+	Multi       bool
+	MinItems    *int
+	MaxItems    *int
 	Title       string
 	Description string
 	Required    bool
@@ -106,6 +111,16 @@ type rawProp struct {
 		Const json.RawMessage `json:"const"`
 		Title string          `json:"title"`
 	} `json:"oneOf"`
+	Items *struct {
+		Type  string            `json:"type"`
+		Enum  []json.RawMessage `json:"enum"`
+		AnyOf []struct {
+			Const json.RawMessage `json:"const"`
+			Title string          `json:"title"`
+		} `json:"anyOf"`
+	} `json:"items"`
+	MinItems  *int     `json:"minItems"`
+	MaxItems  *int     `json:"maxItems"`
 	Format    string   `json:"format"`
 	MinLength *int     `json:"minLength"`
 	MaxLength *int     `json:"maxLength"`
@@ -142,7 +157,12 @@ func parseForm(schema json.RawMessage) (Form, error) {
 	for _, n := range names {
 		p := props[n]
 		fd := Field{Name: n, Type: p.Type, Title: p.Title, Description: p.Description, Required: slices.Contains(top.Required, n),
-			Format: p.Format, MinLength: p.MinLength, MaxLength: p.MaxLength, Minimum: p.Minimum, Maximum: p.Maximum}
+			Format: p.Format, MinLength: p.MinLength, MaxLength: p.MaxLength, Minimum: p.Minimum, Maximum: p.Maximum,
+			MinItems: p.MinItems, MaxItems: p.MaxItems}
+		if p.Type == "array" && p.Items != nil {
+			fd.Multi = true
+			p.OneOf, p.Enum = p.Items.AnyOf, p.Items.Enum
+		}
 		for _, c := range p.OneOf {
 			var v string
 			if json.Unmarshal(c.Const, &v) != nil {
@@ -164,10 +184,14 @@ func parseForm(schema json.RawMessage) (Form, error) {
 		}
 		switch fd.Type {
 		case "string", "number", "integer", "boolean":
+		case "array":
+			if len(fd.Enum) == 0 {
+				return Form{}, fmt.Errorf("property %q is an array without enum items: only multi-select enums are form fields", n)
+			}
 		default:
-			return Form{}, fmt.Errorf("property %q has type %q: a form field is string, number, integer or boolean", n, fd.Type)
+			return Form{}, fmt.Errorf("property %q has type %q: a form field is string, number, integer, boolean or a multi-select enum", n, fd.Type)
 		}
-		if len(fd.Enum) > 0 && fd.Type != "string" {
+		if len(fd.Enum) > 0 && fd.Type != "string" && fd.Type != "array" {
 			return Form{}, fmt.Errorf("property %q: an enum is of strings", n)
 		}
 		if len(p.Default) > 0 && string(p.Default) != "null" {
@@ -273,6 +297,14 @@ func (fd Field) Parse(text string) (any, error) {
 			return nil, fmt.Errorf("%q is not a whole number", text)
 		}
 		return fd.check(float64(n))
+	case "array":
+		var items []string
+		for _, s := range strings.Split(text, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				items = append(items, s)
+			}
+		}
+		return fd.check(items)
 	case "boolean":
 		switch strings.ToLower(text) {
 		case "true", "yes", "y":
@@ -289,6 +321,38 @@ func (fd Field) Parse(text string) (any, error) {
 // (integers as int64).
 func (fd Field) check(v any) (any, error) {
 	switch fd.Type {
+	case "array":
+		var items []string
+		switch vs := v.(type) {
+		case []string:
+			items = vs
+		case []any:
+			for _, x := range vs {
+				s, ok := x.(string)
+				if !ok {
+					return nil, fmt.Errorf("must be a list of choices")
+				}
+				items = append(items, s)
+			}
+		default:
+			return nil, fmt.Errorf("must be a list of choices")
+		}
+		for _, s := range items {
+			if !slices.Contains(fd.Enum, s) {
+				return nil, fmt.Errorf("%q is not one of the choices", s)
+			}
+		}
+		if fd.MinItems != nil && len(items) < *fd.MinItems {
+			return nil, fmt.Errorf("choose at least %d", *fd.MinItems)
+		}
+		if fd.MaxItems != nil && len(items) > *fd.MaxItems {
+			return nil, fmt.Errorf("choose at most %d", *fd.MaxItems)
+		}
+		out := make([]any, len(items))
+		for i, s := range items {
+			out[i] = s
+		}
+		return out, nil
 	case "boolean":
 		b, ok := v.(bool)
 		if !ok {

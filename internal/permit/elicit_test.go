@@ -56,7 +56,7 @@ func TestParseElicitationForm(t *testing.T) {
 
 func TestParseElicitationRefuses(t *testing.T) {
 	for schema, want := range map[string]string{
-		`{"type":"object","properties":{"a":{"type":"array"}}}`:                 `"a" has type "array"`,
+		`{"type":"object","properties":{"a":{"type":"array"}}}`:                 `"a" is an array without enum items`,
 		`{"type":"object","properties":{"a":{"type":"integer","default":1.5}}}`: "must be a whole number",
 		`{"type":"string"}`: "not object",
 	} {
@@ -68,5 +68,23 @@ func TestParseElicitationRefuses(t *testing.T) {
 	raw, _ := json.Marshal(ElicitRequest{Server: "s", Mode: "url", URL: "javascript:alert(1)"})
 	if _, _, err := ParseElicitation(raw); err == nil {
 		t.Error("a javascript: URL was taken")
+	}
+}
+
+func TestElicitationMultiSelect(t *testing.T) {
+	raw, _ := json.Marshal(ElicitRequest{Server: "s", Mode: "form", Schema: json.RawMessage(`{"type":"object","properties":{
+		"tags":{"type":"array","items":{"anyOf":[{"const":"x","title":"Ex"},{"const":"y","title":"Why"}]},"minItems":1,"maxItems":1,"default":["x"]}}}`)})
+	_, f, err := ParseElicitation(raw)
+	if err != nil || !f.Fields[0].Multi || f.Fields[0].OptionLabel(1) != "Why" {
+		t.Fatalf("%+v %v", f, err)
+	}
+	if got, err := f.Check(map[string]any{}); err != nil || len(got["tags"].([]any)) != 1 {
+		t.Errorf("default: %v %v", got, err)
+	}
+	if _, err := f.Check(map[string]any{"tags": []any{"x", "y"}}); err == nil || !strings.Contains(err.Error(), "choose at most 1") {
+		t.Errorf("maxItems: %v", err)
+	}
+	if v, err := f.Fields[0].Parse("y"); err != nil || v.([]any)[0] != "y" {
+		t.Errorf("parse: %v %v", v, err)
 	}
 }

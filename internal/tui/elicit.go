@@ -27,7 +27,8 @@ import (
 // of each field (its default to start with) and the last check's error.
 type elicitState struct {
 	field  int
-	values []string
+	values []string    // a multi-select's: its chosen values, comma separated
+	opt    map[int]int // a multi-select field's option under the cursor
 	err    string
 }
 
@@ -48,6 +49,12 @@ func (m *model) elicitForm(req event.Event) (permit.ElicitRequest, permit.Form, 
 				}
 			case string:
 				m.dlg.el.values[i] = d
+			case []any:
+				var items []string
+				for _, x := range d {
+					items = append(items, fmt.Sprint(x))
+				}
+				m.dlg.el.values[i] = strings.Join(items, ",")
 			default:
 				m.dlg.el.values[i] = fmt.Sprint(d)
 			}
@@ -101,6 +108,25 @@ func (m *model) elicitKey(req event.Event, k tea.KeyPressMsg) tea.Cmd {
 	f := form.Fields[st.field]
 	v := &st.values[st.field]
 	switch {
+	case f.Multi:
+		if st.opt == nil {
+			st.opt = map[int]int{}
+		}
+		o := st.opt[st.field]
+		switch ks {
+		case "left":
+			st.opt[st.field] = (o + len(f.Enum) - 1) % len(f.Enum)
+		case "right":
+			st.opt[st.field] = (o + 1) % len(f.Enum)
+		case "space":
+			chosen := splitChoices(*v)
+			if i := slices.Index(chosen, f.Enum[o]); i >= 0 {
+				chosen = slices.Delete(chosen, i, i+1)
+			} else {
+				chosen = append(chosen, f.Enum[o])
+			}
+			*v = strings.Join(chosen, ",")
+		}
 	case f.Type == "boolean":
 		if ks == "space" || ks == "left" || ks == "right" {
 			*v = strconv.FormatBool(*v != "true")
@@ -187,6 +213,21 @@ func (m *model) elicitView(req event.Event, width int) []string {
 		v := st.values[i]
 		var val string
 		switch {
+		case f.Multi:
+			chosen := splitChoices(v)
+			var opts []string
+			for j, ev := range f.Enum {
+				box := "[ ] "
+				if slices.Contains(chosen, ev) {
+					box = "[x] "
+				}
+				o := box + sanitize(f.OptionLabel(j), false)
+				if cur && j == st.opt[i] {
+					o = th.bold.Render("‹" + o + "›")
+				}
+				opts = append(opts, o)
+			}
+			val = strings.Join(opts, "  ")
 		case f.Type == "boolean":
 			val = "[ ] no"
 			if v == "true" {
@@ -218,4 +259,14 @@ func (m *model) elicitView(req event.Event, width int) []string {
 		return box(append(body, th.dim.Render("answers open in a moment; until then keys go to your prompt")), width, th)
 	}
 	return box(append(body, wrap(key("tab")+" next field  "+key("space")+"/"+key("←→")+" choose  "+key("enter")+" accept  "+key("ctrl+d")+" decline  "+key("esc")+" cancel", w)...), width, th)
+}
+
+func splitChoices(v string) []string {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }
