@@ -77,6 +77,3 @@ func TestElicitAnswerCheckedByTheBroker(t *testing.T) {
 		t.Error("cancel answered a tool call")
 	}
 }
-
-
-
