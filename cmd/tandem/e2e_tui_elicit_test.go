@@ -33,6 +33,13 @@ func TestE2ETUIElicitationForm(t *testing.T) {
 	p.waitText("decline") // the answers are armed
 	p.keys("Enter")
 	p.waitText("String: required")
+	// Tab to the name field (titled "String"; the go-sdk hands the
+	// schema's properties over sorted by name).
+	for i := 0; i < 20 && !strings.Contains(p.screen(), "› String *"); i++ {
+		p.keys("Tab")
+		time.Sleep(100 * time.Millisecond)
+	}
+	p.waitText("› String *")
 	p.typeText("Ana Lima")
 	p.keys("Enter")
 	p.waitText("Thanks for the answers.")

@@ -57,22 +57,23 @@ type Field struct {
 }
 
 // Label is the field's title, or its name.
-func (f Field) Label() string {
-	if f.Title != "" {
-		return f.Title
+func (fd Field) Label() string {
+	if fd.Title != "" {
+		return fd.Title
 	}
-	return f.Name
+	return fd.Name
 }
 
 // OptionLabel is the label of enum value i.
-func (f Field) OptionLabel(i int) string {
-	if i < len(f.EnumTitles) && f.EnumTitles[i] != "" {
-		return f.EnumTitles[i]
+func (fd Field) OptionLabel(i int) string {
+	if i < len(fd.EnumTitles) && fd.EnumTitles[i] != "" {
+		return fd.EnumTitles[i]
 	}
-	return f.Enum[i]
+	return fd.Enum[i]
 }
 
-// Form is an elicitation's fields in the order the server gave them.
+// Form is an elicitation's fields in the order of the schema as it
+// arrives (the go-sdk hands it over as a map: sorted by name).
 type Form struct {
 	Fields []Field
 }

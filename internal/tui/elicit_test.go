@@ -95,3 +95,22 @@ func TestElicitDeclineCancelAndURL(t *testing.T) {
 		t.Errorf("url accept: %+v", be.replies)
 	}
 }
+
+// A multi-select enum: right moves along the choices, space toggles one.
+func TestElicitMultiSelectInTheTerminal(t *testing.T) {
+	schema := json.RawMessage(`{"type":"object","properties":{"tags":{"type":"array","title":"Tags","minItems":1,
+		"items":{"anyOf":[{"const":"x","title":"Ex"},{"const":"y","title":"Why"}]}}},"required":["tags"]}`)
+	be := &fakeBackend{info: SessionInfo{ID: "s", Mode: "normal"}}
+	h := newHarness(t, Options{Backend: be})
+	h.events(elicitEvent(t, permit.ElicitRequest{Server: "s", Mode: "form", Message: "m", Schema: schema}))
+	h.mustShow("[ ] Ex")
+	h.press(tea.KeyEnter, 0)
+	h.mustShow("Tags: required")
+	h.press(tea.KeyRight, 0)
+	h.press(tea.KeySpace, 0)
+	h.mustShow("[x] Why")
+	h.press(tea.KeyEnter, 0)
+	if len(be.replies) != 1 || string(be.replies[0].UpdatedInput) != `{"tags":["y"]}` {
+		t.Fatalf("replies %+v", be.replies)
+	}
+}
