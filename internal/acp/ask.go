@@ -21,6 +21,15 @@ const (
 // ask forwards a question of the permission engine to the client as
 // session/request_permission and maps the choice back.
 func (ag *Agent) ask(ctx context.Context, q permission.Question) (permission.Answer, error) {
+	if q.Kind == permission.Elicitation {
+		// ACP has no forms: an MCP server's question is put as a plain
+		// request (allow accepts with the form's defaults, reject
+		// declines), and an accept the defaults cannot fill declines.
+		plain := q
+		plain.Kind, plain.Rules = "", nil
+		ans, err := ag.ask(ctx, plain)
+		return permission.ElicitAnswer(q, ans), err
+	}
 	if ag.conn == nil {
 		return permission.Answer{}, fmt.Errorf("no ACP client is connected")
 	}

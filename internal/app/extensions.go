@@ -345,7 +345,9 @@ func (w *wiring) skillBridge(l *session.Live, eq *Equipment) ([]string, error) {
 	}
 	var extra []*skills.Skill
 	for _, s := range eq.ext.skills.Skills {
-		if !own[filepath.Dir(s.Dir)] {
+		// A plugin's skills reach the CLI with the plugin (--plugin-dir,
+		// cliPluginDirs), under the same plugin:name.
+		if !own[filepath.Dir(s.Dir)] && s.Plugin == "" {
 			extra = append(extra, s)
 		}
 	}

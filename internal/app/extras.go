@@ -193,7 +193,7 @@ func (w *wiring) claudeCode(name runtimes.Name, l *session.Live, eq *Equipment) 
 		AuthToken: pc.AuthToken, MCPConfig: mcpJSON, Observer: observer(eq), Hooks: eq.hookFire, Confine: confine, Denials: eq.denials(),
 		// disabled_tools as deny rules: the CLI has no per-server list.
 		DisallowedTools: mcp.ClaudeCodeDisallowedTools(servers), Effort: effort, ThinkingBudget: budget,
-		Agents: agents, AddDirs: addDirs, SettingSources: w.app.settingSources(eq.settings)})
+		Agents: agents, AddDirs: addDirs, PluginDirs: cliPluginDirs(eq.settings), SettingSources: w.app.settingSources(eq.settings)})
 	eq.setCLIRuntime(rt)
 	return rt, nil
 }

@@ -49,3 +49,17 @@ func pluginPaths(a *App, ps *plugin.Set) []string {
 	}
 	return out
 }
+
+// cliPluginDirs are the session's plugins' folders for the Claude Code
+// CLI's --plugin-dir: the same set the native runtime loads (enabled
+// installed plugins and the run's --plugin-dir), none of a disabled one.
+func cliPluginDirs(s *Settings) []string {
+	if s == nil || s.plugins == nil {
+		return nil
+	}
+	out := make([]string, 0, len(s.plugins.Plugins))
+	for _, p := range s.plugins.Plugins {
+		out = append(out, p.Dir)
+	}
+	return out
+}

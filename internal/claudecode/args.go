@@ -75,6 +75,10 @@ func buildArgs(cfg Config, opts Options, in turn.Input, l launch) []string {
 	for _, r := range opts.AddDirs {
 		args = append(args, "--add-dir", r)
 	}
+	for _, d := range opts.PluginDirs {
+		// With "=": a folder starting with "-" is not read as a flag.
+		args = append(args, "--plugin-dir="+d)
+	}
 	if len(opts.MCPConfig) > 0 {
 		args = append(args, "--mcp-config", string(opts.MCPConfig))
 	}

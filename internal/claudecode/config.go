@@ -214,6 +214,13 @@ type Options struct {
 	// skills the CLI would not find on its own (.agents/skills, tandem's
 	// folders) under .claude/skills.
 	AddDirs []string
+	// PluginDirs are the folders of the session's plugins (the user's
+	// enabled tandem plugins and a run's --plugin-dir), passed with the
+	// CLI's --plugin-dir so their commands, skills, agents and output
+	// styles reach it by the CLI's own names (plugin:name). Their hooks and
+	// MCP servers stay tandem's: the CLI runs no hooks (disableAllHooks)
+	// and, with --strict-mcp-config, only tandem's --mcp-config servers.
+	PluginDirs []string
 	// Effort and ThinkingBudget are the configured model's (tandem's
 	// "effort" and "thinking_budget"); a turn's own Effort and
 	// ThinkingBudget win over them. Empty and 0: the CLI's defaults.

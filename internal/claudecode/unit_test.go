@@ -141,14 +141,14 @@ func TestDoctor(t *testing.T) {
 func TestBuildArgs(t *testing.T) {
 	in := turn.Input{Cwd: "/w", Roots: []string{"/w", "/extra"}, Model: "anthropic/claude-sonnet-5-5",
 		MaxTurns: 7, MaxBudgetUSD: 2.5, AppendSystemPrompt: "be brief", DisallowedTools: []string{"Bash(rm *)"}, AllowedTools: []string{"Bash"}}
-	args := buildArgs(Config{}, Options{MCPConfig: []byte(`{"mcpServers":{}}`)}, in, launch{resumeID: "-abc"})
+	args := buildArgs(Config{}, Options{MCPConfig: []byte(`{"mcpServers":{}}`), PluginDirs: []string{"/p/greeter", "-odd"}}, in, launch{resumeID: "-abc"})
 	joined := strings.Join(args, " ")
 	for _, want := range []string{
 		"--output-format stream-json --verbose", "--permission-prompt-tool stdio", "--permission-mode default",
 		"--tools Read,Write,Edit,Bash,Glob,Grep,NotebookEdit,TodoWrite", "--include-partial-messages",
 		"--model claude-sonnet-5-5", "--resume=-abc", "--append-system-prompt be brief", "--max-turns 7",
 		"--max-budget-usd 2.5", "--disallowedTools Bash(rm *)", "--add-dir /extra", `--mcp-config {"mcpServers":{}}`, "--strict-mcp-config",
-		`--settings {"disableAllHooks":true}`,
+		`--settings {"disableAllHooks":true}`, "--plugin-dir=/p/greeter", "--plugin-dir=-odd",
 	} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("args lack %q:\n%s", want, joined)
@@ -164,7 +164,7 @@ func TestBuildArgs(t *testing.T) {
 	args = buildArgs(Config{UseUserMCP: true, IncludePartialMessages: &off, AllowedTools: []string{"Read"}}, Options{ProviderName: "kimi"}, turn.Input{Model: "kimi/k2"}, launch{})
 	joined = strings.Join(args, " ")
 	if strings.Contains(joined, "--strict-mcp-config") || strings.Contains(joined, "--include-partial") || strings.Contains(joined, "--resume") ||
-		!strings.Contains(joined, "--tools Read ") || !strings.Contains(joined, "--model k2") {
+		!strings.Contains(joined, "--tools Read ") || !strings.Contains(joined, "--model k2") || strings.Contains(joined, "--plugin-dir") {
 		t.Errorf("args: %s", joined)
 	}
 }

@@ -64,6 +64,11 @@ func (d *driver) canUseTool(ctx context.Context, q permission.Question) (permiss
 			d.setMode(context.WithoutCancel(ctx), ans.Mode)
 			ans.UpdatedInput = nil
 		}
+		if q.Kind == permission.Elicitation {
+			// updatedInput holds the form's values; values that fail
+			// the form decline, naming why.
+			return permission.ElicitAnswer(q, ans), nil
+		}
 		return ans, nil
 	case "deny":
 		if r.Interrupt {

@@ -5,19 +5,14 @@ import (
 	"encoding/json"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tandem-agent/tandem/internal/permit"
 )
 
 // Elicitation is a server's question to the user (MCP elicitation/create):
-// a form to fill (Schema, a flat JSON schema object) or, in URL mode, a
-// page to visit (URL).
-type Elicitation struct {
-	Server  string          `json:"server"`
-	Mode    string          `json:"mode"` // "form" or "url"
-	Message string          `json:"message"`
-	Schema  json.RawMessage `json:"schema,omitempty"`
-	URL     string          `json:"url,omitempty"`
-	ID      string          `json:"elicitation_id,omitempty"`
-}
+// a form to fill or, in URL mode, a page to visit. Its shape, and the form
+// it describes, are internal/permit's, which front ends decode.
+type Elicitation = permit.ElicitRequest
 
 // Elicitation answers.
 const (

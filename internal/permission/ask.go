@@ -17,6 +17,10 @@ const (
 	AllowOnce   = "allow_once"
 	AllowAlways = "allow_always"
 	DenyCall    = "deny"
+	// Cancel answers only an MCP server's question (kind Elicitation):
+	// the user dismissed it without choosing (accept is allow_once, with
+	// the form's values as updated_input; decline is deny).
+	Cancel = "cancel"
 )
 
 // Scope says where an "allow always" rule is kept.

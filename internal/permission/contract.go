@@ -32,6 +32,7 @@ const (
 
 	PlanApproval = permit.PlanApproval
 	UserQuestion = permit.UserQuestion
+	Elicitation  = permit.Elicitation
 )
 
 // Modes lists the modes a user chooses from: see permit.Modes.

@@ -155,6 +155,9 @@ func declined(k Interaction, feedback string) string {
 // validateInteraction checks an answer to a Question with a Kind: allow
 // once (with the mode for a plan, the answers for questions) or deny.
 func (a Answer) validateInteraction(q Question) error {
+	if q.Kind == Elicitation {
+		return a.validateElicitation(q)
+	}
 	switch a.Decision {
 	case DenyCall:
 		return nil
@@ -184,4 +187,59 @@ func kindMeta(k Interaction) map[string]any {
 		return nil
 	}
 	return map[string]any{"kind": string(k)}
+}
+
+// validateElicitation checks an answer to an MCP server's question: accept
+// (allow_once) with form values that pass the form's check, decline
+// (deny) or cancel. Every front end's answer comes through here, so each
+// is told which field is wrong.
+func (a Answer) validateElicitation(q Question) error {
+	switch a.Decision {
+	case DenyCall, Cancel:
+		return nil
+	case AllowOnce:
+	default:
+		return fmt.Errorf("decision %q does not answer an MCP server's question: answer allow_once (accept), deny (decline) or cancel", a.Decision)
+	}
+	_, err := ElicitContent(q.Input, a.UpdatedInput)
+	return err
+}
+
+// ElicitContent is what an accepted elicitation sends the server: the
+// answer's values (a JSON object; none: every field left out) checked
+// against the question's form, with the defaults of the fields left out.
+// In URL mode there is none.
+func ElicitContent(input, values json.RawMessage) (map[string]any, error) {
+	e, form, err := permit.ParseElicitation(input)
+	if err != nil {
+		return nil, err
+	}
+	if e.Mode == permit.ElicitURL {
+		return nil, nil
+	}
+	in := map[string]any{}
+	if len(values) > 0 && string(values) != "null" {
+		if err := json.Unmarshal(values, &in); err != nil {
+			return nil, fmt.Errorf("the form's values are not a JSON object: %w", err)
+		}
+	}
+	return form.Check(in)
+}
+
+// ElicitAnswer makes a front end's plain answer (allow or deny, as ACP and
+// the SDK protocol give) a valid answer to an MCP server's question q: an
+// allow is accepted with its values (none: the defaults) when they pass the
+// form's check, and otherwise declines, naming why, so the server is never
+// left waiting for an answer the broker refuses.
+func ElicitAnswer(q Question, a Answer) Answer {
+	if a.Decision == AllowAlways {
+		a.Decision, a.Scope = AllowOnce, ""
+	}
+	if a.Decision != AllowOnce {
+		return a
+	}
+	if _, err := ElicitContent(q.Input, a.UpdatedInput); err != nil {
+		return Answer{Decision: DenyCall, Message: err.Error(), By: a.By}
+	}
+	return a
 }

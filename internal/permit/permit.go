@@ -55,6 +55,9 @@ const (
 	// UserQuestion: AskUserQuestion's 1–4 multiple-choice questions,
 	// answered with the chosen labels or free text.
 	UserQuestion Interaction = "user_question"
+	// Elicitation: an MCP server's question (elicitation.go), answered
+	// with the form's values (accept), declined or cancelled.
+	Elicitation Interaction = "elicitation"
 )
 
 // Behavior is the outcome.

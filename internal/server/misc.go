@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/tandem-agent/tandem/internal/accounts"
@@ -77,6 +78,9 @@ type replyReq struct {
 	// model's questions): permission.Answer says what they mean.
 	Mode    string            `json:"mode,omitempty"`
 	Answers map[string]string `json:"answers,omitempty"`
+	// UpdatedInput, with allow_once of an MCP server's question
+	// (elicitation), is the form's values; the broker checks them.
+	UpdatedInput json.RawMessage `json:"updated_input,omitempty"`
 }
 
 // replyPermission answers a request found among every live session (the
@@ -122,14 +126,14 @@ func (s *Server) answerPermission(w http.ResponseWriter, r *http.Request, reply 
 		return
 	}
 	switch req.Decision {
-	case permission.AllowOnce, permission.AllowAlways, permission.DenyCall:
+	case permission.AllowOnce, permission.AllowAlways, permission.DenyCall, permission.Cancel:
 	default:
-		writeError(w, errf(http.StatusBadRequest, "bad_decision", "decision %q is not one of allow_once, allow_always, deny", req.Decision))
+		writeError(w, errf(http.StatusBadRequest, "bad_decision", "decision %q is not one of allow_once, allow_always, deny (or cancel, for an MCP server's question)", req.Decision))
 		return
 	}
 	id := r.PathValue("request_id")
 	err := reply(id, permission.Answer{Decision: req.Decision, Message: req.Message,
-		Scope: permission.Scope(req.Scope), By: "http:" + r.RemoteAddr, Mode: permission.Mode(req.Mode), Answers: req.Answers})
+		Scope: permission.Scope(req.Scope), By: "http:" + r.RemoteAddr, Mode: permission.Mode(req.Mode), Answers: req.Answers, UpdatedInput: req.UpdatedInput})
 	switch {
 	case err == nil:
 		s.answered.add(id)

@@ -19,6 +19,7 @@ type permDialog struct {
 	reason string
 	err    string
 	it     interaction // a question to the user (interact.go)
+	el     elicitState // an MCP server's question (elicit.go)
 }
 
 const (
@@ -75,6 +76,9 @@ func (m *model) answer(a permission.Answer) tea.Cmd {
 
 func (m *model) dialogKey(k tea.KeyPressMsg) tea.Cmd {
 	req := m.perms[0]
+	if kindOf(req) == permission.Elicitation {
+		return m.elicitKey(req, k)
+	}
 	if kindOf(req) != "" {
 		return m.interactKey(req, k)
 	}
@@ -129,6 +133,9 @@ func (m *model) dialogKey(k tea.KeyPressMsg) tea.Cmd {
 // dialogView draws the question on screen within width and maxH lines.
 func (m *model) dialogView(width, maxH int) []string {
 	req := m.perms[0]
+	if kindOf(req) == permission.Elicitation {
+		return m.elicitView(req, width)
+	}
 	if kindOf(req) != "" {
 		return m.interactView(req, width, maxH)
 	}
