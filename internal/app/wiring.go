@@ -212,7 +212,7 @@ func (eq *Equipment) Checker() permission.Checker { return eq.checker }
 // equipment offers, which front ends reach through the session.Live.
 func (eq *Equipment) Capabilities() session.Capabilities {
 	return session.Capabilities{Permissions: eq.broker, Engine: eq.engine, MCP: eq, Extensions: eq,
-		Sandbox: eq, ModelSwitch: eq, Checkpoints: eq.w.app.Checkpoints, Shell: eq, StatusLine: eq}
+		Sandbox: eq, ModelSwitch: eq, Checkpoints: eq.w.app.Checkpoints, Shell: eq, StatusLine: eq, OutputStyles: eq}
 }
 
 // Idle implements session.Equipment: the Notification hook's idle_prompt.

@@ -8,6 +8,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/listing"
 	"github.com/tandem-agent/tandem/internal/mcp"
 	"github.com/tandem-agent/tandem/internal/permission"
+	"github.com/tandem-agent/tandem/internal/prompt"
 )
 
 // Capabilities are what an Equipment offers beyond running turns, named
@@ -37,6 +38,19 @@ type Capabilities struct {
 	Shell UserShell
 	// StatusLine runs the statusLine command of the session's settings.
 	StatusLine StatusLine
+	// OutputStyles lists the output styles and chooses the folder's.
+	OutputStyles OutputStyles
+}
+
+// OutputStyles are the output styles a session may use (Claude Code's
+// /config "Output style").
+type OutputStyles interface {
+	// OutputStyles lists them and names the one in force ("": none).
+	OutputStyles() ([]prompt.Style, string)
+	// SetOutputStyle saves name as the folder's local choice and returns
+	// the settings file written; it applies from the next session (or
+	// /clear), as the system prompt is kept for a session's life.
+	SetOutputStyle(name string) (string, error)
 }
 
 // UserShell runs a command the user typed (`!cmd` in the terminal UI) the
@@ -111,7 +125,7 @@ type ModelSwitchHooks interface {
 // a front end shows or hides what depends on them from this, and never
 // learns it by trying a call or asserting a type.
 type Wired struct {
-	Permissions, Engine, MCP, Extensions, Sandbox, Checkpoints, Shell, StatusLine bool
+	Permissions, Engine, MCP, Extensions, Sandbox, Checkpoints, Shell, StatusLine, OutputStyles bool
 }
 
 // Wired is what this session's equipment provides.
@@ -120,6 +134,6 @@ func (l *Live) Wired() Wired {
 	return Wired{
 		Permissions: c.Permissions != nil, Engine: c.Engine != nil, MCP: c.MCP != nil,
 		Extensions: c.Extensions != nil, Sandbox: c.Sandbox != nil, Checkpoints: c.Checkpoints != nil,
-		Shell: c.Shell != nil, StatusLine: c.StatusLine != nil,
+		Shell: c.Shell != nil, StatusLine: c.StatusLine != nil, OutputStyles: c.OutputStyles != nil,
 	}
 }

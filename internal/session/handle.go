@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/tandem-agent/tandem/internal/prompt"
 	"time"
 
 	"github.com/tandem-agent/tandem/internal/checkpoint"
@@ -187,4 +188,22 @@ func (l *Live) Rewind(ctx context.Context, number int, opt checkpoint.RewindOpti
 		return checkpoint.ResultSummary{}, err
 	}
 	return res.Summarize(r.Cwd), nil
+}
+
+// OutputStyles lists the output styles the session may use and the one in
+// force ("" none); nil when its runtime has none of its own.
+func (l *Live) OutputStyles() ([]prompt.Style, string) {
+	if l.caps.OutputStyles == nil {
+		return nil, ""
+	}
+	return l.caps.OutputStyles.OutputStyles()
+}
+
+// SetOutputStyle saves name as the folder's output style (from the next
+// session or /clear) and returns the settings file written.
+func (l *Live) SetOutputStyle(name string) (string, error) {
+	if l.caps.OutputStyles == nil {
+		return "", fmt.Errorf("this session has no output styles: %w", ErrNotWired)
+	}
+	return l.caps.OutputStyles.SetOutputStyle(name)
 }

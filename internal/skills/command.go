@@ -8,7 +8,7 @@ import (
 
 // BuiltinCommands are the slash commands tandem itself answers. A file
 // with one of these names never replaces it (the file gets a warning).
-var BuiltinCommands = []string{"compact", "clear", "help", "model", "mode", "rewind", "mcp", "sandbox", "tasks", "permissions", "cost", "status", "memory", "init", "resume", "exit", "quit"}
+var BuiltinCommands = []string{"compact", "clear", "help", "model", "mode", "rewind", "mcp", "sandbox", "tasks", "output-style", "permissions", "cost", "status", "memory", "init", "resume", "exit", "quit"}
 
 // IsBuiltin reports whether name is one of BuiltinCommands.
 func IsBuiltin(name string) bool {

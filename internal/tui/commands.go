@@ -33,6 +33,7 @@ func builtinCommands() []Command {
 		{Name: "permissions", Args: "[why COMMAND]", Help: "the rules in force; why: how a command or Tool(path) would be judged, and by which rule", run: (*model).cmdPermissions},
 		{Name: "mcp", Help: "MCP servers: state, tools, errors; reconnect, enable, disable, approve", run: (*model).cmdMCP},
 		{Name: "sandbox", Args: "allow HOST", Help: "let this session's sandboxed commands reach a host (as a sandbox refusal suggests)", run: (*model).cmdSandbox},
+		{Name: "output-style", Args: "[NAME]", Help: "list the output styles, or choose one for this folder (from the next session or /clear)", run: (*model).cmdOutputStyle},
 		{Name: "tasks", Args: "[stop ID]", Help: "background shells and sub-agents: status; stop one", run: (*model).cmdTasks},
 		{Name: "rewind", Help: "go back to before a prompt: its files, its conversation or both (esc twice)", run: (*model).cmdRewind},
 		{Name: "clear", Help: "start a new session (this one stays stored)", run: (*model).cmdClear},

@@ -66,6 +66,9 @@ type Features struct {
 	Sandbox     Sandboxed
 	// Tasks lists and stops the session's background tasks (/tasks).
 	Tasks BackgroundTasks
+	// OutputStyles lists and chooses the folder's output style
+	// (/output-style).
+	OutputStyles OutputStyles
 	// Subagents keeps the sub-agents' runs, so a resumed conversation
 	// shows each sub-agent's calls nested in the card that started it.
 	Subagents SubagentHistory

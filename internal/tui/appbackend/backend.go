@@ -79,6 +79,9 @@ func (b *Backend) Features() tui.Features {
 	if w.Sandbox {
 		f.Sandbox = b
 	}
+	if w.OutputStyles {
+		f.OutputStyles = b
+	}
 	return f
 }
 
