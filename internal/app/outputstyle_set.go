@@ -48,7 +48,6 @@ func (eq *Equipment) SetOutputStyle(name string) (string, error) {
 	return path, nil
 }
 
-
 // saveLocalSetting sets key in the folder's .claude/settings.local.json,
 // keeping every other key as it was. The file is read with the bounded
 // project-file reader and written through an os.Root of the folder, so a
