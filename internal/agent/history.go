@@ -40,7 +40,7 @@ func repairHistory(history []message.Message) []message.Message {
 		for _, u := range uses {
 			if !answered[u.ID] {
 				missing = append(missing, message.Block{Type: message.ToolResult, ToolUseID: u.ID, IsError: true,
-					Content: []message.Block{message.TextBlock("The tool call did not complete: the session was interrupted before it finished.")}})
+					Content: []message.Block{message.TextBlock("The tool call did not complete: the session was interrupted before it finished. What it does may have partly happened: check before you repeat it.")}})
 			}
 		}
 		if len(missing) == 0 {

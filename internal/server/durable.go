@@ -150,11 +150,20 @@ func (s *Server) runJob(ctx context.Context, id string, job turnqueue.Job, res *
 	s.advancePastLog(ctx, st, l)
 	if res != nil {
 		t.resumed = true
-		if n, err := s.storedMessages(ctx, st.id); err == nil && n > res.Messages {
+		msgs, err := s.mgr.Messages(ctx, st.id)
+		if err == nil && len(msgs) > res.Messages {
 			t.opts.Resume = true // the prompt is stored: go on from it
 		}
-		l.Events().Emit(event.Event{Type: event.Status, Subtype: SubtypeTurnMoved,
-			Message: fmt.Sprintf("the replica running this turn (%s) stopped; replica %s goes on from what was stored, redoing the step in flight", res.From, s.replica.id)})
+		var calls []unfinishedCall
+		if t.opts.Resume {
+			calls = unfinishedCalls(msgs, l.Tools().Lookup())
+		}
+		moved := event.Event{Type: event.Status, Subtype: SubtypeTurnMoved,
+			Message: fmt.Sprintf("the replica running this turn (%s) stopped; replica %s goes on from what was stored, redoing the step in flight%s", res.From, s.replica.id, unfinishedNote(calls))}
+		if len(calls) > 0 {
+			moved.Meta = map[string]any{"unfinished_tool_calls": calls}
+		}
+		l.Events().Emit(moved)
 		s.log.Warn("resuming a turn another replica began", "session", st.id, "turn", id, "from", res.From)
 	}
 	if t.user != "" {
@@ -207,11 +216,6 @@ func (s *Server) advancePastLog(ctx context.Context, st *sessState, l *session.L
 		return
 	}
 	l.Events().AdvanceTo(seq)
-}
-
-func (s *Server) storedMessages(ctx context.Context, id string) (int, error) {
-	msgs, err := s.mgr.Messages(ctx, id)
-	return len(msgs), err
 }
 
 // interruptDurable cancels the session's queued and running turns on
