@@ -35,6 +35,7 @@ const (
 	EventDone              EventType = "done"               // the turn's stream is closed
 	EventSandboxDenial     EventType = "sandbox_denial"     // the OS sandbox refused a path or a host (docs/sandbox.md)
 	EventDiagnostics       EventType = "diagnostics"        // an edit made new errors a language server reports (docs/lsp.md)
+	EventBackgroundTask    EventType = "background_task"    // a background task (shell, sub-agent) started or ended (docs/everyday.md)
 )
 
 // Result subtypes (Event.Subtype and Result.Subtype of a result event).
@@ -149,6 +150,31 @@ type Event struct {
 	Trigger       string `json:"trigger,omitempty"` // compact_boundary: auto | manual | overflow
 	TokensBefore  int64  `json:"tokens_before,omitempty"`
 	TokensAfter   int64  `json:"tokens_after,omitempty"`
+
+	// background_task
+	Task *Task `json:"task,omitempty"`
+}
+
+// Task is a background task of the session: a shell started with
+// run_in_background or a background sub-agent.
+type Task struct {
+	// ID names the task to stop it: "bash_3", "agent_2".
+	ID string `json:"id"`
+	// Kind is "shell" or "agent".
+	Kind        string `json:"kind"`
+	Description string `json:"description,omitempty"`
+	// Status is "running" until it ends, then "completed", "failed" or
+	// "stopped".
+	Status    string    `json:"status"`
+	ToolUseID string    `json:"tool_use_id,omitempty"`
+	Started   time.Time `json:"started"`
+	Ended     time.Time `json:"ended,omitzero"`
+	// Summary says how it ended.
+	Summary string `json:"summary,omitempty"`
+	// Stoppable is false for a task tandem can list but not stop.
+	Stoppable bool `json:"stoppable"`
+	// SessionID is a sub-agent's own stored session.
+	SessionID string `json:"agent_session_id,omitempty"`
 }
 
 // publicEvent copies an internal event into the public form. A test fills
@@ -174,6 +200,10 @@ func publicEvent(e event.Event) Event {
 	}
 	for _, t := range e.Todos {
 		out.Todos = append(out.Todos, Todo(t))
+	}
+	if e.Task != nil {
+		t := Task(*e.Task)
+		out.Task = &t
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -47,8 +48,8 @@ func TestElicitFormInTheTerminal(t *testing.T) {
 	h.typeText("x")
 	h.press(tea.KeyEnter, 0)
 	h.mustShow("Age: \"x\" is not a whole number")
-	if len(be.replies) != 0 {
-		t.Fatalf("an invalid form was answered: %+v", be.replies)
+	if got, _ := repliesAfter(t, be, 0); len(got) != 0 {
+		t.Fatalf("an invalid form was answered: %+v", got)
 	}
 	h.press(tea.KeyBackspace, 0)
 	h.typeText("0")
@@ -59,10 +60,11 @@ func TestElicitFormInTheTerminal(t *testing.T) {
 	h.press(tea.KeyTab, 0)
 	h.press(tea.KeyLeft, 0) // Green -> Red
 	h.press(tea.KeyEnter, 0)
-	if len(be.replies) != 1 {
-		t.Fatalf("replies %+v\n%s", be.replies, h.plain())
+	replies, _ := repliesAfter(t, be, 1)
+	if len(replies) != 1 {
+		t.Fatalf("replies %+v\n%s", replies, h.plain())
 	}
-	a := be.replies[0]
+	a := replies[0]
 	var got map[string]any
 	_ = json.Unmarshal(a.UpdatedInput, &got)
 	if a.Decision != permission.AllowOnce || got["name"] != "Ana" || got["age"] != float64(42) || got["color"] != "r" || got["ok"] != true {
@@ -82,8 +84,9 @@ func TestElicitDeclineCancelAndURL(t *testing.T) {
 		h.events(elicitEvent(t, permit.ElicitRequest{Server: "s", Mode: "form", Message: "m", Schema: schema}))
 		h.send(c.key)
 		h.settle()
-		if len(be.replies) != 1 || be.replies[0].Decision != c.want || be.canceled != 0 {
-			t.Errorf("%v: replies %+v, canceled %d", c.key, be.replies, be.canceled)
+		replies, canceled := repliesAfter(t, be, 1)
+		if len(replies) != 1 || replies[0].Decision != c.want || canceled != 0 {
+			t.Errorf("%v: replies %+v, canceled %d", c.key, replies, canceled)
 		}
 	}
 	be := &fakeBackend{info: SessionInfo{ID: "s", Mode: "normal"}}
@@ -91,8 +94,8 @@ func TestElicitDeclineCancelAndURL(t *testing.T) {
 	h.events(elicitEvent(t, permit.ElicitRequest{Server: "s", Mode: "url", Message: "Sign in", URL: "https://example.com/auth?x=1", ID: "e1"}))
 	h.mustShow("https://example.com/auth?x=1")
 	h.press(tea.KeyEnter, 0)
-	if len(be.replies) != 1 || be.replies[0].Decision != permission.AllowOnce {
-		t.Errorf("url accept: %+v", be.replies)
+	if replies, _ := repliesAfter(t, be, 1); len(replies) != 1 || replies[0].Decision != permission.AllowOnce {
+		t.Errorf("url accept: %+v", replies)
 	}
 }
 
@@ -110,7 +113,24 @@ func TestElicitMultiSelectInTheTerminal(t *testing.T) {
 	h.press(tea.KeySpace, 0)
 	h.mustShow("[x] Why")
 	h.press(tea.KeyEnter, 0)
-	if len(be.replies) != 1 || string(be.replies[0].UpdatedInput) != `{"tags":["y"]}` {
-		t.Fatalf("replies %+v", be.replies)
+	if replies, _ := repliesAfter(t, be, 1); len(replies) != 1 || string(replies[0].UpdatedInput) != `{"tags":["y"]}` {
+		t.Fatalf("replies %+v", replies)
+	}
+}
+
+// repliesAfter waits (up to 10 s) until the backend took n replies (the
+// dialog answers from a command's goroutine) and returns them with the
+// count of canceled turns, read under the backend's lock.
+func repliesAfter(t *testing.T, be *fakeBackend, n int) ([]permission.Answer, int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		be.mu.Lock()
+		got, canceled := append([]permission.Answer(nil), be.replies...), be.canceled
+		be.mu.Unlock()
+		if len(got) >= n || time.Now().After(deadline) {
+			return got, canceled
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -99,6 +99,35 @@ func (r rig) wait(t *testing.T, ch, what string, cond func(m slackfake.Message) 
 	return found
 }
 
+// waitIdle asks for the status with send until it says the chat is idle:
+// a turn's last text shows a moment before the turn has ended, so one
+// /status right after it may still find the turn running.
+func (r rig) waitIdle(t *testing.T, ch, what string, send func()) {
+	t.Helper()
+	statuses := func() []string {
+		var out []string
+		for _, m := range r.fake.Messages(ch) {
+			if strings.HasPrefix(m.Text, "Session ses_") {
+				out = append(out, m.Text)
+			}
+		}
+		return out
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		n := len(statuses())
+		send()
+		r.wait(t, ch, what, func(slackfake.Message) bool { return len(statuses()) > n })
+		if got := statuses(); strings.Contains(got[len(got)-1], "(idle)") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: the chat never became idle: %q", what, statuses())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 func (r rig) waitLog(t *testing.T, s string) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
@@ -183,8 +212,7 @@ func TestSocketModeTurnWithApprovalAndReconnect(t *testing.T) {
 	if !fake.Wait(20*time.Second, func() bool { return fake.Connections() >= 2 && fake.Pending() == 0 }) {
 		t.Fatalf("no reconnect: %d connections, %d envelopes unacknowledged", fake.Connections(), fake.Pending())
 	}
-	fake.Message(alice, dm, "im", "", "/status")
-	r.wait(t, dm, "the status after the reconnect", containing("(idle)"))
+	r.waitIdle(t, dm, "the status after the reconnect", func() { fake.Message(alice, dm, "im", "", "/status") })
 	for _, m := range fake.Messages(dm)[before:] {
 		if strings.Contains(m.Text, "Second answer") || strings.Contains(m.Text, "New session") || len(m.Buttons) > 0 {
 			t.Errorf("an update ran again after the reconnect: %q", m.Text)
@@ -313,11 +341,12 @@ func TestEventsAPISignaturesChallengeAndRetry(t *testing.T) {
 		t.Fatalf("the retry: %d, %v", code, err)
 	}
 	r.waitLog(t, "was processed before: skipped")
-	status := fake.Message(alice, dm, "im", "", "/status")
-	if code, _, err := fake.Post(ctx, hook, secret, status); err != nil || code != 200 {
-		t.Fatalf("status: %d, %v", code, err)
-	}
-	r.wait(t, dm, "the status", containing("(idle)"))
+	r.waitIdle(t, dm, "the status", func() {
+		status := fake.Message(alice, dm, "im", "", "/status")
+		if code, _, err := fake.Post(ctx, hook, secret, status); err != nil || code != 200 {
+			t.Fatalf("status: %d, %v", code, err)
+		}
+	})
 	for _, m := range fake.Messages(dm)[before:] {
 		if strings.Contains(m.Text, "Second answer") || len(m.Buttons) > 0 {
 			t.Errorf("the retried event ran again: %q", m.Text)
@@ -374,6 +403,5 @@ func TestSocketModeRefresh(t *testing.T) {
 	if !fake.Wait(20*time.Second, func() bool { return fake.Connections() >= 2 }) {
 		t.Fatalf("no new connection after the disconnect message; logs: %s", r.logs.String())
 	}
-	fake.Message(alice, dm, "im", "", "/status")
-	r.wait(t, dm, "the status on the new connection", containing("(idle)"))
+	r.waitIdle(t, dm, "the status on the new connection", func() { fake.Message(alice, dm, "im", "", "/status") })
 }
