@@ -77,8 +77,8 @@ func (e *env) idle() {
 	e.t.Fatal("the turn did not end")
 }
 
-// prompts are the user prompts stored in the chat's session.
-func (e *env) prompts() []string {
+// messages are the messages stored in the chat's session.
+func (e *env) messages() []message.Message {
 	e.t.Helper()
 	ctx := context.Background()
 	bd, err := e.stack.App.Store.Binding(ctx, "fake", "c1")
@@ -89,8 +89,14 @@ func (e *env) prompts() []string {
 	if err != nil {
 		e.t.Fatal(err)
 	}
+	return msgs
+}
+
+// prompts are the user prompts stored in the chat's session.
+func (e *env) prompts() []string {
+	e.t.Helper()
 	var out []string
-	for _, m := range msgs {
+	for _, m := range e.messages() {
 		for _, b := range m.Content {
 			if m.Role == message.User && b.Type == message.Text {
 				out = append(out, b.Text)

@@ -1,7 +1,6 @@
 package bridge
 
 import (
-	"context"
 	"strings"
 	"testing"
 
@@ -13,17 +12,8 @@ import (
 // session, in order.
 func (e *env) toolResults() []string {
 	e.t.Helper()
-	ctx := context.Background()
-	bd, err := e.stack.App.Store.Binding(ctx, "fake", "c1")
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	msgs, err := e.stack.Manager.Messages(ctx, bd.SessionID)
-	if err != nil {
-		e.t.Fatal(err)
-	}
 	var out []string
-	for _, m := range msgs {
+	for _, m := range e.messages() {
 		for _, b := range m.Content {
 			if b.Type != message.ToolResult {
 				continue
