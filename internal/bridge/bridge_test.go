@@ -36,7 +36,7 @@ func newEnv(t *testing.T, script scripted.Script, tune func(*Options)) *env {
 	if err := os.MkdirAll(filepath.Join(ws, "proj"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	stack, err := servertest.New(filepath.Join(dir, "data"), servertest.Config{Script: script, AskTools: []string{"Write"}})
+	stack, err := servertest.New(filepath.Join(dir, "data"), servertest.Config{Script: script, AskTools: []string{"Write"}, Checkpoints: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -193,14 +193,22 @@ func (b *Bridge) rewind(ctx context.Context, c *chatState, live *session.Live, a
 }
 
 func (b *Bridge) listSessions(ctx context.Context, c *chatState, reply func(string)) {
+	// Sessions are started in folders under the bridge's (/new proj), which
+	// the store's exact-folder filter would miss: the most recent ones are
+	// read and those within the bridge's folders kept.
+	ss, err := b.opts.Manager.List(ctx, session.ListOptions{Limit: 500})
+	if err != nil {
+		reply("⚠ " + err.Error())
+		return
+	}
 	var all []session.Summary
-	for _, f := range b.opts.Folders {
-		ss, err := b.opts.Manager.List(ctx, session.ListOptions{Cwd: f, Limit: 10})
-		if err != nil {
-			reply("⚠ " + err.Error())
-			return
+	for _, s := range ss {
+		if b.inFolders(s.Cwd) {
+			all = append(all, s)
 		}
-		all = append(all, ss...)
+		if len(all) == 10 {
+			break
+		}
 	}
 	if len(all) == 0 {
 		reply("No sessions yet: /new DIR starts one.")
