@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/permission"
@@ -31,8 +32,12 @@ const (
 	pressSkip        = "is:" // skip the questions (deny)
 )
 
-// interaction is a plan or questions waiting in a chat.
+// interaction is a plan or questions waiting in a chat. Its progress is
+// guarded by mu, held for a whole press or typed answer: a platform may
+// deliver updates concurrently (the Feishu SDK handles each event on a
+// goroutine of its own), and two presses must not advance it at once.
 type interaction struct {
+	mu        sync.Mutex
 	requestID string
 	kind      permission.Interaction
 	plan      string
@@ -156,6 +161,8 @@ func (b *Bridge) pressInteraction(ctx context.Context, u Update) bool {
 		b.notice(ctx, *u.Press, "Already answered.")
 		return true
 	}
+	it.mu.Lock()
+	defer it.mu.Unlock()
 	by := b.plat.Name() + ":" + firstNonEmpty(u.UserName, u.User)
 	switch what {
 	case pressApprove, pressApproveEdit:
@@ -165,10 +172,9 @@ func (b *Bridge) pressInteraction(ctx context.Context, u Update) bool {
 		}
 		b.finish(ctx, u, it, permission.Answer{Decision: permission.AllowOnce, Mode: mode, By: by})
 	case pressKeep:
+		// The plan stays open: the next message is the feedback
+		// (typedAnswer).
 		b.notice(ctx, *u.Press, "Send your feedback as the next message.")
-		b.mu.Lock()
-		it.index = -1 // waiting for the feedback
-		b.mu.Unlock()
 	case pressSkip:
 		b.finish(ctx, u, it, permission.Answer{Decision: permission.DenyCall, By: by})
 	case pressOption, pressDone:
@@ -295,6 +301,8 @@ func (b *Bridge) typedAnswer(ctx context.Context, u Update) bool {
 	if it == nil || text == "" {
 		return false
 	}
+	it.mu.Lock()
+	defer it.mu.Unlock()
 	by := b.plat.Name() + ":" + firstNonEmpty(u.UserName, u.User)
 	if it.kind == permission.PlanApproval {
 		b.finish(ctx, u, it, permission.Answer{Decision: permission.DenyCall, Message: text, By: by})
