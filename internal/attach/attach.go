@@ -56,9 +56,19 @@ func File(path string) (message.Block, error) {
 	if err != nil {
 		return message.Block{}, fmt.Errorf("image %s: %w", path, err)
 	}
-	mt, err := sniff(data)
+	b, err := Bytes(data)
 	if err != nil {
 		return message.Block{}, fmt.Errorf("image %s: %w", path, err)
+	}
+	return b, nil
+}
+
+// Bytes checks an image's bytes (already bounded by MaxBytes: a file,
+// a pasted clipboard) and returns them as an image block.
+func Bytes(data []byte) (message.Block, error) {
+	mt, err := sniff(data)
+	if err != nil {
+		return message.Block{}, err
 	}
 	return message.Block{Type: message.Image, MediaType: mt, ImageData: base64.StdEncoding.EncodeToString(data)}, nil
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -124,8 +123,11 @@ func readClipboardImage(ctx context.Context, readers [][]string, path string) er
 		case waitErr != nil || len(data) == 0:
 			return fmt.Errorf("the clipboard holds no image (%s: %s)", r[0], orDefault(firstLine(strings.TrimSpace(stderr.String())), "nothing printed"))
 		}
-		if mt := http.DetectContentType(data); !strings.HasPrefix(mt, "image/") {
-			return fmt.Errorf("the clipboard holds no image (it holds %s)", mt)
+		// The same check every attached image passes (one of the types
+		// every provider takes), so a paste that would be refused when
+		// sent is refused now.
+		if _, err := attach.Bytes(data); err != nil {
+			return fmt.Errorf("the clipboard holds no image tandem can send: %w", err)
 		}
 		return os.WriteFile(path, data, 0o600)
 	}
