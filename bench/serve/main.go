@@ -49,10 +49,16 @@ func main() {
 	childMode := flag.String("child", "", "internal: run as the bench's helper process (model, clients)")
 	database := flag.String("database", "", "store sessions in this database (postgres://...) instead of a SQLite file")
 	replicas := flag.Int("replicas", 1, "run this many servers (in this process, each its own store handle on the -postgres/-database database, with the stored event log): sessions and prompts go to the first, every SSE client reads from the second")
+	procs := flag.Bool("procs", false, "with -replicas N: run the replicas as N `tandem serve` processes on a private PostgreSQL (turns on the durable queue), SIGKILL the busiest part-way through, and report failover and memory per replica")
+	tandemBin := flag.String("tandem", "", "with -procs: the tandem binary to run (default: build ./cmd/tandem)")
+	killAfter := flag.Int64("kill-after", 0, "with -procs: SIGKILL the replica running the most turns once the clients got this many events (0: sessions*steps*2, about half the run; -1: never)")
+	basePort := flag.Int("base-port", 42400, "with -procs: the model server listens on this loopback port, replica i on base-port+1+i")
+	sessionTimeout := flag.Duration("session-timeout", 15*time.Minute, "with -procs: a session whose turn has not ended by then fails")
+	modelAddr := flag.String("model-addr", "127.0.0.1:0", "internal: the -child model server's address")
 	postgres := flag.Bool("postgres", false, "store sessions in a private PostgreSQL started for the run (initdb; needs PostgreSQL's binaries)")
 	flag.Parse()
 	stopPG := func() error { return nil }
-	if *postgres && *childMode == "" {
+	if *postgres && *childMode == "" && !*procs {
 		url, stop, err := pgtest.Private(pgtest.Options{Durable: true})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
@@ -63,7 +69,7 @@ func main() {
 	var err error
 	switch *childMode {
 	case "model":
-		err = serveModel(*steps, *modelMS)
+		err = serveModel(*steps, *modelMS, *modelAddr)
 	case "clients":
 		err = holdClients(flag.Args())
 	case "":
@@ -75,6 +81,9 @@ func main() {
 				err = runIdle(*idle)
 			case *bigOutput > 0:
 				err = runBigOutput(*bigOutput)
+			case *procs:
+				err = runProcs(procsConfig{replicas: *replicas, sessions: *sessions, steps: *steps, modelMS: *modelMS,
+					reconnectAfter: *reconnectAfter, tandem: *tandemBin, killAfter: *killAfter, basePort: *basePort, deadline: *sessionTimeout})
 			default:
 				err = run(*sessions, *steps, *modelMS, *reconnectAfter, *modelInProcess, *database, *replicas)
 			}
