@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/store/pgtest"
 )
@@ -174,6 +175,8 @@ func runProcs(c procsConfig) error {
 		if n := r.tally.lost(); n > 0 {
 			if lossy++; lossy <= 5 {
 				fmt.Fprintf(os.Stderr, "session %s: %d events lost, seqs %v of 1..%d; moved at %v; %s\n", r.id, n, r.tally.missing(10), r.tally.last, r.moved, strings.Join(r.trace, ", "))
+				miss, err := storedMissing(dbURL, r.id, r.tally.last)
+				fmt.Fprintf(os.Stderr, "   seqs missing from the stored log (session_events): %v %v\n", miss, err)
 			}
 		}
 		for _, s := range r.lat {
@@ -340,6 +343,33 @@ func waitReplicas(cl *cluster) error {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// storedMissing reads the seqs of a session's events stored in the
+// database and returns those missing from 1 to last: events no replica
+// can deliver, as they were never stored.
+func storedMissing(dbURL, id string, last int64) ([]int64, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close(ctx)
+	rows, err := conn.Query(ctx, `SELECT seq FROM session_events WHERE session_id = $1`, id)
+	if err != nil {
+		return nil, err
+	}
+	seqs, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return nil, err
+	}
+	tl := newTally()
+	for _, s := range seqs {
+		tl.add(s, "")
+	}
+	tl.last = max(tl.last, last)
+	return tl.missing(20), nil
 }
 
 // runningOn lists the sessions running a turn on replica i.
