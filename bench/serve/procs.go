@@ -159,7 +159,8 @@ func runProcs(c procsConfig) error {
 	var all []time.Duration
 	byType := map[event.Type][]time.Duration{}
 	var toMoved, toEnd []time.Duration
-	early, lossy := 0, 0
+	early, earlyMoves, again, errs, errSessions, lossy := 0, 0, 0, 0, 0, 0
+	movedAfter := map[string]bool{}
 	for _, r := range results {
 		total += r.tally.events
 		lost += r.tally.lost()
@@ -174,7 +175,7 @@ func runProcs(c procsConfig) error {
 		}
 		if n := r.tally.lost(); n > 0 {
 			if lossy++; lossy <= 5 {
-				fmt.Fprintf(os.Stderr, "session %s: %d events lost, seqs %v of 1..%d; moved at %v; %s\n", r.id, n, r.tally.missing(10), r.tally.last, r.moved, strings.Join(r.trace, ", "))
+				fmt.Fprintf(os.Stderr, "session %s: %d events lost, seqs %v of 1..%d; moved at %v; %s\n", r.id, n, r.tally.missing(10), r.tally.last, r.moves, strings.Join(r.trace, ", "))
 				miss, err := storedMissing(dbURL, r.id, r.tally.last)
 				fmt.Fprintf(os.Stderr, "   seqs missing from the stored log (session_events): %v %v\n", miss, err)
 			}
@@ -183,10 +184,27 @@ func runProcs(c procsConfig) error {
 			all = append(all, s.d)
 			byType[s.typ] = append(byType[s.typ], s.d)
 		}
-		if !r.moved.IsZero() && (k.victim < 0 || r.moved.Before(k.at)) {
-			early++ // moved, but not by the kill: a live replica taken for dead
-		} else if !r.moved.IsZero() {
-			toMoved = append(toMoved, r.moved.Sub(k.at))
+		errs += r.errors
+		if r.errors > 0 {
+			errSessions++
+		}
+		var after []time.Time // moves after the kill
+		for _, m := range r.moves {
+			if k.victim < 0 || m.Before(k.at) {
+				earlyMoves++ // not moved by the kill: a live replica taken for dead
+			} else {
+				after = append(after, m)
+			}
+		}
+		if len(r.moves) > len(after) {
+			early++
+		}
+		if len(after) > 0 {
+			movedAfter[r.id] = true
+			if len(after) > 1 {
+				again++
+			}
+			toMoved = append(toMoved, after[0].Sub(k.at))
 			if !r.ended.IsZero() {
 				toEnd = append(toEnd, r.ended.Sub(k.at))
 			}
@@ -215,8 +233,8 @@ func runProcs(c procsConfig) error {
 		fmt.Printf("  %-14s %6d events  p50 %9s  p99 %9s\n", t, len(ds), pct(ds, 0.5).Round(time.Microsecond), pct(ds, 0.99).Round(time.Microsecond))
 	}
 	if k.victim >= 0 {
-		fmt.Printf("SIGKILL             replica %d (%s) at %s, after %d events, running %d turns (running per replica: %v; load average %s)\n",
-			k.victim, cl.reps[k.victim].id, k.at.Sub(start).Round(time.Millisecond), k.events, k.running[k.victim], k.running, k.load)
+		fmt.Printf("SIGKILL             replica %d (%s) at %s (%s UTC), after %d events, running %d turns (running per replica: %v; load average %s)\n",
+			k.victim, cl.reps[k.victim].id, k.at.Sub(start).Round(time.Millisecond), k.at.UTC().Format("15:04:05.000"), k.events, k.running[k.victim], k.running, k.load)
 		listed := map[string]bool{}
 		for _, id := range k.turns {
 			listed[id] = true
@@ -224,18 +242,18 @@ func runProcs(c procsConfig) error {
 		var listedMoved, listedDone, unlisted int
 		for _, r := range results {
 			switch {
-			case listed[r.id] && r.moved.After(k.at):
+			case listed[r.id] && movedAfter[r.id]:
 				listedMoved++
 				if !r.ended.IsZero() {
 					listedDone++
 				}
-			case r.moved.After(k.at):
+			case movedAfter[r.id]:
 				unlisted++
 			}
 		}
-		fmt.Printf("turns moved         %d (a turn_moved status on their stream): %d of the %d the victim listed running (%d of those completed), %d it began after listing\n",
-			len(toMoved), listedMoved, len(k.turns), listedDone, unlisted)
-		fmt.Printf("kill -> turn_moved  p50 %s, p99 %s, max %s (created on the replica taking the turn over)\n",
+		fmt.Printf("turns moved         %d after the kill (a turn_moved status on their stream): %d of the %d the victim listed running (%d of those completed), %d others; %d moved more than once\n",
+			len(toMoved), listedMoved, len(k.turns), listedDone, unlisted, again)
+		fmt.Printf("kill -> turn_moved  p50 %s, p99 %s, max %s (the first turn_moved after the kill, created on the replica taking the turn over)\n",
 			pct(toMoved, 0.5).Round(time.Millisecond), pct(toMoved, 0.99).Round(time.Millisecond), pct(toMoved, 1).Round(time.Millisecond))
 		fmt.Printf("kill -> turn done   p50 %s, p99 %s, max %s (%d of the moved turns completed)\n",
 			pct(toEnd, 0.5).Round(time.Millisecond), pct(toEnd, 0.99).Round(time.Millisecond), pct(toEnd, 1).Round(time.Millisecond), len(toEnd))
@@ -243,7 +261,7 @@ func runProcs(c procsConfig) error {
 		fmt.Printf("SIGKILL             none: %v\n", k.err)
 	}
 	if early > 0 {
-		fmt.Printf("turns moved early   %d (a turn_moved before any kill: a live replica's turns taken over)\n", early)
+		fmt.Printf("moved before kill   %d turns, %d turn_moved events (a live replica's turns taken over: its heartbeat looked stale)\n", early, earlyMoves)
 	}
 	for _, r := range cl.reps {
 		state := "stopped at the end"
@@ -254,6 +272,7 @@ func runProcs(c procsConfig) error {
 	}
 	fmt.Printf("PostgreSQL memory   peak PSS %s, peak summed RSS %s over up to %d processes; postmaster VmHWM %s\n", kbMiB(pgPSS), kbMiB(pgRSS), pgProcs, kbMiB(pgHWM))
 	fmt.Printf("SSE resumes         %d (Last-Event-ID mid-turn, on another replica), %d after a stream ended early\n", resumed, cut)
+	fmt.Printf("error events        %d in %d sessions\n", errs, errSessions)
 	fmt.Printf("lost events         %d\n", lost)
 	fmt.Printf("duplicate events    %d\n", dup)
 	fmt.Printf("out of order        %d\n", disordered)

@@ -111,8 +111,9 @@ type replResult struct {
 	id           string
 	tally        *tally
 	lat          []replSample
-	moved        time.Time // ts of the turn_moved status (zero: the turn did not move)
-	ended        time.Time // ts of the turn's done event
+	moves        []time.Time // ts of each turn_moved status (none: the turn did not move)
+	errors       int         // error events (a turn's step that failed)
+	ended        time.Time   // ts of the turn's done event
 	resumed, cut int
 	trace        []string // where the client went: for the report of a session that lost events
 	err          error
@@ -218,7 +219,10 @@ func (c *cluster) replSession(i int, ws string, reconnectAfter int, deadline tim
 			r.lat = append(r.lat, replSample{ev.Type, got.Sub(ev.TS)})
 		}
 		if ev.Type == event.Status && ev.Subtype == server.SubtypeTurnMoved {
-			r.moved = ev.TS
+			r.moves = append(r.moves, ev.TS)
+		}
+		if ev.Type == event.Error {
+			r.errors++
 		}
 		if ev.Type == event.Done {
 			r.ended = ev.TS
