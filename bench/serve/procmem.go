@@ -63,9 +63,9 @@ type pgMemory struct {
 	stop chan struct{}
 	done sync.WaitGroup
 
-	mu              sync.Mutex
-	rss, pss        int64 // peaks, KiB
-	procs, maxProcs int
+	mu       sync.Mutex
+	rss, pss int64 // peaks, KiB
+	maxProcs int
 }
 
 func watchPG(pid int) *pgMemory {

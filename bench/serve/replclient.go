@@ -28,12 +28,12 @@ type cluster struct {
 
 // pick is the first replica alive from index i on, other than avoid
 // (-1: none) while another is alive.
-func (c *cluster) pick(i, avoid int) int {
-	n := len(c.reps)
+func (cl *cluster) pick(i, avoid int) int {
+	n := len(cl.reps)
 	fallback := -1
 	for k := range n {
 		j := (i + k) % n
-		if c.reps[j].dead.Load() {
+		if cl.reps[j].dead.Load() {
 			continue
 		}
 		if j != avoid {
@@ -54,18 +54,18 @@ func dialFailed(err error) bool {
 
 // call sends a request to replica i; on a dial failure it tries the next
 // replica alive. It returns the body and the replica that answered.
-func (c *cluster) call(i int, method, path string, body any) ([]byte, int, error) {
+func (cl *cluster) call(i int, method, path string, body any) ([]byte, int, error) {
 	var last error
-	for range len(c.reps) {
-		j := c.pick(i, -1)
+	for range len(cl.reps) {
+		j := cl.pick(i, -1)
 		if j < 0 {
 			return nil, -1, errors.New("no replica alive")
 		}
 		b, _ := json.Marshal(body)
-		req, _ := http.NewRequest(method, c.reps[j].base+path, bytes.NewReader(b))
+		req, _ := http.NewRequest(method, cl.reps[j].base+path, bytes.NewReader(b))
 		req.Header.Set("Authorization", "Bearer "+token)
 		req.Header.Set("Content-Type", "application/json")
-		resp, err := c.http.Do(req)
+		resp, err := cl.http.Do(req)
 		if err != nil {
 			if dialFailed(err) {
 				last, i = err, j+1
@@ -85,11 +85,11 @@ func (c *cluster) call(i int, method, path string, body any) ([]byte, int, error
 }
 
 // stream opens a session's SSE stream after seq on replica i.
-func (c *cluster) stream(ctx context.Context, i int, id string, after int64) (io.ReadCloser, error) {
-	req, _ := http.NewRequestWithContext(ctx, "GET", c.reps[i].base+"/api/sessions/"+id+"/events", nil)
+func (cl *cluster) stream(ctx context.Context, i int, id string, after int64) (io.ReadCloser, error) {
+	req, _ := http.NewRequestWithContext(ctx, "GET", cl.reps[i].base+"/api/sessions/"+id+"/events", nil)
 	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Last-Event-ID", fmt.Sprint(after))
-	resp, err := c.http.Do(req)
+	resp, err := cl.http.Do(req)
 	if err != nil {
 		return nil, err
 	}
@@ -125,11 +125,11 @@ type replResult struct {
 // read from three replicas in turn, never the one the prompt went to
 // while another is alive). A stream that ends early (its replica killed)
 // is resumed on the next replica alive.
-func (c *cluster) replSession(i int, ws string, reconnectAfter int, deadline time.Duration) (r replResult) {
+func (cl *cluster) replSession(i int, ws string, reconnectAfter int, deadline time.Duration) (r replResult) {
 	r.tally = newTally()
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()
-	data, _, err := c.call(i, "POST", "/api/sessions", map[string]string{"cwd": ws})
+	data, _, err := cl.call(i, "POST", "/api/sessions", map[string]string{"cwd": ws})
 	if err != nil {
 		r.err = err
 		return r
@@ -140,9 +140,9 @@ func (c *cluster) replSession(i int, ws string, reconnectAfter int, deadline tim
 		return r
 	}
 	r.id = s.ID
-	post := c.pick(i+1, -1)
-	on := c.pick(i+2, post)
-	body, err := c.stream(ctx, on, r.id, 0)
+	post := cl.pick(i+1, -1)
+	on := cl.pick(i+2, post)
+	body, err := cl.stream(ctx, on, r.id, 0)
 	if err != nil {
 		r.err = err
 		return r
@@ -150,7 +150,7 @@ func (c *cluster) replSession(i int, ws string, reconnectAfter int, deadline tim
 	defer func() { body.Close() }()
 	opened := time.Now()
 	r.trace = append(r.trace, fmt.Sprintf("stream on %d from 0", on))
-	if _, post, err = c.call(post, "POST", "/api/sessions/"+r.id+"/messages", map[string]string{"text": "go"}); err != nil {
+	if _, post, err = cl.call(post, "POST", "/api/sessions/"+r.id+"/messages", map[string]string{"text": "go"}); err != nil {
 		r.err = err
 		return r
 	}
@@ -160,11 +160,11 @@ func (c *cluster) replSession(i int, ws string, reconnectAfter int, deadline tim
 	reopen := func(from int) error {
 		body.Close()
 		for {
-			on = c.pick(from, post)
+			on = cl.pick(from, post)
 			if on < 0 {
 				return errors.New("no replica alive")
 			}
-			b, err := c.stream(ctx, on, r.id, r.tally.last)
+			b, err := cl.stream(ctx, on, r.id, r.tally.last)
 			if err == nil {
 				body, opened = b, time.Now()
 				r.trace = append(r.trace, fmt.Sprintf("stream on %d from %d", on, r.tally.last))
@@ -212,7 +212,7 @@ func (c *cluster) replSession(i int, ws string, reconnectAfter int, deadline tim
 		if ev.Type == event.KeepAlive {
 			continue
 		}
-		c.events.Add(1)
+		cl.events.Add(1)
 		// Live only: an event created before this connection opened is a
 		// replay from the stored log, not a delivery.
 		if r.tally.add(ev.Seq, ev.Type) && !ev.TS.Before(opened) {
