@@ -1,7 +1,10 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"net"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -109,4 +112,107 @@ func TestBridgeFeishuEndToEnd(t *testing.T) {
 	if !fake.Wait(10*time.Second, func() bool { return !fake.Connected() }) {
 		t.Error("the long connection stayed open after the process stopped")
 	}
+}
+
+// `tandem bridge` with the feishu entry's webhook: the user config's
+// verification token and Encrypt Key (from the variables it names) reach
+// the platform, Feishu's challenge is answered, encrypted and signed
+// events run a turn a card callback approves, and a forged event is
+// refused.
+func TestBridgeFeishuWebhookEndToEnd(t *testing.T) {
+	const appID = "cli_e2ehook0001"
+	const appSecret = "E2E-feishu-hook-secret-abcdefghijk"
+	const token = "E2E-verification-token-abcdef"
+	const key = "E2E-encrypt-key-abcdefghijklmn"
+	const chat = "oc_e2ehook"
+	alice := lkfake.User{OpenID: "ou_e2ealice", UserID: "alice"}
+	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
+		scripted.ToolStep(scripted.Call("Write", map[string]string{"file_path": "hook.txt", "content": "by webhook\n"})),
+		scripted.TextStep("Wrote hook.txt."),
+	}})
+	fake, err := lkfake.Start(appID, appSecret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fake.Close()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	cfg, _ := json.Marshal(map[string]any{"permissions": map[string]any{"ask": []string{"Write"}}, "bridges": map[string]any{"feishu": map[string]any{
+		"app_id": appID, "app_secret_env": "E2E_FEISHU_SECRET", "base_url": fake.URL,
+		"webhook":     map[string]any{"listen": addr, "verification_token_env": "E2E_FEISHU_TOKEN", "encrypt_key_env": "E2E_FEISHU_KEY"},
+		"allow_users": []string{alice.OpenID}, "folders": []string{x.Work}}}})
+	x.WriteConfig(string(cfg))
+	x.Env = append(x.Env, "E2E_FEISHU_SECRET="+appSecret, "E2E_FEISHU_TOKEN="+token, "E2E_FEISHU_KEY="+key)
+
+	p := x.Start("bridge")
+	url := "http://" + addr + "/feishu/events"
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	waitFor(t, "the challenge answered", 30*time.Second, func() bool {
+		body, challenge := lkfake.Challenge(token)
+		code, answer, err := lkfake.Post(ctx, url, body, key, "")
+		return err == nil && code == 200 && strings.Contains(answer, challenge)
+	})
+	fake.Hook(url, token, key)
+	has := func(s string) func() bool {
+		return func() bool {
+			for _, m := range fake.Messages(chat) {
+				if strings.Contains(m.Text, s) {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	fake.Message(chat, alice, "/new")
+	if !fake.Wait(30*time.Second, has("New session ses_")) {
+		t.Fatalf("no new session; stderr:\n%s\nstdout:\n%s", p.Stderr(), p.Stdout())
+	}
+	forged, _ := json.Marshal(map[string]any{"schema": "2.0", "header": map[string]any{"event_id": "ev_forged", "event_type": "im.message.receive_v1",
+		"create_time": strconv.FormatInt(time.Now().UnixMilli(), 10), "token": token, "app_id": appID},
+		"event": map[string]any{"sender": map[string]any{"sender_id": map[string]any{"open_id": alice.OpenID}, "sender_type": "user"},
+			"message": map[string]any{"message_id": "om_forged", "chat_id": chat, "message_type": "text", "content": `{"text":"/new"}`}}})
+	if code, _, err := lkfake.Post(ctx, url, forged, key, "another-key"); err != nil || code == 200 {
+		t.Errorf("a badly signed event: %d, %v; want it refused", code, err)
+	}
+	fake.Message(chat, alice, "write hook.txt")
+	var q lkfake.Message
+	if !fake.Wait(30*time.Second, func() bool {
+		for _, m := range fake.Messages(chat) {
+			if len(m.Buttons) > 0 {
+				q = m
+				return true
+			}
+		}
+		return false
+	}) {
+		t.Fatalf("no question; stderr:\n%s", p.Stderr())
+	}
+	fake.Press(alice, q, q.Buttons[0].Value)
+	if !fake.Wait(30*time.Second, has("Wrote hook.txt.")) {
+		t.Fatalf("no answer; stderr:\n%s", p.Stderr())
+	}
+	if got := x.ReadFile("hook.txt"); got != "by webhook\n" {
+		t.Fatalf("hook.txt = %q", got)
+	}
+	news := 0
+	for _, m := range fake.Messages(chat) {
+		if strings.Contains(m.Text, "New session") {
+			news++
+		}
+	}
+	if news != 1 {
+		t.Errorf("%d sessions started; want 1 (the forged event ran)", news)
+	}
+	for _, s := range []string{appSecret, token, key} {
+		if strings.Contains(p.Stderr(), s) || strings.Contains(p.Stdout(), s) {
+			t.Errorf("a secret reached the output:\n%s\n%s", p.Stderr(), p.Stdout())
+		}
+	}
+	p.Signal(syscall.SIGTERM)
+	p.Wait(15 * time.Second)
 }
