@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -113,8 +114,9 @@ func retryAfter(v string) time.Duration {
 	return 0
 }
 
-// transportError is a failed round trip: retryable unless the export's
-// own context ended it.
+// transportError is a failed round trip: retryable (a connection reset, a
+// timeout) unless the export's own context ended it or retrying cannot
+// help.
 func transportError(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return err
@@ -125,5 +127,13 @@ func transportError(ctx context.Context, err error) error {
 	if errors.As(err, &rh) || errors.As(err, &cv) {
 		return fmt.Errorf("%w (check the endpoint's scheme, http or https, and OTEL_EXPORTER_OTLP_CERTIFICATE)", err)
 	}
-	return &retryable{err: fmt.Errorf("%w (is the collector running and reachable?)", err)}
+	// Nobody listening, or no such host: not retried (as the official
+	// OTLP/HTTP exporter), so a collector that is down does not hold an
+	// export, or tandem's exit, for the whole timeout; the next batch
+	// tries again.
+	var dns *net.DNSError
+	if errors.Is(err, syscall.ECONNREFUSED) || errors.As(err, &dns) {
+		return fmt.Errorf("%w (is the collector running and reachable? check OTEL_EXPORTER_OTLP_ENDPOINT)", err)
+	}
+	return &retryable{err: err}
 }

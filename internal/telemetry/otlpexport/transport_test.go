@@ -303,3 +303,21 @@ func TestGRPCToHTTPEndpoint(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// A collector that is not listening fails the export at once, naming
+// the variable to check, over both protocols.
+func TestExportToNobody(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	_ = l.Close()
+	for _, p := range []string{HTTP, GRPC} {
+		exp, _ := NewTraceExporter(Config{Protocol: p, URL: mustURL(t, "http://"+addr+"/v1/traces"), backoff: time.Hour, maxBackoff: time.Hour})
+		err := exp.ExportSpans(context.Background(), oneSpan("x").Snapshots())
+		if err == nil || !strings.Contains(err.Error(), "OTEL_EXPORTER_OTLP_ENDPOINT") || strings.Contains(err.Error(), "no retry") {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+}
