@@ -22,8 +22,6 @@ const (
 	varintType  wireType = 0
 	fixed64Type wireType = 1
 	bytesType   wireType = 2
-	startGroup  wireType = 3
-	endGroup    wireType = 4
 	fixed32Type wireType = 5
 )
 
