@@ -190,7 +190,7 @@ func serve(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	// the chat alike), and stop with it.
 	bctx, stopBridges := context.WithCancel(ctx)
 	waitBridges, _, err := startBridges(bctx, a, w, func(platform string, c config.BridgeCommon) (session.Host, error) {
-		return srv.Host(ctx, server.HostOptions{Owner: c.Owner, Actor: "bridge:" + platform})
+		return srv.Host(ctx, server.HostOptions{Owner: c.Owner, Actor: "bridge:" + platform, Folders: c.Folders})
 	})
 	if err != nil {
 		stopBridges()

@@ -29,6 +29,10 @@ type HostOptions struct {
 	Owner string
 	// Actor names the front end in the audit log ("bridge:telegram").
 	Actor string
+	// Folders are where the front end starts sessions: those under no
+	// registered workspace are logged, as their sessions are listed to
+	// admins only.
+	Folders []string
 }
 
 // Host returns the server's sessions as a session.Host.
@@ -40,6 +44,11 @@ func (s *Server) Host(ctx context.Context, opts HostOptions) (session.Host, erro
 			return nil, fmt.Errorf("owner %q: %w (tandem users list names the accounts)", opts.Owner, err)
 		}
 		h.owner = u.ID
+	}
+	for _, f := range opts.Folders {
+		if _, ok, err := s.workspaces.WorkspaceForPath(ctx, f); err == nil && !ok {
+			s.log.Warn("a folder of "+h.actor+" is in no registered workspace: its sessions are listed to admins only (register it with --workspace to share them)", "folder", f)
+		}
 	}
 	return h, nil
 }
