@@ -45,7 +45,17 @@ func (b *Bridge) open(ctx context.Context, c *chatState, req session.OpenRequest
 	b.mu.Lock()
 	old := c.att
 	c.att, c.bd = att, bd
+	// A turn of the earlier session still shown ends here: its done
+	// will not come.
+	out := c.out
+	c.out = nil
 	b.mu.Unlock()
+	if out != nil {
+		go func() {
+			defer b.wg.Done()
+			out.finish()
+		}()
+	}
 	if old != nil {
 		old.Detach("clear")
 	}
@@ -94,6 +104,10 @@ func (b *Bridge) live(ctx context.Context, c *chatState) (*session.Live, error) 
 func (b *Bridge) deliver(c *chatState, e event.Event) {
 	top := e.ParentToolUseID == ""
 	b.mu.Lock()
+	if c.att != nil && e.SessionID != c.att.ID() {
+		b.mu.Unlock()
+		return // the chat's earlier session, detaching
+	}
 	out := c.out
 	if out == nil && top && startsTurn(e) && !b.closing {
 		out = newRenderer(b, c.chat, b.origin(c.chat), c.rendered)

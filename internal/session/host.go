@@ -139,7 +139,7 @@ func (ls *localSession) attach(sink event.Sink) *localAttachment {
 	if ls == nil {
 		return nil
 	}
-	a := &localAttachment{ls: ls}
+	a := &localAttachment{ls: ls, id: ls.live.ID()}
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	if ls.closed {
@@ -150,9 +150,12 @@ func (ls *localSession) attach(sink event.Sink) *localAttachment {
 }
 
 // localAttachment implements Attachment for a LocalHost.
-type localAttachment struct{ ls *localSession }
+type localAttachment struct {
+	ls *localSession
+	id string // the session's, read without the Live's lock (a sink may ask)
+}
 
-func (a *localAttachment) ID() string { return a.ls.live.ID() }
+func (a *localAttachment) ID() string { return a.id }
 
 func (a *localAttachment) Live(context.Context) (*Live, error) { return a.ls.live, nil }
 
