@@ -10,10 +10,12 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/tandem-agent/tandem/internal/app"
+	"github.com/tandem-agent/tandem/internal/config"
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/regular"
 	"github.com/tandem-agent/tandem/internal/runtimes"
 	"github.com/tandem-agent/tandem/internal/server"
+	"github.com/tandem-agent/tandem/internal/session"
 )
 
 type serveFlags struct {
@@ -182,10 +184,14 @@ func serve(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	}
 	ctx, stop := interruptContext(cmd.Context())
 	defer stop()
-	// The user config's chat bridges run beside the server, on the same
-	// sessions and store, and stop with it.
+	// The user config's chat bridges run beside the server on the
+	// server's own sessions (one live session per id: a chat's turns go
+	// through its queue, their events and questions reach the web UI and
+	// the chat alike), and stop with it.
 	bctx, stopBridges := context.WithCancel(ctx)
-	waitBridges, _, err := startBridges(bctx, a, w)
+	waitBridges, _, err := startBridges(bctx, a, w, func(platform string, c config.BridgeCommon) (session.Host, error) {
+		return srv.Host(ctx, server.HostOptions{Owner: c.Owner, Actor: "bridge:" + platform, Folders: c.Folders})
+	})
 	if err != nil {
 		stopBridges()
 		return err

@@ -195,7 +195,7 @@ func (s *Server) runTurn(parent context.Context, st *sessState, t queuedTurn) {
 	// Every client sees the prompt that started the turn, whoever sent it
 	// (a resumed turn's was shown when it began).
 	if !t.opts.Resume {
-		l.Events().Emit(event.Event{Type: event.Status, Subtype: SubtypeUserMessage, Text: prompt})
+		l.Events().Emit(session.UserMessage(prompt, t.opts.Origin))
 	}
 	ended := s.turnRunning(t.user)
 	res, err := s.run(ctx, l, prompt, t.opts, t.resumed)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/tandem-agent/tandem/internal/accounts"
 	"github.com/tandem-agent/tandem/internal/checkpoint"
+	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/listing"
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/session"
@@ -24,7 +25,7 @@ import (
 
 // SubtypeUserMessage marks the status event the server emits when a turn
 // starts; Text holds the prompt, so every client shows it.
-const SubtypeUserMessage = "user_message"
+const SubtypeUserMessage = event.SubtypeUserMessage
 
 // SubtypeRewound marks the status event the server emits after a rewind:
 // clients reload the session's messages.
