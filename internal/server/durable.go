@@ -78,7 +78,7 @@ func (s *Server) startTurns() error {
 	}
 	ctx, cancel := context.WithTimeout(s.base, 30*time.Second)
 	defer cancel()
-	if err := s.opts.Turns.Start(s.runJob, s.turnQueues(ctx)); err != nil {
+	if err := s.opts.Turns.Start(s.runJob, s.turnQueues(ctx), turnqueue.WithSeq(s.turnSeq)); err != nil {
 		return fmt.Errorf("server: %w", err)
 	}
 	return nil

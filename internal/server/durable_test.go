@@ -50,3 +50,30 @@ func TestDurableTurnsOnSQLite(t *testing.T) {
 		t.Fatalf("queued turn: %+v", r)
 	}
 }
+
+// On the embedded default (SQLite turn queue) too, the session shows the
+// prompt queued behind the running turn, alone and in the list (the
+// queue is the turn queue's, not this process's memory).
+func TestDurableStatusOnSQLite(t *testing.T) {
+	script := scripted.Script{Steps: []scripted.Step{
+		scripted.ToolStep(scripted.Call("Write", map[string]string{"file_path": "out.txt", "content": "x\n"})),
+		scripted.TextStep("Wrote it."),
+		scripted.TextStep("Second turn."),
+	}}
+	e := newDurableEnv(t, script, func(_ *server.Options, c *servertest.Config) { c.AskTools = []string{"Write"} })
+	id := e.newSession()
+	ch, stop := e.stream(id, "")
+	defer stop()
+	e.send(id, "write the file")
+	evs := until(t, ch, isType(event.PermissionRequest))
+	e.send(id, "and then")
+	d, l := statusOn(t, e, id)
+	for what, s := range map[string]turnStatus{"GET": d, "list": l} {
+		if s.Status != "running" || s.RunningPrompt != "write the file" || len(s.Queued) != 1 || s.Queued[0] != "and then" {
+			t.Errorf("%s while the turn runs: status %q, prompt %q, queued %q", what, s.Status, s.RunningPrompt, s.Queued)
+		}
+	}
+	e.mustDo("POST", "/api/sessions/"+id+"/permissions/"+evs[len(evs)-1].Event.RequestID, map[string]string{"decision": "allow_once"}, 200, nil)
+	until(t, ch, isType(event.Result))
+	until(t, ch, isType(event.Result))
+}
