@@ -99,12 +99,13 @@ func (s *Server) enqueueDurable(ctx context.Context, st *sessState, t queuedTurn
 	if err != nil {
 		return false, 0, err
 	}
-	if _, err := s.opts.Turns.Enqueue(ctx, turnqueue.Job{Session: st.id, Prompt: t.text, Options: opts, User: t.user,
+	if t.id == "" {
+		t.id = turnqueue.NewID(st.id)
+	}
+	if _, err := s.opts.Turns.EnqueueAs(ctx, t.id, turnqueue.Job{Session: st.id, Prompt: t.text, Options: opts, User: t.user,
 		Queue: s.queueFor(ctx, rec.Cwd)}); err != nil {
 		return false, 0, err
 	}
-	// The running replica counts the user's turn while it runs it.
-	s.turnRefused(t.user)
 	return len(ahead) > 0, len(ahead), nil
 }
 
@@ -123,7 +124,8 @@ func (s *Server) runJob(ctx context.Context, id string, job turnqueue.Job, res *
 	if string(t.opts.JSONSchema) == "null" { // no schema: encoded as null, decoded as those bytes
 		t.opts.JSONSchema = nil
 	}
-	t.text, t.user = job.Prompt, job.User
+	// Its user's place (if it holds one) is given back when it ends.
+	t.text, t.user, t.id, t.slot = job.Prompt, job.User, id, job.User != ""
 	st.mu.Lock()
 	if st.deleted {
 		st.mu.Unlock()
@@ -165,9 +167,6 @@ func (s *Server) runJob(ctx context.Context, id string, job turnqueue.Job, res *
 		}
 		l.Events().Emit(moved)
 		s.log.Warn("resuming a turn another replica began", "session", st.id, "turn", id, "from", res.From)
-	}
-	if t.user != "" {
-		s.turns.add(t.user, 1)
 	}
 	// Not under s.base: a draining replica lets its turns finish, or
 	// leaves them to another replica, rather than interrupt them.
@@ -261,6 +260,7 @@ func (s *Server) sweepOnce(ctx context.Context) {
 	if err := s.opts.Turns.Listen(s.turnQueues(ctx)); err != nil {
 		s.log.Warn("listen to the workspaces' turn queues", "err", err)
 	}
+	s.sweepUserTurns(ctx)
 	if s.opts.Replicas == nil {
 		return
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -174,4 +175,63 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
 	}
+}
+
+// Two replicas on one PostgreSQL, serve.user_max_concurrent_turns 1: a
+// user whose turn runs (admitted on A, run by either) is refused a second
+// one on both replicas; once it ended, B admits the next.
+func TestReplicasShareUserTurnLimit(t *testing.T) {
+	dbURL := pg.Database(t)
+	script := scripted.Script{Steps: []scripted.Step{
+		scripted.ToolStep(scripted.Call("Write", map[string]string{"file_path": "out.txt", "content": "x\n"})),
+		scripted.TextStep("Wrote it."),
+	}}
+	opt := func(o *server.Options, c *servertest.Config) {
+		c.AskTools = []string{"Write"}
+		o.Limits = server.Limits{MaxTurns: 1}
+	}
+	a := newReplica(t, dbURL, script, "", opt)
+	b := newReplica(t, dbURL, script, a.ws, opt)
+	code, data := a.do("POST", "/api/users", map[string]any{"name": "ann", "admin": true})
+	if code != 201 {
+		t.Fatalf("add a user: %d %s", code, data)
+	}
+	var ann struct{ Token string }
+	json.Unmarshal(data, &ann)
+	var s1, s2 struct{ ID string }
+	for _, s := range []*struct{ ID string }{&s1, &s2} {
+		code, data := a.doAs(ann.Token, "POST", "/api/sessions", map[string]string{"cwd": a.ws})
+		if code != 201 {
+			t.Fatalf("create: %d %s", code, data)
+		}
+		json.Unmarshal(data, s)
+	}
+	ch, stop := a.streamWith(ann.Token, s1.ID, "")
+	defer stop()
+	if code, data := a.doAs(ann.Token, "POST", "/api/sessions/"+s1.ID+"/messages", map[string]string{"text": "one"}); code != 202 {
+		t.Fatalf("first prompt on A: %d %s", code, data)
+	}
+	evs := until(t, ch, isType(event.PermissionRequest))
+	// Refused by both replicas: the one running the turn and the other.
+	for name, r := range map[string]*env{"A": a, "B": b} {
+		code, data = r.doAs(ann.Token, "POST", "/api/sessions/"+s2.ID+"/messages", map[string]string{"text": "two"})
+		if code != 429 || !strings.Contains(string(data), "user_turn_limit") {
+			t.Fatalf("a second turn on %s while the first runs: %d %s, want 429 user_turn_limit", name, code, data)
+		}
+	}
+	if code, data := b.doAs(ann.Token, "POST", "/api/sessions/"+s1.ID+"/permissions/"+evs[len(evs)-1].Event.RequestID,
+		map[string]string{"decision": "allow_once"}); code != 200 {
+		t.Fatalf("answer: %d %s", code, data)
+	}
+	until(t, ch, isType(event.Result))
+	waitUntil(t, "B to admit the next turn", func() bool {
+		code, data := b.doAs(ann.Token, "POST", "/api/sessions/"+s2.ID+"/messages", map[string]string{"text": "two"})
+		if code == 202 {
+			return true
+		}
+		if code != 429 {
+			t.Fatalf("the next turn on B: %d %s", code, data)
+		}
+		return false
+	})
 }

@@ -146,7 +146,6 @@ type Server struct {
 	// callers are the requests in flight by who made them (auth.go).
 	callers callers
 	oidc    *oidcSignIn // nil: no OpenID Connect sign-in
-	turns   userTurns   // each user's running turns (limits.go)
 	hosts   map[string]bool
 
 	base context.Context // parent of every turn; cancelled on shutdown

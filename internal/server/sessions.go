@@ -366,7 +366,7 @@ func (s *Server) startTurn(w http.ResponseWriter, r *http.Request, turn queuedTu
 	}
 	queued, pos, err := s.enqueue(r.Context(), st, turn)
 	if err != nil {
-		s.turnRefused(turn.user)
+		s.turnRefused(turn)
 	}
 	switch {
 	case errors.Is(err, errStopping):

@@ -214,16 +214,26 @@ func (e *Engine) turn(ctx dbos.Context, job Job) (string, error) {
 // returns the workflow id. Turns of one session run one at a time, in
 // the order they were enqueued, whichever replica takes them.
 func (e *Engine) Enqueue(ctx context.Context, job Job) (string, error) {
+	return e.EnqueueAs(ctx, NewID(job.Session), job)
+}
+
+// EnqueueAs is Enqueue under a workflow id from NewID (the caller
+// recorded it first).
+func (e *Engine) EnqueueAs(ctx context.Context, id string, job Job) (string, error) {
 	q, err := e.queue(job.Queue)
 	if err != nil {
 		return "", err
 	}
-	id := WorkflowPrefix(job.Session) + strings.ToLower(ulid.Make().String())
 	_, err = dbos.RunWorkflow(e.dc, e.turn, job, dbos.WithQueue(q), dbos.WithQueuePartitionKey(job.Session), dbos.WithWorkflowID(id))
 	if err != nil {
 		return "", fmt.Errorf("enqueue the turn of session %s: %w", job.Session, err)
 	}
 	return id, nil
+}
+
+// NewID names a new turn of the session (its workflow id).
+func NewID(session string) string {
+	return WorkflowPrefix(session) + strings.ToLower(ulid.Make().String())
 }
 
 // WorkflowPrefix starts the id of every turn workflow of a session.
