@@ -28,6 +28,11 @@ import (
 // redoes the step in flight.
 const SubtypeTurnMoved = "turn_moved"
 
+// SubtypeHandingOver marks the status event that stands, on a draining
+// replica, for the end of a turn it interrupted to hand it over: the turn
+// goes on on another replica, which starts with turn_moved.
+const SubtypeHandingOver = "handing_over"
+
 // defaultQueue takes the turns of sessions under no registered workspace;
 // every replica serves it.
 const defaultQueue = "tandem-turns"
@@ -175,10 +180,14 @@ func (s *Server) runJob(ctx context.Context, id string, job turnqueue.Job, res *
 	go s.watchCancel(tctx, id, cancel)
 	go s.relayAnswers(tctx, st.id, l)
 	s.runTurn(tctx, st, t)
-	if s.handOver.Load() {
+	st.mu.Lock()
+	handed := st.handedOver
+	st.mu.Unlock()
+	if handed {
 		// Interrupted by a drain with another replica alive: leave the
-		// workflow pending (never return) for that replica to resume; the
-		// process is exiting.
+		// workflow pending (never return) for Shutdown to hand it over
+		// (releaseTurns); the process is exiting.
+		cancel()
 		done()
 		<-make(chan struct{})
 	}
@@ -300,10 +309,7 @@ func (s *Server) drainTurns(ctx context.Context) {
 		return
 	}
 	s.opts.Turns.StopTaking()
-	d := s.opts.DrainTimeout
-	if d <= 0 {
-		d = 5 * time.Second
-	}
+	d := s.drainTimeout()
 	deadline := time.Now().Add(d)
 	if dl, ok := ctx.Deadline(); ok && dl.Add(-5*time.Second).Before(deadline) {
 		deadline = dl.Add(-5 * time.Second)
@@ -313,8 +319,79 @@ func (s *Server) drainTurns(ctx context.Context) {
 	}
 	if n := s.runningTurns(); n > 0 && s.othersAlive(ctx) {
 		s.handOver.Store(true)
-		s.log.Warn("handing running turns over to the other replicas", "turns", n)
+		s.sealRunning()
+		s.log.Warn("handing running turns over to the other replicas", "turns", n, "drain_timeout", d)
 	}
+}
+
+// sealRunning marks the sessions running a turn here as handed over and
+// seals their event logs: the interrupted turn's end (its result, its
+// error) shows as a handing_over status, since the turn goes on
+// elsewhere.
+func (s *Server) sealRunning() {
+	s.mu.Lock()
+	sts := make([]*sessState, 0, len(s.sessions))
+	for _, st := range s.sessions {
+		sts = append(sts, st)
+	}
+	s.mu.Unlock()
+	for _, st := range sts {
+		st.mu.Lock()
+		running := st.running
+		st.handedOver = running
+		st.mu.Unlock()
+		if !running {
+			continue
+		}
+		s.mu.Lock()
+		ls := s.logSinks[st.hub]
+		s.mu.Unlock()
+		if ls != nil {
+			ls.seal(fmt.Sprintf("replica %s is stopping: this turn is interrupted here and goes on on another replica", s.replica.id))
+		}
+	}
+}
+
+// releaseTurns hands the turns interrupted by the drain over (Shutdown
+// calls it once they stopped and their sessions closed): once their
+// events are stored, so the replica that resumes one numbers on after
+// them, they go back on their queues at once for another replica.
+func (s *Server) releaseTurns(ctx context.Context) {
+	if s.opts.Turns == nil || !s.handOver.Load() {
+		return
+	}
+	s.mu.Lock()
+	var handed []*sessState
+	for _, st := range s.sessions {
+		st.mu.Lock()
+		if st.handedOver {
+			handed = append(handed, st)
+		}
+		st.mu.Unlock()
+	}
+	s.mu.Unlock()
+	ids := make([]string, 0, len(handed))
+	for _, st := range handed {
+		s.syncLog(st.hub)
+		ids = append(ids, st.id)
+	}
+	n, err := s.opts.Turns.Release(ctx)
+	if err != nil {
+		s.log.Error("hand the turns over (the other replicas take them once this one's heartbeat is gone)", "err", err)
+		return
+	}
+	s.log.Warn("handed turns over to the other replicas", "turns", n, "sessions", ids)
+}
+
+// DefaultDrainTimeout is Options.DrainTimeout's default (`tandem serve
+// --drain-timeout`).
+const DefaultDrainTimeout = 5 * time.Second
+
+func (s *Server) drainTimeout() time.Duration {
+	if s.opts.DrainTimeout > 0 {
+		return s.opts.DrainTimeout
+	}
+	return DefaultDrainTimeout
 }
 
 // othersAlive reports whether another replica's heartbeat is fresh.

@@ -36,6 +36,9 @@ type sessState struct {
 	wg           sync.WaitGroup
 	// idleSince is when the idle sweep first saw the session unused.
 	idleSince time.Time
+	// handedOver: a drain interrupts this session's durable turn to hand
+	// it to another replica (durable.go).
+	handedOver bool
 	// dropped gives back the per-user place of a queued turn dropped
 	// before it ran (limits.go).
 	dropped func(queuedTurn)

@@ -125,8 +125,10 @@ type Options struct {
 	// its turns move to another replica (default 8 s).
 	DeadAfter time.Duration
 	// DrainTimeout is how long Shutdown lets running durable turns finish
-	// before handing them over to the other replicas (default 5 s: inside
-	// the 10 s tandem allows itself after SIGTERM).
+	// before interrupting them and handing them over to the other
+	// replicas (default DefaultDrainTimeout; `tandem serve
+	// --drain-timeout`, which adds it to the 10 s tandem allows itself
+	// after SIGTERM).
 	DrainTimeout time.Duration
 
 	// Middleware, when set, wraps the whole handler (the application's
@@ -266,7 +268,8 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	// The drain, then the rest of the shutdown.
+	sctx, cancel := context.WithTimeout(context.Background(), s.drainTimeout()+30*time.Second)
 	defer cancel()
 	serr := s.Shutdown(sctx)
 	if err := hs.Shutdown(sctx); err != nil && serr == nil {
@@ -325,6 +328,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		}()
 	}
 	wg.Wait()
+	s.releaseTurns(ctx)
 	done := make(chan struct{})
 	go func() { s.streams.Wait(); close(done) }()
 	select {

@@ -274,6 +274,19 @@ func (e *Engine) StopTaking() {
 	dbos.ListenQueues(e.dc, "tandem-draining")
 }
 
+// Release puts the turns this replica began and did not finish back on
+// their queues, at once, for the other replicas to resume: a draining
+// replica that interrupted them hands them over without waiting for the
+// others to find its heartbeat gone. Call it after StopTaking, once they
+// stopped here.
+func (e *Engine) Release(ctx context.Context) (int, error) {
+	hs, err := e.rt.RecoverPendingWorkflows([]string{e.cfg.Replica})
+	if err != nil {
+		return 0, fmt.Errorf("hand this replica's turns over: %w", err)
+	}
+	return len(hs), nil
+}
+
 // Pending returns the ids of the session's turns not finished yet
 // (queued or running), oldest first.
 func (e *Engine) Pending(ctx context.Context, session string) ([]string, error) {
