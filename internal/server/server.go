@@ -162,6 +162,8 @@ type Server struct {
 	// handOver: a draining replica leaves its interrupted durable turns
 	// pending for another replica (durable.go).
 	handOver atomic.Bool
+	// draining: Shutdown began (/readyz answers 503 from then on).
+	draining atomic.Bool
 }
 
 // New checks opts and builds a server.
@@ -305,6 +307,7 @@ func (s *Server) allowListenHost(addr string) {
 // what they produced stored) and, when another replica is alive, left
 // pending for it to resume once this replica's heartbeat is gone.
 func (s *Server) Shutdown(ctx context.Context) error {
+	s.draining.Store(true)
 	s.drainTurns(ctx)
 	s.stop()
 	s.mu.Lock()
