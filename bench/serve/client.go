@@ -91,7 +91,8 @@ func (c *client) session(ws string, reconnectAfter int) result {
 	if err != nil {
 		return result{err: err}
 	}
-	r := result{id: id, types: map[int64]event.Type{}}
+	r := result{id: id}
+	tl := newTally()
 	body, err := c.stream(id, 0)
 	if err != nil {
 		return result{err: err}
@@ -133,16 +134,10 @@ func (c *client) session(ws string, reconnectAfter int) result {
 		if ev.Type == event.KeepAlive {
 			continue
 		}
-		r.events++
-		if _, seen := r.types[ev.Seq]; seen {
-			r.dup++
-		} else if ev.Seq <= last {
-			r.disordered++
-		}
-		r.types[ev.Seq] = ev.Type
-		last = max(last, ev.Seq)
+		tl.add(ev.Seq, ev.Type)
+		last = tl.last
 		r.done = ev.Type == event.Done
-		if !r.done && reconnectAfter > 0 && r.events == reconnectAfter {
+		if !r.done && reconnectAfter > 0 && tl.events == reconnectAfter {
 			body.Close()
 			if body, err = c.stream(id, last); err != nil {
 				r.err = err
@@ -152,11 +147,7 @@ func (c *client) session(ws string, reconnectAfter int) result {
 			r.resumed++
 		}
 	}
-	for i := int64(1); i <= last; i++ {
-		if _, ok := r.types[i]; !ok {
-			r.lost++
-		}
-	}
+	r.types, r.events, r.lost, r.dup, r.disordered = tl.types, tl.events, tl.lost(), tl.dup, tl.disordered
 	if last == 0 && r.err == nil {
 		r.err = fmt.Errorf("session %s: no events", id)
 	}

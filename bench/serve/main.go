@@ -11,6 +11,31 @@
 //	go run ./bench/serve -idle 1000        # memory held by 1,000 idle sessions with an SSE client each
 //	go run ./bench/serve -big-output 100   # memory kept after a 100 MiB tool output
 //	go run ./bench/serve -cpuprofile cpu.out -mutexprofile mu.out -blockprofile block.out -trace trace.out
+//	go run ./bench/serve -postgres -replicas 2   # replicas as servers in this process, one PostgreSQL
+//
+// Replicas as processes (issue 27), the way they run in production:
+//
+//	go run ./bench/serve -procs -replicas 3 -sessions 600 -steps 20 [-tandem BIN] [-kill-after N]
+//
+// builds ./cmd/tandem (or runs BIN), starts a private durable PostgreSQL
+// and the scripted model server on 127.0.0.1:42400 (-base-port), then N
+// `tandem serve` replicas on the next ports, each with its own home, the
+// database in TANDEM_DATABASE_URL, --permission-mode trust and the
+// workspace registered. Client i creates its session on replica i, reads
+// the stream on i+2, posts the prompt to i+1 (mod N) and resumes mid-turn
+// with Last-Event-ID on i. Latency is from the event's ts (set by the
+// replica running the turn) to the client reading it from another
+// replica's stream: it includes the clients' own process, so the wake-up
+// floor is printed beside it. Once the clients got -kill-after events
+// (default sessions*steps*2, about half the run) the replica listing the
+// most running turns is SIGKILLed; each turn it ran must move (a
+// turn_moved status) and complete, and the bench prints the time from the
+// kill to each turn's turn_moved and done events. It also prints each
+// replica's peak RSS (VmHWM) and PostgreSQL's peak memory (PSS and summed
+// RSS over its processes). A stream that ends early is resumed on the
+// next replica alive. Events lost, duplicated or out of order are counted
+// per client (tally.go); a lost seq is looked up in the stored log. The
+// replicas' logs are kept (path printed) when the run fails.
 package main
 
 import (
@@ -48,11 +73,17 @@ func main() {
 	traceOut := flag.String("trace", "", "write an execution trace to this file")
 	childMode := flag.String("child", "", "internal: run as the bench's helper process (model, clients)")
 	database := flag.String("database", "", "store sessions in this database (postgres://...) instead of a SQLite file")
-	replicas := flag.Int("replicas", 1, "run this many servers (in this process, each its own store handle on the -postgres/-database database, with the stored event log): sessions and prompts go to the first, every SSE client reads from the second")
+	replicas := flag.Int("replicas", 1, "run this many servers (in this process, each its own store handle on the -postgres/-database database, with the stored event log): sessions and prompts go to the first, every SSE client reads from the second; with -procs, as separate `tandem serve` processes")
+	procs := flag.Bool("procs", false, "with -replicas N: run the replicas as N `tandem serve` processes on a private PostgreSQL (turns on the durable queue), SIGKILL the busiest part-way through, and report failover and memory per replica")
+	tandemBin := flag.String("tandem", "", "with -procs: the tandem binary to run (default: build ./cmd/tandem)")
+	killAfter := flag.Int64("kill-after", 0, "with -procs: SIGKILL the replica running the most turns once the clients got this many events (0: sessions*steps*2, about half the run; -1: never)")
+	basePort := flag.Int("base-port", 42400, "with -procs: the model server listens on this loopback port, replica i on base-port+1+i")
+	sessionTimeout := flag.Duration("session-timeout", 15*time.Minute, "with -procs: a session whose turn has not ended by then fails")
+	modelAddr := flag.String("model-addr", "127.0.0.1:0", "internal: the -child model server's address")
 	postgres := flag.Bool("postgres", false, "store sessions in a private PostgreSQL started for the run (initdb; needs PostgreSQL's binaries)")
 	flag.Parse()
 	stopPG := func() error { return nil }
-	if *postgres && *childMode == "" {
+	if *postgres && *childMode == "" && !*procs {
 		url, stop, err := pgtest.Private(pgtest.Options{Durable: true})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
@@ -63,7 +94,7 @@ func main() {
 	var err error
 	switch *childMode {
 	case "model":
-		err = serveModel(*steps, *modelMS)
+		err = serveModel(*steps, *modelMS, *modelAddr)
 	case "clients":
 		err = holdClients(flag.Args())
 	case "":
@@ -75,6 +106,9 @@ func main() {
 				err = runIdle(*idle)
 			case *bigOutput > 0:
 				err = runBigOutput(*bigOutput)
+			case *procs:
+				err = runProcs(procsConfig{replicas: *replicas, sessions: *sessions, steps: *steps, modelMS: *modelMS,
+					reconnectAfter: *reconnectAfter, tandem: *tandemBin, killAfter: *killAfter, basePort: *basePort, deadline: *sessionTimeout})
 			default:
 				err = run(*sessions, *steps, *modelMS, *reconnectAfter, *modelInProcess, *database, *replicas)
 			}

@@ -30,8 +30,8 @@ func noteFile(i int) string { return fmt.Sprintf("notes-%02d.txt", i) }
 
 // serveModel is the -child model mode: serve the script, print the URL,
 // serve until stdin closes.
-func serveModel(steps, modelMS int) error {
-	ms := scripted.New(script(steps, modelMS), scripted.WithoutRecording())
+func serveModel(steps, modelMS int, addr string) error {
+	ms := scripted.New(script(steps, modelMS), scripted.WithoutRecording(), scripted.WithAddr(addr))
 	url, err := ms.Start()
 	if err != nil {
 		return err

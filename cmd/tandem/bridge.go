@@ -93,11 +93,11 @@ func startBridges(ctx context.Context, a *app.App, w io.Writer) (wait func(), n 
 		runs = append(runs, b)
 	}
 	if f := cfg.Feishu; f != nil {
-		b, err := feishuBridge(a, f, logger)
+		b, secrets, err := feishuBridge(a, f, logger)
 		if err != nil {
 			return nil, 0, err
 		}
-		tokens = append(tokens, f.AppSecret)
+		tokens = append(tokens, secrets...)
 		runs = append(runs, b)
 	}
 	red := bridgeRedactor(a.User, tokens)

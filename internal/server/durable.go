@@ -224,6 +224,11 @@ func (s *Server) advancePastLog(ctx context.Context, st *sessState, l *session.L
 		return
 	}
 	l.Events().AdvanceTo(seq)
+	// The hub too, before this turn's first event reaches it: it takes
+	// any seq above its last, so stored events it has not caught up with
+	// through WatchEvents yet would be skipped for good by this replica's
+	// clients (TestDurableTurnDeliversStoredEventsFirst).
+	s.catchUp(ctx, st)
 }
 
 // interruptDurable cancels the session's queued and running turns on

@@ -408,6 +408,10 @@ func (s *Server) AdminURL(db string) string { return s.URL(AdminUser, adminPass,
 // Port is the TCP port the server listens on (127.0.0.1).
 func (s *Server) Port() int { return s.port }
 
+// PID is the postmaster's process id (bench/serve reads its memory and
+// its backends').
+func (s *Server) PID() int { return s.cmd.Process.Pid }
+
 // Log is the server's log so far.
 func (s *Server) Log() string {
 	b, _ := os.ReadFile(filepath.Join(s.dir, "server.log"))
