@@ -202,6 +202,7 @@ type Store interface {
 	Events
 	Replicas
 	Answers
+	UserTurns
 
 	Bridges
 
