@@ -23,14 +23,19 @@ func today() string { return time.Now().UTC().Format(time.DateOnly) }
 // carries the user so it is counted while it runs and its cost is added
 // to the day's spend.
 func (s *Server) admitTurn(r *http.Request, t *queuedTurn) *apiError {
-	c := callerOf(r)
-	if c.user.ID == "" {
-		return nil // the server token: no users, no per-user limits
+	return s.admitUserTurn(r.Context(), callerOf(r).user.ID, r.PathValue("id"), t)
+}
+
+// admitUserTurn is admitTurn for a turn of user's in session: the
+// HTTP API's caller, or the owner a chat bridge acts as (shared.go).
+func (s *Server) admitUserTurn(ctx context.Context, user, session string, t *queuedTurn) *apiError {
+	if user == "" {
+		return nil // the server token, or a bridge with no owner: no users, no per-user limits
 	}
-	t.user = c.user.ID
+	t.user = user
 	lim := s.opts.Limits
 	if lim.DailyBudgetUSD > 0 {
-		spent, err := s.accounts.Spend(r.Context(), c.user.ID, today())
+		spent, err := s.accounts.Spend(ctx, user, today())
 		if err != nil {
 			return errf(http.StatusInternalServerError, "accounts", "could not read today's spend: %v", err)
 		}
@@ -49,9 +54,9 @@ func (s *Server) admitTurn(r *http.Request, t *queuedTurn) *apiError {
 		// counts): two replicas admitting at once cannot both pass.
 		id := t.id
 		if id == "" {
-			id = newTurnID(r.PathValue("id"))
+			id = newTurnID(session)
 		}
-		ok, err := s.accounts.AdmitTurn(r.Context(), c.user.ID, id, lim.MaxTurns)
+		ok, err := s.accounts.AdmitTurn(ctx, user, id, lim.MaxTurns)
 		if err != nil {
 			return errf(http.StatusInternalServerError, "accounts", "could not count your running turns: %v", err)
 		}

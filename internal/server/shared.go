@@ -125,12 +125,19 @@ func (a *serverAttachment) Live(ctx context.Context) (*session.Live, error) {
 	return a.h.s.ensureLive(ctx, st)
 }
 
-// Prompt queues the turn as POST /api/sessions/{id}/messages does. Its
-// user is "": per-user limits count web users' turns; a chat's are the
-// bridge's allow-listed users', which the operator configured.
+// Prompt queues the turn as POST /api/sessions/{id}/messages does. A
+// bridge with an owner acts as that account, so its chats' turns count
+// against the owner's limits (serve.user_max_concurrent_turns, the daily
+// budget) as the owner's web prompts do; without one there is no user
+// to count, as for the server token.
 func (a *serverAttachment) Prompt(ctx context.Context, text string, opts session.TurnOptions) (bool, error) {
-	queued, _, err := a.h.s.enqueue(ctx, a.st, queuedTurn{text: text, opts: opts})
+	s, turn := a.h.s, queuedTurn{text: text, opts: opts}
+	if e := s.admitUserTurn(ctx, a.h.owner, a.st.id, &turn); e != nil {
+		return false, errors.New(e.Message)
+	}
+	queued, _, err := s.enqueue(ctx, a.st, turn)
 	if err != nil {
+		s.turnRefused(turn)
 		return false, err
 	}
 	a.h.audit(context.WithoutCancel(ctx), "prompt", a.st.id, fmt.Sprintf("chars=%d", len([]rune(text))))
