@@ -17,3 +17,19 @@ stage() { # ends the running stage (if any) and starts the one named
   stage_name=$1 stage_started=$SECONDS stage_ticks=$ticks
   [ -z "$1" ] || echo "== $1"
 }
+timed() { # runs "$@" and ends with its own wall and CPU time (for a lane run in the background)
+  local started=$SECONDS before rc
+  child_ticks
+  before=$ticks
+  # Not "$@" || rc=$?: bash ignores set -e inside a command run under ||.
+  set +e
+  (
+    set -e
+    "$@"
+  )
+  rc=$?
+  set -e
+  child_ticks
+  echo "== took $((SECONDS - started)) s wall, $(((ticks - before) / tick)) s CPU (exit $rc)"
+  return "$rc"
+}
