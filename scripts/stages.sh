@@ -25,6 +25,9 @@ timed() { # runs "$@" and ends with its own wall and CPU time (for a lane run in
   set +e
   (
     set -e
+    # The lane's own stages: a subshell counts its children from zero.
+    child_ticks
+    stage_name='' stage_ticks=$ticks stage_started=$SECONDS
     "$@"
   )
   rc=$?
