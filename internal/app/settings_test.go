@@ -45,6 +45,16 @@ func testApp(t *testing.T, env map[string]string, opts ...func(*Options)) (*App,
 	return a, work
 }
 
+// testWork is a working folder of its own for a test sharing an app.
+func testWork(t *testing.T) string {
+	t.Helper()
+	work, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return work
+}
+
 func writeTestFile(t *testing.T, path, body string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -183,9 +193,13 @@ func appliedGated(t *testing.T, a *App, s *Settings) []string {
 // finding naming the file and the key (refused under RequireTrust), and
 // applied once the folder is trusted.
 func TestProjectKeysUntrusted(t *testing.T) {
+	// Two apps for every case (each case in a folder of its own, which only
+	// its case trusts): see TestGatedKeyVariants.
+	a, _ := testApp(t, map[string]string{"ANTHROPIC_API_KEY": "sk-test"})
+	strict, _ := testApp(t, map[string]string{"ANTHROPIC_API_KEY": "sk-test"}, func(o *Options) { o.RequireTrust = true })
 	for _, c := range projectKeyCases {
 		t.Run(c.file+" "+c.body, func(t *testing.T) {
-			a, work := testApp(t, map[string]string{"ANTHROPIC_API_KEY": "sk-test"})
+			work := testWork(t)
 			path := filepath.Join(work, c.file)
 			writeTestFile(t, path, c.body)
 			s, err := a.ResolveSettings(context.Background(), SettingsRequest{Cwd: work})
@@ -208,7 +222,6 @@ func TestProjectKeysUntrusted(t *testing.T) {
 				t.Errorf("the Claude Code CLI would read the file itself: claudeLeftOut = %v", s.claudeLeftOut)
 			}
 			// --require-trust refuses, naming file, key and command.
-			strict, _ := testApp(t, map[string]string{"ANTHROPIC_API_KEY": "sk-test"}, func(o *Options) { o.RequireTrust = true })
 			var ue *trust.UntrustedError
 			_, err = strict.ResolveSettings(context.Background(), SettingsRequest{Cwd: work})
 			if !errors.As(err, &ue) {
@@ -266,6 +279,11 @@ func keyVariants(body, gatedKey string) map[string]string {
 // (encoding/json matched "Hooks" to hooks while the check looked up
 // "hooks", so the hook ran in an untrusted folder.)
 func TestGatedKeyVariants(t *testing.T) {
+	// One app reads every variant, each in a folder of its own: the test is
+	// about how a project file is read, and an app per variant (a fresh
+	// store, migrated and synced to disk: ~280 of them) was most of the
+	// package's run time.
+	a, _ := testApp(t, map[string]string{"ANTHROPIC_API_KEY": "sk-test"})
 	for _, c := range projectKeyCases {
 		if c.gatedKey == "" {
 			continue
@@ -276,7 +294,7 @@ func TestGatedKeyVariants(t *testing.T) {
 		}
 		for name, body := range variants {
 			t.Run(c.gatedKey+" "+name, func(t *testing.T) {
-				a, work := testApp(t, map[string]string{"ANTHROPIC_API_KEY": "sk-test"})
+				work := testWork(t)
 				path := filepath.Join(work, c.file)
 				writeTestFile(t, path, body)
 				s, err := a.ResolveSettings(context.Background(), SettingsRequest{Cwd: work})

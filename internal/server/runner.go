@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tandem-agent/tandem/internal/app"
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/message"
 	"github.com/tandem-agent/tandem/internal/session"
@@ -42,6 +43,9 @@ type sessState struct {
 	// dropped gives back the per-user place of a queued turn dropped
 	// before it ran (limits.go).
 	dropped func(queuedTurn)
+	// mcpWaited: the live session's MCP servers had their moment to
+	// connect before its first turn here.
+	mcpWaited bool
 }
 
 // snapshot is a consistent view for GET /api/sessions/{id}.
@@ -119,7 +123,7 @@ func (s *Server) ensureLive(ctx context.Context, st *sessState) (*session.Live, 
 	if err != nil {
 		return nil, err
 	}
-	st.live = l
+	st.live, st.mcpWaited = l, false
 	return l, nil
 }
 
@@ -202,7 +206,17 @@ func (s *Server) runTurn(parent context.Context, st *sessState, t queuedTurn) {
 	l := st.live
 	st.cancel, st.current = cancel, prompt
 	st.boundarySeq, st.boundaryMsgs = l.Events().LastSeq(), l.Info().MessageCount
+	waitMCP := !st.mcpWaited
+	st.mcpWaited = true
 	st.mu.Unlock()
+
+	// As every front end does, give the session's MCP servers a moment to
+	// connect before its first turn, so their tools are offered from the
+	// start (a prompt sent right after the session opened raced a node
+	// server's start, and its tool was unknown to the turn).
+	if waitMCP {
+		l.WaitMCP(ctx, app.DefaultMCPWait)
+	}
 
 	// Every client sees the prompt that started the turn, whoever sent it
 	// (a resumed turn's was shown when it began).
