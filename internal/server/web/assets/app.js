@@ -51,6 +51,7 @@ const state = {
   lastPrompt: null, // {node, text}: the user bubble of the latest prompt, for its rewind control
   commands: [], // [{name, description, argument_hint}] for / completion
   builtins: [], // the reserved command names (the server's builtin_commands)
+  commandsLoaded: Promise.resolve(), // settles when the open session's command list has been asked for
   endedTurns: 0, // results seen, so send() knows whether its turn already ended
   armTimer: 0, // enables the permission dialog's answers (armDialog)
 };
@@ -153,7 +154,7 @@ async function openSession(id, minSeq = 0) {
   setCounters(s);
   setRunning(s.status === 'running', s.queued);
   openStream();
-  loadCommands(s.id);
+  state.commandsLoaded = loadCommands(s.id);
   refreshMCP(s.id);
   refreshTasks(s.id);
   showTrustBanner(s.cwd);
@@ -576,7 +577,13 @@ async function send() {
   if (!text.trim() || !state.session) return;
   ui.prompt.value = '';
   try {
-    if (!attached.count() && text.trimStart().startsWith('/') && await runBuiltin(text, state.builtins, page)) return;
+    // Whether "/name" is the page's own command is the server's list to
+    // say: one typed before the list arrived waits for it rather than
+    // going to the model as text.
+    if (!attached.count() && text.trimStart().startsWith('/')) {
+      await state.commandsLoaded;
+      if (await runBuiltin(text, state.builtins, page)) return;
+    }
   } catch (err) { showError(err); return; }
   const ended = state.endedTurns;
   const { images, undo } = attached.take();
