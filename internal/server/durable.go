@@ -176,6 +176,7 @@ func (s *Server) runJob(ctx context.Context, id string, job turnqueue.Job, res *
 	go s.watchCancel(tctx, id, cancel)
 	go s.relayAnswers(tctx, st.id, l)
 	s.runTurn(tctx, st, t)
+	s.syncLog(st.hub) // a completed turn's events are all stored
 	if s.handOver.Load() {
 		// Interrupted by a drain with another replica alive: leave the
 		// workflow pending (never return) for that replica to resume; the
