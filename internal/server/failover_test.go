@@ -249,7 +249,7 @@ func TestReplicaLateHeartbeatKeepsItsTurn(t *testing.T) {
 	// is gone (as after a SIGKILL on this host).
 	runner.beats.stalled.Store(false)
 	runner.send(id, "write it again")
-	evs = until(t, ch, isType(event.PermissionRequest))
+	until(t, ch, isType(event.PermissionRequest))
 	runner, other = runnerOf(t, id, a, b)
 	runner.beats.stalled.Store(true)
 	gone := exec.Command("true")
