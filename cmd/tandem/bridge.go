@@ -16,6 +16,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/bridge/telegram"
 	"github.com/tandem-agent/tandem/internal/config"
 	"github.com/tandem-agent/tandem/internal/secrets"
+	"github.com/tandem-agent/tandem/internal/session"
 )
 
 func newBridgeCmd(g *globalFlags) *cobra.Command {
@@ -36,7 +37,7 @@ allow_users are heard. See docs/bridges.md.`,
 			defer a.Close()
 			ctx, stop := interruptContext(cmd.Context())
 			defer stop()
-			wait, n, err := startBridges(ctx, a, cmd.ErrOrStderr())
+			wait, n, err := startBridges(ctx, a, cmd.ErrOrStderr(), nil)
 			if err != nil {
 				return err
 			}
@@ -49,9 +50,13 @@ allow_users are heard. See docs/bridges.md.`,
 	}
 }
 
+// hostFor gives a bridge the sessions it opens (`tandem serve`: the
+// server's); nil, or a nil host: its own over the app's session manager.
+type hostFor func(platform string, c config.BridgeCommon) (session.Host, error)
+
 // startBridges connects every bridge of the user config until ctx ends;
 // wait returns when they have stopped. n is how many started.
-func startBridges(ctx context.Context, a *app.App, w io.Writer) (wait func(), n int, err error) {
+func startBridges(ctx context.Context, a *app.App, w io.Writer, hosts hostFor) (wait func(), n int, err error) {
 	cfg, err := a.User.BridgeConfig(os.Getenv, userHome())
 	if err != nil {
 		return nil, 0, err
@@ -93,14 +98,24 @@ func startBridges(ctx context.Context, a *app.App, w io.Writer) (wait func(), n 
 		runs = append(runs, b)
 	}
 	if f := cfg.Feishu; f != nil {
-		b, err := feishuBridge(a, f, logger)
+		b, secrets, err := feishuBridge(a, f, logger)
 		if err != nil {
 			return nil, 0, err
 		}
-		tokens = append(tokens, f.AppSecret)
+		tokens = append(tokens, secrets...)
 		runs = append(runs, b)
 	}
 	red := bridgeRedactor(a.User, tokens)
+	if hosts != nil {
+		common := bridgeCommons(cfg)
+		for _, b := range runs {
+			h, err := hosts(b.Platform(), common[b.Platform()])
+			if err != nil {
+				return nil, 0, fmt.Errorf("bridges.%s: %w", b.Platform(), err)
+			}
+			b.SetHost(h)
+		}
+	}
 	var wg sync.WaitGroup
 	for _, b := range runs {
 		b.SetRedactor(red)
@@ -116,6 +131,24 @@ func startBridges(ctx context.Context, a *app.App, w io.Writer) (wait func(), n 
 func bridgeOptions(a *app.App, c config.BridgeCommon, logger *log.Logger, red *secrets.Redactor) bridge.Options {
 	return bridge.Options{Manager: a.Manager, Records: a.Store, Allow: c.AllowUsers, Folders: c.Folders,
 		Model: c.Model, Mode: c.Mode, Log: logger, Redact: red}
+}
+
+// bridgeCommons are the configured bridges' common settings by platform.
+func bridgeCommons(cfg config.Bridges) map[string]config.BridgeCommon {
+	out := map[string]config.BridgeCommon{}
+	if t := cfg.Telegram; t != nil {
+		out["telegram"] = t.BridgeCommon
+	}
+	if s := cfg.Slack; s != nil {
+		out["slack"] = s.BridgeCommon
+	}
+	if d := cfg.Discord; d != nil {
+		out["discord"] = d.BridgeCommon
+	}
+	if f := cfg.Feishu; f != nil {
+		out["feishu"] = f.BridgeCommon
+	}
+	return out
 }
 
 func bridgeNames(cfg config.Bridges) []string {

@@ -12,7 +12,7 @@ import (
 // slackBridge makes the bridge of the user config's Slack app; secrets
 // are its tokens and signing secret, for the redactor.
 func slackBridge(a *app.App, s *config.SlackBridge, logger *log.Logger) (b *bridge.Bridge, secrets []string, err error) {
-	sc := slack.Config{BotToken: s.BotToken, AppToken: s.AppToken, APIURL: s.APIURL}
+	sc := slack.Config{BotToken: s.BotToken, AppToken: s.AppToken, APIURL: s.APIURL, SlashCommand: s.SlashCommand}
 	if e := s.Events; e != nil {
 		sc.Events = &slack.Events{Listen: e.Listen, SigningSecret: e.SigningSecret}
 		secrets = append(secrets, e.SigningSecret)

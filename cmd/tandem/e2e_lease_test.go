@@ -139,10 +139,24 @@ func TestE2ELeaseServeAndResume(t *testing.T) {
 	}})
 	s := startServeProc(t, x)
 	id := s.newSession()
+	first := s.events(id)
 	s.call("POST", "/api/sessions/"+id+"/messages", map[string]string{"text": "sleep please"})
-	waitFor(t, "the server's turn to run", 30*time.Second, func() bool {
-		return s.call("GET", "/api/sessions/"+id, nil)["status"] == "running"
-	})
+	// Its tool call under way: the turn holds the session's lease (the
+	// status says running from the moment the prompt is queued).
+	for deadline := time.After(30 * time.Second); ; {
+		select {
+		case e, ok := <-first:
+			if !ok {
+				t.Fatal("event stream ended before the server's tool call")
+			}
+			if e.Type != event.ToolUse {
+				continue
+			}
+		case <-deadline:
+			t.Fatal("the server's turn did not reach its tool call")
+		}
+		break
+	}
 	r := x.RunStream("me too", "--resume", id, "--permission-mode", "trust")
 	if r.Code == 0 || !strings.Contains(r.Result().Error, "is busy (running in pid") {
 		t.Fatalf("resume during the server's turn: exit %d %+v\n%s", r.Code, r.Result(), r.Stderr)

@@ -59,16 +59,7 @@ func TestE2EReplicasTurnMovesOnKill(t *testing.T) {
 		}
 	}
 	q := next("the permission question", func(e event.Event) bool { return e.Type == event.PermissionRequest })
-	runner := -1
-	waitFor(t, "a replica to say it runs the turn", 20*time.Second, func() bool {
-		for i, r := range reps {
-			if r.call("GET", "/api/sessions/"+id, nil)["status"] == "running" {
-				runner = i
-				return true
-			}
-		}
-		return false
-	})
+	runner := turnRunner(t, reps)
 	other := (runner + 1) % 3
 	path := "/api/sessions/" + id + "/permissions/" + q.RequestID
 	if code, body := reps[other].do("POST", path, map[string]string{"decision": "allow_once"}); code != 200 {
@@ -146,5 +137,99 @@ func untilResultWithin(t *testing.T, ch <-chan event.Event, d time.Duration) []e
 		case <-deadline:
 			t.Fatalf("no result within %v; got %d events: %+v", d, len(got), got)
 		}
+	}
+}
+
+// turnRunner waits (20 s at most) until a replica's heartbeat says it
+// runs a turn and returns its index in reps (every replica shows the
+// session running, whichever runs it).
+func turnRunner(t *testing.T, reps []*apiClient) int {
+	t.Helper()
+	runner := -1
+	waitFor(t, "a replica to say it runs the turn", 20*time.Second, func() bool {
+		rs, _ := reps[0].call("GET", "/api/replicas", nil)["replicas"].([]any)
+		for _, r := range rs {
+			m := r.(map[string]any)
+			if n, _ := m["running_turns"].(float64); n < 1 {
+				continue
+			}
+			for i, c := range reps {
+				if c.base == "http://"+fmt.Sprint(m["addr"]) {
+					runner = i
+					return true
+				}
+			}
+		}
+		return false
+	})
+	return runner
+}
+
+// Two replicas on one PostgreSQL, --drain-timeout 1s: the replica
+// running a long turn (its model call hangs) gets SIGTERM; it exits
+// cleanly after handing the turn over (it says so: the turn went back on
+// its queue, not waiting for the others to find its heartbeat gone), and
+// the other replica completes it; a client reading from
+// the other replica gets every event once, in order, with one result
+// (the interrupted end on the draining replica is not shown), and a
+// client resuming there with Last-Event-ID mid-turn gets the rest.
+func TestE2EReplicasSIGTERMHandsOver(t *testing.T) {
+	dbURL := pgServer.Database(t)
+	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
+		scripted.TextStep("finished on the other replica").WithFault(scripted.Fault{FirstByteDelayMS: 120000, Times: 1}),
+	}})
+	x.Env = append(x.Env, "TANDEM_DATABASE_URL="+dbURL)
+	args := []string{"--permission-mode", "trust", "--drain-timeout", "1s"}
+	reps := []*apiClient{startServe(t, x, args...), startServe(t, x, args...)}
+	sess := reps[0].call("POST", "/api/sessions", map[string]string{"cwd": x.Work})
+	id := fmt.Sprint(sess["id"])
+	last := int64(0)
+	fmt.Sscan(fmt.Sprint(reps[1].call("GET", "/api/sessions/"+id, nil)["last_seq"]), &last)
+	reps[1].call("POST", "/api/sessions/"+id+"/messages", map[string]string{"text": "take your time"})
+	runner := turnRunner(t, reps)
+	other := reps[1-runner]
+	fromOther := sseFrom(t, other, id, last)
+	var seen []event.Event
+	for len(seen) == 0 || seen[len(seen)-1].Subtype != "user_message" {
+		select {
+		case e, ok := <-fromOther:
+			if !ok {
+				t.Fatal("the other replica's stream ended before the turn began")
+			}
+			seen = append(seen, e)
+		case <-time.After(30 * time.Second):
+			t.Fatalf("no user_message on the other replica; got %+v", seen)
+		}
+	}
+	reps[runner].p.Signal(syscall.SIGTERM)
+	termed := time.Now()
+	if res := reps[runner].p.Wait(30 * time.Second); res.Code != 0 {
+		t.Fatalf("the drained replica exited with %d: %s", res.Code, reps[runner].p.Stderr())
+	}
+	if !strings.Contains(reps[runner].p.Stderr(), "handed turns over") {
+		t.Errorf("the drained replica did not say it handed the turn over: %s", reps[runner].p.Stderr())
+	}
+	rest := untilResultWithin(t, fromOther, 90*time.Second)
+	all := append(seen, rest...)
+	inOrderOnce(t, "on the other replica", all, last+1)
+	results, moved := 0, false
+	for _, e := range all {
+		if e.Type == event.Result {
+			results++
+		}
+		if e.Type == event.Status && e.Subtype == "turn_moved" && !moved {
+			moved = true
+			t.Logf("the other replica resumed the turn %v after the SIGTERM (--drain-timeout 1s; load: see uptime)", e.Time.Sub(termed))
+		}
+	}
+	res := all[len(all)-1]
+	if results != 1 || !moved || res.IsError || !strings.Contains(res.Result, "finished on the other replica") {
+		t.Fatalf("after the hand-over: %d results, turn_moved %v, last %+v; events %+v", results, moved, res, all)
+	}
+	mid := all[len(all)/2].Seq
+	again := untilResultWithin(t, sseFrom(t, other, id, mid), 30*time.Second)
+	inOrderOnce(t, "resumed on the other replica", again, mid+1)
+	if st := other.call("GET", "/api/sessions/"+id, nil); st["status"] != "idle" {
+		t.Errorf("the session after the moved turn: %v", st["status"])
 	}
 }

@@ -6,14 +6,17 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/tandem-agent/tandem/internal/app"
+	"github.com/tandem-agent/tandem/internal/config"
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/regular"
 	"github.com/tandem-agent/tandem/internal/runtimes"
 	"github.com/tandem-agent/tandem/internal/server"
+	"github.com/tandem-agent/tandem/internal/session"
 )
 
 type serveFlags struct {
@@ -24,6 +27,7 @@ type serveFlags struct {
 	verbose, trustProject, requireTrust bool
 	sandbox                             sandboxFlags
 	workspaces                          []string
+	drainTimeout                        time.Duration
 }
 
 func newServeCommand(g *globalFlags) *cobra.Command {
@@ -52,6 +56,7 @@ func newServeCommand(g *globalFlags) *cobra.Command {
 	fl.BoolVar(&f.trustProject, "trust-project", false, "trust every session folder's project files (registering a workspace does not trust it; see `tandem trust`)")
 	fl.StringVar(&f.database, "database", "", "where sessions are stored: a SQLite file, sqlite:PATH or postgres://user@host/db (default: TANDEM_DATABASE_URL, the \"database\" setting, else tandem.db in the data folder); keep passwords out of the command line (TANDEM_DATABASE_URL, ~/.pgpass)")
 	fl.StringSliceVar(&f.workspaces, "workspace", nil, "register these folders as workspaces agents may run in (also possible from the UI)")
+	fl.DurationVar(&f.drainTimeout, "drain-timeout", server.DefaultDrainTimeout, "on SIGTERM, how long running turns may go on to finish before they are interrupted and handed over to another replica (alone: ended as interrupted); the process exits at the latest 10 s after it")
 	return cmd
 }
 
@@ -131,6 +136,9 @@ func serve(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 			return fmt.Errorf("--workspace %s: %w", dir, err)
 		}
 	}
+	if f.drainTimeout <= 0 {
+		return fmt.Errorf("--drain-timeout must be more than 0 (got %v): e.g. 5s, or 2m for long turns", f.drainTimeout)
+	}
 	if err := server.ValidateToken(token); err != nil {
 		return fmt.Errorf("--token: %w", err)
 	}
@@ -158,7 +166,7 @@ func serve(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	defer func() { _ = turns.Close(2 * time.Second) }()
 	opts := server.Options{
 		Manager: a.Manager, Workspaces: a.Store, EventLog: eventLog, Replicas: a.Store, Token: token, DataDir: a.Paths.DataDir,
-		Turns: turns, ReplicaID: replica,
+		Turns: turns, ReplicaID: replica, DrainTimeout: f.drainTimeout,
 		AllowedHosts: f.allowHost, AllowedOrigins: f.allowOrig,
 		Catalog: app.ServerCatalog{App: a}, Trust: a, Checkpoints: a.Checkpoints, Extensions: a,
 		Logger: logger,
@@ -180,12 +188,17 @@ func serve(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 		fmt.Fprintf(w, "tandem serve: new access token (shown once; stored in %s):\n  %s\n  open http://%s/login#token=%s\n",
 			a.Paths.TokenFile(), token, f.addr, token)
 	}
-	ctx, stop := interruptContext(cmd.Context())
+	// SIGTERM: the drain, then the usual clean-up deadline.
+	ctx, stop := signalContextWithin(cmd.Context(), f.drainTimeout+cleanupDeadline, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	// The user config's chat bridges run beside the server, on the same
-	// sessions and store, and stop with it.
+	// The user config's chat bridges run beside the server on the
+	// server's own sessions (one live session per id: a chat's turns go
+	// through its queue, their events and questions reach the web UI and
+	// the chat alike), and stop with it.
 	bctx, stopBridges := context.WithCancel(ctx)
-	waitBridges, _, err := startBridges(bctx, a, w)
+	waitBridges, _, err := startBridges(bctx, a, w, func(platform string, c config.BridgeCommon) (session.Host, error) {
+		return srv.Host(ctx, server.HostOptions{Owner: c.Owner, Actor: "bridge:" + platform, Folders: c.Folders})
+	})
 	if err != nil {
 		stopBridges()
 		return err

@@ -23,6 +23,12 @@ const cleanupDeadline = 10 * time.Second
 // against a SIGTERM. A first SIGINT only cancels: an interrupted turn ends
 // on its own, and a second Ctrl-C is the user's way out.
 func signalContext(parent context.Context, sigs ...os.Signal) (context.Context, func()) {
+	return signalContextWithin(parent, cleanupDeadline, sigs...)
+}
+
+// signalContextWithin is signalContext with grace in place of
+// cleanupDeadline (`tandem serve` adds its drain timeout).
+func signalContextWithin(parent context.Context, grace time.Duration, sigs ...os.Signal) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(parent)
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, sigs...)
@@ -35,7 +41,7 @@ func signalContext(parent context.Context, sigs ...os.Signal) (context.Context, 
 			first = false
 			cancel()
 			if sig != os.Interrupt {
-				time.AfterFunc(cleanupDeadline, func() { os.Exit(exitStatus(sig)) })
+				time.AfterFunc(grace, func() { os.Exit(exitStatus(sig)) })
 			}
 		}
 	}()

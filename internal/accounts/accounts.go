@@ -52,6 +52,7 @@ var (
 type Store interface {
 	store.Accounts
 	store.Workspaces
+	store.UserTurns
 }
 
 // Service is the accounts of one store.
@@ -273,6 +274,22 @@ func (s *Service) AddSignedIn(ctx context.Context, email, subject string, admin 
 // Spend is what a user's turns cost on day ("2006-01-02", UTC).
 func (s *Service) Spend(ctx context.Context, userID, day string) (float64, error) {
 	return s.st.Spend(ctx, userID, day)
+}
+
+// AdmitTurn counts turnID among the user's unfinished turns, on every
+// replica sharing the store, unless they have max already (false).
+func (s *Service) AdmitTurn(ctx context.Context, userID, turnID string, max int) (bool, error) {
+	return s.st.AdmitTurn(ctx, userID, turnID, max)
+}
+
+// EndTurn gives back an admitted turn's place.
+func (s *Service) EndTurn(ctx context.Context, turnID string) error {
+	return s.st.EndTurn(ctx, turnID)
+}
+
+// AdmittedTurns are the turns admitted before before.
+func (s *Service) AdmittedTurns(ctx context.Context, before time.Time) ([]string, error) {
+	return s.st.AdmittedTurns(ctx, before)
 }
 
 // AddSpend adds a turn's cost to the user's day and returns the total.

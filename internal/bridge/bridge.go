@@ -4,8 +4,11 @@
 // back by editing one message, tool calls are summarised one line each
 // (diffs as attachments), and permission questions arrive as buttons.
 // It is a front end like the terminal UI and the HTTP server: sessions
-// are opened through session.Manager and run through session.Live, so
-// the same settings, trust, permission engine and sandbox apply. Each
+// are opened through a session.Host (the server's inside `tandem serve`,
+// so a chat and the web UI share one live session, its turn queue and
+// its questions; a session.LocalHost over the Manager alone) and used
+// through session.Live, so the same settings, trust, permission engine
+// and sandbox apply. Each
 // platform lives in a sub-package implementing Platform over the
 // platform's own Go library.
 package bridge
@@ -26,8 +29,11 @@ import (
 
 // Options configure one platform's bridge.
 type Options struct {
-	// Manager opens and finds sessions.
+	// Manager finds and lists sessions.
 	Manager *session.Manager
+	// Host opens the sessions chats use and runs their turns (nil: a
+	// session.LocalHost over Manager, for `tandem bridge` alone).
+	Host session.Host
 	// Records keeps bindings and taken update ids (the app's store).
 	Records Records
 	// Allow lists the platform user ids who may prompt and answer;
@@ -58,26 +64,26 @@ type Options struct {
 type Bridge struct {
 	plat  Platform
 	opts  Options
+	host  session.Host
 	allow map[string]bool
 
 	mu    sync.Mutex
 	chats map[string]*chatState // by Chat.Key()
 	// questions are the permission questions shown, by request id.
 	questions map[string]question
-	wg        sync.WaitGroup // running turns
+	wg        sync.WaitGroup // turns being shown
 	// closing is set when Run ends: no turn starts after it.
 	closing bool
 }
 
-// chatState is a bound chat's live session and running turn.
+// chatState is a bound chat's session and the turn it shows.
 type chatState struct {
 	chat Chat
-	live *session.Live
+	att  session.Attachment
 	bd   binding
 	out  *renderer // the running turn's renderer (nil when idle)
-	// queued are prompts sent while a turn ran, run after it in order.
-	queued []Update
-	stop   context.CancelFunc
+	// rendered is closed once the last turn is shown in full.
+	rendered <-chan struct{}
 	// asking is the plan or questions of the running turn waiting for the
 	// user (interact.go), nil when none.
 	asking *interaction
@@ -110,7 +116,11 @@ func New(plat Platform, opts Options) (*Bridge, error) {
 	for _, u := range opts.Allow {
 		allow[strings.TrimSpace(u)] = true
 	}
-	return &Bridge{plat: &redacting{Platform: plat, r: opts.Redact}, opts: opts, allow: allow, chats: map[string]*chatState{}}, nil
+	host := opts.Host
+	if host == nil {
+		host = session.NewLocalHost(opts.Manager)
+	}
+	return &Bridge{plat: &redacting{Platform: plat, r: opts.Redact}, opts: opts, host: host, allow: allow, chats: map[string]*chatState{}}, nil
 }
 
 // SetRedactor replaces the redactor (before Run): the caller learns
@@ -122,6 +132,17 @@ func (b *Bridge) SetRedactor(r *secrets.Redactor) {
 	b.opts.Redact = r
 	b.plat.(*redacting).r = r
 }
+
+// SetHost replaces the host sessions are opened through (before Run):
+// `tandem serve` makes it once the server exists, for each bridge.
+func (b *Bridge) SetHost(h session.Host) {
+	if h != nil {
+		b.host = h
+	}
+}
+
+// Platform is the platform's name ("telegram").
+func (b *Bridge) Platform() string { return b.plat.Name() }
 
 func (b *Bridge) now() time.Time {
 	if b.opts.Now != nil {
@@ -167,26 +188,36 @@ func (b *Bridge) Run(ctx context.Context) error {
 	return nil
 }
 
-// shutdown interrupts running turns, waits for them and closes sessions.
+// shutdown detaches the chats from their sessions (alone, that stops
+// their turns and closes the sessions; in `tandem serve` the server
+// does) and waits a while for the turns being shown to be said.
 func (b *Bridge) shutdown() {
 	b.mu.Lock()
 	b.closing = true
-	for _, c := range b.chats {
-		if c.stop != nil {
-			c.stop()
-		}
-	}
-	b.mu.Unlock()
-	b.wg.Wait()
-	b.mu.Lock()
-	defer b.mu.Unlock()
+	var atts []session.Attachment
 	for k, c := range b.chats {
-		if c.live != nil {
-			c.live.CloseFor("other")
+		if c.att != nil {
+			atts = append(atts, c.att)
 		}
 		delete(b.chats, k)
 	}
+	b.mu.Unlock()
+	for _, a := range atts {
+		a.Detach("other")
+	}
+	done := make(chan struct{})
+	go func() { b.wg.Wait(); close(done) }()
+	t := time.NewTimer(shutdownWait)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		b.logf("stopped with turns still running (the server goes on with them)")
+	}
 }
+
+// shutdownWait bounds how long shutdown waits for the turns shown to end.
+const shutdownWait = 15 * time.Second
 
 // handle takes one update: allow-list, once only, then a press, a command
 // or a prompt.

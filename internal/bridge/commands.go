@@ -42,12 +42,12 @@ func (b *Bridge) command(ctx context.Context, u Update) {
 			reply("A turn is running: /stop it first.")
 			return
 		}
-		live, err := b.open(ctx, c, session.OpenRequest{Cwd: dir, Model: b.opts.Model, Mode: b.opts.Mode})
+		info, err := b.open(ctx, c, session.OpenRequest{Cwd: dir, Model: b.opts.Model, Mode: b.opts.Mode})
 		if err != nil {
 			reply("⚠ " + err.Error())
 			return
 		}
-		reply("New session " + describe(live.Info()))
+		reply("New session " + describe(info))
 	case "/sessions":
 		b.listSessions(ctx, c, reply)
 	case "/resume":
@@ -68,14 +68,14 @@ func (b *Bridge) command(ctx context.Context, u Update) {
 			reply("⚠ session " + s.ID + " is in " + s.Cwd + ", which is not among the folders this bridge may use")
 			return
 		}
-		live, err := b.open(ctx, c, session.OpenRequest{ID: s.ID})
+		info, err := b.open(ctx, c, session.OpenRequest{ID: s.ID})
 		if err != nil {
 			reply("⚠ " + err.Error())
 			return
 		}
-		reply("Resumed " + describe(live.Info()))
+		reply("Resumed " + describe(info))
 	case "/stop":
-		if b.stopTurn(c) {
+		if b.stopTurn(ctx, c) {
 			return // the turn says "Stopped" as it ends
 		}
 		reply("Nothing is running.")
@@ -222,10 +222,12 @@ func (b *Bridge) listSessions(ctx context.Context, c *chatState, reply func(stri
 	reply(sb.String())
 }
 
+// busy: a turn of the chat's session runs or waits, whoever sent it.
 func (b *Bridge) busy(c *chatState) bool {
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	return c.out != nil
+	att := c.att
+	b.mu.Unlock()
+	return att != nil && att.Busy()
 }
 
 func describe(s session.Summary) string {

@@ -154,10 +154,10 @@ func (b *Bridge) pressInteraction(ctx context.Context, u Update) bool {
 	what, rest := data[:3], data[3:]
 	c := b.state(u.Chat)
 	b.mu.Lock()
-	it, live := c.asking, c.live
+	it, att := c.asking, c.att
 	b.mu.Unlock()
 	reqID, opt, _ := strings.Cut(rest, ":")
-	if it == nil || it.requestID != reqID || live == nil {
+	if it == nil || it.requestID != reqID || att == nil {
 		b.notice(ctx, *u.Press, "Already answered.")
 		return true
 	}
@@ -260,7 +260,7 @@ func (b *Bridge) reshow(ctx context.Context, chat Chat, it *interaction, note st
 func (b *Bridge) finish(ctx context.Context, u Update, it *interaction, ans permission.Answer) {
 	c := b.state(u.Chat)
 	b.mu.Lock()
-	live := c.live
+	att := c.att
 	if c.asking == it {
 		c.asking = nil
 	}
@@ -270,8 +270,8 @@ func (b *Bridge) finish(ctx context.Context, u Update, it *interaction, ans perm
 	}
 	b.mu.Unlock()
 	err := errors.New("no session")
-	if live != nil {
-		err = live.Reply(it.requestID, ans)
+	if att != nil {
+		err = att.Reply(ctx, it.requestID, ans)
 	}
 	if u.Press == nil {
 		if err != nil {
@@ -282,7 +282,7 @@ func (b *Bridge) finish(ctx context.Context, u Update, it *interaction, ans perm
 	switch {
 	case err == nil:
 		b.notice(ctx, *u.Press, "")
-	case errors.Is(err, permission.ErrUnknownRequest), errors.Is(err, permission.ErrAlreadyAnswered), live == nil:
+	case errors.Is(err, permission.ErrUnknownRequest), errors.Is(err, permission.ErrAlreadyAnswered), att == nil:
 		b.notice(ctx, *u.Press, "Already answered.")
 	default:
 		b.notice(ctx, *u.Press, err.Error())

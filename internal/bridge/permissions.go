@@ -114,16 +114,16 @@ func (b *Bridge) press(ctx context.Context, u Update) {
 	ans.By = b.plat.Name() + ":" + firstNonEmpty(u.UserName, u.User)
 	c := b.state(u.Chat)
 	b.mu.Lock()
-	live := c.live
+	att := c.att
 	b.mu.Unlock()
 	err := errors.New("no session")
-	if live != nil {
-		err = live.Reply(id, ans)
+	if att != nil {
+		err = att.Reply(ctx, id, ans)
 	}
 	switch {
 	case err == nil:
 		b.notice(ctx, p, "")
-	case errors.Is(err, permission.ErrUnknownRequest), errors.Is(err, permission.ErrAlreadyAnswered), live == nil:
+	case errors.Is(err, permission.ErrUnknownRequest), errors.Is(err, permission.ErrAlreadyAnswered), att == nil:
 		b.notice(ctx, p, "Already answered.")
 	default:
 		b.notice(ctx, p, err.Error())

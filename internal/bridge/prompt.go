@@ -10,43 +10,23 @@ import (
 	"unicode/utf8"
 
 	"github.com/tandem-agent/tandem/internal/attach"
-	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/message"
 )
-
-// errStopped is a turn the user (or the bridge's shutdown) interrupted.
-var errStopped = errors.New("stopped")
 
 // maxTextFile is the largest text file a chat message may attach inline.
 const maxTextFile = 256 << 10
 
-// prompt runs the user's message as a turn of the chat's session; the
-// turn runs on while the connection takes further updates (a press
-// answering its question, /stop).
+// prompt sends the user's message to the chat's session as a turn: it
+// runs now, or after the turns before it, whoever sent them; its events
+// come back through deliver like any turn's.
 func (b *Bridge) prompt(ctx context.Context, u Update) {
 	c := b.state(u.Chat)
-	b.mu.Lock()
-	busy := c.out != nil
-	if busy {
-		c.queued = append(c.queued, u)
-	}
-	b.mu.Unlock()
-	if busy {
-		b.say(ctx, u.Chat, "⏳ Queued: it runs when the current turn ends (/stop ends that one and drops the queue).")
-		return
-	}
-	b.start(ctx, c, u)
-}
-
-// start runs u as a turn of the chat's session, then the prompts queued
-// meanwhile, one after the other.
-func (b *Bridge) start(ctx context.Context, c *chatState, u Update) {
-	live, err := b.live(ctx, c)
+	att, err := b.attached(ctx, c)
 	if err != nil {
 		b.say(ctx, u.Chat, "⚠ "+err.Error())
 		return
 	}
-	if live == nil {
+	if att == nil {
 		b.say(ctx, u.Chat, "This chat has no session yet: /new DIR starts one (DIR among "+strings.Join(b.opts.Folders, ", ")+"), /sessions lists those you can /resume.")
 		return
 	}
@@ -60,48 +40,20 @@ func (b *Bridge) start(ctx context.Context, c *chatState, u Update) {
 	}
 	opts := b.opts.Turn
 	opts.Images = append(append([]message.Block(nil), opts.Images...), images...)
-
-	// The turn outlives the update's context (a webhook request, one
-	// poll); Run's context ends it.
-	base := context.WithoutCancel(ctx)
-	turnCtx, stop := context.WithCancel(base)
-	out := newRenderer(b, u.Chat)
+	opts.Origin = b.origin(u.Chat)
 	b.mu.Lock()
-	if b.closing {
-		b.mu.Unlock()
-		stop()
+	closing := b.closing
+	b.mu.Unlock()
+	if closing {
 		return
 	}
-	c.out, c.stop = out, stop
-	b.wg.Add(1)
-	b.mu.Unlock()
-	go func() {
-		defer b.wg.Done()
-		defer stop()
-		go out.loop(turnCtx)
-		res, err := live.Run(turnCtx, text, opts)
-		if res.Subtype == event.SubtypeInterrupted || (err != nil && turnCtx.Err() != nil) {
-			err = errStopped
-		} else if err == nil && res.IsError {
-			msg := res.Error
-			if msg == "" {
-				msg = res.Result
-			}
-			err = fmt.Errorf("%s", firstNonEmpty(msg, res.Subtype))
-		}
-		out.finish(err)
-		b.mu.Lock()
-		c.out, c.stop = nil, nil
-		var next *Update
-		if len(c.queued) > 0 && !b.closing {
-			next = &c.queued[0]
-			c.queued = c.queued[1:]
-		}
-		b.mu.Unlock()
-		if next != nil {
-			b.start(base, c, *next)
-		}
-	}()
+	queued, err := att.Prompt(ctx, text, opts)
+	switch {
+	case err != nil:
+		b.say(ctx, u.Chat, "⚠ "+err.Error())
+	case queued:
+		b.say(ctx, u.Chat, "⏳ Queued: it runs when the current turn ends (/stop ends that one and drops the queue).")
+	}
 }
 
 // attachments turns the files of a message into the prompt's images and
@@ -152,14 +104,11 @@ func firstNonEmpty(s ...string) string {
 	return ""
 }
 
-// stopTurn interrupts the chat's running turn; false when none runs.
-func (b *Bridge) stopTurn(c *chatState) bool {
+// stopTurn interrupts the session's running turn, whoever started it,
+// and drops the queued ones; false when none runs.
+func (b *Bridge) stopTurn(ctx context.Context, c *chatState) bool {
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	if c.stop == nil {
-		return false
-	}
-	c.queued = nil
-	c.stop()
-	return true
+	att := c.att
+	b.mu.Unlock()
+	return att != nil && att.Interrupt(ctx)
 }

@@ -28,11 +28,19 @@ type renderer struct {
 	chat Chat
 	lim  Limits
 
-	mu     sync.Mutex
-	queue  []event.Event
-	notify chan struct{}
-	done   chan struct{} // closed by finish: drain and stop
-	exited chan struct{} // closed when loop has stopped
+	// own is the chat's origin: a turn another front end started shows
+	// its prompt first.
+	own string
+	// after is closed when the chat's previous turn is shown in full
+	// (nil: none), so two turns' messages never interleave.
+	after <-chan struct{}
+
+	mu       sync.Mutex
+	queue    []event.Event
+	notify   chan struct{}
+	done     chan struct{} // closed by finish: drain and stop
+	exited   chan struct{} // closed when loop has stopped
+	finished chan struct{} // closed when finish has said everything
 
 	// Owned by loop.
 	msgID    string // the message being streamed into ("" before the first send)
@@ -42,15 +50,19 @@ type renderer struct {
 	parts    int             // messages this answer took
 	overflow strings.Builder // what did not fit in maxParts messages
 	any      bool            // something was shown
+	err      error           // how the turn ended, from its result (nil: fine)
 }
 
-func newRenderer(b *Bridge, chat Chat) *renderer {
+// errStopped is a turn the user (or the bridge's shutdown) interrupted.
+var errStopped = errors.New("stopped")
+
+func newRenderer(b *Bridge, chat Chat, own string, after <-chan struct{}) *renderer {
 	lim := b.plat.Limits()
 	if lim.MaxText <= 0 {
 		lim.MaxText = 4000
 	}
-	return &renderer{b: b, chat: chat, lim: lim, notify: make(chan struct{}, 1),
-		done: make(chan struct{}), exited: make(chan struct{})}
+	return &renderer{b: b, chat: chat, lim: lim, own: own, after: after, notify: make(chan struct{}, 1),
+		done: make(chan struct{}), exited: make(chan struct{}), finished: make(chan struct{})}
 }
 
 // push queues an event (called by the session's emitter).
@@ -77,6 +89,9 @@ func (r *renderer) loop(ctx context.Context) {
 	defer close(r.exited)
 	// Sending outlives an interrupted turn: its last words still go out.
 	ctx = context.WithoutCancel(ctx)
+	if r.after != nil {
+		<-r.after
+	}
 	var timer *time.Timer
 	var tick <-chan time.Time
 	for {
@@ -109,11 +124,13 @@ func (r *renderer) loop(ctx context.Context) {
 	}
 }
 
-// finish ends the turn's rendering: the last text, then the turn's
-// error (nil: none) or the note that it stopped.
-func (r *renderer) finish(err error) {
+// finish ends the turn's rendering (after its done event): the last
+// text, then the turn's error or the note that it stopped.
+func (r *renderer) finish() {
+	defer close(r.finished)
 	close(r.done)
 	<-r.exited
+	err := r.err
 	ctx := context.Background()
 	r.b.dropQuestions(ctx, r.chat)
 	if r.overflow.Len() > 0 {
@@ -137,6 +154,12 @@ func (r *renderer) event(ctx context.Context, e event.Event) {
 		return // a sub-agent's steps: its call's line stands for them
 	}
 	switch e.Type {
+	case event.Status:
+		if e.Subtype == event.SubtypeUserMessage {
+			r.prompted(ctx, e)
+		}
+	case event.Result:
+		r.result(e)
 	case event.Text:
 		r.write(ctx, e.Text)
 	case event.ToolUse:
@@ -164,6 +187,37 @@ func (r *renderer) event(ctx context.Context, e event.Event) {
 		r.b.ask(ctx, r.chat, e)
 	case event.PermissionReply:
 		r.b.answered(ctx, e)
+	}
+}
+
+// prompted shows the prompt of a turn another front end started (the
+// web UI, the terminal, another chat): someone following from the chat
+// sees what the session is doing and can answer its questions.
+func (r *renderer) prompted(ctx context.Context, e event.Event) {
+	origin, _ := e.Meta["origin"].(string)
+	if origin == r.own {
+		return // the chat's own message
+	}
+	from := "the web UI or the API"
+	if origin != "" {
+		from = origin
+	}
+	r.flush(ctx)
+	r.newMessage()
+	text, rest := splitAt(strings.TrimSpace(e.Text), 1500)
+	if rest != "" {
+		text += " …"
+	}
+	r.b.say(ctx, r.chat, fmt.Sprintf("💬 Prompt from %s:\n%s", from, text))
+}
+
+// result notes how the turn ended, for finish.
+func (r *renderer) result(e event.Event) {
+	switch {
+	case e.Subtype == event.SubtypeInterrupted:
+		r.err = errStopped
+	case e.IsError:
+		r.err = errors.New(firstNonEmpty(e.Error, e.Result, e.Subtype))
 	}
 }
 

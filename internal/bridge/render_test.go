@@ -14,7 +14,7 @@ import (
 
 func testRenderer(f *fakePlatform, red *secrets.Redactor) *renderer {
 	b := &Bridge{plat: &redacting{Platform: f, r: red}, opts: Options{Redact: red}}
-	return newRenderer(b, Chat{ID: "c"})
+	return newRenderer(b, Chat{ID: "c"}, "fake:c", nil)
 }
 
 // A secret streamed a few bytes at a time never shows, not even its
@@ -87,7 +87,7 @@ func TestStreamingEditsAreThrottled(t *testing.T) {
 				t.Errorf("edit %d came %v after the one before", i, d)
 			}
 		}
-		r.finish(nil)
+		r.finish()
 		if got := f.transcript(); !strings.Contains(got, "29") {
 			t.Errorf("the last text was not sent: %s", got)
 		}

@@ -31,6 +31,40 @@ const MetaLastUUID = "claude_last_uuid"
 // once a turn has run.
 const MetaResumeAt = "claude_resume_at"
 
+// MetaTurnBase is where the CLI's conversation stood when the running
+// turn began: "<session id> <transcript entry uuid>" (either may be
+// empty). A resumed run of the turn (turn.Input.Resume: another replica,
+// or this process after a restart, goes on with a turn that stopped)
+// starts from it (resumePoint).
+const MetaTurnBase = "claude_turn_base"
+
+// resumeNote is what a resumed turn sends the CLI in place of the prompt
+// when the CLI's transcript holds the prompt and some of the turn's work.
+const resumeNote = "[tandem: the process running this turn stopped before the turn ended, and it resumes here. " +
+	"The user's message above is still the request: go on from where the work stopped. " +
+	"A tool call that has no result may have run in part or in whole: check before repeating anything that changes state.]"
+
+// resumePoint is how a resumed turn launches the CLI so the model sees
+// the user's message once: when the stopped run recorded nothing of the
+// CLI's output (the transcript holds at most the prompt), the transcript
+// is resumed at the entry before the prompt (--resume-session-at) and the
+// prompt sent again; otherwise it is resumed at the last entry the stopped
+// run recorded (cutting a step in flight) and a note asking the model to
+// go on is sent instead of the prompt.
+func resumePoint(ctx context.Context, rec turn.Recorder, prompt string) (resumeID, resumeAt, send string) {
+	base, _ := rec.Meta(ctx, MetaTurnBase)
+	baseID, baseAt, _ := strings.Cut(base, " ")
+	id, _ := rec.Meta(ctx, MetaSessionID)
+	last, _ := rec.Meta(ctx, MetaLastUUID)
+	if id == "" || last == "" || last == baseAt {
+		if baseAt == "" {
+			baseID = "" // nothing before the prompt to resume: a fresh conversation
+		}
+		return baseID, baseAt, prompt
+	}
+	return id, last, resumeNote
+}
+
 // Runtime runs turns with the Claude Code CLI. It is safe for concurrent
 // turns of different sessions.
 type Runtime struct {
@@ -109,14 +143,33 @@ func (r *Runtime) RunTurn(ctx context.Context, in turn.Input, d turn.Deps) (even
 		return fail(cli.Problem)
 	}
 	in.Prompt = withNotices(in.Prompt, d.Env)
-	if err := r.recordPrompt(ctx, in, d); err != nil {
-		return event.Event{}, err
-	}
+	prompt := in.Prompt
 	resume, resumeAt := "", ""
 	if d.Recorder != nil {
 		resume, _ = d.Recorder.Meta(ctx, MetaSessionID)
 		if resume != "" {
 			resumeAt, _ = d.Recorder.Meta(ctx, MetaResumeAt)
+		}
+	}
+	if in.Resume && d.Recorder != nil {
+		// The prompt is stored, and the CLI's transcript may hold it.
+		resume, resumeAt, in.Prompt = resumePoint(ctx, d.Recorder, in.Prompt)
+		r.logger.Info("resuming a turn that stopped", "session", in.SessionID, "claude_session", resume, "resume_at", resumeAt,
+			"prompt_again", in.Prompt == prompt)
+	} else {
+		if err := r.recordPrompt(ctx, in, d); err != nil {
+			return event.Event{}, err
+		}
+		if d.Recorder != nil {
+			// Where the CLI's conversation stood before this prompt, for a
+			// resumed run of this turn (resumePoint).
+			at := resumeAt
+			if at == "" && resume != "" {
+				at, _ = d.Recorder.Meta(ctx, MetaLastUUID)
+			}
+			if err := d.Recorder.SetMeta(ctx, MetaTurnBase, resume+" "+at); err != nil {
+				return event.Event{}, fmt.Errorf("record the turn's start: %w", err)
+			}
 		}
 	}
 	t := &turnRun{rt: r, cli: cli, in: in, d: d, start: start}
@@ -130,6 +183,7 @@ func (r *Runtime) RunTurn(ctx context.Context, in turn.Input, d turn.Deps) (even
 		if d.Recorder != nil {
 			_ = d.Recorder.SetMeta(ctx, MetaSessionID, "")
 		}
+		t.in.Prompt = prompt // a resumed turn's note means nothing to a fresh conversation
 		out = t.attempt(ctx, launch{})
 	}
 	if out.recordErr != nil {

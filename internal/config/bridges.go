@@ -32,6 +32,10 @@ type BridgeCommon struct {
 	// Model and Mode are new sessions' defaults ("": the config's).
 	Model string `json:"model,omitempty"`
 	Mode  string `json:"mode,omitempty"`
+	// Owner is, inside `tandem serve` with accounts, the account (name or
+	// id) that owns the sessions chats start ("": none, as for sessions
+	// the server token starts). `tandem bridge` alone ignores it.
+	Owner string `json:"owner,omitempty"`
 }
 
 // TelegramBridge is a Telegram bot.

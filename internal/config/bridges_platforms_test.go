@@ -61,4 +61,18 @@ func TestFeishuBridgeConfig(t *testing.T) {
 	if _, err := c.BridgeConfig(env, dir); err == nil || !strings.Contains(err.Error(), "bridges.feishu") || !strings.Contains(err.Error(), "app_id") {
 		t.Errorf("no app id: %v", err)
 	}
+	env = func(k string) string {
+		return map[string]string{"FS_SECRET": "sec", "FS_TOKEN": "tok", "FS_KEY": "key"}[k]
+	}
+	c = load(`{"bridges": {"feishu": {"app_id": "cli_1", "app_secret_env": "FS_SECRET", "allow_users": ["ou_1"], "folders": ["` + dir + `"],
+		"webhook": {"listen": "127.0.0.1:9000", "verification_token_env": "FS_TOKEN", "encrypt_key_env": "FS_KEY"}}}}`)
+	b, err = c.BridgeConfig(env, dir)
+	if err != nil || b.Feishu.Webhook == nil || b.Feishu.Webhook.VerificationToken != "tok" || b.Feishu.Webhook.EncryptKey != "key" {
+		t.Fatalf("feishu webhook = %+v, %v", b.Feishu.Webhook, err)
+	}
+	c = load(`{"bridges": {"feishu": {"app_id": "cli_1", "app_secret_env": "FS_SECRET", "allow_users": ["ou_1"], "folders": ["` + dir + `"],
+		"webhook": {"listen": "127.0.0.1:9000"}}}}`)
+	if _, err := c.BridgeConfig(env, dir); err == nil || !strings.Contains(err.Error(), "verification_token") {
+		t.Errorf("a webhook without a token: %v", err)
+	}
 }

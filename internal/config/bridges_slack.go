@@ -19,6 +19,9 @@ type SlackBridge struct {
 	// APIURL is the Web API ("": https://slack.com/api/).
 	APIURL string       `json:"api_url,omitempty"`
 	Events *SlackEvents `json:"events,omitempty"`
+	// SlashCommand is the slash command the app registers ("":
+	// /tandem).
+	SlashCommand string `json:"slash_command,omitempty"`
 }
 
 // SlackEvents receives events over the Events API (HTTP) instead of
@@ -54,6 +57,9 @@ func (s *SlackBridge) check(getenv func(string) string, home string) error {
 		e.SigningSecret = sec
 	} else if !strings.HasPrefix(app, "xapp-") {
 		return fmt.Errorf("without events, Socket Mode needs app_token (or app_token_env), the app-level token xapp-... with scope connections:write; or set events to use the Events API")
+	}
+	if c := s.SlashCommand; c != "" && (!strings.HasPrefix(c, "/") || len(c) < 2 || strings.ContainsAny(c, " \t\n")) {
+		return fmt.Errorf("slash_command %q is not a command name: write it as in the app's settings, such as /tandem", c)
 	}
 	return s.BridgeCommon.check(home)
 }

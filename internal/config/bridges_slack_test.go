@@ -35,6 +35,12 @@ func TestSlackBridgeConfig(t *testing.T) {
 	if _, err := load(`{"bot_token": "xoxp-user-token", "app_token_env": "APP", ` + common + `}`); err == nil || !strings.Contains(err.Error(), "xoxb-") {
 		t.Errorf("a user token as the bot token: %v", err)
 	}
+	if _, err := load(`{"bot_token_env": "BOT", "app_token_env": "APP", "slash_command": "tandem", ` + common + `}`); err == nil || !strings.Contains(err.Error(), "slash_command") {
+		t.Errorf("a slash command without its slash: %v", err)
+	}
+	if b, err := load(`{"bot_token_env": "BOT", "app_token_env": "APP", "slash_command": "/td", ` + common + `}`); err != nil || b.Slack.SlashCommand != "/td" {
+		t.Errorf("slash_command: %+v, %v", b.Slack, err)
+	}
 	b, err = load(`{"bot_token_env": "BOT", "events": {"listen": "127.0.0.1:3000", "signing_secret_env": "SIGN"}, ` + common + `}`)
 	if err != nil || b.Slack.Events.SigningSecret != "s3cret" {
 		t.Fatalf("events: %+v, %v", b.Slack, err)

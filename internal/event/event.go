@@ -50,6 +50,12 @@ const (
 	SubtypePermissionDenied = "error_permission"
 )
 
+// SubtypeUserMessage marks the status event a turn of a shared session
+// starts with (the server's, a chat bridge's): Text is the prompt, so
+// every front end following the session shows it, and Meta["origin"],
+// when set, the front end that sent it.
+const SubtypeUserMessage = "user_message"
+
 // Todo is one entry of the agent's task list (TodoWrite).
 type Todo struct {
 	Content    string `json:"content"`

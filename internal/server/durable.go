@@ -28,6 +28,11 @@ import (
 // redoes the step in flight.
 const SubtypeTurnMoved = "turn_moved"
 
+// SubtypeHandingOver marks the status event that stands, on a draining
+// replica, for the end of a turn it interrupted to hand it over: the turn
+// goes on on another replica, which starts with turn_moved.
+const SubtypeHandingOver = "handing_over"
+
 // defaultQueue takes the turns of sessions under no registered workspace;
 // every replica serves it.
 const defaultQueue = "tandem-turns"
@@ -78,7 +83,7 @@ func (s *Server) startTurns() error {
 	}
 	ctx, cancel := context.WithTimeout(s.base, 30*time.Second)
 	defer cancel()
-	if err := s.opts.Turns.Start(s.runJob, s.turnQueues(ctx)); err != nil {
+	if err := s.opts.Turns.Start(s.runJob, s.turnQueues(ctx), turnqueue.WithSeq(s.turnSeq)); err != nil {
 		return fmt.Errorf("server: %w", err)
 	}
 	return nil
@@ -99,12 +104,13 @@ func (s *Server) enqueueDurable(ctx context.Context, st *sessState, t queuedTurn
 	if err != nil {
 		return false, 0, err
 	}
-	if _, err := s.opts.Turns.Enqueue(ctx, turnqueue.Job{Session: st.id, Prompt: t.text, Options: opts, User: t.user,
+	if t.id == "" {
+		t.id = turnqueue.NewID(st.id)
+	}
+	if _, err := s.opts.Turns.EnqueueAs(ctx, t.id, turnqueue.Job{Session: st.id, Prompt: t.text, Options: opts, User: t.user,
 		Queue: s.queueFor(ctx, rec.Cwd)}); err != nil {
 		return false, 0, err
 	}
-	// The running replica counts the user's turn while it runs it.
-	s.turnRefused(t.user)
 	return len(ahead) > 0, len(ahead), nil
 }
 
@@ -123,7 +129,8 @@ func (s *Server) runJob(ctx context.Context, id string, job turnqueue.Job, res *
 	if string(t.opts.JSONSchema) == "null" { // no schema: encoded as null, decoded as those bytes
 		t.opts.JSONSchema = nil
 	}
-	t.text, t.user = job.Prompt, job.User
+	// Its user's place (if it holds one) is given back when it ends.
+	t.text, t.user, t.id, t.slot = job.Prompt, job.User, id, job.User != ""
 	st.mu.Lock()
 	if st.deleted {
 		st.mu.Unlock()
@@ -167,9 +174,6 @@ func (s *Server) runJob(ctx context.Context, id string, job turnqueue.Job, res *
 		l.Events().Emit(moved)
 		s.log.Warn("resuming a turn another replica began", "session", st.id, "turn", id, "from", res.From)
 	}
-	if t.user != "" {
-		s.turns.add(t.user, 1)
-	}
 	// Not under s.base: a draining replica lets its turns finish, or
 	// leaves them to another replica, rather than interrupt them.
 	tctx, cancel := context.WithCancel(context.WithoutCancel(s.base))
@@ -178,10 +182,14 @@ func (s *Server) runJob(ctx context.Context, id string, job turnqueue.Job, res *
 	go s.relayAnswers(tctx, st.id, l)
 	s.runTurn(tctx, st, t)
 	s.syncLog(st.hub) // a completed turn's events are all stored
-	if s.handOver.Load() {
+	st.mu.Lock()
+	handed := st.handedOver
+	st.mu.Unlock()
+	if handed {
 		// Interrupted by a drain with another replica alive: leave the
-		// workflow pending (never return) for that replica to resume; the
-		// process is exiting.
+		// workflow pending (never return) for Shutdown to hand it over
+		// (releaseTurns); the process is exiting.
+		cancel()
 		done()
 		<-make(chan struct{})
 	}
@@ -268,6 +276,7 @@ func (s *Server) sweepOnce(ctx context.Context) {
 	if err := s.opts.Turns.Listen(s.turnQueues(ctx)); err != nil {
 		s.log.Warn("listen to the workspaces' turn queues", "err", err)
 	}
+	s.sweepUserTurns(ctx)
 	if s.opts.Replicas == nil {
 		return
 	}
@@ -307,10 +316,7 @@ func (s *Server) drainTurns(ctx context.Context) {
 		return
 	}
 	s.opts.Turns.StopTaking()
-	d := s.opts.DrainTimeout
-	if d <= 0 {
-		d = 5 * time.Second
-	}
+	d := s.drainTimeout()
 	deadline := time.Now().Add(d)
 	if dl, ok := ctx.Deadline(); ok && dl.Add(-5*time.Second).Before(deadline) {
 		deadline = dl.Add(-5 * time.Second)
@@ -320,8 +326,79 @@ func (s *Server) drainTurns(ctx context.Context) {
 	}
 	if n := s.runningTurns(); n > 0 && s.othersAlive(ctx) {
 		s.handOver.Store(true)
-		s.log.Warn("handing running turns over to the other replicas", "turns", n)
+		s.sealRunning()
+		s.log.Warn("handing running turns over to the other replicas", "turns", n, "drain_timeout", d)
 	}
+}
+
+// sealRunning marks the sessions running a turn here as handed over and
+// seals their event logs: the interrupted turn's end (its result, its
+// error) shows as a handing_over status, since the turn goes on
+// elsewhere.
+func (s *Server) sealRunning() {
+	s.mu.Lock()
+	sts := make([]*sessState, 0, len(s.sessions))
+	for _, st := range s.sessions {
+		sts = append(sts, st)
+	}
+	s.mu.Unlock()
+	for _, st := range sts {
+		st.mu.Lock()
+		running := st.running
+		st.handedOver = running
+		st.mu.Unlock()
+		if !running {
+			continue
+		}
+		s.mu.Lock()
+		ls := s.logSinks[st.hub]
+		s.mu.Unlock()
+		if ls != nil {
+			ls.seal(fmt.Sprintf("replica %s is stopping: this turn is interrupted here and goes on on another replica", s.replica.id))
+		}
+	}
+}
+
+// releaseTurns hands the turns interrupted by the drain over (Shutdown
+// calls it once they stopped and their sessions closed): once their
+// events are stored, so the replica that resumes one numbers on after
+// them, they go back on their queues at once for another replica.
+func (s *Server) releaseTurns(ctx context.Context) {
+	if s.opts.Turns == nil || !s.handOver.Load() {
+		return
+	}
+	s.mu.Lock()
+	var handed []*sessState
+	for _, st := range s.sessions {
+		st.mu.Lock()
+		if st.handedOver {
+			handed = append(handed, st)
+		}
+		st.mu.Unlock()
+	}
+	s.mu.Unlock()
+	ids := make([]string, 0, len(handed))
+	for _, st := range handed {
+		s.syncLog(st.hub)
+		ids = append(ids, st.id)
+	}
+	n, err := s.opts.Turns.Release(ctx)
+	if err != nil {
+		s.log.Error("hand the turns over (the other replicas take them once this one's heartbeat is gone)", "err", err)
+		return
+	}
+	s.log.Warn("handed turns over to the other replicas", "turns", n, "sessions", ids)
+}
+
+// DefaultDrainTimeout is Options.DrainTimeout's default (`tandem serve
+// --drain-timeout`).
+const DefaultDrainTimeout = 5 * time.Second
+
+func (s *Server) drainTimeout() time.Duration {
+	if s.opts.DrainTimeout > 0 {
+		return s.opts.DrainTimeout
+	}
+	return DefaultDrainTimeout
 }
 
 // othersAlive reports whether another replica's heartbeat is fresh.

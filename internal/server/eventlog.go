@@ -38,6 +38,13 @@ type logSink struct {
 	lost          error
 	lostTo        int64
 	progress      chan struct{} // closed (and replaced) when stored rises
+	// sealed: the session's turn is handed over to another replica
+	// (durable.go); the interrupted turn's end here (its result, done or
+	// error) is stored and shown as a handing_over status under the same
+	// seq instead, since the turn goes on elsewhere: a client sees one
+	// result, and the numbering has no gap.
+	sealed bool
+	note   string
 }
 
 func newLogSink(l EventLog, h *hub, lg *slog.Logger) *logSink {
@@ -50,6 +57,9 @@ func newLogSink(l EventLog, h *hub, lg *slog.Logger) *logSink {
 func (s *logSink) Emit(e event.Event) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.sealed && (e.Type == event.Result || e.Type == event.Done || e.Type == event.Error) {
+		e = event.Event{Type: event.Status, Subtype: SubtypeHandingOver, SessionID: e.SessionID, Seq: e.Seq, Time: e.Time, Message: s.note}
+	}
 	s.pending = append(s.pending, e)
 	s.given = max(s.given, e.Seq)
 	if !s.busy {
@@ -111,6 +121,14 @@ func (s *logSink) sync() {
 	for s.busy {
 		s.idle.Wait()
 	}
+}
+
+// seal turns the end of the interrupted turn into a handing_over status
+// saying note.
+func (s *logSink) seal(note string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sealed, s.note = true, note
 }
 
 // EventRow is a stored event.

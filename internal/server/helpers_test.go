@@ -39,6 +39,9 @@ type env struct {
 	// as `tandem serve` does; turns its engine.
 	durable bool
 	turns   *turnqueue.Engine
+	// pg, when set, is a private PostgreSQL's URL the env stores in and
+	// runs its turns on, as one of several replicas (replicas_pg_test.go).
+	pg string
 }
 
 type envOpt func(*server.Options, *servertest.Config)
@@ -95,8 +98,13 @@ func (e *env) start(ln net.Listener) {
 	e.turns = nil
 	if e.durable {
 		o.ReplicaID = server.NewReplicaID()
+		sys, schema := "sqlite:"+filepath.Join(e.dir, "tandem-turns.db"), ""
+		if e.pg != "" {
+			sys, schema = e.pg, pgTurnsSchema(e.pg)
+			o.EventLog, o.Replicas = stack.Manager.Store(), stack.App.Store
+		}
 		eng, err := turnqueue.Open(context.Background(), turnqueue.Config{Replica: o.ReplicaID,
-			DatabaseURL: "sqlite:" + filepath.Join(e.dir, "tandem-turns.db"),
+			DatabaseURL: sys, Schema: schema,
 			Messages: func(ctx context.Context, id string) (int, error) {
 				msgs, err := stack.Manager.Messages(ctx, id)
 				return len(msgs), err

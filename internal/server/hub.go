@@ -82,6 +82,9 @@ type hub struct {
 	// answered notes permission requests that got a reply, so a late
 	// second reply gets 409 even after the broker forgot the request.
 	onReply func(requestID string)
+	// listeners are in-process front ends following the session (the
+	// chat bridges, hub_listen.go), called in seq order.
+	listeners map[*listener]struct{}
 }
 
 // client is one SSE stream: a queue the hub appends to and the stream's
@@ -208,6 +211,9 @@ func (h *hub) Emit(e event.Event) {
 		if !c.push(f) {
 			h.drop(c)
 		}
+	}
+	for l := range h.listeners {
+		l.sink.Emit(e)
 	}
 }
 

@@ -4,8 +4,9 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"sync"
 	"time"
+
+	"github.com/tandem-agent/tandem/internal/turnqueue"
 )
 
 // Limits are what one user may use of a team's server (config serve:
@@ -15,30 +16,6 @@ type Limits struct {
 	MaxTurns       int
 }
 
-// userTurns counts each user's running turns.
-type userTurns struct {
-	mu      sync.Mutex
-	running map[string]int
-}
-
-func (u *userTurns) count(user string) int {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	return u.running[user]
-}
-
-func (u *userTurns) add(user string, d int) {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	if u.running == nil {
-		u.running = map[string]int{}
-	}
-	u.running[user] += d
-	if u.running[user] <= 0 {
-		delete(u.running, user)
-	}
-}
-
 func today() string { return time.Now().UTC().Format(time.DateOnly) }
 
 // admitTurn checks the caller's limits before a turn is queued and
@@ -46,14 +23,19 @@ func today() string { return time.Now().UTC().Format(time.DateOnly) }
 // carries the user so it is counted while it runs and its cost is added
 // to the day's spend.
 func (s *Server) admitTurn(r *http.Request, t *queuedTurn) *apiError {
-	c := callerOf(r)
-	if c.user.ID == "" {
-		return nil // the server token: no users, no per-user limits
+	return s.admitUserTurn(r.Context(), callerOf(r).user.ID, r.PathValue("id"), t)
+}
+
+// admitUserTurn is admitTurn for a turn of user's in session: the
+// HTTP API's caller, or the owner a chat bridge acts as (shared.go).
+func (s *Server) admitUserTurn(ctx context.Context, user, session string, t *queuedTurn) *apiError {
+	if user == "" {
+		return nil // the server token, or a bridge with no owner: no users, no per-user limits
 	}
-	t.user = c.user.ID
+	t.user = user
 	lim := s.opts.Limits
 	if lim.DailyBudgetUSD > 0 {
-		spent, err := s.accounts.Spend(r.Context(), c.user.ID, today())
+		spent, err := s.accounts.Spend(ctx, user, today())
 		if err != nil {
 			return errf(http.StatusInternalServerError, "accounts", "could not read today's spend: %v", err)
 		}
@@ -66,38 +48,88 @@ func (s *Server) admitTurn(r *http.Request, t *queuedTurn) *apiError {
 			t.opts.MaxBudgetUSD = left
 		}
 	}
-	if lim.MaxTurns > 0 && s.turns.count(c.user.ID) >= lim.MaxTurns {
-		return errf(http.StatusTooManyRequests, "user_turn_limit",
-			"you have %d turns running, the most this server allows one user (serve.user_max_concurrent_turns): wait for one to end or interrupt it", lim.MaxTurns)
+	if lim.MaxTurns > 0 {
+		// Counted in the store from here to the turn's end, whichever
+		// replica admits or runs it (a prompt queued behind another
+		// counts): two replicas admitting at once cannot both pass.
+		id := t.id
+		if id == "" {
+			id = newTurnID(session)
+		}
+		ok, err := s.accounts.AdmitTurn(ctx, user, id, lim.MaxTurns)
+		if err != nil {
+			return errf(http.StatusInternalServerError, "accounts", "could not count your running turns: %v", err)
+		}
+		if !ok {
+			return errf(http.StatusTooManyRequests, "user_turn_limit",
+				"you have %d turns running or queued, the most this server allows one user (serve.user_max_concurrent_turns): wait for one to end or interrupt it", lim.MaxTurns)
+		}
+		t.id, t.slot = id, true
 	}
-	// Counted from here, so a second prompt sent before the first turn
-	// starts is counted against it; turnRunning's end (or turnRefused)
-	// gives it back. A queued turn a deletion drops stays counted until
-	// the server restarts.
-	s.turns.add(c.user.ID, 1)
 	return nil
 }
 
-// turnRefused gives back the count of a turn admitted but not queued.
-func (s *Server) turnRefused(user string) {
-	if user != "" {
-		s.turns.add(user, -1)
+// newTurnID names a turn: the durable workflow's id, so the store's row
+// of an admitted turn and the turn queue's name the same turn.
+func newTurnID(session string) string { return turnqueue.NewID(session) }
+
+// turnRefused gives back the place of a turn admitted but not queued, or
+// dropped from the queue before it ran.
+func (s *Server) turnRefused(t queuedTurn) {
+	if t.slot {
+		s.endUserTurn(t.id)
+	}
+}
+
+func (s *Server) endUserTurn(id string) {
+	if err := s.accounts.EndTurn(context.WithoutCancel(s.base), id); err != nil {
+		s.log.Error("give back a user's turn", "turn", id, "err", err)
 	}
 }
 
 // turnRunning returns what ends a user's turn (admitted by admitTurn):
-// the count given back and its cost added to the user's day.
-func (s *Server) turnRunning(user string) func(cost *float64) {
-	if user == "" {
+// its place given back and its cost added to the user's day. A turn
+// handed over to another replica keeps its place: it goes on there.
+func (s *Server) turnRunning(t queuedTurn) func(cost *float64) {
+	if t.user == "" {
 		return func(*float64) {}
 	}
 	return func(cost *float64) {
-		s.turns.add(user, -1)
+		if t.slot && !s.handOver.Load() {
+			s.endUserTurn(t.id)
+		}
 		if cost == nil || *cost <= 0 {
 			return
 		}
-		if _, err := s.accounts.AddSpend(context.WithoutCancel(s.base), user, today(), *cost); err != nil {
-			s.log.Error("record spend", "user", user, "err", fmt.Sprint(err))
+		if _, err := s.accounts.AddSpend(context.WithoutCancel(s.base), t.user, today(), *cost); err != nil {
+			s.log.Error("record spend", "user", t.user, "err", fmt.Sprint(err))
 		}
 	}
 }
+
+// sweepUserTurns gives back the places of admitted turns the turn queue
+// no longer has (a queued turn interrupted before it ran, or one whose
+// replica failed to give it back): every replica sweeps, after a grace
+// that covers the moment between admitting a prompt and enqueuing it.
+func (s *Server) sweepUserTurns(ctx context.Context) {
+	ids, err := s.accounts.AdmittedTurns(ctx, time.Now().Add(-userTurnGrace))
+	if err != nil || len(ids) == 0 {
+		return
+	}
+	turns, err := s.opts.Turns.Unfinished(ctx)
+	if err != nil {
+		return
+	}
+	live := map[string]bool{}
+	for _, t := range turns {
+		live[t.ID] = true
+	}
+	for _, id := range ids {
+		if !live[id] {
+			s.endUserTurn(id)
+		}
+	}
+}
+
+// userTurnGrace: see sweepUserTurns.
+const userTurnGrace = 30 * time.Second

@@ -212,8 +212,8 @@ func (s *Server) listReplicas(w http.ResponseWriter, r *http.Request) {
 }
 
 // probes answers /healthz (the process serves) and /readyz (it should get
-// traffic: not shutting down, and its last heartbeat reached the database
-// recently) without a token or host check: load balancers call them, and
+// traffic: not draining or shutting down, its turn engine launched (New
+// fails otherwise), and its last heartbeat reached the database recently) without a token or host check: load balancers call them, and
 // they tell nothing about sessions.
 func (s *Server) probes(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -225,6 +225,10 @@ func (s *Server) probes(next http.Handler) http.Handler {
 			switch {
 			case s.base.Err() != nil:
 				code, status = http.StatusServiceUnavailable, "shutting_down"
+			case s.draining.Load():
+				// SIGTERM: the running turns finish or are handed over;
+				// new traffic belongs to the other replicas.
+				code, status = http.StatusServiceUnavailable, "draining"
 			case s.opts.Replicas != nil && time.Since(time.Unix(0, s.replica.beat.Load())) > replicaStaleAfter:
 				code, status = http.StatusServiceUnavailable, "database_unreachable"
 			}

@@ -36,6 +36,12 @@ type sessState struct {
 	wg           sync.WaitGroup
 	// idleSince is when the idle sweep first saw the session unused.
 	idleSince time.Time
+	// handedOver: a drain interrupts this session's durable turn to hand
+	// it to another replica (durable.go).
+	handedOver bool
+	// dropped gives back the per-user place of a queued turn dropped
+	// before it ran (limits.go).
+	dropped func(queuedTurn)
 }
 
 // snapshot is a consistent view for GET /api/sessions/{id}.
@@ -82,7 +88,7 @@ func (s *Server) state(ctx context.Context, id string) (*sessState, *apiError) {
 }
 
 func (s *Server) newState(rec session.Summary) *sessState {
-	return &sessState{id: rec.ID, boundarySeq: rec.LastSeq, boundaryMsgs: rec.MessageCount, hub: s.newHub(rec.LastSeq)}
+	return &sessState{id: rec.ID, boundarySeq: rec.LastSeq, boundaryMsgs: rec.MessageCount, hub: s.newHub(rec.LastSeq), dropped: s.turnRefused}
 }
 
 // newHub is a session's event hub, continuing after lastSeq.
@@ -94,7 +100,7 @@ func (s *Server) newHub(lastSeq int64) *hub {
 // hub it was opened with as a sink.
 func (s *Server) adopt(l *session.Live, h *hub) *sessState {
 	rec := l.Info()
-	st := &sessState{id: rec.ID, boundarySeq: rec.LastSeq, boundaryMsgs: rec.MessageCount, hub: h, live: l}
+	st := &sessState{id: rec.ID, boundarySeq: rec.LastSeq, boundaryMsgs: rec.MessageCount, hub: h, live: l, dropped: s.turnRefused}
 	s.mu.Lock()
 	s.sessions[rec.ID] = st
 	s.mu.Unlock()
@@ -151,6 +157,10 @@ type queuedTurn struct {
 	text string
 	opts session.TurnOptions
 	user string // who sent it, for per-user limits (limits.go); "" the server token
+	// id names the turn (its durable workflow's id); slot: it holds one
+	// of its user's places under serve.user_max_concurrent_turns.
+	id   string
+	slot bool
 	// resumed: a durable turn another replica began; it waits for the
 	// dead replica's session lease to lapse instead of failing busy.
 	resumed bool
@@ -171,8 +181,10 @@ func (s *Server) work(st *sessState, t queuedTurn) {
 		s.runTurn(s.base, st, t)
 		st.mu.Lock()
 		if len(st.queue) == 0 || st.deleted || s.base.Err() != nil {
+			q := st.queue
 			st.queue, st.running = nil, false
 			st.mu.Unlock()
+			st.drop(q)
 			return
 		}
 		t, st.queue = st.queue[0], st.queue[1:]
@@ -195,9 +207,9 @@ func (s *Server) runTurn(parent context.Context, st *sessState, t queuedTurn) {
 	// Every client sees the prompt that started the turn, whoever sent it
 	// (a resumed turn's was shown when it began).
 	if !t.opts.Resume {
-		l.Events().Emit(event.Event{Type: event.Status, Subtype: SubtypeUserMessage, Text: prompt})
+		l.Events().Emit(session.UserMessage(prompt, t.opts.Origin))
 	}
-	ended := s.turnRunning(t.user)
+	ended := s.turnRunning(t)
 	res, err := s.run(ctx, l, prompt, t.opts, t.resumed)
 	ended(res.CostUSD)
 	if err != nil && res.Type != event.Result {
@@ -246,14 +258,27 @@ func (s *Server) saveSeq(l *session.Live) {
 // interrupt stops the running turn and drops the queued prompts.
 func (st *sessState) interrupt() (wasRunning bool, dropped int) {
 	st.mu.Lock()
-	defer st.mu.Unlock()
-	dropped = len(st.queue)
+	q := st.queue
+	dropped = len(q)
 	st.queue = nil
+	wasRunning = st.running
 	if st.cancel != nil {
 		st.cancel()
-		return true, dropped
+		wasRunning = true
 	}
-	return st.running, dropped
+	st.mu.Unlock()
+	st.drop(q)
+	return wasRunning, dropped
+}
+
+// drop gives back the places of queued turns that will not run.
+func (st *sessState) drop(q []queuedTurn) {
+	if st.dropped == nil {
+		return
+	}
+	for _, t := range q {
+		st.dropped(t)
+	}
 }
 
 // stop interrupts, waits for the worker (which stores what the turn

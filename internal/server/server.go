@@ -16,6 +16,7 @@ import (
 
 	"github.com/tandem-agent/tandem/internal/accounts"
 	"github.com/tandem-agent/tandem/internal/checkpoint"
+	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/listing"
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/session"
@@ -24,7 +25,7 @@ import (
 
 // SubtypeUserMessage marks the status event the server emits when a turn
 // starts; Text holds the prompt, so every client shows it.
-const SubtypeUserMessage = "user_message"
+const SubtypeUserMessage = event.SubtypeUserMessage
 
 // SubtypeRewound marks the status event the server emits after a rewind:
 // clients reload the session's messages.
@@ -125,8 +126,10 @@ type Options struct {
 	// its turns move to another replica (default 8 s).
 	DeadAfter time.Duration
 	// DrainTimeout is how long Shutdown lets running durable turns finish
-	// before handing them over to the other replicas (default 5 s: inside
-	// the 10 s tandem allows itself after SIGTERM).
+	// before interrupting them and handing them over to the other
+	// replicas (default DefaultDrainTimeout; `tandem serve
+	// --drain-timeout`, which adds it to the 10 s tandem allows itself
+	// after SIGTERM).
 	DrainTimeout time.Duration
 
 	// Middleware, when set, wraps the whole handler (the application's
@@ -146,7 +149,6 @@ type Server struct {
 	// callers are the requests in flight by who made them (auth.go).
 	callers callers
 	oidc    *oidcSignIn // nil: no OpenID Connect sign-in
-	turns   userTurns   // each user's running turns (limits.go)
 	hosts   map[string]bool
 
 	base context.Context // parent of every turn; cancelled on shutdown
@@ -161,6 +163,8 @@ type Server struct {
 	// handOver: a draining replica leaves its interrupted durable turns
 	// pending for another replica (durable.go).
 	handOver atomic.Bool
+	// draining: Shutdown began (/readyz answers 503 from then on).
+	draining atomic.Bool
 }
 
 // New checks opts and builds a server.
@@ -267,7 +271,8 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	// The drain, then the rest of the shutdown.
+	sctx, cancel := context.WithTimeout(context.Background(), s.drainTimeout()+30*time.Second)
 	defer cancel()
 	serr := s.Shutdown(sctx)
 	if err := hs.Shutdown(sctx); err != nil && serr == nil {
@@ -303,6 +308,7 @@ func (s *Server) allowListenHost(addr string) {
 // what they produced stored) and, when another replica is alive, left
 // pending for it to resume once this replica's heartbeat is gone.
 func (s *Server) Shutdown(ctx context.Context) error {
+	s.draining.Store(true)
 	s.drainTurns(ctx)
 	s.stop()
 	s.mu.Lock()
@@ -326,6 +332,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		}()
 	}
 	wg.Wait()
+	s.releaseTurns(ctx)
 	done := make(chan struct{})
 	go func() { s.streams.Wait(); close(done) }()
 	select {

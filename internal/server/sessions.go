@@ -135,14 +135,17 @@ func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out := make([]sessionJSON, 0, len(recs))
+	shared := s.sharedStatuses(r.Context()) // turns on any replica (turnstatus.go)
 	for _, rec := range recs {
 		j := toSessionJSON(rec)
 		s.mu.Lock()
 		st := s.sessions[rec.ID]
 		s.mu.Unlock()
+		var sn snapshot
 		if st != nil {
-			j.setLive(st.snapshot())
+			sn = st.snapshot()
 		}
+		j.setLive(withTurns(sn, shared[rec.ID]))
 		out = append(out, j)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"sessions": out})
@@ -156,7 +159,7 @@ func (s *Server) getSession(w http.ResponseWriter, r *http.Request) {
 		writeError(w, e)
 		return
 	}
-	sn := st.snapshot()
+	sn := s.sharedSnapshot(r.Context(), st, st.snapshot())
 	rec, err := s.mgr.Find(r.Context(), st.id)
 	if err != nil {
 		writeError(w, storeError(err, "session", st.id))
@@ -363,7 +366,7 @@ func (s *Server) startTurn(w http.ResponseWriter, r *http.Request, turn queuedTu
 	}
 	queued, pos, err := s.enqueue(r.Context(), st, turn)
 	if err != nil {
-		s.turnRefused(turn.user)
+		s.turnRefused(turn)
 	}
 	switch {
 	case errors.Is(err, errStopping):

@@ -696,6 +696,11 @@ type TurnOptions struct {
 	// Resume continues a turn another process began (turn.Input.Resume):
 	// the prompt is stored already and is not added again.
 	Resume bool
+	// Origin names the front end that sent the prompt ("telegram:CHAT"),
+	// carried in the turn's user_message status (RunShared) so a front
+	// end sharing the session tells its own turns from others'. The turn
+	// itself ignores it.
+	Origin string `json:",omitempty"`
 }
 
 // ResolveDir makes a working folder absolute with symlinks resolved (so a

@@ -212,6 +212,7 @@ type Store interface {
 	Events
 	Replicas
 	Answers
+	UserTurns
 
 	Bridges
 

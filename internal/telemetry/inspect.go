@@ -7,19 +7,23 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // What a tool call did, read from its input and its result's diff.
 
 // commitRe and prRe find a git commit and a GitHub pull request made by a
-// Bash command (anywhere in a pipeline or list).
+// Bash command (anywhere in a pipeline or list). Compiled on first use: at
+// init they would cost every start of tandem, telemetry on or off.
 var (
-	commitRe = regexp.MustCompile(`(^|[;&|(\s])git(\s+-[^\s]+(\s+[^-\s][^\s]*)?)*\s+commit(\s|$)`)
-	prRe     = regexp.MustCompile(`(^|[;&|(\s])gh\s+pr\s+create(\s|$)`)
+	commitRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(^|[;&|(\s])git(\s+-[^\s]+(\s+[^-\s][^\s]*)?)*\s+commit(\s|$)`)
+	})
+	prRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(^|[;&|(\s])gh\s+pr\s+create(\s|$)`) })
 )
 
-func isCommit(cmd string) bool      { return commitRe.MatchString(cmd) }
-func isPullRequest(cmd string) bool { return prRe.MatchString(cmd) }
+func isCommit(cmd string) bool      { return commitRe().MatchString(cmd) }
+func isPullRequest(cmd string) bool { return prRe().MatchString(cmd) }
 
 // bashCommand is a Bash call's command.
 func bashCommand(input []byte) string {

@@ -3,8 +3,8 @@
 package telemetry
 
 // A build with -tags notelemetry links no OpenTelemetry code (no SDK,
-// exporters, protobuf registries or gRPC): for packagers who want none of
-// its cost in the binary, and the baseline docs/benchmarks.md measures
+// no exporters, no otelhttp): for packagers who want none of its cost in
+// the binary, and the baseline docs/benchmarks.md measures
 // the default build against. Decide still reads the configuration, so a
 // configuration that asks for telemetry fails with a clear error instead
 // of exporting nothing in silence.

@@ -35,10 +35,13 @@ type Plan struct {
 	On       map[Signal]bool
 	Protocol map[Signal]string
 	// Endpoint and Headers come from the config file; the OTLP exporters
-	// read OTEL_EXPORTER_OTLP_* themselves, and Decide keeps these only
-	// where the environment sets none.
+	// read OTEL_EXPORTER_OTLP_* themselves (through Getenv), and Decide
+	// keeps these only where the environment sets none.
 	Endpoint string
 	Headers  map[string]string
+	// Getenv is the environment the exporters read their variables from
+	// (Decide's; nil: none, the plan alone).
+	Getenv func(string) string
 
 	MetricInterval time.Duration
 	LogsInterval   time.Duration
@@ -69,7 +72,7 @@ func Decide(getenv func(string) string, cfg *config.Telemetry, file string) (Pla
 	if cfg == nil {
 		cfg = &config.Telemetry{}
 	}
-	var plan Plan
+	plan := Plan{Getenv: getenv}
 	if strings.EqualFold(getenv("OTEL_SDK_DISABLED"), "true") {
 		return plan, nil
 	}

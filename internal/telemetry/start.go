@@ -6,15 +6,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
+	"os"
 
+	"github.com/tandem-agent/tandem/internal/telemetry/otlpexport"
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/exporters/otlp/otlplog/otlploggrpc"
-	"go.opentelemetry.io/otel/exporters/otlp/otlplog/otlploghttp"
-	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetricgrpc"
-	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/log"
 	lognoop "go.opentelemetry.io/otel/log/noop"
 	metricnoop "go.opentelemetry.io/otel/metric/noop"
@@ -50,9 +46,10 @@ type Telemetry struct {
 	common []attribute.KeyValue
 }
 
-// Start builds the exporters and providers the plan asks for; for a plan
-// that exports nothing it returns nil and touches no SDK. Exporters
-// connect lazily: an unreachable collector costs nothing at start.
+// Start builds the exporters (tandem's own, internal/telemetry/otlpexport)
+// and providers the plan asks for; for a plan that exports nothing it
+// returns nil and touches no SDK. Exporters connect lazily: an
+// unreachable collector costs nothing at start.
 func Start(ctx context.Context, plan Plan, info Info) (*Telemetry, error) {
 	if !plan.Any() {
 		return nil, nil
@@ -79,14 +76,14 @@ func Start(ctx context.Context, plan Plan, info Info) (*Telemetry, error) {
 		return nil, err
 	}
 	if plan.On[Traces] {
-		exp, err := traceExporter(ctx, plan)
+		exp, err := newExporter(plan, Traces, otlpexport.NewTraceExporter)
 		if err != nil {
 			return fail(fmt.Errorf("telemetry: trace exporter: %w", err))
 		}
 		t.tp = sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
 	}
 	if plan.On[Metrics] {
-		exp, err := metricExporter(ctx, plan)
+		exp, err := newExporter(plan, Metrics, otlpexport.NewMetricExporter)
 		if err != nil {
 			return fail(fmt.Errorf("telemetry: metric exporter: %w", err))
 		}
@@ -94,7 +91,7 @@ func Start(ctx context.Context, plan Plan, info Info) (*Telemetry, error) {
 			sdkmetric.WithReader(sdkmetric.NewPeriodicReader(exp, sdkmetric.WithInterval(plan.MetricInterval))))
 	}
 	if plan.On[Logs] {
-		exp, err := logExporter(ctx, plan)
+		exp, err := newExporter(plan, Logs, otlpexport.NewLogExporter)
 		if err != nil {
 			return fail(fmt.Errorf("telemetry: log exporter: %w", err))
 		}
@@ -149,75 +146,25 @@ func (t *Telemetry) Shutdown(ctx context.Context) error {
 	return nil
 }
 
-// signalURL is the config file's endpoint for one signal: the base URL
-// with the signal's path for OTLP/HTTP, as the exporters do for
-// OTEL_EXPORTER_OTLP_ENDPOINT.
-func signalURL(plan Plan, sig Signal) string {
-	if plan.Protocol[sig] == ProtocolGRPC {
-		return plan.Endpoint
-	}
-	return strings.TrimRight(plan.Endpoint, "/") + "/v1/" + string(sig)
+// exporterConfig is the signal's exporter: the plan's protocol, the
+// OTEL_EXPORTER_OTLP_* variables, the config file's endpoint and headers
+// where those set none. A partial success goes to the SDK's global error
+// handler (logged), as export failures do.
+func exporterConfig(plan Plan, sig Signal) (otlpexport.Config, error) {
+	return otlpexport.Resolve(otlpexport.Source{
+		Getenv: plan.Getenv, ReadFile: os.ReadFile,
+		Endpoint: plan.Endpoint, Headers: plan.Headers,
+		OnError: otel.Handle,
+	}, string(sig), plan.Protocol[sig])
 }
 
-func traceExporter(ctx context.Context, plan Plan) (sdktrace.SpanExporter, error) {
-	if plan.Protocol[Traces] == ProtocolGRPC {
-		var opts []otlptracegrpc.Option
-		if plan.Endpoint != "" {
-			opts = append(opts, otlptracegrpc.WithEndpointURL(signalURL(plan, Traces)))
-		}
-		if len(plan.Headers) > 0 {
-			opts = append(opts, otlptracegrpc.WithHeaders(plan.Headers))
-		}
-		return otlptracegrpc.New(ctx, opts...)
+// newExporter builds one signal's exporter; it connects at its
+// first export, so an unreachable collector costs nothing at start.
+func newExporter[E any](plan Plan, sig Signal, build func(otlpexport.Config) (E, error)) (E, error) {
+	cfg, err := exporterConfig(plan, sig)
+	if err != nil {
+		var zero E
+		return zero, err
 	}
-	var opts []otlptracehttp.Option
-	if plan.Endpoint != "" {
-		opts = append(opts, otlptracehttp.WithEndpointURL(signalURL(plan, Traces)))
-	}
-	if len(plan.Headers) > 0 {
-		opts = append(opts, otlptracehttp.WithHeaders(plan.Headers))
-	}
-	return otlptracehttp.New(ctx, opts...)
-}
-
-func metricExporter(ctx context.Context, plan Plan) (sdkmetric.Exporter, error) {
-	if plan.Protocol[Metrics] == ProtocolGRPC {
-		var opts []otlpmetricgrpc.Option
-		if plan.Endpoint != "" {
-			opts = append(opts, otlpmetricgrpc.WithEndpointURL(signalURL(plan, Metrics)))
-		}
-		if len(plan.Headers) > 0 {
-			opts = append(opts, otlpmetricgrpc.WithHeaders(plan.Headers))
-		}
-		return otlpmetricgrpc.New(ctx, opts...)
-	}
-	var opts []otlpmetrichttp.Option
-	if plan.Endpoint != "" {
-		opts = append(opts, otlpmetrichttp.WithEndpointURL(signalURL(plan, Metrics)))
-	}
-	if len(plan.Headers) > 0 {
-		opts = append(opts, otlpmetrichttp.WithHeaders(plan.Headers))
-	}
-	return otlpmetrichttp.New(ctx, opts...)
-}
-
-func logExporter(ctx context.Context, plan Plan) (sdklog.Exporter, error) {
-	if plan.Protocol[Logs] == ProtocolGRPC {
-		var opts []otlploggrpc.Option
-		if plan.Endpoint != "" {
-			opts = append(opts, otlploggrpc.WithEndpointURL(signalURL(plan, Logs)))
-		}
-		if len(plan.Headers) > 0 {
-			opts = append(opts, otlploggrpc.WithHeaders(plan.Headers))
-		}
-		return otlploggrpc.New(ctx, opts...)
-	}
-	var opts []otlploghttp.Option
-	if plan.Endpoint != "" {
-		opts = append(opts, otlploghttp.WithEndpointURL(signalURL(plan, Logs)))
-	}
-	if len(plan.Headers) > 0 {
-		opts = append(opts, otlploghttp.WithHeaders(plan.Headers))
-	}
-	return otlploghttp.New(ctx, opts...)
+	return build(cfg)
 }

@@ -84,6 +84,52 @@ func TestOffIsNil(t *testing.T) {
 	}
 }
 
+// The exporters read the OTLP exporter variables from the environment
+// Decide was given: per-signal endpoints and protocols, compression,
+// timeouts; a value they cannot use fails Start, naming the variable.
+func TestStartReadsExporterVariables(t *testing.T) {
+	rcv := otlptest.Start(t)
+	vars := map[string]string{
+		"OTEL_EXPORTER_OTLP_ENDPOINT":         "http://127.0.0.1:1", // nobody: only the signals' own endpoints may be used
+		"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT":  rcv.HTTPURL + "/v1/traces",
+		"OTEL_EXPORTER_OTLP_METRICS_ENDPOINT": rcv.GRPCURL,
+		"OTEL_EXPORTER_OTLP_METRICS_PROTOCOL": "grpc",
+		"OTEL_EXPORTER_OTLP_COMPRESSION":      "gzip",
+		"OTEL_EXPORTER_OTLP_TIMEOUT":          "20000",
+		"OTEL_LOGS_EXPORTER":                  "none",
+		"OTEL_METRIC_EXPORT_INTERVAL":         "3600000",
+	}
+	plan, err := telemetry.Decide(env(vars), nil, "config.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tel, err := telemetry.Start(context.Background(), plan, telemetry.Info{Version: "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := tel.Session("S1", nil)
+	ctx := s.BeginTurn(context.Background(), "hi", "m")
+	must(t, s.Recorder("S1", &turntest.Recorder{}).Append(ctx, message.Message{Role: message.Assistant, Model: "m", Usage: &message.Usage{InputTokens: 1}}))
+	s.EndTurn(event.Event{Type: event.Result, Subtype: event.SubtypeSuccess}, nil)
+	sctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := tel.Shutdown(sctx); err != nil {
+		t.Fatal(err)
+	}
+	if len(rcv.Spans()) == 0 || len(rcv.Points(telemetry.MetricTokens)) == 0 {
+		t.Errorf("received %d spans, %d token points", len(rcv.Spans()), len(rcv.Points(telemetry.MetricTokens)))
+	}
+
+	vars["OTEL_EXPORTER_OTLP_TIMEOUT"] = "10s"
+	plan, err = telemetry.Decide(env(vars), nil, "config.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := telemetry.Start(context.Background(), plan, telemetry.Info{}); err == nil || !strings.Contains(err.Error(), "OTEL_EXPORTER_OTLP_TIMEOUT") {
+		t.Errorf("Start with a bad timeout: %v", err)
+	}
+}
+
 func TestExportHTTP(t *testing.T) { testExport(t, telemetry.ProtocolHTTP) }
 func TestExportGRPC(t *testing.T) { testExport(t, telemetry.ProtocolGRPC) }
 

@@ -63,6 +63,11 @@ type Start struct {
 	Replica     string `json:"replica"`
 	Incarnation string `json:"incarnation"` // this process, as opposed to a restart with the same id
 	Messages    int    `json:"messages"`
+	// Seq is the session's last stored event when the turn began (nil:
+	// not known): with Messages, the point a replica that does not run the
+	// turn shows the session at (the stored messages up to Messages, the
+	// events after Seq), so its clients miss and repeat nothing.
+	Seq *int64 `json:"seq,omitempty"`
 }
 
 // Runner runs a job's turn (workflow id) on this replica. resume is nil
@@ -78,7 +83,10 @@ type Config struct {
 	// (DBOS keeps its tables in schema "dbos"), or sqlite:PATH for the
 	// embedded default (a file of its own beside tandem.db).
 	DatabaseURL string
-	Logger      *slog.Logger
+	// Schema is the PostgreSQL schema of DBOS's tables (default "dbos";
+	// tests give each database schema one of its own).
+	Schema string
+	Logger *slog.Logger
 	// Poll is how often an idle queue is polled (default 250 ms).
 	Poll time.Duration
 	// Messages returns the session's stored message count, recorded when
@@ -96,6 +104,7 @@ type Engine struct {
 
 	mu      sync.Mutex
 	run     Runner
+	seq     func(ctx context.Context, session string) (int64, error)
 	queues  map[string]dbos.Queue
 	started bool
 }
@@ -116,7 +125,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	_, _ = rand.Read(b[:])
 	e := &Engine{cfg: cfg, incarnation: hex.EncodeToString(b[:]), log: cfg.Logger, queues: map[string]dbos.Queue{}}
 	dc, err := dbos.NewContext(ctx, dbos.Config{AppName: "tandem", ExecutorID: cfg.Replica, ApplicationVersion: appVersion,
-		DatabaseURL: cfg.DatabaseURL, Logger: cfg.Logger})
+		DatabaseURL: cfg.DatabaseURL, DatabaseSchema: cfg.Schema, Logger: cfg.Logger})
 	if err != nil {
 		return nil, fmt.Errorf("open the turn queue's system database (DBOS): %w (check --database and that the database accepts connections)", err)
 	}
@@ -129,10 +138,22 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	return e, nil
 }
 
+// StartOption tunes Start.
+type StartOption func(*Engine)
+
+// WithSeq gives the runner's count of the session's stored events, which
+// a turn records when it begins (Start.Seq).
+func WithSeq(f func(ctx context.Context, session string) (int64, error)) StartOption {
+	return func(e *Engine) { e.seq = f }
+}
+
 // Start launches the engine with run as the turn runner and listens to
 // queues (see Listen). DBOS recovers this executor's own pending turns.
-func (e *Engine) Start(run Runner, queues []string) error {
+func (e *Engine) Start(run Runner, queues []string, opts ...StartOption) error {
 	e.mu.Lock()
+	for _, o := range opts {
+		o(e)
+	}
 	e.run = run
 	e.started = true
 	e.mu.Unlock()
@@ -153,7 +174,21 @@ func (e *Engine) Replica() string { return e.cfg.Replica }
 func (e *Engine) turn(ctx dbos.Context, job Job) (string, error) {
 	st, err := dbos.RunAsStep(ctx, func(c context.Context) (Start, error) {
 		n, err := e.cfg.Messages(c, job.Session)
-		return Start{Replica: e.cfg.Replica, Incarnation: e.incarnation, Messages: n}, err
+		if err != nil {
+			return Start{}, err
+		}
+		st := Start{Replica: e.cfg.Replica, Incarnation: e.incarnation, Messages: n}
+		e.mu.Lock()
+		seq := e.seq
+		e.mu.Unlock()
+		if seq != nil {
+			n, err := seq(c, job.Session)
+			if err != nil {
+				return Start{}, err
+			}
+			st.Seq = &n
+		}
+		return st, nil
 	}, dbos.WithStepName("begin"))
 	if err != nil {
 		return "", fmt.Errorf("begin turn of session %s: %w", job.Session, err)
@@ -179,16 +214,26 @@ func (e *Engine) turn(ctx dbos.Context, job Job) (string, error) {
 // returns the workflow id. Turns of one session run one at a time, in
 // the order they were enqueued, whichever replica takes them.
 func (e *Engine) Enqueue(ctx context.Context, job Job) (string, error) {
+	return e.EnqueueAs(ctx, NewID(job.Session), job)
+}
+
+// EnqueueAs is Enqueue under a workflow id from NewID (the caller
+// recorded it first).
+func (e *Engine) EnqueueAs(ctx context.Context, id string, job Job) (string, error) {
 	q, err := e.queue(job.Queue)
 	if err != nil {
 		return "", err
 	}
-	id := WorkflowPrefix(job.Session) + strings.ToLower(ulid.Make().String())
 	_, err = dbos.RunWorkflow(e.dc, e.turn, job, dbos.WithQueue(q), dbos.WithQueuePartitionKey(job.Session), dbos.WithWorkflowID(id))
 	if err != nil {
 		return "", fmt.Errorf("enqueue the turn of session %s: %w", job.Session, err)
 	}
 	return id, nil
+}
+
+// NewID names a new turn of the session (its workflow id).
+func NewID(session string) string {
+	return WorkflowPrefix(session) + strings.ToLower(ulid.Make().String())
 }
 
 // WorkflowPrefix starts the id of every turn workflow of a session.
@@ -227,6 +272,19 @@ func (e *Engine) Listen(queues []string) error {
 // finishes what it runs; the others take the rest).
 func (e *Engine) StopTaking() {
 	dbos.ListenQueues(e.dc, "tandem-draining")
+}
+
+// Release puts the turns this replica began and did not finish back on
+// their queues, at once, for the other replicas to resume: a draining
+// replica that interrupted them hands them over without waiting for the
+// others to find its heartbeat gone. Call it after StopTaking, once they
+// stopped here.
+func (e *Engine) Release(ctx context.Context) (int, error) {
+	hs, err := e.rt.RecoverPendingWorkflows([]string{e.cfg.Replica})
+	if err != nil {
+		return 0, fmt.Errorf("hand this replica's turns over: %w", err)
+	}
+	return len(hs), nil
 }
 
 // Pending returns the ids of the session's turns not finished yet

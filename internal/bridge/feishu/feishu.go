@@ -1,10 +1,12 @@
 // Package feishu is the chat bridge's Feishu/Lark platform over
-// github.com/larksuite/oapi-sdk-go/v3 (v3.4.22): events arrive over the
-// SDK's long connection (its ws client: an HTTP call for the endpoint,
-// then protobuf frames on a WebSocket) through its event dispatcher,
-// im.message.receive_v1 becomes a prompt and card.action.trigger a
-// button press; answers are interactive cards sent and updated (PATCH)
-// through the IM API, files uploaded and sent as file messages.
+// github.com/larksuite/oapi-sdk-go/v3: events arrive over the SDK's long
+// connection (its ws client: an HTTP call for the endpoint, then protobuf
+// frames on a WebSocket) or, with a webhook, as HTTP callbacks the SDK's
+// httpserverext handler decrypts and checks; either way through its event
+// dispatcher, im.message.receive_v1 becomes a prompt and
+// card.action.trigger a button press; answers are interactive cards sent
+// and updated (PATCH) through the IM API, files uploaded and sent as file
+// messages.
 //
 // Every message the bot sends is a card, because a card can be updated
 // as often as the rate limit allows while a text message can be edited
@@ -24,10 +26,10 @@ import (
 
 	lark "github.com/larksuite/oapi-sdk-go/v3"
 	larkcore "github.com/larksuite/oapi-sdk-go/v3/core"
+	larkevent "github.com/larksuite/oapi-sdk-go/v3/event"
 	"github.com/larksuite/oapi-sdk-go/v3/event/dispatcher"
 	"github.com/larksuite/oapi-sdk-go/v3/event/dispatcher/callback"
 	larkim "github.com/larksuite/oapi-sdk-go/v3/service/im/v1"
-	larkws "github.com/larksuite/oapi-sdk-go/v3/ws"
 
 	"github.com/tandem-agent/tandem/internal/bridge"
 )
@@ -39,17 +41,42 @@ type Config struct {
 	// https://open.larksuite.com for Lark). Both the IM API and the long
 	// connection's endpoint are asked there.
 	BaseURL string
+	// Webhook, when set, receives events and card callbacks by HTTP
+	// callback instead of the long connection.
+	Webhook *Webhook
+}
+
+// Webhook is the HTTP endpoint Feishu posts events and card callbacks
+// to (the app's Events and Callbacks request URLs both point at it).
+type Webhook struct {
+	// Listen is the local address it is served on ("127.0.0.1:9000"; a
+	// reverse proxy with TLS in front of it).
+	Listen string
+	// VerificationToken is the app's Verification Token (Events and
+	// Callbacks, Encryption Strategy): the URL verification challenge and
+	// every event must carry it.
+	VerificationToken string
+	// EncryptKey is the app's Encrypt Key ("" when none is set): events
+	// come AES-256-CBC encrypted and every request signed with it.
+	EncryptKey string
 }
 
 // Platform is a Feishu/Lark app as a bridge.Platform.
 type Platform struct {
-	cfg Config
-	api *lark.Client
-	ws  *larkws.Client
+	cfg  Config
+	base string
+	api  *lark.Client
+	// events routes the SDK's decoded events to onMessage and
+	// onCardAction, for the long connection and the webhook alike.
+	events *dispatcher.EventDispatcher
+	// ws is the long connection's client (longconn.go), used by
+	// Receive only.
+	ws *wsClient
+	// addr is the webhook's address once it listens (for tests that
+	// listen on port 0).
+	addr chan string
 
 	mu      sync.Mutex
-	running bool                                 // the ws client's Start runs
-	failed  chan error                           // Start returned (a refused connection)
 	sink    func(context.Context, bridge.Update) // the current Receive's handle
 	sinkCtx context.Context
 	// toasts are the notices for presses being handled, by press id.
@@ -68,20 +95,28 @@ func New(cfg Config) (*Platform, error) {
 	if !strings.HasPrefix(base, "http://") && !strings.HasPrefix(base, "https://") {
 		return nil, fmt.Errorf("feishu: base_url %q is not an http(s) address", cfg.BaseURL)
 	}
-	p := &Platform{cfg: cfg, failed: make(chan error, 1), toasts: map[string]*string{}}
-	quiet := larkcore.LogLevelError
+	if w := cfg.Webhook; w != nil && (w.Listen == "" || w.VerificationToken == "") {
+		return nil, errors.New("feishu webhook: listen and verification_token are both needed (or leave webhook out to use the long connection)")
+	}
+	p := &Platform{cfg: cfg, base: base, addr: make(chan string, 1), toasts: map[string]*string{}}
 	p.api = lark.NewClient(cfg.AppID, cfg.AppSecret, lark.WithOpenBaseUrl(base), lark.WithLogLevel(quiet),
 		lark.WithReqTimeout(30*time.Second))
-	// An empty verification token and encrypt key: the long connection
-	// is authenticated by the app's credentials when it is made, and its
-	// events come unencrypted.
-	d := dispatcher.NewEventDispatcher("", "").
+	// The long connection is authenticated by the app's credentials when
+	// it is made and its events come unencrypted: no token or key. A
+	// webhook's requests are checked with both.
+	token, key := "", ""
+	if w := cfg.Webhook; w != nil {
+		token, key = w.VerificationToken, w.EncryptKey
+	}
+	p.events = dispatcher.NewEventDispatcher(token, key).
 		OnP2MessageReceiveV1(p.onMessage).
 		OnP2CardActionTrigger(p.onCardAction)
-	p.ws = larkws.NewClient(cfg.AppID, cfg.AppSecret, larkws.WithEventHandler(d), larkws.WithDomain(base),
-		larkws.WithLogLevel(quiet))
+	p.events.InitConfig(larkevent.WithLogLevel(quiet))
 	return p, nil
 }
+
+// quiet is the SDK's log level: its errors only.
+const quiet = larkcore.LogLevelError
 
 // Name implements bridge.Platform.
 func (p *Platform) Name() string { return "feishu" }
@@ -92,40 +127,21 @@ func (p *Platform) Limits() bridge.Limits {
 	return bridge.Limits{MaxText: 4000, EditEvery: time.Second}
 }
 
-// Receive routes the long connection's events to handle until ctx ends.
-//
-// The SDK's ws client (v3.4.22) has no way to stop: Start blocks for
-// good and reconnects by itself, at the pace the server's ClientConfig
-// sets. So it starts once, on the first Receive, and lives as long as
-// the process; between Receive calls its events are refused (the SDK
-// answers 500), and Feishu delivers them again later.
+// Receive routes the events of the long connection (or the webhook) to
+// handle until ctx ends or the connection fails.
 func (p *Platform) Receive(ctx context.Context, handle func(context.Context, bridge.Update)) error {
 	p.mu.Lock()
 	p.sink, p.sinkCtx = handle, ctx
-	if !p.running {
-		p.running = true
-		go func() {
-			// Start returns only when the connection is refused for good
-			// (wrong credentials, too many connections).
-			err := p.ws.Start(context.Background())
-			p.mu.Lock()
-			p.running = false
-			p.mu.Unlock()
-			p.failed <- err
-		}()
-	}
 	p.mu.Unlock()
 	defer func() {
 		p.mu.Lock()
 		p.sink, p.sinkCtx = nil, nil
 		p.mu.Unlock()
 	}()
-	select {
-	case <-ctx.Done():
-		return nil
-	case err := <-p.failed:
-		return fmt.Errorf("the Feishu long connection was refused (check app_id and app_secret, and that the app subscribes to events by long connection): %w", err)
+	if p.cfg.Webhook != nil {
+		return p.serveWebhook(ctx)
 	}
+	return p.longConnection(ctx)
 }
 
 var errNotReceiving = errors.New("feishu: the bridge is not receiving now")
@@ -150,6 +166,9 @@ func str(s *string) string {
 func (p *Platform) onMessage(_ context.Context, ev *larkim.P2MessageReceiveV1) error {
 	handle, ctx, err := p.current()
 	if err != nil {
+		return err
+	}
+	if err := p.authentic(ev.EventV2Base); err != nil {
 		return err
 	}
 	if ev.Event == nil || ev.Event.Message == nil || ev.Event.Sender == nil || ev.Event.Sender.SenderId == nil || ev.EventV2Base == nil || ev.EventV2Base.Header == nil {
@@ -200,6 +219,9 @@ func stripMentions(s string) string {
 func (p *Platform) onCardAction(_ context.Context, ev *callback.CardActionTriggerEvent) (*callback.CardActionTriggerResponse, error) {
 	handle, ctx, err := p.current()
 	if err != nil {
+		return nil, err
+	}
+	if err := p.authentic(ev.EventV2Base); err != nil {
 		return nil, err
 	}
 	if ev.Event == nil || ev.Event.Operator == nil || ev.Event.Action == nil || ev.Event.Context == nil || ev.EventV2Base == nil || ev.EventV2Base.Header == nil {

@@ -1,10 +1,3 @@
-//go:build !race
-
-// The SDK's ws client (v3.4.22) reconnects with a data race of its own:
-// configure, called with the server's ClientConfig on every new
-// connection, writes pingInterval while its ping loop reads it unguarded.
-// So this test, the one that reconnects, stays out of the race run.
-
 package feishu
 
 import (

@@ -29,14 +29,22 @@ var (
 )
 
 // start runs a Feishu bridge over the real application with the
-// scripted model against the fake; the workspace has proj/.
+// scripted model against the fake's long connection; the workspace has
+// proj/.
 func start(t *testing.T, script scripted.Script) (*lkfake.Server, string, *testfiles.SyncBuffer, *servertest.Stack) {
 	t.Helper()
-	// Each test its own app: the SDK's ws client cannot be stopped and
-	// keeps reconnecting after its test; another test's fake, should it
-	// get the same port, refuses its credentials for good.
-	app := appID + "_" + strings.ToLower(t.Name())
-	fake, err := lkfake.Start(app, appSecret)
+	fake, ws, logs, stack, _ := startWith(t, script, nil)
+	if !fake.Wait(20*time.Second, fake.Connected) {
+		t.Fatalf("the app did not open its long connection: %s", logs.String())
+	}
+	return fake, ws, logs, stack
+}
+
+// startWith is start with the platform's config changed by edit (nil:
+// none); it returns the platform too.
+func startWith(t *testing.T, script scripted.Script, edit func(*Config)) (*lkfake.Server, string, *testfiles.SyncBuffer, *servertest.Stack, *Platform) {
+	t.Helper()
+	fake, err := lkfake.Start(appID, appSecret)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +58,11 @@ func start(t *testing.T, script scripted.Script) (*lkfake.Server, string, *testf
 	if err != nil {
 		t.Fatal(err)
 	}
-	plat, err := New(Config{AppID: app, AppSecret: appSecret, BaseURL: fake.URL})
+	cfg := Config{AppID: appID, AppSecret: appSecret, BaseURL: fake.URL}
+	if edit != nil {
+		edit(&cfg)
+	}
+	plat, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,10 +76,7 @@ func start(t *testing.T, script scripted.Script) (*lkfake.Server, string, *testf
 	done := make(chan struct{})
 	go func() { defer close(done); _ = b.Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done; stack.Close() })
-	if !fake.Wait(20*time.Second, fake.Connected) {
-		t.Fatalf("the app did not open its long connection: %s", logs.String())
-	}
-	return fake, ws, logs, stack
+	return fake, ws, logs, stack, plat
 }
 
 func waitMsg(t *testing.T, fake *lkfake.Server, what string, cond func(m lkfake.Message) bool) lkfake.Message {

@@ -1,6 +1,7 @@
 package slack
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -157,8 +158,8 @@ const maxBody = 1 << 20
 
 // serveEvents serves the Events API endpoint until ctx ends: requests
 // signed with the signing secret only (others get 401), the
-// url_verification challenge answered, events and button presses
-// acknowledged at once (Slack retries what is not answered within 3
+// url_verification challenge answered, events, button presses and slash
+// commands acknowledged at once (Slack retries what is not answered within 3
 // seconds) and handled in order by this goroutine.
 func (p *Platform) serveEvents(ctx context.Context, handle func(context.Context, bridge.Update)) error {
 	ln, err := net.Listen("tcp", p.cfg.Events.Listen)
@@ -210,10 +211,15 @@ func (p *Platform) eventsHandler(queue chan<- bridge.Update) http.Handler {
 		var up bridge.Update
 		var ok bool
 		if strings.HasPrefix(r.Header.Get("Content-Type"), "application/x-www-form-urlencoded") {
-			// Interactivity: payload=<JSON>.
+			// Interactivity (payload=<JSON>) or a slash command (its
+			// fields).
 			form, err := url.ParseQuery(string(body))
 			if err != nil {
 				http.Error(w, "bad form", http.StatusBadRequest)
+				return
+			}
+			if form.Has("command") {
+				p.slashRequest(w, r, body, queue)
 				return
 			}
 			up, ok = p.interactionUpdate([]byte(form.Get("payload")))
@@ -245,4 +251,27 @@ func (p *Platform) eventsHandler(queue chan<- bridge.Update) http.Handler {
 		}
 		w.WriteHeader(http.StatusOK)
 	})
+}
+
+// slashRequest answers a slash command posted to the endpoint (its
+// signature checked): the acknowledgement is the response's JSON body,
+// and a command Slack cannot be asked to retry is answered even when
+// busy (an ephemeral "try again").
+func (p *Platform) slashRequest(w http.ResponseWriter, r *http.Request, body []byte, queue chan<- bridge.Update) {
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	cmd, err := slack.SlashCommandParse(r)
+	if err != nil {
+		http.Error(w, "bad form", http.StatusBadRequest)
+		return
+	}
+	up, ok, ack := p.slashUpdate(cmd)
+	if ok {
+		select {
+		case queue <- up:
+		default:
+			ack = &slack.Msg{ResponseType: slack.ResponseTypeEphemeral, Text: "tandem is busy: try again in a moment."}
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(ack)
 }

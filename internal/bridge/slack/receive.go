@@ -7,6 +7,7 @@ import (
 	"io"
 	"log"
 
+	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/socketmode"
 
 	"github.com/tandem-agent/tandem/internal/bridge"
@@ -25,7 +26,7 @@ func (p *Platform) Receive(ctx context.Context, handle func(context.Context, bri
 }
 
 // socketMode runs one Socket Mode connection: every envelope is
-// acknowledged first (Slack redelivers one it has no ack for), then
+// acknowledged first (a slash command with its response, slash.go) (Slack redelivers one it has no ack for), then
 // handled. The library reconnects by itself when Slack asks it to or the
 // socket drops; this connection ends there instead, so the bridge logs it
 // and reconnects with its own backoff (the update ids it stored keep a
@@ -67,16 +68,23 @@ func (p *Platform) socketMode(ctx context.Context, handle func(context.Context, 
 				if ev.Request == nil {
 					continue
 				}
-				if err := sm.AckCtx(ctx, ev.Request.EnvelopeID, nil); err != nil {
-					return end(fmt.Errorf("acknowledge envelope %s: %w", ev.Request.EnvelopeID, err))
-				}
 				var up bridge.Update
 				var ok bool
+				var ack any // a slash command's response
 				switch ev.Request.Type {
 				case socketmode.RequestTypeEventsAPI:
 					up, ok = p.eventUpdate(ev.Request.Payload)
 				case socketmode.RequestTypeInteractive:
 					up, ok = p.interactionUpdate(ev.Request.Payload)
+				case socketmode.RequestTypeSlashCommands:
+					if cmd, isCmd := ev.Data.(slack.SlashCommand); isCmd {
+						var msg *slack.Msg
+						up, ok, msg = p.slashUpdate(cmd)
+						ack = msg
+					}
+				}
+				if err := sm.AckCtx(ctx, ev.Request.EnvelopeID, ack); err != nil {
+					return end(fmt.Errorf("acknowledge envelope %s: %w", ev.Request.EnvelopeID, err))
 				}
 				if ok {
 					handle(ctx, up)

@@ -4,7 +4,8 @@
 // Events API (an HTTP endpoint checking Slack's request signature),
 // answers by chat.postMessage/chat.update, files by the files.uploadV2
 // flow, permission buttons as Block Kit buttons answered through
-// block_actions payloads.
+// block_actions payloads, and one slash command (/tandem new proj) that
+// reaches the chat's commands.
 //
 // Where a conversation lives: in a direct message the whole DM is one
 // chat; in a channel a message mentioning the bot starts a thread (the
@@ -42,6 +43,9 @@ type Config struct {
 	// Events, when set, receives updates over the Events API (HTTP)
 	// instead of Socket Mode.
 	Events *Events
+	// SlashCommand is the app's slash command ("": /tandem, see
+	// slash.go).
+	SlashCommand string
 }
 
 // Events is the HTTP endpoint Slack posts events and interactions to.
@@ -78,6 +82,9 @@ func New(cfg Config) (*Platform, error) {
 		}
 	} else if !strings.HasPrefix(cfg.AppToken, "xapp-") {
 		return nil, errors.New("slack: Socket Mode needs app_token, the app-level token (xapp-..., scope connections:write); or configure events to use the Events API")
+	}
+	if c := cfg.SlashCommand; c != "" && (!strings.HasPrefix(c, "/") || len(c) < 2 || strings.ContainsAny(c, " \t\n")) {
+		return nil, fmt.Errorf("slack: slash_command %q is not a command name such as /tandem", c)
 	}
 	opts := []slack.Option{
 		slack.OptionAppLevelToken(cfg.AppToken),

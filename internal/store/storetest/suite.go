@@ -78,6 +78,7 @@ var tests = []struct {
 	{"WatchEventsWakes", testWatchEventsWakes},
 	{"ReplicaHeartbeats", testReplicaHeartbeats},
 	{"PermissionAnswers", testPermissionAnswers},
+	{"UserTurns", testUserTurns},
 }
 
 // Run runs the suite, each test on a fresh database from newDB; opts

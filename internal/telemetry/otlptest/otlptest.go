@@ -1,10 +1,11 @@
 // Package otlptest is an OTLP receiver for tests: it listens on loopback
-// for OTLP/HTTP (protobuf) and OTLP/gRPC, decodes what arrives with the
-// official OTLP protobufs and keeps it for the test to inspect. Imported
+// for OTLP/HTTP (protobuf) and OTLP/gRPC (gzip or not), decodes what
+// arrives with the official OTLP protobufs and grpc-go and keeps it for the test to inspect. Imported
 // from _test.go files only.
 package otlptest
 
 import (
+	"compress/gzip"
 	"context"
 	"io"
 	"net"
@@ -21,6 +22,7 @@ import (
 	metricspb "go.opentelemetry.io/proto/otlp/metrics/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/grpc"
+	_ "google.golang.org/grpc/encoding/gzip" // OTLP/gRPC exporters may compress
 	"google.golang.org/protobuf/proto"
 )
 
@@ -94,7 +96,16 @@ func Start(t testing.TB) *Receiver {
 
 func (r *Receiver) httpHandler(decode func([]byte) error, resp proto.Message) http.HandlerFunc {
 	return func(w http.ResponseWriter, req *http.Request) {
-		b, err := io.ReadAll(req.Body)
+		var body io.Reader = req.Body
+		if req.Header.Get("Content-Encoding") == "gzip" {
+			zr, err := gzip.NewReader(req.Body)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			body = zr
+		}
+		b, err := io.ReadAll(body)
 		if err == nil {
 			err = decode(b)
 		}

@@ -9,8 +9,10 @@
 // trace_id), and the client's response frames (a JSON Response with
 // the code and, for a card callback, its answer). Event payloads are
 // schema 2.0 as Feishu documents them (im.message.receive_v1,
-// card.action.trigger). A test plays the users (Message, Image, Press),
-// redelivers events, drops the connection and reads what the bot did.
+// card.action.trigger). Or, after Hook, events are posted to the app's
+// webhook, encrypted and signed with its Encrypt Key (webhook.go). A test
+// plays the users (Message, Image, Press), redelivers events, drops the
+// connection and reads what the bot did.
 package lkfake
 
 import (
@@ -75,6 +77,8 @@ type Server struct {
 	messages  []*Message
 	files     map[string][]byte // file key -> contents (uploaded by the bot)
 	resources map[string][]byte // image key -> contents (sent by users)
+	hook      *hook             // delivery by HTTP callback (webhook.go), nil: none
+	closed    chan struct{}     // closed by Close
 }
 
 type wsConn struct {
@@ -99,7 +103,7 @@ func Start(appID, appSecret string) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{AppID: appID, AppSecret: appSecret, URL: "http://" + ln.Addr().String(), changed: make(chan struct{}),
-		responses: map[string][]Response{}, files: map[string][]byte{}, resources: map[string][]byte{}}
+		responses: map[string][]Response{}, files: map[string][]byte{}, resources: map[string][]byte{}, closed: make(chan struct{})}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /open-apis/auth/v3/tenant_access_token/internal", s.token)
 	mux.HandleFunc("POST /callback/ws/endpoint", s.endpoint)
@@ -117,6 +121,13 @@ func Start(appID, appSecret string) (*Server, error) {
 func (s *Server) Close() {
 	_ = s.srv.Close()
 	s.Drop()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	select {
+	case <-s.closed:
+	default:
+		close(s.closed)
+	}
 }
 
 func (s *Server) touch() {
@@ -280,8 +291,14 @@ func (s *Server) Drop() {
 	}
 }
 
-// deliver sends an event frame on the open connections (s.mu held).
+// deliver sends an event frame on the open connections, or posts it to
+// the webhook (s.mu held).
 func (s *Server) deliver(e event) {
+	if s.hook != nil {
+		s.hook.queue <- e
+		s.touch()
+		return
+	}
 	var hs larkws.Headers
 	hs.Add(larkws.HeaderType, string(larkws.MessageTypeEvent))
 	hs.Add(larkws.HeaderMessageID, e.id)
@@ -299,12 +316,21 @@ func (s *Server) deliver(e event) {
 func (s *Server) emit(eventType string, body map[string]any) string {
 	id := s.id("ev")
 	payload, _ := json.Marshal(map[string]any{"schema": "2.0", "header": map[string]any{"event_id": id, "event_type": eventType,
-		"create_time": strconv.FormatInt(time.Now().UnixMilli(), 10), "token": "", "app_id": s.AppID, "tenant_key": "tenant-1"},
+		"create_time": strconv.FormatInt(time.Now().UnixMilli(), 10), "token": s.verificationToken(), "app_id": s.AppID, "tenant_key": "tenant-1"},
 		"event": body})
 	e := event{id: id, payload: payload}
 	s.events = append(s.events, e)
 	s.deliver(e)
 	return id
+}
+
+// verificationToken is the token events carry: the webhook's, none
+// on the long connection (s.mu held).
+func (s *Server) verificationToken() string {
+	if s.hook != nil {
+		return s.hook.token
+	}
+	return ""
 }
 
 // User is a Feishu user by the ids events carry.

@@ -14,12 +14,16 @@ import (
 )
 
 // Post sends env to an Events API endpoint as Slack does: events as JSON,
-// interactions as a form with payload=, signed with secret (v0 HMAC-SHA256
+// interactions as a form with payload=, slash commands as a form of
+// their fields, signed with secret (v0 HMAC-SHA256
 // of "v0:timestamp:body"). It returns the status and body of the answer.
 func (s *Server) Post(ctx context.Context, endpoint, secret string, env Envelope) (int, string, error) {
 	body, ct := []byte(env.Payload), "application/json"
-	if env.Type == "interactive" {
+	switch env.Type {
+	case "interactive":
 		body, ct = []byte(url.Values{"payload": {string(env.Payload)}}.Encode()), "application/x-www-form-urlencoded"
+	case "slash_commands":
+		body, ct = []byte(form(env.Payload)), "application/x-www-form-urlencoded"
 	}
 	return PostSigned(ctx, endpoint, secret, ct, body)
 }

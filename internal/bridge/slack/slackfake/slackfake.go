@@ -55,14 +55,15 @@ type Ephemeral struct {
 // Envelope is something Slack sends the app: over Socket Mode, or posted
 // to the Events API endpoint.
 type Envelope struct {
-	Type    string // "events_api" or "interactive"
+	Type    string // "events_api", "interactive" or "slash_commands"
 	Payload json.RawMessage
 }
 
 type envelope struct {
 	Envelope
-	id    string
-	retry int
+	id       string
+	retry    int
+	response json.RawMessage // the ack's payload
 }
 
 type upload struct {

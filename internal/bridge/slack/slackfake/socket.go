@@ -81,7 +81,8 @@ func (s *Server) socket(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 			var ack struct {
-				EnvelopeID string `json:"envelope_id"`
+				EnvelopeID string          `json:"envelope_id"`
+				Payload    json.RawMessage `json:"payload"`
 			}
 			if json.Unmarshal(data, &ack) != nil {
 				continue
@@ -89,6 +90,7 @@ func (s *Server) socket(w http.ResponseWriter, r *http.Request) {
 			s.mu.Lock()
 			for i, e := range s.pending {
 				if e.id == ack.EnvelopeID {
+					e.response = ack.Payload
 					s.acked = append(s.acked, e)
 					s.pending = append(s.pending[:i], s.pending[i+1:]...)
 					break
@@ -125,7 +127,7 @@ func (s *Server) socket(w http.ResponseWriter, r *http.Request) {
 				retryReason = "timeout"
 			}
 			data, _ := json.Marshal(map[string]any{"envelope_id": e.id, "type": e.Type, "payload": e.Payload,
-				"accepts_response_payload": false, "retry_attempt": e.retry, "retry_reason": retryReason})
+				"accepts_response_payload": e.Type == "slash_commands", "retry_attempt": e.retry, "retry_reason": retryReason})
 			if c.Write(ctx, websocket.MessageText, data) != nil {
 				return
 			}

@@ -1,0 +1,65 @@
+package server_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/tandem-agent/tandem/internal/event"
+	"github.com/tandem-agent/tandem/internal/scripted"
+	"github.com/tandem-agent/tandem/internal/server"
+	"github.com/tandem-agent/tandem/internal/session"
+)
+
+// The server's Host (the chat bridges inside `tandem serve`): a session it
+// starts is owned by the configured account and seen by the workspace's
+// members as any other; its prompt runs on the server's session, the SSE
+// stream showing it with its origin, and an unknown owner is refused.
+func TestHostSessionsAreTheServers(t *testing.T) {
+	tm := newTeam(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("Hello from the host's turn.")}})
+	ctx := context.Background()
+	if _, err := tm.srv.Host(ctx, server.HostOptions{Owner: "nobody"}); err == nil || !strings.Contains(err.Error(), "nobody") {
+		t.Errorf("an unknown owner: %v, want refused", err)
+	}
+	h, err := tm.srv.Host(ctx, server.HostOptions{Owner: "ed", Actor: "bridge:test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan event.Event, 100)
+	att, err := h.Attach(ctx, session.OpenRequest{Cwd: tm.ws}, event.SinkFunc(func(e event.Event) { got <- e }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer att.Detach("other")
+	id := att.ID()
+	// A viewer of the workspace sees it; someone of no workspace does not.
+	if code, data := tm.doAs(tm.vic, "GET", "/api/sessions/"+id, nil); code != 200 {
+		t.Errorf("the workspace's viewer reading the chat's session: %d %s", code, data)
+	}
+	if code, _ := tm.doAs(tm.eve, "GET", "/api/sessions/"+id, nil); code != 404 {
+		t.Errorf("a user of no workspace reading the chat's session: %d, want 404", code)
+	}
+	stream, cancel := tm.streamAs(tm.boss, id)
+	defer cancel()
+	if queued, err := att.Prompt(ctx, "hi from the chat", session.TurnOptions{Origin: "telegram:1"}); err != nil || queued {
+		t.Fatalf("prompt: queued %v, %v", queued, err)
+	}
+	evs := until(t, stream, isType(event.Done))
+	if e := evs[0].Event; e.Subtype != event.SubtypeUserMessage || e.Text != "hi from the chat" || e.Meta["origin"] != "telegram:1" {
+		t.Errorf("the stream's first event is %+v, want the chat's prompt with its origin", e)
+	}
+	var text string
+	for e := range got {
+		text += e.Text
+		if e.Type == event.Done {
+			break
+		}
+	}
+	if !strings.Contains(text, "Hello from the host's turn.") {
+		t.Errorf("the attachment's events lack the answer: %q", text)
+	}
+	// The editor owns it: they may delete it, as a session they started.
+	if code, data := tm.doAs(tm.ed, "DELETE", "/api/sessions/"+id, nil); code != 204 {
+		t.Errorf("the owner deleting the chat's session: %d %s", code, data)
+	}
+}

@@ -1,0 +1,112 @@
+package server
+
+import (
+	"context"
+	"math"
+
+	"github.com/tandem-agent/tandem/internal/turnqueue"
+)
+
+// What every replica says of a session's turns (docs/api.md, Replicas):
+// with durable turns, whether a session runs a turn, its prompt and the
+// prompts queued after it come from the turn queue's system database,
+// not from this process's memory, so a replica that does not run the
+// turn shows it running too. A replica that does not run the turn also
+// takes the snapshot boundary (GET /api/sessions/{id}'s messages and
+// last_seq) from the store: from what the turn recorded when it began
+// while it runs, else from the stored messages and event log.
+
+// sharedSnapshot lays the turn queue's view over sn, this replica's
+// snapshot of st; sn unchanged without durable turns or when the queue
+// cannot be read (logged).
+func (s *Server) sharedSnapshot(ctx context.Context, st *sessState, sn snapshot) snapshot {
+	if s.opts.Turns == nil {
+		return sn
+	}
+	turns, err := s.opts.Turns.Unfinished(ctx, st.id)
+	if err != nil {
+		s.log.Warn("read the session's turns", "session", st.id, "err", err)
+		return sn
+	}
+	local := sn.running
+	sn = withTurns(sn, turns)
+	if local || s.opts.EventLog == nil {
+		// Running here, or one process (SQLite): this replica's
+		// boundary is the truth.
+		return sn
+	}
+	if len(turns) > 0 && turns[0].Running {
+		b, ok, err := s.opts.Turns.Begun(ctx, turns[0].ID)
+		if err == nil && ok && b.Seq != nil {
+			sn.boundaryMsgs, sn.boundarySeq = b.Messages, *b.Seq
+			return sn
+		}
+	}
+	if seq, ok := s.storedSeq(ctx, st); ok {
+		sn.boundaryMsgs, sn.boundarySeq = math.MaxInt, seq
+	}
+	return sn
+}
+
+// withTurns sets sn's running state from the session's unfinished turns
+// (oldest first): the first one runs (or is about to), the rest wait.
+func withTurns(sn snapshot, turns []turnqueue.Turn) snapshot {
+	if len(turns) == 0 {
+		return sn
+	}
+	sn.running = true
+	if sn.current == "" {
+		sn.current = turns[0].Prompt
+	}
+	sn.queued = make([]string, 0, len(turns)-1)
+	for _, t := range turns[1:] {
+		sn.queued = append(sn.queued, t.Prompt)
+	}
+	return sn
+}
+
+// storedSeq is the session's last stored event seq, after what this
+// replica emitted is stored.
+func (s *Server) storedSeq(ctx context.Context, st *sessState) (int64, bool) {
+	s.syncLog(st.hub)
+	seq, err := s.opts.EventLog.LastEventSeq(ctx, st.id)
+	if err != nil {
+		s.log.Warn("read the session's last stored event", "session", st.id, "err", err)
+		return 0, false
+	}
+	return seq, true
+}
+
+// turnSeq is what a durable turn records as its start's Seq: the
+// session's last stored event (0 without a log).
+func (s *Server) turnSeq(ctx context.Context, id string) (int64, error) {
+	if s.opts.EventLog == nil {
+		return 0, nil
+	}
+	s.mu.Lock()
+	st := s.sessions[id]
+	s.mu.Unlock()
+	if st != nil {
+		s.syncLog(st.hub)
+	}
+	return s.opts.EventLog.LastEventSeq(ctx, id)
+}
+
+// sharedStatuses are the unfinished turns of every session by session,
+// for the session list (nil without durable turns or when the queue
+// cannot be read).
+func (s *Server) sharedStatuses(ctx context.Context) map[string][]turnqueue.Turn {
+	if s.opts.Turns == nil {
+		return nil
+	}
+	turns, err := s.opts.Turns.Unfinished(ctx)
+	if err != nil {
+		s.log.Warn("read the unfinished turns", "err", err)
+		return nil
+	}
+	out := map[string][]turnqueue.Turn{}
+	for _, t := range turns {
+		out[t.Session] = append(out[t.Session], t)
+	}
+	return out
+}

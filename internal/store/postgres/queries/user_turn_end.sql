@@ -1,0 +1,2 @@
+-- Forget an admitted turn (it ended).
+DELETE FROM user_turns WHERE turn_id = $1

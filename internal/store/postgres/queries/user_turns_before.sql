@@ -1,0 +1,2 @@
+-- The turns admitted before a time, oldest first.
+SELECT turn_id FROM user_turns WHERE admitted_at < $1 ORDER BY admitted_at
