@@ -47,7 +47,7 @@ const failoverDeadAfter = 3 * time.Second
 type pgReplica struct {
 	*env
 	beats *stallableBeats
-	store store.Store
+	turns *turnqueue.Engine
 }
 
 func newPGReplica(t *testing.T, dbURL, name string, script scripted.Script, ws string) *pgReplica {
@@ -98,7 +98,7 @@ func newPGReplica(t *testing.T, dbURL, name string, script scripted.Script, ws s
 		e.ws = ws
 		e.mustDo("POST", "/api/workspaces", map[string]string{"path": ws}, 201, nil)
 	}
-	return &pgReplica{env: e, beats: beats, store: stack.Manager.Store()}
+	return &pgReplica{env: e, beats: beats, turns: turns}
 }
 
 // privatePG is a private PostgreSQL server for one test (no TestMain).
@@ -116,22 +116,26 @@ func privatePG(t *testing.T) string {
 	return url
 }
 
-// runnerOf is the replica (of a and b) running the session's turn.
+// runnerOf is the replica (of a and b) that began the session's turn
+// (every replica shows the session running, so ask the turn queue).
 func runnerOf(t *testing.T, id string, a, b *pgReplica) (runner, other *pgReplica) {
 	t.Helper()
-	for _, r := range []*pgReplica{a, b} {
-		var s struct {
-			Status string `json:"status"`
-		}
-		r.mustDo("GET", "/api/sessions/"+id, nil, 200, &s)
-		if s.Status == "running" {
-			if r == a {
-				return a, b
-			}
-			return b, a
-		}
+	ctx := context.Background()
+	ids, err := a.turns.Pending(ctx, id)
+	if err != nil || len(ids) != 1 {
+		t.Fatalf("the session's pending turns: %v, %v; want one", ids, err)
 	}
-	t.Fatal("neither replica runs the turn")
+	st, ok, err := a.turns.Begun(ctx, ids[0])
+	if err != nil || !ok {
+		t.Fatalf("who began turn %s: %v, %v", ids[0], ok, err)
+	}
+	switch st.Replica {
+	case a.srv.ReplicaID():
+		return a, b
+	case b.srv.ReplicaID():
+		return b, a
+	}
+	t.Fatalf("turn %s began on %q, neither replica", ids[0], st.Replica)
 	return nil, nil
 }
 
