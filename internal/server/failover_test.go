@@ -256,6 +256,9 @@ func TestReplicaLateHeartbeatKeepsItsTurn(t *testing.T) {
 	until(t, ch, isType(event.PermissionRequest))
 	runner, other = runnerOf(t, id, a, b)
 	runner.beats.stalled.Store(true)
+	// A dead replica dequeues nothing, its own recovered turn included
+	// (in this process it would: DBOS always serves its internal queue).
+	_ = runner.turns.Close(time.Second)
 	gone := exec.Command("true")
 	if err := gone.Run(); err != nil {
 		t.Fatal(err)
