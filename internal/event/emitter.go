@@ -1,6 +1,7 @@
 package event
 
 import (
+	"context"
 	"sync"
 	"time"
 )
@@ -129,4 +130,30 @@ func (em *Emitter) AdvanceTo(seq int64) {
 	em.mu.Lock()
 	em.seq = max(em.seq, seq)
 	em.mu.Unlock()
+}
+
+// Syncer is a sink that stores events asynchronously (the server's stored
+// event log): Sync returns once every event up to seq it was given is
+// stored, or with the error that kept one from it.
+type Syncer interface {
+	Sync(ctx context.Context, seq int64) error
+}
+
+// Stored is LastSeq once every Syncer sink has stored the events up to
+// it: what a turn records with a step's messages, so a recorded message
+// implies its events are stored and a replica resuming the turn after a
+// crash numbers after them without a gap (the stored log is the truth).
+func (em *Emitter) Stored(ctx context.Context) (int64, error) {
+	em.mu.Lock()
+	seq := em.seq
+	sinks := em.sinks
+	em.mu.Unlock()
+	for _, s := range sinks {
+		if sy, ok := s.(Syncer); ok {
+			if err := sy.Sync(ctx, seq); err != nil {
+				return seq, err
+			}
+		}
+	}
+	return seq, nil
 }

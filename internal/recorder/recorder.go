@@ -27,10 +27,20 @@ func ForSession(st Store, sessionID string, lastSeq func() int64) turn.Recorder 
 	return storeRecorder{s: st, id: sessionID, seq: lastSeq}
 }
 
+// ForSessionStored is ForSession whose seq may first wait, and fail:
+// stored returns the session's latest event number once the events up to
+// it are durably stored (event.Emitter.Stored), so a message is never
+// recorded ahead of its events (a replica resuming the turn after a
+// crash would number after them, leaving them a gap for good).
+func ForSessionStored(st Store, sessionID string, stored func(context.Context) (int64, error)) turn.Recorder {
+	return storeRecorder{s: st, id: sessionID, stored: stored}
+}
+
 type storeRecorder struct {
-	s   Store
-	id  string
-	seq func() int64
+	s      Store
+	id     string
+	seq    func() int64
+	stored func(context.Context) (int64, error)
 }
 
 func (r storeRecorder) History(ctx context.Context) ([]message.Message, error) {
@@ -39,7 +49,14 @@ func (r storeRecorder) History(ctx context.Context) ([]message.Message, error) {
 
 func (r storeRecorder) Append(ctx context.Context, m message.Message) error {
 	var seq int64
-	if r.seq != nil {
+	switch {
+	case r.stored != nil:
+		n, err := r.stored(ctx)
+		if err != nil {
+			return fmt.Errorf("record a message of session %s: its events are not stored: %w", r.id, err)
+		}
+		seq = n
+	case r.seq != nil:
 		seq = r.seq()
 	}
 	_, err := r.s.AppendWithSeq(ctx, r.id, m, seq)

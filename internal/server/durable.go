@@ -157,6 +157,7 @@ func (s *Server) runJob(ctx context.Context, id string, job turnqueue.Job, res *
 	s.advancePastLog(ctx, st, l)
 	if res != nil {
 		t.resumed = true
+		s.awaitLease(ctx, st.id) // failover.go
 		msgs, err := s.mgr.Messages(ctx, st.id)
 		if err == nil && len(msgs) > res.Messages {
 			t.opts.Resume = true // the prompt is stored: go on from it
@@ -180,6 +181,7 @@ func (s *Server) runJob(ctx context.Context, id string, job turnqueue.Job, res *
 	go s.watchCancel(tctx, id, cancel)
 	go s.relayAnswers(tctx, st.id, l)
 	s.runTurn(tctx, st, t)
+	s.syncLog(st.hub) // a completed turn's events are all stored
 	st.mu.Lock()
 	handed := st.handedOver
 	st.mu.Unlock()
@@ -286,7 +288,7 @@ func (s *Server) sweepOnce(ctx context.Context) {
 	for _, r := range rs {
 		alive[r.ID] = true
 	}
-	if _, err := s.opts.Turns.Sweep(ctx, func(id string) bool { return alive[id] }); err != nil && !errors.Is(err, context.Canceled) {
+	if _, err := s.opts.Turns.Sweep(ctx, s.ownerAlive(ctx, alive)); err != nil && !errors.Is(err, context.Canceled) {
 		s.log.Warn("sweep the turns of stopped replicas", "err", err)
 	}
 }

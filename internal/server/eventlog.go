@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -30,6 +31,13 @@ type logSink struct {
 	pending []event.Event
 	busy    bool // the writer goroutine runs
 	idle    *sync.Cond
+	// given is the last seq handed to Emit; stored the last the writer
+	// is done with (stored, or given up on: lost says why, up to lostTo).
+	// Sync waits on them (eventsync.go).
+	given, stored int64
+	lost          error
+	lostTo        int64
+	progress      chan struct{} // closed (and replaced) when stored rises
 	// sealed: the session's turn is handed over to another replica
 	// (durable.go); the interrupted turn's end here (its result, done or
 	// error) is stored and shown as a handing_over status under the same
@@ -40,7 +48,7 @@ type logSink struct {
 }
 
 func newLogSink(l EventLog, h *hub, lg *slog.Logger) *logSink {
-	s := &logSink{log: l, hub: h, slog: lg}
+	s := &logSink{log: l, hub: h, slog: lg, progress: make(chan struct{})}
 	s.idle = sync.NewCond(&s.mu)
 	return s
 }
@@ -53,6 +61,7 @@ func (s *logSink) Emit(e event.Event) {
 		e = event.Event{Type: event.Status, Subtype: SubtypeHandingOver, SessionID: e.SessionID, Seq: e.Seq, Time: e.Time, Message: s.note}
 	}
 	s.pending = append(s.pending, e)
+	s.given = max(s.given, e.Seq)
 	if !s.busy {
 		s.busy = true
 		go s.write()
@@ -72,7 +81,7 @@ func (s *logSink) write() {
 			return
 		}
 		s.mu.Unlock()
-		s.store(batch)
+		s.done(batch, s.store(batch))
 		for _, e := range batch {
 			s.hub.Emit(e)
 		}
@@ -81,7 +90,7 @@ func (s *logSink) write() {
 
 // store writes batch, retrying a while: the log is the truth, so an event
 // is shown to nobody before it is stored or given up on (logged).
-func (s *logSink) store(batch []event.Event) {
+func (s *logSink) store(batch []event.Event) error {
 	rows := make([]EventRow, len(batch))
 	for i, e := range batch {
 		js, err := json.Marshal(e)
@@ -97,11 +106,12 @@ func (s *logSink) store(batch []event.Event) {
 		err = s.log.AppendEvents(ctx, id, rows)
 		cancel()
 		if err == nil {
-			return
+			return nil
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
 	s.slog.Error("events not stored: other replicas will not stream them", "session", id, "from_seq", rows[0].Seq, "to_seq", rows[len(rows)-1].Seq, "err", err)
+	return fmt.Errorf("events %d to %d not stored: %w", rows[0].Seq, rows[len(rows)-1].Seq, err)
 }
 
 // sync waits until everything emitted so far is stored and in the hub.

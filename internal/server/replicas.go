@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -33,6 +34,10 @@ type replicaState struct {
 	// beat is when the last heartbeat was stored (unix nanos; 0: never):
 	// /readyz answers 503 while the database is out of reach.
 	beat atomic.Int64
+	// workspaces is what the last heartbeat listed; refreshing: a
+	// refresh of it runs (beatWorkspaces).
+	workspaces atomic.Pointer[[]string]
+	refreshing atomic.Bool
 }
 
 // NewReplicaID names a replica: the host, the pid and a random suffix
@@ -48,17 +53,33 @@ func NewReplicaID() string {
 func (s *Server) ReplicaID() string { return s.replica.id }
 
 // heartbeats stores this replica's state until the server stops, then
-// forgets it (a clean stop is not a death).
+// forgets it (a clean stop is not a death). A beat starts every
+// heartbeatEvery without waiting for the one before (up to
+// maxBeatsInFlight at once), each with beatTimeout, longer than the
+// interval: under load a slow beat is late rather than lost, and a stuck
+// one does not silence the replica (bench/serve -procs: beats timed out
+// at 2 s and live replicas were taken for dead).
 func (s *Server) heartbeats() {
 	if s.opts.Replicas == nil {
 		return
 	}
 	tick := time.NewTicker(heartbeatEvery)
 	defer tick.Stop()
+	var inFlight atomic.Int32
+	var wg sync.WaitGroup
 	for {
-		s.beat()
+		if inFlight.Load() < maxBeatsInFlight {
+			inFlight.Add(1)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer inFlight.Add(-1)
+				s.beat()
+			}()
+		}
 		select {
 		case <-s.base.Done():
+			wg.Wait() // none may store the replica again after it is dropped
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
 			if err := s.opts.Replicas.DropReplica(ctx, s.replica.id); err != nil {
@@ -70,13 +91,20 @@ func (s *Server) heartbeats() {
 	}
 }
 
+// beatTimeout bounds one heartbeat's write: past the interval, inside
+// the time after which the others take this replica for dead.
+const beatTimeout = 3 * heartbeatEvery
+
+// maxBeatsInFlight: a beat stuck on a broken connection, and the next.
+const maxBeatsInFlight = 2
+
 func (s *Server) beat() {
-	ctx, cancel := context.WithTimeout(s.base, heartbeatEvery)
+	ctx, cancel := context.WithTimeout(s.base, beatTimeout)
 	defer cancel()
 	s.mu.Lock()
 	addr := s.addr
 	s.mu.Unlock()
-	err := s.opts.Replicas.Heartbeat(ctx, store.Replica{ID: s.replica.id, Addr: addr, Workspaces: s.workspacePaths(ctx),
+	err := s.opts.Replicas.Heartbeat(ctx, store.Replica{ID: s.replica.id, Addr: addr, Workspaces: s.beatWorkspaces(ctx),
 		Running: s.runningTurns(), Started: s.replica.started})
 	if err != nil {
 		if s.base.Err() == nil {
@@ -87,12 +115,41 @@ func (s *Server) beat() {
 	s.replica.beat.Store(time.Now().UnixNano())
 }
 
+// beatWorkspaces are the folders a heartbeat lists: read once, then
+// refreshed beside the beats, so a beat never waits on the store's pool
+// (busy with the sessions' writes under load) for them.
+func (s *Server) beatWorkspaces(ctx context.Context) []string {
+	ws := s.replica.workspaces.Load()
+	if ws == nil {
+		paths := s.workspacePaths(ctx)
+		s.replica.workspaces.Store(&paths)
+		return paths
+	}
+	if s.replica.refreshing.CompareAndSwap(false, true) {
+		go func() {
+			defer s.replica.refreshing.Store(false)
+			ctx, cancel := context.WithTimeout(s.base, 10*time.Second)
+			defer cancel()
+			if ws, err := s.workspaces.ListWorkspaces(ctx); err == nil {
+				paths := existingPaths(ws)
+				s.replica.workspaces.Store(&paths)
+			}
+		}()
+	}
+	return *ws
+}
+
 // workspacePaths are the folders this replica can reach.
 func (s *Server) workspacePaths(ctx context.Context) []string {
 	ws, err := s.workspaces.ListWorkspaces(ctx)
 	if err != nil {
 		return nil
 	}
+	return existingPaths(ws)
+}
+
+// existingPaths are the workspaces' folders that exist here.
+func existingPaths(ws []store.Workspace) []string {
 	out := make([]string, 0, len(ws))
 	for _, w := range ws {
 		if fi, err := os.Stat(w.Path); err == nil && fi.IsDir() {

@@ -109,3 +109,25 @@ func (m *Manager) acquire(ctx context.Context, id string, lost func(error)) (rel
 func (m *Manager) Hold(ctx context.Context, id string) (release func(), err error) {
 	return m.acquire(ctx, id, func(error) {})
 }
+
+// LeaseHeld reports whether another live runner holds the session's
+// lease: one not expired, whose holder is not this manager nor a process
+// on this host that is gone. A `tandem serve` replica whose heartbeats
+// are late but that renews the lease of the turn it runs is alive: its
+// turn must not be handed over.
+func (m *Manager) LeaseHeld(ctx context.Context, id string) (bool, error) {
+	l, err := m.store.SessionLease(ctx, id)
+	if errors.Is(err, store.ErrNotFound) || err == nil && l.ID == m.holder.ID {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if !l.Expires.After(time.Now()) {
+		return false, nil
+	}
+	if l.Host == m.holder.Host && pidGone(l.PID) {
+		return false, nil
+	}
+	return true, nil
+}

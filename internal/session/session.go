@@ -392,7 +392,7 @@ func (l *Live) Run(ctx context.Context, prompt string, opts TurnOptions) (event.
 	if len(in.FallbackModels) == 0 {
 		in.FallbackModels = l.fallbackModels
 	}
-	var rcd turn.Recorder = recorder.ForSession(l.mgr.store, rec.ID, l.events.LastSeq)
+	var rcd turn.Recorder = recorder.ForSessionStored(l.mgr.store, rec.ID, l.events.Stored)
 	if len(l.opened.msgSinks) > 0 {
 		rcd = notifyingRecorder{Recorder: rcd, sinks: l.opened.msgSinks}
 	}
@@ -662,7 +662,11 @@ func (l *Live) Close() {
 // SaveSeq stores the emitter's last seq, for events emitted outside a turn
 // (a turn stores it itself).
 func (l *Live) SaveSeq(ctx context.Context) error {
-	seq := l.events.LastSeq()
+	// Never ahead of the stored log (see recorder.ForSessionStored).
+	seq, err := l.events.Stored(ctx)
+	if err != nil {
+		return fmt.Errorf("save last seq of session %s: %w", l.record.ID, err)
+	}
 	if err := l.mgr.store.UpdateSession(ctx, l.record.ID, store.SessionUpdate{LastSeq: &seq}); err != nil {
 		return fmt.Errorf("save last seq of session %s: %w", l.record.ID, err)
 	}

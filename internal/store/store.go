@@ -93,6 +93,16 @@ type Leases interface {
 	// ReleaseLease ends the holder's lease; one another holder took over
 	// is kept.
 	ReleaseLease(ctx context.Context, sessionID, holder string) error
+	// SessionLease returns the session's lease as stored (it may have
+	// expired), or ErrNotFound when none is held.
+	SessionLease(ctx context.Context, sessionID string) (Lease, error)
+}
+
+// Lease is a session's lease as stored: who holds it, since when, and
+// until when unless renewed.
+type Lease struct {
+	Holder
+	Acquired, Expires time.Time
 }
 
 // Checkpoints keeps the state before each prompt, for rewinds.

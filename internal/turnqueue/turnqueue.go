@@ -322,29 +322,26 @@ func (e *Engine) Cancelled(ctx context.Context, id string) (bool, error) {
 }
 
 // Sweep re-enqueues the pending turns of executors that are not alive
-// (alive reports whether a replica's heartbeat is fresh): the replica
-// that ran them was killed or stopped without finishing them. DBOS's own
-// recovery covers only a process that restarts with the same executor
-// id; declaring an executor dead is left to the application
+// (alive reports whether a replica is, given the sessions of its pending
+// turns: its heartbeat is fresh, or it still holds one of their leases):
+// the replica that ran them was killed or stopped without finishing them.
+// DBOS's own recovery covers only a process that restarts with the same
+// executor id; declaring an executor dead is left to the application
 // (docs/decisions/replicas-engine.md).
-func (e *Engine) Sweep(ctx context.Context, alive func(replica string) bool) (int, error) {
+func (e *Engine) Sweep(ctx context.Context, alive func(replica string, sessions []string) bool) (int, error) {
 	ws, err := dbos.ListWorkflows(e.dc, dbos.WithFilterStatus(dbos.WorkflowStatusPending),
 		dbos.WithFilterName(workflowName), dbos.WithFilterLoadInput(false), dbos.WithFilterLoadOutput(false))
 	if err != nil {
 		return 0, fmt.Errorf("list pending turns: %w", err)
 	}
-	dead := map[string]bool{}
-	for _, w := range ws {
-		if w.ExecutorID != "" && w.ExecutorID != e.cfg.Replica && !alive(w.ExecutorID) {
-			dead[w.ExecutorID] = true
+	var ids []string
+	for ex, sessions := range sessionsByExecutor(ws, e.cfg.Replica) {
+		if !alive(ex, sessions) {
+			ids = append(ids, ex)
 		}
 	}
-	if len(dead) == 0 {
+	if len(ids) == 0 {
 		return 0, nil
-	}
-	ids := make([]string, 0, len(dead))
-	for id := range dead {
-		ids = append(ids, id)
 	}
 	hs, err := e.rt.RecoverPendingWorkflows(ids)
 	if err != nil {

@@ -144,6 +144,9 @@ var putBlobSQL string
 //go:embed queries/put_meta.sql
 var putMetaSQL string
 
+//go:embed queries/lease_get.sql
+var leaseGetSQL string
+
 //go:embed queries/queue_known.sql
 var queueKnownSQL string
 

@@ -11,9 +11,10 @@ import (
 	"github.com/tandem-agent/tandem/internal/store/backend"
 )
 
-// Heartbeat stores the replica's state, seen now.
+// Heartbeat stores the replica's state, seen now, over the heartbeats'
+// own connections (beat.go); an older beat finishing late changes nothing.
 func (s *Store) Heartbeat(ctx context.Context, r store.Replica) error {
-	_, err := s.pool.Exec(ctx, replicaPutSQL, r.ID, r.Addr, backend.ReplicaWorkspaces(r.Workspaces), r.Running,
+	_, err := s.beats.Exec(ctx, replicaPutSQL, r.ID, r.Addr, backend.ReplicaWorkspaces(r.Workspaces), r.Running,
 		backend.Nanos(r.Started), backend.Nanos(s.nowUTC()))
 	if err != nil {
 		return fmt.Errorf("store heartbeat of replica %s: %w", r.ID, err)

@@ -56,7 +56,8 @@ type Options struct {
 // use.
 type Store struct {
 	pool    *pgxpool.Pool
-	where   string // host:port/database, for messages (no password)
+	beats   *pgxpool.Pool // heartbeats' own connections (beat.go)
+	where   string        // host:port/database, for messages (no password)
 	now     backend.Clock
 	version int // server_version_num
 }
@@ -101,17 +102,24 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 		return nil, s.connErr(err, cc)
 	}
 	s.pool = pool
+	if s.beats, err = beatPool(ctx, cfg); err != nil {
+		pool.Close()
+		return nil, s.connErr(err, cc)
+	}
 	if err := s.pool.QueryRow(ctx, openSQL).Scan(&s.version); err != nil {
+		s.beats.Close()
 		pool.Close()
 		return nil, s.connErr(err, cc)
 	}
 	if s.version < MinServerVersion {
 		pool.Close()
+		s.beats.Close()
 		return nil, fmt.Errorf("open PostgreSQL store %s: the server is PostgreSQL %s; tandem needs %d or newer: upgrade the server",
 			s.where, versionText(s.version), MinServerVersion/10000)
 	}
 	if err := s.migrate(ctx); err != nil {
 		pool.Close()
+		s.beats.Close()
 		return nil, fmt.Errorf("open PostgreSQL store %s: %w", s.where, err)
 	}
 	return s, nil
@@ -189,6 +197,7 @@ func (s *Store) Info(ctx context.Context) (store.Info, error) {
 // Close closes every pooled connection.
 func (s *Store) Close() error {
 	s.pool.Close()
+	s.beats.Close()
 	return nil
 }
 

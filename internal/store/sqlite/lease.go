@@ -70,3 +70,18 @@ func (s *Store) ReleaseLease(ctx context.Context, sessionID, holder string) erro
 	}
 	return nil
 }
+
+// SessionLease returns the session's lease as stored, or ErrNotFound.
+func (s *Store) SessionLease(ctx context.Context, sessionID string) (store.Lease, error) {
+	var l store.Lease
+	var acquired, expires int64
+	err := s.db.QueryRowContext(ctx, leaseGetSQL, sessionID).Scan(&l.ID, &l.PID, &l.Host, &acquired, &expires)
+	if errors.Is(err, sql.ErrNoRows) {
+		return l, store.ErrNotFound
+	}
+	if err != nil {
+		return l, fmt.Errorf("read lease of session %s: %w", sessionID, err)
+	}
+	l.Acquired, l.Expires = fromNanos(acquired), fromNanos(expires)
+	return l, nil
+}

@@ -23,6 +23,9 @@ func testLeaseOneHolderAtATime(t *testing.T, db DB) {
 	if err := s.AcquireLease(ctx, sess.ID, a, time.Minute, alive); err != nil {
 		t.Fatalf("holder re-acquiring its own lease: %v", err)
 	}
+	if l, err := s.SessionLease(ctx, sess.ID); err != nil || l.ID != "a" || l.PID != 100 || l.Host != "h1" || !l.Expires.After(l.Acquired) {
+		t.Errorf("SessionLease = %+v, %v; want a's", l, err)
+	}
 	err := s.AcquireLease(ctx, sess.ID, b, time.Minute, alive)
 	var be *store.BusyError
 	if !errors.As(err, &be) || !errors.Is(err, store.ErrBusy) || be.PID != 100 {
@@ -42,6 +45,9 @@ func testLeaseOneHolderAtATime(t *testing.T, db DB) {
 	}
 	if err := s.ReleaseLease(ctx, sess.ID, "a"); err != nil {
 		t.Fatal(err)
+	}
+	if _, err := s.SessionLease(ctx, sess.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("SessionLease after release: %v, want ErrNotFound", err)
 	}
 	if err := s.AcquireLease(ctx, sess.ID, b, time.Minute, alive); err != nil {
 		t.Fatalf("after release: %v", err)

@@ -47,4 +47,15 @@ func testReplicaHeartbeats(t *testing.T, db DB) {
 	if left, _ := a.ListReplicas(ctx, time.Time{}); len(left) != 1 || left[0].ID != "r-a" {
 		t.Errorf("after dropping r-b: %+v", left)
 	}
+	// Beats do not wait for each other: one that started earlier and is
+	// stored later changes nothing.
+	if err := b.Heartbeat(ctx, store.Replica{ID: "r-a", Running: 7, Started: start}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Heartbeat(ctx, store.Replica{ID: "r-a", Running: 1, Started: start}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := a.ListReplicas(ctx, time.Time{}); len(got) != 1 || got[0].Running != 7 || !got[0].Seen.Equal(clock.Add(30*time.Second)) {
+		t.Errorf("after an older beat stored last: %+v, want the newer one's state", got)
+	}
 }

@@ -1,1 +1,1 @@
-INSERT INTO replicas (id, addr, workspaces, running, started_at, seen_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO UPDATE SET addr = excluded.addr, workspaces = excluded.workspaces, running = excluded.running, seen_at = excluded.seen_at
+INSERT INTO replicas (id, addr, workspaces, running, started_at, seen_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO UPDATE SET addr = excluded.addr, workspaces = excluded.workspaces, running = excluded.running, seen_at = excluded.seen_at WHERE replicas.seen_at <= excluded.seen_at
