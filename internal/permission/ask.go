@@ -217,7 +217,6 @@ func (b *Broker) Reply(requestID string, a Answer) error {
 		a.Scope = ScopeSession
 	}
 	p.done = true
-	p.answer <- a
 	b.mu.Unlock()
 
 	meta := map[string]any{}
@@ -227,8 +226,13 @@ func (b *Broker) Reply(requestID string, a Answer) error {
 	if a.Scope != "" {
 		meta["scope"] = string(a.Scope)
 	}
+	// The reply is emitted before the asker is woken: once woken, the
+	// turn goes on (the tool runs, the turn may end), and every front end
+	// must see the answer before what it let happen. p.answer holds one,
+	// so the send never blocks, even if the asker gave up meanwhile.
 	b.emit(event.Event{Type: event.PermissionReply, SessionID: p.q.SessionID, RequestID: requestID,
 		ToolName: p.q.ToolName, ToolUseID: p.q.ToolUseID, Decision: a.Decision, Message: a.Message, Meta: meta})
+	p.answer <- a
 	return nil
 }
 
