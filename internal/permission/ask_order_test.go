@@ -17,8 +17,7 @@ func TestReplyEmittedBeforeTheAskerGoesOn(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var answered atomic.Bool // the asker's Ask has returned
 		var beforeAsker atomic.Bool
-		var b *Broker
-		b = NewBroker(func(e event.Event) {
+		b := NewBroker(func(e event.Event) {
 			if e.Type != event.PermissionReply {
 				return
 			}
