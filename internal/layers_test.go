@@ -363,8 +363,21 @@ var heavyDeps = []string{"mvdan.cc/sh", "github.com/ledongthuc/pdf", "golang.org
 // the system prompt link no shell parser, PDF or image package, and the
 // prompt reaches no engine.
 func TestFoundationLinksNothingHeavy(t *testing.T) {
+	deps := listDeps(t, "./internal/turn", "./internal/config", "./internal/prompt")
+	if !slices.Contains(deps, module+"/internal/turn") {
+		t.Fatalf("go list -deps did not list internal/turn: %q", deps)
+	}
+	if bad := heavyIn(deps); len(bad) > 0 {
+		t.Errorf("turn, config or prompt links %q; move what needs them out of the foundation (internal/layers_test.go's ground rule names the chain)", bad)
+	}
+}
+
+// listDeps is `go list -deps` of pkgs, from the module's root, on the
+// sources as they are (touchSources).
+func listDeps(t *testing.T, pkgs ...string) []string {
+	t.Helper()
 	touchSources(t)
-	cmd := exec.Command("go", "list", "-deps", "./internal/turn", "./internal/config", "./internal/prompt")
+	cmd := exec.Command("go", append([]string{"list", "-deps"}, pkgs...)...)
 	cmd.Dir = ".."
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -372,13 +385,7 @@ func TestFoundationLinksNothingHeavy(t *testing.T) {
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, stderr.String())
 	}
-	deps := strings.Fields(string(out))
-	if !slices.Contains(deps, module+"/internal/turn") {
-		t.Fatalf("go list -deps did not list internal/turn: %q", deps)
-	}
-	if bad := heavyIn(deps); len(bad) > 0 {
-		t.Errorf("turn, config or prompt links %q; move what needs them out of the foundation (internal/layers_test.go's ground rule names the chain)", bad)
-	}
+	return strings.Fields(string(out))
 }
 
 // heavyIn lists the deps that are heavy, or an engine or tool package.

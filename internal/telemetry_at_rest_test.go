@@ -1,10 +1,7 @@
 package layers_test
 
 import (
-	"bytes"
-	"os/exec"
 	"slices"
-	"strings"
 	"testing"
 )
 
@@ -27,16 +24,7 @@ var notAtRest = []string{
 
 // What `go list -deps ./cmd/tandem` lists: none of notAtRest.
 func TestTelemetryLinksNothingAtRest(t *testing.T) {
-	touchSources(t)
-	cmd := exec.Command("go", "list", "-deps", "./cmd/tandem")
-	cmd.Dir = ".."
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go list: %v\n%s", err, stderr.String())
-	}
-	deps := strings.Fields(string(out))
+	deps := listDeps(t, "./cmd/tandem")
 	if !slices.Contains(deps, module+"/internal/telemetry/otlpexport") {
 		t.Fatalf("go list -deps ./cmd/tandem does not list internal/telemetry/otlpexport: %q", deps)
 	}

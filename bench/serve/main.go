@@ -329,22 +329,7 @@ func run(nSessions, steps, modelMS, reconnectAfter int, modelInProcess bool, dat
 	fmt.Printf("sessions            %d (%d steps per turn, model answers after %d ms, %d failed)\n", nSessions, steps, modelMS, failed)
 	fmt.Printf("events delivered    %d in %s (load average %s -> %s)\n", total, elapsed.Round(time.Millisecond), load0, load1)
 	fmt.Printf("events per second   %.0f\n", float64(total)/elapsed.Seconds())
-	fmt.Printf("latency p50         %s (event created -> flushed to its SSE client; %d live events, replays after a resume not counted)\n",
-		pct(all, 0.50).Round(time.Microsecond), len(all))
-	fmt.Printf("latency p99         %s\n", pct(all, 0.99).Round(time.Microsecond))
-	fmt.Printf("latency max         %s\n", pct(all, 1).Round(time.Microsecond))
-	fmt.Printf("wake-up floor       p50 %s, p99 %s (how late a goroutine sleeping 1 ms woke, in this process during the run)\n",
-		pct(late, 0.5).Round(time.Microsecond), pct(late, 0.99).Round(time.Microsecond))
-	types := make([]event.Type, 0, len(byType))
-	for t := range byType {
-		types = append(types, t)
-	}
-	slices.Sort(types)
-	for _, t := range types {
-		ds := byType[t]
-		slices.Sort(ds)
-		fmt.Printf("  %-14s %6d events  p50 %9s  p99 %9s\n", t, len(ds), pct(ds, 0.5).Round(time.Microsecond), pct(ds, 0.99).Round(time.Microsecond))
-	}
+	printLatencies(all, late, "event created -> flushed to its SSE client", "in this process during the run", byType)
 	fmt.Printf("peak RSS (VmHWM)    %s (server process; the model server runs in a child: %v)\n", procStatus("VmHWM"), !modelInProcess)
 	fmt.Printf("SSE resumes         %d (Last-Event-ID mid-turn, by the client), %d after the server cut a stream\n", resumed, cut)
 	fmt.Printf("lost events         %d\n", lost)

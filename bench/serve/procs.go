@@ -216,22 +216,7 @@ func runProcs(c procsConfig) error {
 	fmt.Printf("sessions            %d (%d steps per turn, model answers after %d ms, %d failed)\n", c.sessions, c.steps, c.modelMS, failed)
 	fmt.Printf("events delivered    %d in %s (load average 1/5/15 min: %s at start, %s at the end)\n", total, elapsed.Round(time.Millisecond), load0, load1)
 	fmt.Printf("events per second   %.0f\n", float64(total)/elapsed.Seconds())
-	fmt.Printf("latency p50         %s (event created on the replica running the turn -> read by the client from another replica's stream; %d live events, replays after a resume not counted)\n",
-		pct(all, 0.50).Round(time.Microsecond), len(all))
-	fmt.Printf("latency p99         %s\n", pct(all, 0.99).Round(time.Microsecond))
-	fmt.Printf("latency max         %s\n", pct(all, 1).Round(time.Microsecond))
-	fmt.Printf("wake-up floor       p50 %s, p99 %s (how late a goroutine sleeping 1 ms woke in the clients' process)\n",
-		pct(late, 0.5).Round(time.Microsecond), pct(late, 0.99).Round(time.Microsecond))
-	types := make([]event.Type, 0, len(byType))
-	for t := range byType {
-		types = append(types, t)
-	}
-	slices.Sort(types)
-	for _, t := range types {
-		ds := byType[t]
-		slices.Sort(ds)
-		fmt.Printf("  %-14s %6d events  p50 %9s  p99 %9s\n", t, len(ds), pct(ds, 0.5).Round(time.Microsecond), pct(ds, 0.99).Round(time.Microsecond))
-	}
+	printLatencies(all, late, "event created on the replica running the turn -> read by the client from another replica's stream", "in the clients' process", byType)
 	if k.victim >= 0 {
 		fmt.Printf("SIGKILL             replica %d (%s) at %s (%s UTC), after %d events, running %d turns (running per replica: %v; load average %s)\n",
 			k.victim, cl.reps[k.victim].id, k.at.Sub(start).Round(time.Millisecond), k.at.UTC().Format("15:04:05.000"), k.events, k.running[k.victim], k.running, k.load)
