@@ -45,22 +45,7 @@ func TestBridgeFeishuEndToEnd(t *testing.T) {
 	if !fake.Wait(30*time.Second, fake.Connected) {
 		t.Fatalf("no long connection; stderr:\n%s", p.Stderr())
 	}
-	wait := func(what string, cond func(m lkfake.Message) bool) lkfake.Message {
-		t.Helper()
-		var found lkfake.Message
-		if !fake.Wait(30*time.Second, func() bool {
-			for _, m := range fake.Messages(chat) {
-				if cond(m) {
-					found = m
-					return true
-				}
-			}
-			return false
-		}) {
-			t.Fatalf("timed out waiting for %s; messages: %+v\nstderr:\n%s", what, fake.Messages(chat), p.Stderr())
-		}
-		return found
-	}
+	wait := chatWait(t, fake.Wait, func() []lkfake.Message { return fake.Messages(chat) }, p.Stderr)
 	has := func(s string) func(lkfake.Message) bool {
 		return func(m lkfake.Message) bool { return strings.Contains(m.Text, s) }
 	}

@@ -38,22 +38,7 @@ func TestBridgeSlackEndToEnd(t *testing.T) {
 	x.Env = append(x.Env, "E2E_SLACK_BOT="+botToken, "E2E_SLACK_APP="+appToken)
 
 	p := x.Start("bridge")
-	wait := func(what string, cond func(m slackfake.Message) bool) slackfake.Message {
-		t.Helper()
-		var found slackfake.Message
-		if !fake.Wait(30*time.Second, func() bool {
-			for _, m := range fake.Messages(dm) {
-				if cond(m) {
-					found = m
-					return true
-				}
-			}
-			return false
-		}) {
-			t.Fatalf("timed out waiting for %s; messages: %+v\nstderr:\n%s", what, fake.Messages(dm), p.Stderr())
-		}
-		return found
-	}
+	wait := chatWait(t, fake.Wait, func() []slackfake.Message { return fake.Messages(dm) }, func() string { return p.Stderr() })
 	has := func(s string) func(slackfake.Message) bool {
 		return func(m slackfake.Message) bool { return strings.Contains(m.Text, s) }
 	}

@@ -36,22 +36,7 @@ func TestBridgeTelegramEndToEnd(t *testing.T) {
 	x.Env = append(x.Env, "E2E_TELEGRAM_TOKEN="+token)
 
 	p := x.Start("bridge")
-	wait := func(what string, cond func(m tgfake.Message) bool) tgfake.Message {
-		t.Helper()
-		var found tgfake.Message
-		if !fake.Wait(30*time.Second, func() bool {
-			for _, m := range fake.Messages(chat) {
-				if cond(m) {
-					found = m
-					return true
-				}
-			}
-			return false
-		}) {
-			t.Fatalf("timed out waiting for %s; messages: %+v\nstderr:\n%s", what, fake.Messages(chat), p.Stderr())
-		}
-		return found
-	}
+	wait := chatWait(t, fake.Wait, func() []tgfake.Message { return fake.Messages(chat) }, func() string { return p.Stderr() })
 	has := func(s string) func(tgfake.Message) bool {
 		return func(m tgfake.Message) bool { return strings.Contains(m.Text, s) }
 	}
