@@ -138,35 +138,7 @@ func TestLongConnectionTurnWithCardApprovalAndRedelivery(t *testing.T) {
 	fake, ws, logs, _ := start(t, script)
 	fake.Message(chat, alice, "@_user_1 /new proj")
 	waitMsg(t, fake, "the new session", containing("New session ses_"))
-	fake.Message(chat, mallory, "rm -rf everything")
-	fake.Message(chat, alice, "write out.txt")
-	q := waitMsg(t, fake, "the question", func(m lkfake.Message) bool { return len(m.Buttons) > 0 })
-	if !strings.Contains(q.Text, "out.txt") || q.Buttons[0].Label != "Allow once" {
-		t.Fatalf("question = %+v", q)
-	}
-	stranger := fake.Press(mallory, q, q.Buttons[0].Value)
-	if text, ok := toast(t, fake, stranger); !ok || text != "" {
-		t.Errorf("the stranger's press: toast %q, answered %v", text, ok)
-	}
-	press := fake.Press(alice, q, q.Buttons[0].Value)
-	waitMsg(t, fake, "the answer", containing("Wrote out.txt for you."))
-	if b, err := os.ReadFile(filepath.Join(ws, "proj", "out.txt")); err != nil || string(b) != "from feishu\n" {
-		t.Fatalf("out.txt = %q, %v", b, err)
-	}
-	answered := waitMsg(t, fake, "the question answered", containing("Allowed once by feishu:ou_alice"))
-	if len(answered.Buttons) != 0 {
-		t.Errorf("the answered question keeps its buttons: %+v", answered.Buttons)
-	}
-	if text, ok := toast(t, fake, press); !ok || text != "" {
-		t.Errorf("the press: toast %q, answered %v", text, ok)
-	}
-	stale := fake.Press(alice, q, q.Buttons[0].Value)
-	if text, _ := toast(t, fake, stale); !strings.Contains(text, "Already answered") {
-		t.Errorf("the stale press's toast = %q", text)
-	}
-	if !strings.Contains(logs.String(), "ignored an update from user ou_mallory") {
-		t.Errorf("the stranger is not logged: %s", logs.String())
-	}
+	approveWrite(t, fake, ws, logs, "from feishu\n")
 	for _, m := range fake.Messages(chat) {
 		if strings.Contains(m.Text, "rm -rf") {
 			t.Errorf("the stranger's prompt reached the session: %q", m.Text)
@@ -219,5 +191,43 @@ func TestImageIntoThePrompt(t *testing.T) {
 	}
 	if images != 1 {
 		t.Errorf("the prompt has %d images; want 1: %+v", images, msgs[0].Content)
+	}
+}
+
+// approveWrite drives what both ways in share once the chat has a
+// session: a stranger's message is ignored; alice's prompt asks to write
+// out.txt; the stranger's press does nothing; alice's press approves it
+// and the file holds want; the question shows who answered, and a stale
+// press's toast says it was already answered.
+func approveWrite(t *testing.T, fake *lkfake.Server, ws string, logs *testfiles.SyncBuffer, want string) {
+	t.Helper()
+	fake.Message(chat, mallory, "rm -rf everything")
+	fake.Message(chat, alice, "write out.txt")
+	q := waitMsg(t, fake, "the question", func(m lkfake.Message) bool { return len(m.Buttons) > 0 })
+	if !strings.Contains(q.Text, "out.txt") || q.Buttons[0].Label != "Allow once" {
+		t.Fatalf("question = %+v", q)
+	}
+	stranger := fake.Press(mallory, q, q.Buttons[0].Value)
+	if text, ok := toast(t, fake, stranger); !ok || text != "" {
+		t.Errorf("the stranger's press: toast %q, answered %v", text, ok)
+	}
+	press := fake.Press(alice, q, q.Buttons[0].Value)
+	waitMsg(t, fake, "the answer", containing("Wrote out.txt for you."))
+	if b, err := os.ReadFile(filepath.Join(ws, "proj", "out.txt")); err != nil || string(b) != want {
+		t.Fatalf("out.txt = %q, %v", b, err)
+	}
+	answered := waitMsg(t, fake, "the question answered", containing("Allowed once by feishu:ou_alice"))
+	if len(answered.Buttons) != 0 {
+		t.Errorf("the answered question keeps its buttons: %+v", answered.Buttons)
+	}
+	if text, ok := toast(t, fake, press); !ok || text != "" {
+		t.Errorf("the press: toast %q, answered %v", text, ok)
+	}
+	stale := fake.Press(alice, q, q.Buttons[0].Value)
+	if text, _ := toast(t, fake, stale); !strings.Contains(text, "Already answered") {
+		t.Errorf("the stale press's toast = %q", text)
+	}
+	if !strings.Contains(logs.String(), "ignored an update from user ou_mallory") {
+		t.Errorf("the stranger is not logged: %s", logs.String())
 	}
 }

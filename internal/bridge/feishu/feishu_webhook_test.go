@@ -3,8 +3,6 @@ package feishu
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -102,35 +100,7 @@ func TestWebhookEncryptedTurnWithCardApprovalAndRedelivery(t *testing.T) {
 			t.Errorf("forged request %d: %d, %v; want it refused", i+1, code, err)
 		}
 	}
-	fake.Message(chat, mallory, "rm -rf everything")
-	fake.Message(chat, alice, "write out.txt")
-	q := waitMsg(t, fake, "the question", func(m lkfake.Message) bool { return len(m.Buttons) > 0 })
-	if !strings.Contains(q.Text, "out.txt") || q.Buttons[0].Label != "Allow once" {
-		t.Fatalf("question = %+v", q)
-	}
-	stranger := fake.Press(mallory, q, q.Buttons[0].Value)
-	if text, ok := toast(t, fake, stranger); !ok || text != "" {
-		t.Errorf("the stranger's press: toast %q, answered %v", text, ok)
-	}
-	press := fake.Press(alice, q, q.Buttons[0].Value)
-	waitMsg(t, fake, "the answer", containing("Wrote out.txt for you."))
-	if b, err := os.ReadFile(filepath.Join(ws, "proj", "out.txt")); err != nil || string(b) != "from the feishu webhook\n" {
-		t.Fatalf("out.txt = %q, %v", b, err)
-	}
-	answered := waitMsg(t, fake, "the question answered", containing("Allowed once by feishu:ou_alice"))
-	if len(answered.Buttons) != 0 {
-		t.Errorf("the answered question keeps its buttons: %+v", answered.Buttons)
-	}
-	if text, ok := toast(t, fake, press); !ok || text != "" {
-		t.Errorf("the press: toast %q, answered %v", text, ok)
-	}
-	stale := fake.Press(alice, q, q.Buttons[0].Value)
-	if text, _ := toast(t, fake, stale); !strings.Contains(text, "Already answered") {
-		t.Errorf("the stale press's toast = %q", text)
-	}
-	if !strings.Contains(logs.String(), "ignored an update from user ou_mallory") {
-		t.Errorf("the stranger is not logged: %s", logs.String())
-	}
+	approveWrite(t, fake, ws, logs, "from the feishu webhook\n")
 	news := 0
 	for _, m := range fake.Messages(chat) {
 		if strings.Contains(m.Text, "rm -rf") {
