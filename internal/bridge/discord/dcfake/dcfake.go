@@ -25,6 +25,8 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"github.com/tandem-agent/tandem/internal/bridge/chatfake"
 )
 
 // User is a Discord user as payloads carry it.
@@ -96,8 +98,8 @@ type Server struct {
 	srv *http.Server
 
 	mu         sync.Mutex
-	changed    chan struct{}
-	next       int64 // snowflake counter
+	changed    chatfake.Changes // closed and replaced on every change
+	next       int64            // snowflake counter
 	seq        int64
 	log        []dispatch // every dispatch, in sequence order
 	conns      []*conn
@@ -120,7 +122,7 @@ func Start(token string) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{Token: token, URL: "http://" + ln.Addr().String(), changed: make(chan struct{}),
+	s := &Server{Token: token, URL: "http://" + ln.Addr().String(),
 		next: 1100000000000000000, sessions: map[string]bool{}, responses: map[string]Response{}, attach: map[string][]byte{}}
 	s.Bot = User{ID: s.id(), Username: "tandem-bot", Bot: true}
 	mux := http.NewServeMux()
@@ -146,8 +148,7 @@ func (s *Server) Close() {
 }
 
 func (s *Server) touch() {
-	close(s.changed)
-	s.changed = make(chan struct{})
+	s.changed.Touch()
 }
 
 // id returns a new snowflake (s.mu held or not yet shared).
@@ -158,20 +159,7 @@ func (s *Server) id() string {
 
 // Wait blocks until cond holds (checked on every change) or the timeout.
 func (s *Server) Wait(timeout time.Duration, cond func() bool) bool {
-	deadline := time.After(timeout)
-	for {
-		s.mu.Lock()
-		ch := s.changed
-		s.mu.Unlock()
-		if cond() {
-			return true
-		}
-		select {
-		case <-ch:
-		case <-deadline:
-			return cond()
-		}
-	}
+	return chatfake.Wait(&s.mu, &s.changed, timeout, cond)
 }
 
 // --- the gateway ---

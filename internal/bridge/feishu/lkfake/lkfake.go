@@ -30,6 +30,8 @@ import (
 
 	"github.com/gorilla/websocket"
 	larkws "github.com/larksuite/oapi-sdk-go/v3/ws"
+
+	"github.com/tandem-agent/tandem/internal/bridge/chatfake"
 )
 
 const tenantToken = "t-fake-tenant-token"
@@ -68,7 +70,7 @@ type Server struct {
 	srv *http.Server
 
 	mu        sync.Mutex
-	changed   chan struct{}
+	changed   chatfake.Changes // closed and replaced on every change
 	next      int
 	conns     []*wsConn
 	connects  int
@@ -102,7 +104,7 @@ func Start(appID, appSecret string) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{AppID: appID, AppSecret: appSecret, URL: "http://" + ln.Addr().String(), changed: make(chan struct{}),
+	s := &Server{AppID: appID, AppSecret: appSecret, URL: "http://" + ln.Addr().String(),
 		responses: map[string][]Response{}, files: map[string][]byte{}, resources: map[string][]byte{}, closed: make(chan struct{})}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /open-apis/auth/v3/tenant_access_token/internal", s.token)
@@ -131,8 +133,7 @@ func (s *Server) Close() {
 }
 
 func (s *Server) touch() {
-	close(s.changed)
-	s.changed = make(chan struct{})
+	s.changed.Touch()
 }
 
 func (s *Server) id(prefix string) string {
@@ -142,20 +143,7 @@ func (s *Server) id(prefix string) string {
 
 // Wait blocks until cond holds (checked on every change) or the timeout.
 func (s *Server) Wait(timeout time.Duration, cond func() bool) bool {
-	deadline := time.After(timeout)
-	for {
-		s.mu.Lock()
-		ch := s.changed
-		s.mu.Unlock()
-		if cond() {
-			return true
-		}
-		select {
-		case <-ch:
-		case <-deadline:
-			return cond()
-		}
-	}
+	return chatfake.Wait(&s.mu, &s.changed, timeout, cond)
 }
 
 func writeJSON(w http.ResponseWriter, v any) {

@@ -19,6 +19,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/tandem-agent/tandem/internal/bridge/chatfake"
 )
 
 // BotUser is the bot's user id (auth.test).
@@ -82,7 +84,7 @@ type Server struct {
 	srv *http.Server
 
 	mu          sync.Mutex
-	changed     chan struct{} // closed and replaced on every change
+	changed     chatfake.Changes // closed and replaced on every change
 	nextID      int
 	messages    []*Message
 	files       []File
@@ -104,7 +106,7 @@ func Start(botToken, appToken string) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{URL: "http://" + ln.Addr().String(), BotToken: botToken, AppToken: appToken, changed: make(chan struct{}),
+	s := &Server{URL: "http://" + ln.Addr().String(), BotToken: botToken, AppToken: appToken,
 		uploads: map[string]*upload{}, userFiles: map[string][]byte{}, drop: make(chan struct{}), nextID: 100}
 	s.APIURL = s.URL + "/api/"
 	s.srv = &http.Server{Handler: http.HandlerFunc(s.serve), ReadHeaderTimeout: 10 * time.Second}
@@ -121,8 +123,7 @@ func (s *Server) Close() {
 }
 
 func (s *Server) touch() {
-	close(s.changed)
-	s.changed = make(chan struct{})
+	s.changed.Touch()
 }
 
 func (s *Server) id() int {
@@ -135,20 +136,7 @@ func (s *Server) ts() string { return fmt.Sprintf("1700000000.%06d", s.id()) }
 
 // Wait blocks until cond holds (checked on every change) or the timeout.
 func (s *Server) Wait(timeout time.Duration, cond func() bool) bool {
-	deadline := time.After(timeout)
-	for {
-		s.mu.Lock()
-		ch := s.changed
-		s.mu.Unlock()
-		if cond() {
-			return true
-		}
-		select {
-		case <-ch:
-		case <-deadline:
-			return cond()
-		}
-	}
+	return chatfake.Wait(&s.mu, &s.changed, timeout, cond)
 }
 
 // queue sends env over Socket Mode (now, or on the next connection).

@@ -114,7 +114,7 @@ func (s *Server) socket(w http.ResponseWriter, r *http.Request) {
 		}
 		controls := s.controls
 		s.controls = nil
-		ch := s.changed
+		ch := s.changed.Next()
 		s.mu.Unlock()
 		for _, c2 := range controls {
 			if c.Write(ctx, websocket.MessageText, c2) != nil {

@@ -23,6 +23,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/tandem-agent/tandem/internal/bridge/chatfake"
 )
 
 // User is a Telegram user as updates carry it.
@@ -66,7 +68,7 @@ type Server struct {
 	ln  net.Listener
 
 	mu        sync.Mutex
-	changed   chan struct{} // closed and replaced on every change
+	changed   chatfake.Changes // closed and replaced on every change
 	updates   []map[string]any
 	confirmed int64 // getUpdates offset: updates below it are confirmed
 	nextUpd   int64
@@ -86,7 +88,7 @@ func Start(token string) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{Token: token, URL: "http://" + ln.Addr().String(), ln: ln, changed: make(chan struct{}),
+	s := &Server{Token: token, URL: "http://" + ln.Addr().String(), ln: ln,
 		answers: map[string]string{}, files: map[string][]byte{}, nextUpd: 1000, nextMsg: 1}
 	s.srv = &http.Server{Handler: http.HandlerFunc(s.serve), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = s.srv.Serve(ln) }()
@@ -97,26 +99,12 @@ func Start(token string) (*Server, error) {
 func (s *Server) Close() { _ = s.srv.Close() }
 
 func (s *Server) touch() {
-	close(s.changed)
-	s.changed = make(chan struct{})
+	s.changed.Touch()
 }
 
 // Wait blocks until cond holds (checked on every change) or the timeout.
 func (s *Server) Wait(timeout time.Duration, cond func() bool) bool {
-	deadline := time.After(timeout)
-	for {
-		s.mu.Lock()
-		ch := s.changed
-		s.mu.Unlock()
-		if cond() {
-			return true
-		}
-		select {
-		case <-ch:
-		case <-deadline:
-			return cond()
-		}
-	}
+	return chatfake.Wait(&s.mu, &s.changed, timeout, cond)
 }
 
 func (s *Server) push(u map[string]any) int64 {
@@ -432,7 +420,7 @@ func (s *Server) getUpdates(w http.ResponseWriter, r *http.Request, p params) {
 				out = append(out, u)
 			}
 		}
-		ch := s.changed
+		ch := s.changed.Next()
 		s.mu.Unlock()
 		if len(out) > 0 {
 			reply(w, out)
