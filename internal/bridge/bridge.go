@@ -69,8 +69,8 @@ type Bridge struct {
 
 	mu    sync.Mutex
 	chats map[string]*chatState // by Chat.Key()
-	// questions are the permission questions shown, by request id.
-	questions map[string]question
+	// questions are the permission questions shown, by request and chat.
+	questions map[questionKey]question
 	wg        sync.WaitGroup // turns being shown
 	// closing is set when Run ends: no turn starts after it.
 	closing bool
@@ -194,16 +194,29 @@ func (b *Bridge) Run(ctx context.Context) error {
 func (b *Bridge) shutdown() {
 	b.mu.Lock()
 	b.closing = true
-	var atts []session.Attachment
+	var chats []*chatState
 	for k, c := range b.chats {
 		if c.att != nil {
-			atts = append(atts, c.att)
+			chats = append(chats, c)
 		}
 		delete(b.chats, k)
 	}
 	b.mu.Unlock()
-	for _, a := range atts {
-		a.Detach("other")
+	for _, c := range chats {
+		c.att.Detach("other")
+		// A turn still shown once the chat is detached goes on without
+		// it (another front end, or the server, holds the session): its
+		// done will not come here.
+		b.mu.Lock()
+		out := c.out
+		c.out = nil
+		b.mu.Unlock()
+		if out != nil {
+			go func() {
+				defer b.wg.Done()
+				out.finishDetached()
+			}()
+		}
 	}
 	done := make(chan struct{})
 	go func() { b.wg.Wait(); close(done) }()

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -53,7 +54,8 @@ func newEnv(t *testing.T, script scripted.Script, tune func(*Options)) *env {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); _ = b.Run(ctx) }()
-	e.stop = func() { cancel(); <-done }
+	var once sync.Once
+	e.stop = func() { once.Do(func() { cancel(); <-done }) }
 	t.Cleanup(func() { e.stop(); stack.Close() })
 	return e
 }
@@ -106,11 +108,14 @@ func (e *env) prompts() []string {
 	return out
 }
 
-// send feeds a message from user with the next update id.
-func (e *env) send(user, text string) string {
+// send feeds a message from user in chat c1 with the next update id.
+func (e *env) send(user, text string) string { return e.sendIn("c1", user, text) }
+
+// sendIn feeds a message from user in the chat with the next update id.
+func (e *env) sendIn(chat, user, text string) string {
 	e.n++
 	id := fmt.Sprint("u", e.n)
-	e.fake.updates <- Update{ID: id, Chat: Chat{ID: "c1"}, User: user, UserName: user, Text: text}
+	e.fake.updates <- Update{ID: id, Chat: Chat{ID: chat}, User: user, UserName: user, Text: text}
 	return id
 }
 
@@ -289,5 +294,29 @@ func TestStopWhileAQuestionWaits(t *testing.T) {
 	})
 	if _, err := os.Stat(filepath.Join(e.ws, "proj", "new.txt")); err == nil {
 		t.Error("the stopped turn wrote the file")
+	}
+}
+
+// The bridge shutting down while a turn waits on a question stops the
+// turn and says so in the chat: the chat keeps following the session
+// until its turn ended, so shutdown does not wait out its bound for a
+// done that never comes.
+func TestShutdownDuringATurnSaysItStopped(t *testing.T) {
+	script := scripted.Script{Steps: []scripted.Step{
+		scripted.ToolStep(scripted.Call("Write", map[string]string{"file_path": "new.txt", "content": "x\n"})),
+		scripted.TextStep("not reached"),
+	}}
+	e := newEnv(t, script, nil)
+	f := e.fake
+	e.send("alice", "/new proj")
+	f.waitFor(t, "the new session", func() bool { return f.has("New session") })
+	e.send("alice", "write it")
+	f.waitFor(t, "the question", func() bool { _, bs := f.buttonsOf("Permission needed"); return len(bs) > 0 })
+	e.stop()
+	if !f.has("⏹ Stopped.") || !f.has("(no longer asked: the turn ended)") {
+		t.Errorf("the chat was not told the turn stopped:\n%s", f.transcript())
+	}
+	if strings.Contains(e.logs.String(), "turns still running") {
+		t.Errorf("shutdown waited for a turn it had stopped: %s", e.logs.String())
 	}
 }

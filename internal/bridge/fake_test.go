@@ -22,6 +22,7 @@ type fakePlatform struct {
 	order   []string          // message ids in sending order
 	files   map[string]string // name -> content
 	buttons map[string][]Button
+	chatOf  map[string]string // message id -> the chat's key
 	notices []string
 	log     []string    // every call, in order
 	at      []time.Time // when each send or edit happened
@@ -30,7 +31,7 @@ type fakePlatform struct {
 
 func newFake() *fakePlatform {
 	return &fakePlatform{updates: make(chan Update, 16), lim: Limits{MaxText: 4096}, msgs: map[string]string{},
-		files: map[string]string{}, buttons: map[string][]Button{}, changed: make(chan struct{}, 1)}
+		files: map[string]string{}, buttons: map[string][]Button{}, chatOf: map[string]string{}, changed: make(chan struct{}, 1)}
 }
 
 func (f *fakePlatform) Name() string   { return "fake" }
@@ -61,12 +62,13 @@ func (f *fakePlatform) record(format string, args ...any) {
 	}
 }
 
-func (f *fakePlatform) Send(_ context.Context, _ Chat, text string) (string, error) {
+func (f *fakePlatform) Send(_ context.Context, c Chat, text string) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.nextID++
 	id := fmt.Sprint(f.nextID)
 	f.msgs[id] = text
+	f.chatOf[id] = c.Key()
 	f.order = append(f.order, id)
 	f.at = append(f.at, time.Now())
 	f.record("send %s: %s", id, text)
@@ -145,13 +147,30 @@ func (f *fakePlatform) snapshotLog() []string {
 func (f *fakePlatform) has(s string) bool { return strings.Contains(f.transcript(), s) }
 
 // buttonsOf returns the buttons of the message holding text.
-func (f *fakePlatform) buttonsOf(text string) (string, []Button) {
+func (f *fakePlatform) buttonsOf(text string) (string, []Button) { return f.buttonsIn("", text) }
+
+// buttonsIn returns the buttons of the message holding text in the chat
+// (any chat for "").
+func (f *fakePlatform) buttonsIn(chat, text string) (string, []Button) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for id, bs := range f.buttons {
-		if strings.Contains(f.msgs[id], text) {
+		if strings.Contains(f.msgs[id], text) && (chat == "" || f.chatOf[id] == chat) {
 			return id, bs
 		}
 	}
 	return "", nil
+}
+
+// textsIn are the current texts of the chat's messages holding text.
+func (f *fakePlatform) textsIn(chat, text string) []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []string
+	for _, id := range f.order {
+		if f.chatOf[id] == chat && strings.Contains(f.msgs[id], text) {
+			out = append(out, f.msgs[id])
+		}
+	}
+	return out
 }

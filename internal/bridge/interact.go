@@ -138,9 +138,9 @@ func (b *Bridge) showInteraction(ctx context.Context, chat Chat, it *interaction
 	}
 	b.mu.Lock()
 	if b.questions == nil {
-		b.questions = map[string]question{}
+		b.questions = map[questionKey]question{}
 	}
-	b.questions[id] = question{chat: chat, messageID: msgID, text: text, kind: it.kind}
+	b.questions[questionKey{id, chat.Key()}] = question{chat: chat, messageID: msgID, text: text, kind: it.kind}
 	b.mu.Unlock()
 }
 
@@ -241,7 +241,7 @@ func (b *Bridge) answerCurrent(ctx context.Context, u Update, it *interaction, a
 // set) and shows the interaction's current step.
 func (b *Bridge) reshow(ctx context.Context, chat Chat, it *interaction, note string) {
 	b.mu.Lock()
-	q, ok := b.questions[it.requestID]
+	q, ok := b.questions[questionKey{it.requestID, chat.Key()}]
 	b.mu.Unlock()
 	if ok {
 		text := q.text
@@ -264,9 +264,11 @@ func (b *Bridge) finish(ctx context.Context, u Update, it *interaction, ans perm
 	if c.asking == it {
 		c.asking = nil
 	}
-	if q, ok := b.questions[it.requestID]; ok && ans.Mode != "" {
-		q.verdict = "✅ Approved: working in " + string(ans.Mode) + " mode"
-		b.questions[it.requestID] = q
+	if key := (questionKey{it.requestID, u.Chat.Key()}); ans.Mode != "" {
+		if q, ok := b.questions[key]; ok {
+			q.verdict = "✅ Approved: working in " + string(ans.Mode) + " mode"
+			b.questions[key] = q
+		}
 	}
 	b.mu.Unlock()
 	err := errors.New("no session")

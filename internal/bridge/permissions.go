@@ -17,6 +17,11 @@ const (
 	pressDeny   = "pd:"
 )
 
+// questionKey names a question's message: a request shown in each chat
+// that follows the session (two chats bound to one session each have
+// their own message to edit when it is answered).
+type questionKey struct{ request, chat string }
+
 // question is a permission question shown in a chat.
 type question struct {
 	chat      Chat
@@ -58,19 +63,21 @@ func (b *Bridge) ask(ctx context.Context, chat Chat, e event.Event) {
 	}
 	b.mu.Lock()
 	if b.questions == nil {
-		b.questions = map[string]question{}
+		b.questions = map[questionKey]question{}
 	}
-	b.questions[e.RequestID] = question{chat: chat, messageID: id, text: text}
+	b.questions[questionKey{e.RequestID, chat.Key()}] = question{chat: chat, messageID: id, text: text}
 	b.mu.Unlock()
 }
 
-// answered edits a question's message once anyone (a button, the web UI,
-// the terminal) answered it: the buttons go, the answer stays.
-func (b *Bridge) answered(ctx context.Context, e event.Event) {
+// answered edits a question's message in chat once anyone (a button in
+// any chat, the web UI, the terminal) answered it: the buttons go, the
+// answer stays.
+func (b *Bridge) answered(ctx context.Context, chat Chat, e event.Event) {
 	b.mu.Lock()
-	q, ok := b.questions[e.RequestID]
-	delete(b.questions, e.RequestID)
-	if c := b.chats[q.chat.Key()]; ok && c != nil && c.asking != nil && c.asking.requestID == e.RequestID {
+	key := questionKey{e.RequestID, chat.Key()}
+	q, ok := b.questions[key]
+	delete(b.questions, key)
+	if c := b.chats[chat.Key()]; ok && c != nil && c.asking != nil && c.asking.requestID == e.RequestID {
 		c.asking = nil
 	}
 	b.mu.Unlock()

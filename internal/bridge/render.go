@@ -51,10 +51,16 @@ type renderer struct {
 	overflow strings.Builder // what did not fit in maxParts messages
 	any      bool            // something was shown
 	err      error           // how the turn ended, from its result (nil: fine)
+
+	// Owned by whoever calls finish.
+	detached bool // the chat stopped following the turn before its end
 }
 
 // errStopped is a turn the user (or the bridge's shutdown) interrupted.
 var errStopped = errors.New("stopped")
+
+// errDetached is a turn the chat stopped following before it ended.
+var errDetached = errors.New("detached")
 
 func newRenderer(b *Bridge, chat Chat, own string, after <-chan struct{}) *renderer {
 	lim := b.plat.Limits()
@@ -124,6 +130,14 @@ func (r *renderer) loop(ctx context.Context) {
 	}
 }
 
+// finishDetached ends the rendering of a turn the chat stopped following
+// before its end (the bridge shut down while the session, held by
+// another front end, goes on).
+func (r *renderer) finishDetached() {
+	r.detached = true
+	r.finish()
+}
+
 // finish ends the turn's rendering (after its done event): the last
 // text, then the turn's error or the note that it stopped.
 func (r *renderer) finish() {
@@ -131,6 +145,9 @@ func (r *renderer) finish() {
 	close(r.done)
 	<-r.exited
 	err := r.err
+	if err == nil && r.detached {
+		err = errDetached
+	}
 	ctx := context.Background()
 	r.b.dropQuestions(ctx, r.chat)
 	if r.overflow.Len() > 0 {
@@ -141,6 +158,8 @@ func (r *renderer) finish() {
 	switch {
 	case errors.Is(err, errStopped):
 		r.b.say(ctx, r.chat, "⏹ Stopped.")
+	case errors.Is(err, errDetached):
+		r.b.say(ctx, r.chat, "⏸ The bridge stopped following this turn as it shut down; the turn goes on.")
 	case err != nil:
 		r.b.say(ctx, r.chat, "⚠ The turn failed: "+err.Error())
 	case !r.any:
@@ -186,7 +205,7 @@ func (r *renderer) event(ctx context.Context, e event.Event) {
 		r.newMessage()
 		r.b.ask(ctx, r.chat, e)
 	case event.PermissionReply:
-		r.b.answered(ctx, e)
+		r.b.answered(ctx, r.chat, e)
 	}
 }
 

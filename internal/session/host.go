@@ -247,15 +247,18 @@ func (a *localAttachment) Busy() bool {
 }
 
 // Detach implements Attachment: the last one out interrupts the running
-// turn, waits for it and closes the session.
+// turn, waits for it and closes the session. It keeps its sink until the
+// turn ended, so the front end sees the turn's end (its result and done)
+// rather than waiting for events that no longer come.
 func (a *localAttachment) Detach(reason string) {
 	ls := a.ls
 	ls.mu.Lock()
 	_, held := ls.sinks[a]
-	delete(ls.sinks, a)
-	last := held && len(ls.sinks) == 0
+	last := held && len(ls.sinks) == 1
 	if last {
-		ls.closed = true
+		ls.closed = true // no one joins a session on its way out
+	} else {
+		delete(ls.sinks, a)
 	}
 	ls.mu.Unlock()
 	if !last {
@@ -269,6 +272,9 @@ func (a *localAttachment) Detach(reason string) {
 	h.mu.Unlock()
 	a.Interrupt(context.Background())
 	ls.wg.Wait()
+	ls.mu.Lock()
+	delete(ls.sinks, a)
+	ls.mu.Unlock()
 	ls.live.CloseFor(reason)
 }
 
