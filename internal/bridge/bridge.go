@@ -120,7 +120,11 @@ func New(plat Platform, opts Options) (*Bridge, error) {
 	if host == nil {
 		host = session.NewLocalHost(opts.Manager)
 	}
-	return &Bridge{plat: &redacting{Platform: plat, r: opts.Redact}, opts: opts, host: host, allow: allow, chats: map[string]*chatState{}}, nil
+	b := &Bridge{plat: &redacting{Platform: plat, r: opts.Redact}, opts: opts, host: host, allow: allow, chats: map[string]*chatState{}}
+	if l, ok := plat.(Logging); ok {
+		l.SetLog(b.logf)
+	}
+	return b, nil
 }
 
 // SetRedactor replaces the redactor (before Run): the caller learns

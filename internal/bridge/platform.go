@@ -36,6 +36,13 @@ type Platform interface {
 	AnswerPress(ctx context.Context, p Press, notice string) error
 }
 
+// A Logging platform (one over an SDK that logs on its own) is handed the
+// bridge's log by New, so what it logs is redacted and goes where the
+// bridge's own lines go rather than to the SDK's default output.
+type Logging interface {
+	SetLog(logf func(format string, args ...any))
+}
+
 // Limits are what a platform allows.
 type Limits struct {
 	// MaxText is the longest message text, in characters (runes).

@@ -81,6 +81,8 @@ type Platform struct {
 	sinkCtx context.Context
 	// toasts are the notices for presses being handled, by press id.
 	toasts map[string]*string
+	// logf is the bridge's log (SetLog), for the SDK's lines.
+	logf func(format string, args ...any)
 }
 
 // New checks cfg and returns the platform; Receive connects.
@@ -99,7 +101,7 @@ func New(cfg Config) (*Platform, error) {
 		return nil, errors.New("feishu webhook: listen and verification_token are both needed (or leave webhook out to use the long connection)")
 	}
 	p := &Platform{cfg: cfg, base: base, addr: make(chan string, 1), toasts: map[string]*string{}}
-	p.api = lark.NewClient(cfg.AppID, cfg.AppSecret, lark.WithOpenBaseUrl(base), lark.WithLogLevel(quiet),
+	p.api = lark.NewClient(cfg.AppID, cfg.AppSecret, lark.WithOpenBaseUrl(base), lark.WithLogLevel(quiet), lark.WithLogger(sdkLog{p}),
 		lark.WithReqTimeout(30*time.Second))
 	// The long connection is authenticated by the app's credentials when
 	// it is made and its events come unencrypted: no token or key. A
@@ -111,11 +113,11 @@ func New(cfg Config) (*Platform, error) {
 	p.events = dispatcher.NewEventDispatcher(token, key).
 		OnP2MessageReceiveV1(p.onMessage).
 		OnP2CardActionTrigger(p.onCardAction)
-	p.events.InitConfig(larkevent.WithLogLevel(quiet))
+	p.events.InitConfig(larkevent.WithLogLevel(quiet), larkevent.WithLogger(sdkLog{p}))
 	return p, nil
 }
 
-// quiet is the SDK's log level: its errors only.
+// quiet is the SDK's log level: its errors only, into the bridge's log (log.go).
 const quiet = larkcore.LogLevelError
 
 // Name implements bridge.Platform.

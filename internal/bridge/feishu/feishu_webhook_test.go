@@ -143,7 +143,7 @@ func TestWebhookEncryptedTurnWithCardApprovalAndRedelivery(t *testing.T) {
 // is one older than a day (a replay the stored ids may have forgotten).
 func TestWebhookPlainEventsNeedTheToken(t *testing.T) {
 	script := scripted.Script{Steps: []scripted.Step{scripted.TextStep("Hello.")}}
-	fake, _, _, _, url := startHook(t, script, "")
+	fake, _, logs, _, url := startHook(t, script, "")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	for _, c := range []struct {
@@ -157,6 +157,11 @@ func TestWebhookPlainEventsNeedTheToken(t *testing.T) {
 		if code, _, err := lkfake.Post(ctx, url, c.event, "", ""); err != nil || code == 200 {
 			t.Errorf("%s: %d, %v; want it refused", c.name, code, err)
 		}
+	}
+	// The SDK's own lines on the refusals are in the bridge's log (not
+	// on standard output, where its default logger writes).
+	if l := logs.String(); !strings.Contains(l, "bridge feishu: feishu sdk error: ") || !strings.Contains(l, "without the app's verification token") {
+		t.Errorf("the SDK's refusals are not in the bridge's log:\n%s", l)
 	}
 	if code, _, err := lkfake.Post(ctx, url, messageEvent("ev_p4", verificationToken, time.Now(), alice, "/new proj"), "", ""); err != nil || code != 200 {
 		t.Fatalf("a good event: %d, %v", code, err)

@@ -38,7 +38,7 @@ func (p *Platform) longConnection(ctx context.Context) error {
 	if p.ws == nil {
 		w := &wsClient{tr: http.DefaultTransport.(*http.Transport).Clone()}
 		w.c = larkws.NewClient(p.cfg.AppID, p.cfg.AppSecret, larkws.WithEventHandler(p.events), larkws.WithDomain(p.base),
-			larkws.WithLogLevel(quiet), larkws.WithHttpClient(&http.Client{Transport: w.tr, Timeout: 30 * time.Second}),
+			larkws.WithLogLevel(quiet), larkws.WithLogger(sdkLog{p}), larkws.WithHttpClient(&http.Client{Transport: w.tr, Timeout: 30 * time.Second}),
 			larkws.WithOnReady(func() { w.connected.Store(true) }))
 		p.ws = w
 	}
