@@ -215,12 +215,7 @@ func (b *Bridge) shutdown() {
 		out := c.out
 		c.out = nil
 		b.mu.Unlock()
-		if out != nil {
-			go func() {
-				defer b.wg.Done()
-				out.finishDetached()
-			}()
-		}
+		b.unfollow(out)
 	}
 	done := make(chan struct{})
 	go func() { b.wg.Wait(); close(done) }()

@@ -108,6 +108,18 @@ func (e *env) prompts() []string {
 	return out
 }
 
+// newSession binds chat c1 to a new session in proj and returns its id.
+func (e *env) newSession() string {
+	e.t.Helper()
+	e.send("alice", "/new proj")
+	e.fake.waitFor(e.t, "the new session", func() bool { return e.fake.has("New session ses_") })
+	bd, err := e.stack.App.Store.Binding(context.Background(), "fake", "c1")
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return bd.SessionID
+}
+
 // send feeds a message from user in chat c1 with the next update id.
 func (e *env) send(user, text string) string { return e.sendIn("c1", user, text) }
 
@@ -270,16 +282,8 @@ func TestFailingTurnReportsItsErrorAndSecretsAreRedacted(t *testing.T) {
 // /stop while a question waits: the turn ends, the question loses its
 // buttons, and a late press is told it was already answered.
 func TestStopWhileAQuestionWaits(t *testing.T) {
-	script := scripted.Script{Steps: []scripted.Step{
-		scripted.ToolStep(scripted.Call("Write", map[string]string{"file_path": "new.txt", "content": "x\n"})),
-		scripted.TextStep("not reached"),
-	}}
-	e := newEnv(t, script, nil)
+	e := questionWaiting(t)
 	f := e.fake
-	e.send("alice", "/new proj")
-	f.waitFor(t, "the new session", func() bool { return f.has("New session") })
-	e.send("alice", "write it")
-	f.waitFor(t, "the question", func() bool { _, bs := f.buttonsOf("Permission needed"); return len(bs) > 0 })
 	msgID, bs := f.buttonsOf("Permission needed")
 	e.send("alice", "/stop")
 	f.waitFor(t, "the stop", func() bool { return f.has("Stopped.") && f.has("no longer asked") })
@@ -302,16 +306,8 @@ func TestStopWhileAQuestionWaits(t *testing.T) {
 // until its turn ended, so shutdown does not wait out its bound for a
 // done that never comes.
 func TestShutdownDuringATurnSaysItStopped(t *testing.T) {
-	script := scripted.Script{Steps: []scripted.Step{
-		scripted.ToolStep(scripted.Call("Write", map[string]string{"file_path": "new.txt", "content": "x\n"})),
-		scripted.TextStep("not reached"),
-	}}
-	e := newEnv(t, script, nil)
+	e := questionWaiting(t)
 	f := e.fake
-	e.send("alice", "/new proj")
-	f.waitFor(t, "the new session", func() bool { return f.has("New session") })
-	e.send("alice", "write it")
-	f.waitFor(t, "the question", func() bool { _, bs := f.buttonsOf("Permission needed"); return len(bs) > 0 })
 	e.stop()
 	if !f.has("⏹ Stopped.") || !f.has("(no longer asked: the turn ended)") {
 		t.Errorf("the chat was not told the turn stopped:\n%s", f.transcript())
@@ -319,4 +315,18 @@ func TestShutdownDuringATurnSaysItStopped(t *testing.T) {
 	if strings.Contains(e.logs.String(), "turns still running") {
 		t.Errorf("shutdown waited for a turn it had stopped: %s", e.logs.String())
 	}
+}
+
+// questionWaiting is a bridge whose chat's turn waits on the question to
+// write new.txt (never written: the tests stop the turn).
+func questionWaiting(t *testing.T) *env {
+	script := scripted.Script{Steps: []scripted.Step{
+		scripted.ToolStep(scripted.Call("Write", map[string]string{"file_path": "new.txt", "content": "x\n"})),
+		scripted.TextStep("not reached"),
+	}}
+	e := newEnv(t, script, nil)
+	e.newSession()
+	e.send("alice", "write it")
+	e.fake.waitFor(t, "the question", func() bool { _, bs := e.fake.buttonsOf("Permission needed"); return len(bs) > 0 })
+	return e
 }

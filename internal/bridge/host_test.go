@@ -20,21 +20,12 @@ func TestAnotherFrontEndsTurnShowsInTheChat(t *testing.T) {
 		scripted.ToolStep(scripted.Call("Write", map[string]string{"file_path": "other.txt", "content": "x\n"})),
 		scripted.TextStep("not stopped"),
 	}}
-	var host *session.LocalHost
-	e := newEnv(t, script, func(o *Options) {
-		host = session.NewLocalHost(o.Manager)
-		o.Host = host
-	})
+	e, host := newHostEnv(t, script)
 	f := e.fake
-	e.send("alice", "/new proj")
-	f.waitFor(t, "the new session", func() bool { return f.has("New session ses_") })
-	bd, err := e.stack.App.Store.Binding(context.Background(), "fake", "c1")
-	if err != nil {
-		t.Fatal(err)
-	}
+	id := e.newSession()
 	ctx := context.Background()
 	results := make(chan event.Event, 4)
-	other, err := host.Attach(ctx, session.OpenRequest{ID: bd.SessionID}, event.SinkFunc(func(e event.Event) {
+	other, err := host.Attach(ctx, session.OpenRequest{ID: id}, event.SinkFunc(func(e event.Event) {
 		if e.Type == event.Result {
 			results <- e
 		}
@@ -72,13 +63,7 @@ func TestTwoChatsOnOneSessionBothShowTheAnswer(t *testing.T) {
 	}}
 	e := newEnv(t, script, nil)
 	f := e.fake
-	e.sendIn("c1", "alice", "/new proj")
-	f.waitFor(t, "the new session", func() bool { return f.has("New session ses_") })
-	bd, err := e.stack.App.Store.Binding(context.Background(), "fake", "c1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.sendIn("c2", "alice", "/resume "+bd.SessionID)
+	e.sendIn("c2", "alice", "/resume "+e.newSession())
 	f.waitFor(t, "the second chat resumed", func() bool { return len(f.textsIn("c2", "Resumed")) == 1 })
 
 	e.sendIn("c1", "alice", "write both.txt")
@@ -110,21 +95,12 @@ func TestShutdownLeavesAnotherFrontEndsTurnRunning(t *testing.T) {
 		scripted.ToolStep(scripted.Call("Write", map[string]string{"file_path": "other.txt", "content": "x\n"})),
 		scripted.TextStep("went on"),
 	}}
-	var host *session.LocalHost
-	e := newEnv(t, script, func(o *Options) {
-		host = session.NewLocalHost(o.Manager)
-		o.Host = host
-	})
+	e, host := newHostEnv(t, script)
 	f := e.fake
-	e.send("alice", "/new proj")
-	f.waitFor(t, "the new session", func() bool { return f.has("New session ses_") })
-	bd, err := e.stack.App.Store.Binding(context.Background(), "fake", "c1")
-	if err != nil {
-		t.Fatal(err)
-	}
+	id := e.newSession()
 	ctx := context.Background()
 	events := make(chan event.Event, 64)
-	other, err := host.Attach(ctx, session.OpenRequest{ID: bd.SessionID}, event.SinkFunc(func(e event.Event) { events <- e }))
+	other, err := host.Attach(ctx, session.OpenRequest{ID: id}, event.SinkFunc(func(e event.Event) { events <- e }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +114,7 @@ func TestShutdownLeavesAnotherFrontEndsTurnRunning(t *testing.T) {
 	}
 	f.waitFor(t, "its question in the chat", func() bool { _, bs := f.buttonsOf("other.txt"); return len(bs) > 0 })
 	e.stop()
-	if !f.has("⏸ The bridge stopped following this turn") {
+	if !f.has("⏸ This chat no longer follows this turn") {
 		t.Errorf("the chat was not told the bridge stopped following the turn:\n%s", f.transcript())
 	}
 	if strings.Contains(e.logs.String(), "turns still running") {
@@ -155,4 +131,15 @@ func TestShutdownLeavesAnotherFrontEndsTurnRunning(t *testing.T) {
 			break
 		}
 	}
+}
+
+// newHostEnv is newEnv with the bridge on a LocalHost the test can attach
+// to as another front end.
+func newHostEnv(t *testing.T, script scripted.Script) (*env, *session.LocalHost) {
+	var host *session.LocalHost
+	e := newEnv(t, script, func(o *Options) {
+		host = session.NewLocalHost(o.Manager)
+		o.Host = host
+	})
+	return e, host
 }

@@ -50,12 +50,7 @@ func (b *Bridge) open(ctx context.Context, c *chatState, req session.OpenRequest
 	out := c.out
 	c.out = nil
 	b.mu.Unlock()
-	if out != nil {
-		go func() {
-			defer b.wg.Done()
-			out.finish()
-		}()
-	}
+	b.unfollow(out)
 	if old != nil {
 		old.Detach("clear")
 	}
@@ -129,6 +124,19 @@ func (b *Bridge) deliver(c *chatState, e event.Event) {
 			out.finish()
 		}()
 	}
+}
+
+// unfollow ends the showing of a turn the chat no longer follows (out
+// may be nil: none was shown): what came of it is said, and that the turn
+// goes on without the chat.
+func (b *Bridge) unfollow(out *renderer) {
+	if out == nil {
+		return
+	}
+	go func() {
+		defer b.wg.Done()
+		out.finishDetached()
+	}()
 }
 
 // startsTurn: e is a turn's first event (or, when the chat attached

@@ -131,8 +131,8 @@ func (r *renderer) loop(ctx context.Context) {
 }
 
 // finishDetached ends the rendering of a turn the chat stopped following
-// before its end (the bridge shut down while the session, held by
-// another front end, goes on).
+// before its end (the bridge shut down, or the chat moved to another
+// session, while the turn goes on).
 func (r *renderer) finishDetached() {
 	r.detached = true
 	r.finish()
@@ -159,7 +159,7 @@ func (r *renderer) finish() {
 	case errors.Is(err, errStopped):
 		r.b.say(ctx, r.chat, "⏹ Stopped.")
 	case errors.Is(err, errDetached):
-		r.b.say(ctx, r.chat, "⏸ The bridge stopped following this turn as it shut down; the turn goes on.")
+		r.b.say(ctx, r.chat, "⏸ This chat no longer follows this turn (the bridge stopped, or the chat moved to another session); the turn goes on.")
 	case err != nil:
 		r.b.say(ctx, r.chat, "⚠ The turn failed: "+err.Error())
 	case !r.any:
