@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/tandem-agent/tandem/internal/event"
@@ -52,5 +53,63 @@ func TestMaxBudgetWithUnknownPrice(t *testing.T) {
 	h.rt.opts.Models = ResolverFunc(func(string) (Model, error) { return Model{Provider: h.prov, ID: "m"}, nil })
 	if res := h.run(t, context.Background(), turn.Input{}); res.Subtype != event.SubtypeSuccess {
 		t.Fatalf("no budget: %+v", res)
+	}
+}
+
+// dayLedger is a day's spending shared by turns, in memory.
+type dayLedger struct {
+	mu    sync.Mutex
+	spent float64
+	limit float64
+	reads int
+}
+
+func (l *dayLedger) Record(_ context.Context, usd float64) {
+	l.mu.Lock()
+	l.spent += usd
+	l.mu.Unlock()
+}
+
+func (l *dayLedger) Spent(context.Context) float64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.reads++
+	return l.spent
+}
+
+func (l *dayLedger) Limit() float64 { return l.limit }
+
+// A turn backed by a day's ledger records each call in it and stops before
+// a call once the day's total (another turn's $10 included) reaches the
+// day's $25, though its own $20 is far from its own $100.
+func TestDayLedgerStopsBeforeTheNextCall(t *testing.T) {
+	day := &dayLedger{spent: 10, limit: 25}
+	h := newHarness(t, toolStep([2]string{"Echo", `{"a":1}`}), toolStep([2]string{"Echo", `{"a":2}`}), textStep("x"))
+	res := h.run(t, context.Background(), turn.Input{MaxBudgetUSD: 100, Ledger: day})
+	if res.Subtype != event.SubtypeMaxBudget || !res.IsError || res.NumTurns != 2 {
+		t.Fatalf("result %+v", res)
+	}
+	if !strings.Contains(res.Error, "spent $30.0000 of today's $25.00 budget") {
+		t.Errorf("error %q", res.Error)
+	}
+	if n := len(h.prov.calls); n != 2 {
+		t.Errorf("%d model calls, want 2", n)
+	}
+	if day.spent != 30 || day.reads != 3 {
+		t.Errorf("the day has $%v after %d reads, want $30 after 3 (one before each call, and the one that stopped)", day.spent, day.reads)
+	}
+	// The turn's own limit still holds on its own: whichever comes first.
+	day = &dayLedger{limit: 1000}
+	h = newHarness(t, toolStep([2]string{"Echo", `{"a":1}`}), toolStep([2]string{"Echo", `{"a":2}`}), textStep("x"))
+	res = h.run(t, context.Background(), turn.Input{MaxBudgetUSD: 15, Ledger: day})
+	if res.Subtype != event.SubtypeMaxBudget || !strings.Contains(res.Error, "of the $15.00 budget (--max-budget-usd)") || day.spent != 20 {
+		t.Fatalf("result %+v, day $%v", res, day.spent)
+	}
+	// A day's ledger alone (no budget of the turn's own) holds too.
+	day = &dayLedger{spent: 995, limit: 1000}
+	h = newHarness(t, toolStep([2]string{"Echo", `{"a":1}`}), textStep("x"))
+	res = h.run(t, context.Background(), turn.Input{Ledger: day})
+	if res.Subtype != event.SubtypeMaxBudget || res.NumTurns != 1 || day.spent != 1005 {
+		t.Fatalf("result %+v, day $%v", res, day.spent)
 	}
 }

@@ -83,7 +83,7 @@ func (r *Runtime) boundary(ctx context.Context, st *turnState, sm Model, spec, s
 	b := message.Message{ID: newID("msg"), Role: message.User, Kind: message.KindCompaction, CreatedAt: time.Now().UTC(),
 		Content:    []message.Block{message.TextBlock(compact.BoundaryText(summary, compact.LatestTodos(stored)))},
 		Compaction: &message.Compaction{Trigger: trigger, TokensBefore: before, Model: spec, Focus: focus}}
-	r.chargeSummary(st, &b, sm, usage)
+	r.chargeSummary(ctx, st, &b, sm, usage)
 	return b, nil
 }
 
@@ -181,13 +181,13 @@ func (r *Runtime) summaryPasses(ctx context.Context, st *turnState, m Model, msg
 
 // chargeSummary puts the summary calls' usage and cost on the boundary
 // message and the turn's totals.
-func (r *Runtime) chargeSummary(st *turnState, b *message.Message, m Model, u message.Usage) {
+func (r *Runtime) chargeSummary(ctx context.Context, st *turnState, b *message.Message, m Model, u message.Usage) {
 	b.Usage = &u
 	st.usage = st.usage.Add(u)
 	if m.Cost != nil {
 		b.CostUSD = m.Cost(u)
 	}
-	st.spend(b.CostUSD)
+	st.spend(ctx, b.CostUSD)
 	if b.CostUSD == nil {
 		st.costOK = false
 	} else if st.costOK {

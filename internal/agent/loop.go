@@ -159,7 +159,7 @@ func (r *Runtime) steps(ctx context.Context, st *turnState) (event.Event, error)
 		if st.in.MaxTurns > 0 && st.steps >= st.in.MaxTurns {
 			return r.finish(ctx, st, event.SubtypeMaxTurns, fmt.Errorf("reached the limit of %d turns (--max-turns)", st.in.MaxTurns)), nil
 		}
-		if err := st.overBudget(); err != nil {
+		if err := st.overBudget(ctx); err != nil {
 			return r.finish(ctx, st, event.SubtypeMaxBudget, err), nil
 		}
 		st.steps++
@@ -168,14 +168,14 @@ func (r *Runtime) steps(ctx context.Context, st *turnState) (event.Event, error)
 			if ctx.Err() != nil {
 				// Keep what the user already saw so a resume continues from it.
 				if partial != "" {
-					_ = st.record(context.WithoutCancel(ctx), assistantMessage(st, []message.Block{message.TextBlock(partial)}, nil))
+					_ = st.record(context.WithoutCancel(ctx), assistantMessage(ctx, st, []message.Block{message.TextBlock(partial)}, nil))
 				}
 				return r.finish(context.WithoutCancel(ctx), st, event.SubtypeInterrupted, nil), nil
 			}
 			r.stopFailureHook(ctx, st, err)
 			return r.finish(ctx, st, event.SubtypeProviderError, err), nil
 		}
-		msg := assistantMessage(st, resp.Content, &resp.Usage)
+		msg := assistantMessage(ctx, st, resp.Content, &resp.Usage)
 		if err := st.record(ctx, msg); err != nil {
 			return event.Event{}, err
 		}
@@ -278,7 +278,7 @@ func (st *turnState) record(ctx context.Context, m message.Message) error {
 	return nil
 }
 
-func assistantMessage(st *turnState, blocks []message.Block, u *message.Usage) message.Message {
+func assistantMessage(ctx context.Context, st *turnState, blocks []message.Block, u *message.Usage) message.Message {
 	m := message.Message{ID: newID("msg"), Role: message.Assistant, Content: blocks,
 		Model: st.spec, CreatedAt: time.Now().UTC()}
 	if u != nil {
@@ -288,7 +288,7 @@ func assistantMessage(st *turnState, blocks []message.Block, u *message.Usage) m
 		if st.model.Cost != nil {
 			m.CostUSD = st.model.Cost(uu)
 		}
-		st.spend(m.CostUSD)
+		st.spend(ctx, m.CostUSD)
 		if m.CostUSD == nil {
 			st.costOK = false
 		} else if st.costOK {

@@ -16,7 +16,7 @@ func TestResumeContinuesFromTheStoredConversation(t *testing.T) {
 	h := newHarness(t, textStep("finished"))
 	ctx := context.Background()
 	_ = h.rec.Append(ctx, message.Message{ID: "msg_u", Role: message.User, Content: []message.Block{message.TextBlock("do it")}})
-	_ = h.rec.Append(ctx, assistantMessage(&turnState{}, toolStep([2]string{"Echo", `{"x":1}`}).Content, nil))
+	_ = h.rec.Append(ctx, assistantMessage(ctx, &turnState{}, toolStep([2]string{"Echo", `{"x":1}`}).Content, nil))
 	res := h.run(t, ctx, turn.Input{Prompt: "do it", Resume: true})
 	if res.Subtype != event.SubtypeSuccess || res.Result != "finished" {
 		t.Fatalf("result %+v", res)

@@ -19,9 +19,11 @@ type Limits struct {
 func today() string { return time.Now().UTC().Format(time.DateOnly) }
 
 // admitTurn checks the caller's limits before a turn is queued and
-// narrows the turn's budget to what is left of the day's; the turn
-// carries the user so it is counted while it runs and its cost is added
-// to the day's spend.
+// narrows the turn's budget to what is left of the day's (all the
+// claude-code runtime, which cannot be checked before each model call,
+// keeps to); the turn carries the user so it is counted while it runs,
+// and the native loop checks the day's total, every turn of the user's
+// included, before each call (turnRunning, ledger.go).
 func (s *Server) admitTurn(r *http.Request, t *queuedTurn) *apiError {
 	return s.admitUserTurn(r.Context(), callerOf(r).user.ID, r.PathValue("id"), t)
 }
@@ -87,22 +89,37 @@ func (s *Server) endUserTurn(id string) {
 	}
 }
 
-// turnRunning returns what ends a user's turn (admitted by admitTurn):
-// its place given back and its cost added to the user's day. A turn
-// handed over to another replica keeps its place: it goes on there.
-func (s *Server) turnRunning(t queuedTurn) func(cost *float64) {
+// turnRunning starts a user's turn (admitted by admitTurn) and returns
+// what ends it: its place given back and what of its cost its model calls
+// did not record as they were made added to the user's day. Under a daily
+// budget the turn is backed by the user's day ledger (ledger.go), which a
+// resumed durable turn gets again here on whichever replica runs it. A
+// turn handed over to another replica keeps its place: it goes on there.
+func (s *Server) turnRunning(t *queuedTurn) func(cost *float64) {
 	if t.user == "" {
 		return func(*float64) {}
+	}
+	var day *dayLedger
+	if s.opts.Limits.DailyBudgetUSD > 0 {
+		day = s.newDayLedger(t.user)
+		t.opts.Ledger = day
 	}
 	return func(cost *float64) {
 		if t.slot && !s.handOver.Load() {
 			s.endUserTurn(t.id)
 		}
-		if cost == nil || *cost <= 0 {
+		owed := 0.0
+		switch {
+		case day != nil:
+			owed = day.settle(cost)
+		case cost != nil:
+			owed = *cost
+		}
+		if owed <= 0 {
 			return
 		}
-		if _, err := s.accounts.AddSpend(context.WithoutCancel(s.base), t.user, today(), *cost); err != nil {
-			s.log.Error("record spend", "user", t.user, "err", fmt.Sprint(err))
+		if _, err := s.accounts.AddSpend(context.WithoutCancel(s.base), t.user, today(), owed); err != nil {
+			s.log.Error("record spend", "user", t.user, "usd", owed, "err", fmt.Sprint(err))
 		}
 	}
 }

@@ -223,7 +223,7 @@ func (s *Server) runTurn(parent context.Context, st *sessState, t queuedTurn) {
 	if !t.opts.Resume {
 		l.Events().Emit(session.UserMessage(prompt, t.opts.Origin))
 	}
-	ended := s.turnRunning(t)
+	ended := s.turnRunning(&t)
 	res, err := s.run(ctx, l, prompt, t.opts, t.resumed)
 	ended(res.CostUSD)
 	if err != nil && res.Type != event.Result {

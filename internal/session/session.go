@@ -388,7 +388,7 @@ func (l *Live) Run(ctx context.Context, prompt string, opts TurnOptions) (event.
 		Mode: l.mode(rec.Mode), MaxTurns: cmp.Or(opts.MaxTurns, l.maxTurns), AppendSystemPrompt: opts.AppendSystemPrompt,
 		SystemPrompt: opts.SystemPrompt, AllowedTools: opts.AllowedTools, DisallowedTools: opts.DisallowedTools,
 		Images: opts.Images, FallbackModels: opts.FallbackModels, JSONSchema: opts.JSONSchema,
-		ThinkingBudget: opts.ThinkingBudget, Effort: opts.Effort, Resume: opts.Resume, MaxBudgetUSD: cmp.Or(opts.MaxBudgetUSD, l.maxBudgetUSD)}
+		ThinkingBudget: opts.ThinkingBudget, Effort: opts.Effort, Resume: opts.Resume, MaxBudgetUSD: cmp.Or(opts.MaxBudgetUSD, l.maxBudgetUSD), Ledger: opts.Ledger}
 	if len(in.FallbackModels) == 0 {
 		in.FallbackModels = l.fallbackModels
 	}
@@ -686,6 +686,10 @@ type TurnOptions struct {
 	Images             []message.Block
 	// FallbackModels replace the configured ones for this turn.
 	FallbackModels []string
+	// Ledger backs the turn's budget with a day's spending shared with
+	// other turns (turn.Input.Ledger: tandem serve's daily budget per
+	// user). Not encoded: the process running the turn provides it.
+	Ledger turn.Ledger `json:"-"`
 	// JSONSchema makes the final answer conform to this JSON Schema.
 	JSONSchema json.RawMessage
 	// ThinkingBudget overrides the configured thinking budget (0: off).

@@ -32,8 +32,15 @@ type Input struct {
 	// MaxBudgetUSD stops the turn before a model call once the turn has
 	// spent this much, sub-agents included (0: no limit). Budget, when
 	// set, is a budget to share instead (a sub-agent's, its parent's).
-	MaxBudgetUSD       float64
-	Budget             *Budget
+	MaxBudgetUSD float64
+	Budget       *Budget
+	// Ledger, when set (and Budget is not), backs the turn's budget with a
+	// day's spending shared with other turns (tandem serve's daily budget
+	// per user): each model call is recorded in it as it is made, and the
+	// turn stops before a call once the day's total reaches its limit.
+	// Runtimes that cannot check before each call (the claude-code CLI)
+	// ignore it; their caller bounds MaxBudgetUSD instead.
+	Ledger             Ledger
 	AppendSystemPrompt string
 	SystemPrompt       string // replaces the default system prompt when set
 	AllowedTools       []string

@@ -237,12 +237,12 @@ func (s *Store) ListAudit(ctx context.Context, q store.AuditQuery) ([]store.Audi
 	return out, rows.Err()
 }
 
-// AddSpend adds to what the user spent on day and returns the new total.
+// AddSpend adds to what the user spent on day and returns the new total:
+// one statement, no transaction around it (the upsert is atomic on its
+// own), as it runs after every model call of a turn under a daily budget.
 func (s *Store) AddSpend(ctx context.Context, userID, day string, usd float64) (float64, error) {
 	var total float64
-	err := s.tx(ctx, func(tx pgx.Tx) error {
-		return missingRef(tx.QueryRow(ctx, accountSpendAddSQL, userID, day, usd).Scan(&total))
-	})
+	err := missingRef(s.pool.QueryRow(ctx, accountSpendAddSQL, userID, day, usd).Scan(&total))
 	if err != nil {
 		return 0, fmt.Errorf("add spend of user %s: %w", userID, err)
 	}

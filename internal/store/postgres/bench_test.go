@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tandem-agent/tandem/internal/message"
+	"github.com/tandem-agent/tandem/internal/store"
 	"github.com/tandem-agent/tandem/internal/store/pgtest"
 )
 
@@ -36,6 +37,39 @@ func BenchmarkAppendMessage(b *testing.B) {
 			{Type: message.ToolUse, ID: "toolu_1", Name: "bash", Input: json.RawMessage(`{"command":"go test ./..."}`)}}}
 	for b.Loop() {
 		if _, err := s.AppendMessage(ctx, sess.ID, m); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDaySpend is the SQLite backend's benchmark of the same name on
+// a private PostgreSQL with durable commits, over loopback TCP: a model
+// call's read of the user's day and its one-statement add.
+func BenchmarkDaySpend(b *testing.B) {
+	url, stop, err := pgtest.Private(pgtest.Options{Durable: true})
+	if err != nil {
+		var nb *pgtest.NoBinariesError
+		if !pgtest.Required() && errors.As(err, &nb) {
+			b.Skip(err)
+		}
+		b.Fatal(err)
+	}
+	defer stop()
+	ctx := context.Background()
+	s, err := Open(ctx, url, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	u, err := s.CreateUser(ctx, store.User{Name: "ann"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := s.Spend(ctx, u.ID, "2026-12-02"); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s.AddSpend(ctx, u.ID, "2026-12-02", 0.01); err != nil {
 			b.Fatal(err)
 		}
 	}

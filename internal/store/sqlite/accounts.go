@@ -255,10 +255,16 @@ func (s *Store) ListAudit(ctx context.Context, q store.AuditQuery) ([]store.Audi
 }
 
 // AddSpend adds to what the user spent on day and returns the new total.
+// It runs after every model call of a turn under a daily budget, and
+// Spend before each: both statements stay prepared (stmts.go).
 func (s *Store) AddSpend(ctx context.Context, userID, day string, usd float64) (float64, error) {
+	st, err := s.stmt(ctx, accountSpendAddSQL)
+	if err != nil {
+		return 0, fmt.Errorf("add spend of user %s: %w", userID, err)
+	}
 	var total float64
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		return missingRef(tx.QueryRowContext(ctx, accountSpendAddSQL, userID, day, usd).Scan(&total))
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		return missingRef(tx.StmtContext(ctx, st).QueryRowContext(ctx, userID, day, usd).Scan(&total))
 	})
 	if err != nil {
 		return 0, fmt.Errorf("add spend of user %s: %w", userID, err)
@@ -268,8 +274,12 @@ func (s *Store) AddSpend(ctx context.Context, userID, day string, usd float64) (
 
 // Spend is what the user spent on day.
 func (s *Store) Spend(ctx context.Context, userID, day string) (float64, error) {
+	st, err := s.stmt(ctx, accountSpendGetSQL)
+	if err != nil {
+		return 0, fmt.Errorf("spend of user %s: %w", userID, err)
+	}
 	var total float64
-	err := s.db.QueryRowContext(ctx, accountSpendGetSQL, userID, day).Scan(&total)
+	err = st.QueryRowContext(ctx, userID, day).Scan(&total)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, nil
 	}

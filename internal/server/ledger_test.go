@@ -1,0 +1,58 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tandem-agent/tandem/internal/accounts"
+	"github.com/tandem-agent/tandem/internal/store/sqlite"
+)
+
+// A day's ledger records each call in the store, even one made as its turn
+// was interrupted. A spend the store refuses is logged and kept: the turn
+// counts it before its next call, and the turn's end owes it (with the
+// rest of the turn's cost not yet stored), so it is not lost.
+func TestDayLedgerKeepsWhatTheStoreRefused(t *testing.T) {
+	ctx := context.Background()
+	st, err := sqlite.Open(filepath.Join(t.TempDir(), "t.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	acc := accounts.New(st)
+	u, _, err := acc.Add(ctx, "test", "ann", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs bytes.Buffer
+	l := &dayLedger{acc: acc, log: slog.New(slog.NewTextHandler(&logs, nil)), user: u.ID, limit: 10}
+	interrupted, cancel := context.WithCancel(ctx)
+	cancel()
+	l.Record(interrupted, 2)
+	if got, err := acc.Spend(ctx, u.ID, today()); err != nil || got != 2 {
+		t.Fatalf("stored after an interrupted call: $%v, %v; want $2", got, err)
+	}
+	if got := l.Spent(ctx); got != 2 {
+		t.Fatalf("Spent = $%v, want $2", got)
+	}
+	st.Close() // from here every statement fails
+	l.Record(ctx, 3)
+	if !strings.Contains(logs.String(), "record a model call's spend") {
+		t.Errorf("the refused spend was not logged: %s", logs.String())
+	}
+	if got := l.Spent(ctx); got != 5 {
+		t.Errorf("Spent with the store failing = $%v, want the last total seen and the kept $3: $5", got)
+	}
+	cost := func(v float64) *float64 { return &v }
+	for _, c := range []struct {
+		cost *float64
+		want float64
+	}{{cost(5), 3}, {nil, 3}, {cost(6), 4}, {cost(1), 3}} {
+		if got := l.settle(c.cost); got != c.want {
+			t.Errorf("settle(%v) = $%v, want $%v", c.cost, got, c.want)
+		}
+	}
+}
