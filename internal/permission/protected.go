@@ -3,6 +3,7 @@ package permission
 import (
 	"path/filepath"
 
+	"github.com/tandem-agent/tandem/internal/gitrepo"
 	"github.com/tandem-agent/tandem/internal/places"
 )
 
@@ -62,9 +63,10 @@ func (e *Engine) protected(paths ...string) (string, string) {
 // ProgramPaths lists, under a workspace root, what of programDirs and
 // programFiles a command must not change even where it may write (the OS
 // sandbox mounts them read-only): the whole of each, except .git, of which
-// only hooks and config run anything (git itself writes the rest).
+// only what makes git run a program is kept (gitrepo.ProgramFiles: hooks,
+// config, ...; git itself writes the rest).
 func ProgramPaths(root string) []string {
-	out := []string{filepath.Join(root, ".git", "hooks"), filepath.Join(root, ".git", "config")}
+	out := gitrepo.ProgramFiles(filepath.Join(root, ".git"))
 	for d := range programDirs {
 		if d != ".git" {
 			out = append(out, filepath.Join(root, d))
