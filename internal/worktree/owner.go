@@ -95,13 +95,25 @@ func (t *Tree) claim() error {
 // disown removes the marker: the kept worktree is the user's now, and no
 // later sweep reports it again.
 func (t *Tree) disown() error {
+	_, err := t.handOver()
+	return err
+}
+
+// handOver is disown reporting whether this call removed the marker: of
+// two sweeps racing for one worktree, only the one whose unlink succeeded
+// reports it.
+func (t *Tree) handOver() (bool, error) {
 	if t.gitDir == "" {
-		return nil
+		return false, nil
 	}
-	if err := os.Remove(filepath.Join(t.gitDir, ownerFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("forget the worktree's owner: %w", err)
+	err := os.Remove(filepath.Join(t.gitDir, ownerFile))
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, os.ErrNotExist):
+		return false, nil
 	}
-	return nil
+	return false, fmt.Errorf("forget the worktree's owner: %w", err)
 }
 
 // readOwner reads the marker in a worktree's git folder; ok false when

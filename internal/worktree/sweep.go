@@ -110,10 +110,13 @@ func Sweep(ctx context.Context, dir string) (Swept, error) {
 			}
 		}
 		if changed {
-			if err := t.disown(); err != nil {
+			mine, err := t.handOver()
+			if err != nil {
 				errs = append(errs, err)
 			}
-			sw.Kept = append(sw.Kept, t)
+			if mine {
+				sw.Kept = append(sw.Kept, t)
+			}
 			continue
 		}
 		if err := t.Remove(ctx); err != nil {

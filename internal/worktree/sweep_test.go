@@ -232,3 +232,28 @@ func TestSweepOutsideARepositoryRunsNothing(t *testing.T) {
 		t.Fatalf("Sweep = %+v, %v", sw, err)
 	}
 }
+
+// Two sessions opening at once report a kept worktree once between them.
+func TestConcurrentSweepsReportOnce(t *testing.T) {
+	ctx := context.Background()
+	repo := newRepo(t)
+	wt, err := Create(ctx, repo, "w1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(wt.Path, "a.txt"), "two\n")
+	orphan(t, wt)
+	kept := make(chan int, 2)
+	for i := 0; i < 2; i++ {
+		go func() {
+			sw, err := Sweep(ctx, repo)
+			if err != nil {
+				t.Error(err)
+			}
+			kept <- len(sw.Kept)
+		}()
+	}
+	if n := <-kept + <-kept; n != 1 {
+		t.Fatalf("the kept worktree was reported %d times, want once", n)
+	}
+}
