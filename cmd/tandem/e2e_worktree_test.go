@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +11,7 @@ import (
 
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/scripted"
+	"github.com/tandem-agent/tandem/internal/worktree"
 )
 
 // gitIn runs git in dir for a test.
@@ -224,5 +227,106 @@ func TestE2ESessionEndRemovesWorktreesUnchangedSince(t *testing.T) {
 	}
 	if after := state(); after != before {
 		t.Fatalf("leaked:\nbefore %s\nafter %s\n%s", before, after, r.Stderr)
+	}
+}
+
+// orphanWorktree makes the marker of a worktree tandem made name a process
+// that is gone: what a tandem killed before its end (SIGKILL) leaves.
+func orphanWorktree(t *testing.T, repo, name string) {
+	t.Helper()
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(repo, ".git", "worktrees", name, "tandem-owner")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatalf("no owner marker: %v", err)
+	}
+	var o map[string]any
+	if err := json.Unmarshal(b, &o); err != nil {
+		t.Fatal(err)
+	}
+	o["pid"] = dead.ProcessState.Pid()
+	b, _ = json.Marshal(o)
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The next session in the repository finishes the worktrees a killed
+// tandem left: the unchanged one is removed with its branch, the changed
+// one is kept and said once, naming its folder and branch.
+func TestE2ENextSessionSweepsWorktreesAKilledTandemLeft(t *testing.T) {
+	x := newE2E(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("hi"), scripted.TextStep("hi again")}})
+	gitRepoIn(t, x)
+	ctx := context.Background()
+	quiet, err := worktree.Create(ctx, x.Work, "agent-quiet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	busy, err := worktree.Create(ctx, x.Work, "agent-busy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(busy.Path, "work.txt"), []byte("w\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	orphanWorktree(t, x.Work, "agent-quiet")
+	orphanWorktree(t, x.Work, "agent-busy")
+
+	r := x.RunStream("go")
+	mustSucceed(t, r)
+	if _, err := os.Stat(quiet.Path); err == nil {
+		t.Errorf("the unchanged worktree %s was not removed", quiet.Path)
+	}
+	if br := gitIn(t, x.Work, "branch", "--list", "worktree-agent-*"); strings.Contains(br, "agent-quiet") || !strings.Contains(br, "agent-busy") {
+		t.Errorf("branches left: %s", br)
+	}
+	if b, err := os.ReadFile(filepath.Join(busy.Path, "work.txt")); err != nil || string(b) != "w\n" {
+		t.Fatalf("the changed worktree lost its work: %q %v", b, err)
+	}
+	said := 0
+	for _, e := range eventsOf(r, event.Status) {
+		if e.Meta["notice"] == "worktree" && e.Meta["path"] == busy.Path && e.Meta["branch"] == "worktree-agent-busy" && strings.Contains(e.Message, busy.Path) {
+			said++
+		}
+	}
+	if said != 1 {
+		t.Fatalf("the kept worktree was said %d times, want once:\n%s", said, r.Stdout)
+	}
+	r = x.RunStream("go")
+	mustSucceed(t, r)
+	for _, e := range eventsOf(r, event.Status) {
+		if e.Meta["notice"] == "worktree" {
+			t.Fatalf("said again in the next session: %s", e.Message)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(busy.Path, "work.txt")); err != nil {
+		t.Fatalf("the kept worktree went: %v", err)
+	}
+}
+
+// With the sandbox on, a `--worktree` session commits as a session in the
+// main checkout does: the repository's git folder, outside the worktree,
+// is writable in its sandbox (its hooks and config are not).
+func TestE2ESandboxedWorktreeSessionCommits(t *testing.T) {
+	x := newE2E(t, scripted.Script{Steps: []scripted.Step{
+		scripted.ToolStep(scripted.CallID("c", "Bash", map[string]any{"command": "echo bee > b.txt && git add b.txt && " +
+			"GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@t GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@t git commit -q -m sandboxed && git log --format=%s -1"})),
+		scripted.TextStep("done"),
+	}})
+	gitRepoIn(t, x)
+	r := x.RunStream("go", "--worktree", "feat", "--permission-mode", "trust", "--sandbox")
+	if r.Code != 0 && strings.Contains(r.Stderr, "cannot run here") {
+		t.Skipf("sandbox unavailable: %s", r.Stderr)
+	}
+	mustSucceed(t, r)
+	if got := gitIn(t, x.Work, "log", "--format=%s", "-1", "worktree-feat"); got != "sandboxed" {
+		var out string
+		for _, e := range eventsOf(r, event.ToolResult) {
+			out += e.Output + "\n"
+		}
+		t.Fatalf("branch worktree-feat is at %q, want the sandboxed commit; the command said:\n%s", got, out)
 	}
 }

@@ -71,7 +71,7 @@ func (w *wiring) isolator(l *session.Live, eq *Equipment) subagent.Isolator {
 		}
 		finish := func() string {
 			undoSandbox()
-			removed, err := tree.Finish(context.WithoutCancel(ctx))
+			removed, err := tree.Tidy(context.WithoutCancel(ctx))
 			if removed {
 				set.Drop(tree)
 				return ""

@@ -177,6 +177,7 @@ func (w *wiring) equip(ctx context.Context, l *session.Live, s *Settings) (sessi
 		return nil, err
 	}
 
+	sweepWorktrees(ctx, l, rec.Cwd)
 	if len(s.LeftOut) > 0 {
 		// Said once, as the session starts: every front end shows it (a
 		// line on stderr, a banner, a dialog, a notice).

@@ -69,6 +69,9 @@ type EngineOptions struct {
 type Engine struct {
 	opts  EngineOptions
 	roots []string
+	// gitPrograms are the protected places of the roots' common git
+	// folders when they are linked worktrees (linkedGitPrograms).
+	gitPrograms []string
 	// *engineState is shared with the engine's views (Rooted): one mode
 	// and one set of session rules however many workspaces are judged.
 	*engineState
@@ -98,7 +101,7 @@ func NewEngine(opts EngineOptions) *Engine {
 			roots = append(roots, r)
 		}
 	}
-	return &Engine{opts: opts, roots: roots, engineState: &engineState{mode: opts.Mode}}
+	return &Engine{opts: opts, roots: roots, gitPrograms: linkedGitPrograms(roots), engineState: &engineState{mode: opts.Mode}}
 }
 
 // Mode returns the current mode.

@@ -3,6 +3,7 @@ package permission
 import (
 	"path/filepath"
 
+	"github.com/tandem-agent/tandem/internal/gitrepo"
 	"github.com/tandem-agent/tandem/internal/places"
 )
 
@@ -45,7 +46,9 @@ func protectedWhy(p string, roots places.Roots, extra []string) string {
 }
 
 // protected is protectedWhy for this engine's home and configuration
-// folders and hook scripts, on both spellings of a path.
+// folders and hook scripts, on both spellings of a path, plus what in a
+// linked worktree root's common git folder makes git run a program
+// (linkedGitPrograms).
 func (e *Engine) protected(paths ...string) (string, string) {
 	roots := places.Roots{Home: e.opts.HomeDir, ConfigDir: e.opts.ConfigDir}
 	for _, p := range paths {
@@ -55,16 +58,38 @@ func (e *Engine) protected(paths ...string) (string, string) {
 		if why := protectedWhy(p, roots, e.opts.ProtectedPaths); why != "" {
 			return p, why
 		}
+		for _, g := range e.gitPrograms {
+			if within(g, filepath.Clean(p)) {
+				return p, "it makes git run programs later (the git folder of the worktree you work in)"
+			}
+		}
 	}
 	return "", ""
+}
+
+// linkedGitPrograms lists, for the roots that are linked git worktrees,
+// what in their repository's common git folder makes git run a program
+// later: the places the OS sandbox keeps read-only there
+// (gitrepo.ProgramFiles, the one list), so a file tool asks before
+// writing them as the kernel refuses a command, even where that folder's
+// path holds no ".git" (a bare repository's).
+func linkedGitPrograms(roots []string) []string {
+	var out []string
+	for _, r := range roots {
+		if _, common, ok := gitrepo.LinkedWorktree(r); ok {
+			out = append(out, gitrepo.ProgramFiles(common)...)
+		}
+	}
+	return out
 }
 
 // ProgramPaths lists, under a workspace root, what of programDirs and
 // programFiles a command must not change even where it may write (the OS
 // sandbox mounts them read-only): the whole of each, except .git, of which
-// only hooks and config run anything (git itself writes the rest).
+// only what makes git run a program is kept (gitrepo.ProgramFiles: hooks,
+// config, ...; git itself writes the rest).
 func ProgramPaths(root string) []string {
-	out := []string{filepath.Join(root, ".git", "hooks"), filepath.Join(root, ".git", "config")}
+	out := gitrepo.ProgramFiles(filepath.Join(root, ".git"))
 	for d := range programDirs {
 		if d != ".git" {
 			out = append(out, filepath.Join(root, d))

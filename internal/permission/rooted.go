@@ -18,7 +18,7 @@ func (e *Engine) Rooted(dir string) Checker {
 	opts := e.opts
 	opts.WorkDir = dir
 	opts.Roots = append([]string{dir}, e.roots[1:]...)
-	return &Engine{opts: opts, roots: opts.Roots, engineState: e.engineState}
+	return &Engine{opts: opts, roots: opts.Roots, gitPrograms: linkedGitPrograms(opts.Roots), engineState: e.engineState}
 }
 
 // Rooted is the narrowed view of e.Rooted(dir).

@@ -3,12 +3,16 @@ package sandbox
 import (
 	"fmt"
 	"slices"
+
+	"github.com/tandem-agent/tandem/internal/gitrepo"
 )
 
 // Input is what a session knows that the policy is made of.
 type Input struct {
 	Config Config
-	// Roots are the workspace and --add-dir folders (writable).
+	// Roots are the workspace and --add-dir folders (writable). A root
+	// that is a linked git worktree brings its repository's common git
+	// folder as a write root too (linkedGitDirs).
 	Roots []string
 	// Home is the user's home folder.
 	Home string
@@ -34,6 +38,9 @@ func Build(in Input) (Policy, error) {
 	p := Policy{TempDir: in.TempDir, DenyRead: slices.Clone(in.Secrets), ReadOnly: slices.Clone(in.ReadOnly)}
 	p.Network.ProxySocket = in.ProxySocket
 	p.WriteRoots = append(p.WriteRoots, in.Roots...)
+	gitRoots, gitReadOnly := linkedGitDirs(in.Roots)
+	p.WriteRoots = append(p.WriteRoots, gitRoots...)
+	p.ReadOnly = appendNew(p.ReadOnly, gitReadOnly...)
 	for _, w := range in.Config.Write {
 		d := expand(w, in.Home, getenv)
 		if d == "" {
@@ -65,4 +72,36 @@ func AllowedHosts(c Config) []string {
 	}
 	slices.Sort(hosts)
 	return slices.Compact(hosts)
+}
+
+// linkedGitDirs are the write roots and read-only places git needs for the
+// roots that are linked worktrees (a `tandem --worktree` session's folder,
+// an isolated sub-agent's): a worktree's HEAD, index, objects, refs and
+// logs live in its repository's common git folder, outside the worktree,
+// so without it `git commit` fails in the sandbox. What in that folder
+// makes git run a program later (hooks, config, ...: gitrepo.ProgramFiles,
+// the list the main checkout's .git is kept by) stays read-only, so a
+// command cannot plant a hook or an alias that runs outside the sandbox.
+// The folder is found by reading the worktree's link files, each checked
+// against the others (gitrepo.LinkedWorktree), never by running git.
+func linkedGitDirs(roots []string) (write, readOnly []string) {
+	for _, r := range roots {
+		_, common, ok := gitrepo.LinkedWorktree(r)
+		if !ok || slices.Contains(write, common) {
+			continue
+		}
+		write = append(write, common)
+		readOnly = append(readOnly, gitrepo.ProgramFiles(common)...)
+	}
+	return write, readOnly
+}
+
+// appendNew appends the entries of add that list lacks.
+func appendNew(list []string, add ...string) []string {
+	for _, a := range add {
+		if !slices.Contains(list, a) {
+			list = append(list, a)
+		}
+	}
+	return list
 }

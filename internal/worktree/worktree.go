@@ -38,6 +38,9 @@ type Tree struct {
 	// dotGit is the worktree's .git file as git wrote it: a file naming a
 	// different git folder later is not followed (see Changed).
 	dotGit []byte
+	// gitDir is the worktree's own git folder (.git/worktrees/NAME of the
+	// repository), where its owner marker lives (owner.go).
+	gitDir string
 	// made are the folders Create made for Folder (removed again when
 	// empty).
 	made []string
@@ -111,6 +114,18 @@ func Create(ctx context.Context, dir, name string) (*Tree, error) {
 		_ = t.Remove(context.WithoutCancel(ctx))
 		return nil, fmt.Errorf("read the new worktree's .git file: %w", err)
 	}
+	// The marker naming this process lets a later run remove the worktree
+	// if this one dies before Finish (Sweep).
+	gitDir, _, ok := gitrepo.LinkedWorktree(t.Path)
+	if !ok {
+		_ = t.Remove(context.WithoutCancel(ctx))
+		return nil, fmt.Errorf("the new worktree %s does not link back to %s as git made it: remove it and try again", t.Path, t.Repo)
+	}
+	t.gitDir = gitDir
+	if err := t.claim(); err != nil {
+		_ = t.Remove(context.WithoutCancel(ctx))
+		return nil, err
+	}
 	return t, nil
 }
 
@@ -154,7 +169,8 @@ func (t *Tree) removeMade() {
 
 // Changed reports whether anything in the worktree differs from where it
 // started: a change to a tracked file, an untracked file that is not
-// ignored, a commit on its branch. A .git file that no longer names the
+// ignored, a commit on its branch (or its branch moved while the worktree
+// is on another commit). A .git file that no longer names the
 // git folder git made counts as changed without asking git anything (git
 // would read the configuration of whatever it names).
 func (t *Tree) Changed(ctx context.Context) (bool, error) {
@@ -184,7 +200,15 @@ func (t *Tree) Changed(ctx context.Context) (bool, error) {
 	if err != nil {
 		return true, fmt.Errorf("git rev-parse HEAD in %s: %w", t.Path, err)
 	}
-	return head != t.Base, nil
+	if head != t.Base {
+		return true, nil
+	}
+	// Remove deletes the branch too: a commit on it is a change even
+	// when the worktree itself is elsewhere (a detached HEAD).
+	if tip, err := git(ctx, gitBin, t.Repo, "rev-parse", "--verify", "--quiet", "refs/heads/"+t.Branch); err == nil && tip != t.Base {
+		return true, nil
+	}
+	return false, nil
 }
 
 // Remove removes the worktree's folder and its branch, whatever it holds,
@@ -219,17 +243,36 @@ func (t *Tree) Remove(ctx context.Context) error {
 }
 
 // Finish ends a worktree's use: an unchanged one is removed with its
-// branch (removed true); a changed one is kept for review. An error
-// keeps it too (and says why).
+// branch (removed true); a changed one is kept for review, and its owner
+// marker removed (it is the user's now: no later Sweep touches or reports
+// it). An error keeps it too (and says why), marker and all, so a later
+// Sweep looks at it again.
 func (t *Tree) Finish(ctx context.Context) (removed bool, err error) {
-	changed, err := t.Changed(ctx)
+	removed, changed, err := t.tidy(ctx)
+	if err != nil || !changed {
+		return removed, err
+	}
+	return false, t.disown()
+}
+
+// Tidy is Finish for a worktree whose end is not final yet (an isolated
+// sub-agent's, which its session's Set finishes at the session's end): a
+// changed one is kept and stays this process's, so a run killed before
+// then leaves it to the next one's Sweep, which reports it to the user.
+func (t *Tree) Tidy(ctx context.Context) (removed bool, err error) {
+	removed, _, err = t.tidy(ctx)
+	return removed, err
+}
+
+func (t *Tree) tidy(ctx context.Context) (removed, changed bool, err error) {
+	changed, err = t.Changed(ctx)
 	if err != nil || changed {
-		return false, err
+		return false, changed, err
 	}
 	if err := t.Remove(ctx); err != nil {
-		return false, err
+		return false, false, err
 	}
-	return true, nil
+	return true, false, nil
 }
 
 // KeptMessage says where a kept worktree is and how to merge or drop it.
@@ -265,6 +308,18 @@ func List(ctx context.Context, dir string) ([]Entry, error) {
 	}
 	place := filepath.Join(top, Folder) + string(filepath.Separator)
 	var list []Entry
+	for _, e := range parseList(out) {
+		if strings.HasPrefix(e.Path, place) {
+			list = append(list, e)
+		}
+	}
+	return list, nil
+}
+
+// parseList reads `git worktree list --porcelain -z`: every worktree of
+// the repository, the main one first.
+func parseList(out string) []Entry {
+	var list []Entry
 	var cur Entry
 	for _, f := range strings.Split(out, "\x00") {
 		k, v, _ := strings.Cut(f, " ")
@@ -276,13 +331,13 @@ func List(ctx context.Context, dir string) ([]Entry, error) {
 		case "branch":
 			cur.Branch = strings.TrimPrefix(v, "refs/heads/")
 		case "":
-			if cur.Path != "" && strings.HasPrefix(cur.Path, place) {
+			if cur.Path != "" {
 				list = append(list, cur)
 			}
 			cur = Entry{}
 		}
 	}
-	return list, nil
+	return list
 }
 
 // gitEnv is the environment every git run here gets: no prompt, the
