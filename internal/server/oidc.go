@@ -116,8 +116,8 @@ func (s *Server) oidcLogin(w http.ResponseWriter, r *http.Request) {
 	// The state cookie ties the provider's answer to this browser (Lax:
 	// it must ride on the provider's top-level redirect back).
 	http.SetCookie(w, &http.Cookie{Name: oidcStateCookie, Value: state, Path: "/auth/oidc/", HttpOnly: true,
-		SameSite: http.SameSiteLaxMode, Secure: s.opts.TLS, MaxAge: int(oidcFlowTTL / time.Second)})
-	http.Redirect(w, r, s.oidc.config(r, s.opts.TLS).AuthCodeURL(state, oidc.Nonce(f.nonce), oauth2.S256ChallengeOption(f.verifier)), http.StatusFound)
+		SameSite: http.SameSiteLaxMode, Secure: s.overTLS(r), MaxAge: int(oidcFlowTTL / time.Second)})
+	http.Redirect(w, r, s.oidc.config(r, s.overTLS(r)).AuthCodeURL(state, oidc.Nonce(f.nonce), oauth2.S256ChallengeOption(f.verifier)), http.StatusFound)
 }
 
 // oidcClaims are the ID token's (or user info's) claims tandem reads.
@@ -157,7 +157,7 @@ func (s *Server) oidcCallback(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	cfg := s.oidc.config(r, s.opts.TLS)
+	cfg := s.oidc.config(r, s.overTLS(r))
 	tok, err := cfg.Exchange(ctx, q.Get("code"), oauth2.VerifierOption(flow.verifier))
 	if err != nil {
 		fail(http.StatusBadGateway, "the provider refused the code: %v", err)
@@ -200,7 +200,7 @@ func (s *Server) oidcCallback(w http.ResponseWriter, r *http.Request) {
 	// counts as cross-site, and a Strict cookie would not ride on it.
 	// State changes are guarded by Origin and the CSRF token instead.
 	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: id, Path: "/", HttpOnly: true,
-		SameSite: http.SameSiteLaxMode, Secure: s.opts.TLS, MaxAge: int(accounts.WebSessionTTL / time.Second)})
+		SameSite: http.SameSiteLaxMode, Secure: s.overTLS(r), MaxAge: int(accounts.WebSessionTTL / time.Second)})
 	if err := s.accounts.Audit(ctx, u.ID, "user.signin", u.ID, "oidc"); err != nil {
 		s.log.Error("audit", "action", "user.signin", "err", err)
 	}
