@@ -101,6 +101,20 @@ func (h *serverHost) Attach(ctx context.Context, req session.OpenRequest, sink e
 	return &serverAttachment{h: h, st: st, stop: st.hub.listen(sink)}, nil
 }
 
+// List implements session.Host: what GET /api/sessions lists the owner
+// (listVisible); every session for a front end with no owner, as for the
+// server token.
+func (h *serverHost) List(ctx context.Context, opt session.ListOptions) ([]session.Summary, error) {
+	c, err := h.as(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if c == nil {
+		return h.s.mgr.List(ctx, opt)
+	}
+	return h.s.listVisible(ctx, c, opt)
+}
+
 // as is the owner the front end acts as, read again at each use, so a
 // change to the account (disabled, its workspaces and roles) applies to
 // its chats as to its next web request; nil for a front end with no

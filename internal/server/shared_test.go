@@ -103,3 +103,37 @@ func TestHostActsWithinItsOwnersAccess(t *testing.T) {
 		t.Errorf("a disabled owner's chat prompted")
 	}
 }
+
+// What a bridge lists (/sessions) is what its owner may see, as
+// GET /api/sessions lists: a chat acting as an account of no workspace is
+// shown none of the workspace's sessions, not even their titles; one
+// acting as a member is.
+func TestHostListsWhatItsOwnerMaySee(t *testing.T) {
+	tm := newTeam(t, scripted.Script{})
+	ctx := context.Background()
+	ids := func(owner string) []string {
+		t.Helper()
+		h, err := tm.srv.Host(ctx, server.HostOptions{Owner: owner, Actor: "bridge:test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ss, err := h.List(ctx, session.ListOptions{Limit: 50})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, s := range ss {
+			out = append(out, s.ID)
+		}
+		return out
+	}
+	if got := ids("eve"); len(got) != 0 {
+		t.Errorf("a bridge owned by eve (no workspace) lists %v", got)
+	}
+	if got := ids("vic"); len(got) != 1 || got[0] != tm.sid {
+		t.Errorf("a bridge owned by vic (a viewer) lists %v, want [%s]", got, tm.sid)
+	}
+	if got := ids(""); len(got) != 1 {
+		t.Errorf("a bridge with no owner lists %v, want every session, as the server token", got)
+	}
+}
