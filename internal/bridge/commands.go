@@ -195,8 +195,9 @@ func (b *Bridge) rewind(ctx context.Context, c *chatState, live *session.Live, a
 func (b *Bridge) listSessions(ctx context.Context, c *chatState, reply func(string)) {
 	// Sessions are started in folders under the bridge's (/new proj), which
 	// the store's exact-folder filter would miss: the most recent ones are
-	// read and those within the bridge's folders kept.
-	ss, err := b.opts.Manager.List(ctx, session.ListOptions{Limit: 500})
+	// read and those within the bridge's folders kept. The host lists
+	// them: inside `tandem serve` only those the bridge's owner may see.
+	ss, err := b.host.List(ctx, session.ListOptions{Limit: 500})
 	if err != nil {
 		reply("⚠ " + err.Error())
 		return

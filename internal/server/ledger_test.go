@@ -56,3 +56,47 @@ func TestDayLedgerKeepsWhatTheStoreRefused(t *testing.T) {
 		}
 	}
 }
+
+// A turn admitted while the day had $10 left but run after another spent
+// $9.50 of it (it was queued behind that one) starts with at most the
+// $0.50 left as its own budget: the claude-code runtime, which cannot ask
+// the day before each call, keeps to that alone (--max-budget-usd), so an
+// admission-time budget would let each queued turn spend the whole
+// remainder again. A day spent in full leaves the turn a budget too
+// small for more than one call, never none (0 is no limit).
+func TestQueuedTurnStartsWithWhatIsLeftOfTheDay(t *testing.T) {
+	ctx := context.Background()
+	st, err := sqlite.Open(filepath.Join(t.TempDir(), "t.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	acc := accounts.New(st)
+	u, _, err := acc.Add(ctx, "test", "ann", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Server{accounts: acc, log: slog.New(slog.NewTextHandler(&bytes.Buffer{}, nil)), base: ctx,
+		opts: Options{Limits: Limits{DailyBudgetUSD: 10}}}
+	turn := queuedTurn{text: "queued", user: u.ID}
+	if e := s.admitUserTurn(ctx, u.ID, "ses_1", &turn); e != nil || turn.opts.MaxBudgetUSD != 10 {
+		t.Fatalf("admitted with $%v, %v; want the day's $10", turn.opts.MaxBudgetUSD, e)
+	}
+	if _, err := acc.AddSpend(ctx, u.ID, today(), 9.5); err != nil { // the turn ahead of it
+		t.Fatal(err)
+	}
+	ended := s.turnRunning(&turn)
+	ended(nil)
+	if got := turn.opts.MaxBudgetUSD; got <= 0 || got > 0.5+1e-9 {
+		t.Errorf("the queued turn runs with a budget of $%v, want at most the $0.50 left", got)
+	}
+	if _, err := acc.AddSpend(ctx, u.ID, today(), 1); err != nil {
+		t.Fatal(err)
+	}
+	late := queuedTurn{text: "late", user: u.ID, opts: turn.opts}
+	late.opts.MaxBudgetUSD = 10
+	s.turnRunning(&late)(nil)
+	if got := late.opts.MaxBudgetUSD; got <= 0 || got > 0.01 {
+		t.Errorf("a turn starting with the day spent runs with $%v, want a token budget above 0", got)
+	}
+}

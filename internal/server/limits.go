@@ -89,7 +89,8 @@ func (s *Server) endUserTurn(id string) {
 	}
 }
 
-// turnRunning starts a user's turn (admitted by admitTurn) and returns
+// turnRunning starts a user's turn (admitted by admitTurn), its budget
+// narrowed to what is left of the day as it starts, and returns
 // what ends it: its place given back and what of its cost its model calls
 // did not record as they were made added to the user's day. Under a daily
 // budget the turn is backed by the user's day ledger (ledger.go), which a
@@ -100,9 +101,16 @@ func (s *Server) turnRunning(t *queuedTurn) func(cost *float64) {
 		return func(*float64) {}
 	}
 	var day *dayLedger
-	if s.opts.Limits.DailyBudgetUSD > 0 {
+	if lim := s.opts.Limits.DailyBudgetUSD; lim > 0 {
 		day = s.newDayLedger(t.user)
 		t.opts.Ledger = day
+		// What is left of the day now, not when the turn was admitted:
+		// a turn queued behind others starts after they spent, and the
+		// claude-code runtime keeps to this budget alone.
+		left := max(lim-day.Spent(context.WithoutCancel(s.base)), minTurnBudget)
+		if t.opts.MaxBudgetUSD == 0 || t.opts.MaxBudgetUSD > left {
+			t.opts.MaxBudgetUSD = left
+		}
 	}
 	return func(cost *float64) {
 		if t.slot && !s.handOver.Load() {
@@ -123,6 +131,12 @@ func (s *Server) turnRunning(t *queuedTurn) func(cost *float64) {
 		}
 	}
 }
+
+// minTurnBudget is the budget of a turn starting with its user's day spent
+// (admitted before the rest went): a zero budget would be none at all.
+// The native loop stops before its first call on the day's total; the
+// claude-code runtime after one call.
+const minTurnBudget = 0.000001
 
 // sweepUserTurns gives back the places of admitted turns the turn queue
 // no longer has (a queued turn interrupted before it ran, or one whose

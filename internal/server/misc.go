@@ -52,7 +52,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errf(http.StatusUnauthorized, "unauthorized", "%s", msg))
 		return
 	}
-	s.setCookie(w, req.Token, 0)
+	s.setCookie(w, r, req.Token, 0)
 	writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
 }
 
@@ -66,7 +66,7 @@ func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
 		// recheck.
 		s.recheck(r.Context())
 	}
-	s.setCookie(w, "", -1)
+	s.setCookie(w, r, "", -1)
 	writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
 }
 

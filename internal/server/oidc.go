@@ -75,7 +75,14 @@ func (o *oidcSignIn) config(r *http.Request, tls bool) *oauth2.Config {
 		Endpoint: o.provider.Endpoint(), Scopes: []string{oidc.ScopeOpenID, "email", "profile"}}
 }
 
-func (o *oidcSignIn) begin() (state string, f oidcFlow) {
+// maxOIDCFlows bounds the sign-ins in progress. The login path is public,
+// so without a bound a script calling it would grow them (and the walk
+// pruning them at each call) for as long as a flow lives; past it a new
+// sign-in is refused until some expire or finish.
+const maxOIDCFlows = 10000
+
+// begin starts a sign-in; ok is false when too many are in progress.
+func (o *oidcSignIn) begin() (state string, f oidcFlow, ok bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	now := time.Now()
@@ -84,10 +91,13 @@ func (o *oidcSignIn) begin() (state string, f oidcFlow) {
 			delete(o.flows, k)
 		}
 	}
+	if len(o.flows) >= maxOIDCFlows {
+		return "", oidcFlow{}, false
+	}
 	state = randomID("")
 	f = oidcFlow{nonce: randomID(""), verifier: oauth2.GenerateVerifier(), expires: now.Add(oidcFlowTTL)}
 	o.flows[state] = f
-	return state, f
+	return state, f, true
 }
 
 // take ends a sign-in in progress: a state is good once.
@@ -112,12 +122,16 @@ func (s *Server) oidcLogin(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errf(http.StatusNotFound, "oidc_off", "sign-in with OpenID Connect is not set up: set serve.oidc in the user config (docs/accounts.md)"))
 		return
 	}
-	state, f := s.oidc.begin()
+	state, f, ok := s.oidc.begin()
+	if !ok {
+		writeError(w, errf(http.StatusServiceUnavailable, "oidc_busy", "too many sign-ins are in progress: try again in a few minutes"))
+		return
+	}
 	// The state cookie ties the provider's answer to this browser (Lax:
 	// it must ride on the provider's top-level redirect back).
 	http.SetCookie(w, &http.Cookie{Name: oidcStateCookie, Value: state, Path: "/auth/oidc/", HttpOnly: true,
-		SameSite: http.SameSiteLaxMode, Secure: s.opts.TLS, MaxAge: int(oidcFlowTTL / time.Second)})
-	http.Redirect(w, r, s.oidc.config(r, s.opts.TLS).AuthCodeURL(state, oidc.Nonce(f.nonce), oauth2.S256ChallengeOption(f.verifier)), http.StatusFound)
+		SameSite: http.SameSiteLaxMode, Secure: s.overTLS(r), MaxAge: int(oidcFlowTTL / time.Second)})
+	http.Redirect(w, r, s.oidc.config(r, s.overTLS(r)).AuthCodeURL(state, oidc.Nonce(f.nonce), oauth2.S256ChallengeOption(f.verifier)), http.StatusFound)
 }
 
 // oidcClaims are the ID token's (or user info's) claims tandem reads.
@@ -157,7 +171,7 @@ func (s *Server) oidcCallback(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	cfg := s.oidc.config(r, s.opts.TLS)
+	cfg := s.oidc.config(r, s.overTLS(r))
 	tok, err := cfg.Exchange(ctx, q.Get("code"), oauth2.VerifierOption(flow.verifier))
 	if err != nil {
 		fail(http.StatusBadGateway, "the provider refused the code: %v", err)
@@ -200,7 +214,7 @@ func (s *Server) oidcCallback(w http.ResponseWriter, r *http.Request) {
 	// counts as cross-site, and a Strict cookie would not ride on it.
 	// State changes are guarded by Origin and the CSRF token instead.
 	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: id, Path: "/", HttpOnly: true,
-		SameSite: http.SameSiteLaxMode, Secure: s.opts.TLS, MaxAge: int(accounts.WebSessionTTL / time.Second)})
+		SameSite: http.SameSiteLaxMode, Secure: s.overTLS(r), MaxAge: int(accounts.WebSessionTTL / time.Second)})
 	if err := s.accounts.Audit(ctx, u.ID, "user.signin", u.ID, "oidc"); err != nil {
 		s.log.Error("audit", "action", "user.signin", "err", err)
 	}

@@ -105,7 +105,20 @@ func public(r *http.Request) bool {
 	return p == "/login" || p == "/api/login" || strings.HasPrefix(p, "/assets/") || strings.HasPrefix(p, "/auth/oidc/")
 }
 
-func (s *Server) setCookie(w http.ResponseWriter, value string, maxAge int) {
+func (s *Server) setCookie(w http.ResponseWriter, r *http.Request, value string, maxAge int) {
 	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: value, Path: "/", HttpOnly: true,
-		SameSite: http.SameSiteStrictMode, Secure: s.opts.TLS, MaxAge: maxAge})
+		SameSite: http.SameSiteStrictMode, Secure: s.overTLS(r), MaxAge: maxAge})
+}
+
+// overTLS says whether the browser reached the server over HTTPS: the
+// server's own TLS, or (tandem serve speaks plain HTTP) the reverse proxy
+// or load balancer in front of it saying so in X-Forwarded-Proto. It
+// decides the cookies' Secure flag and the scheme of the sign-in's
+// callback. A forged header changes only the forger's own response.
+func (s *Server) overTLS(r *http.Request) bool {
+	if s.opts.TLS || r.TLS != nil {
+		return true
+	}
+	proto, _, _ := strings.Cut(r.Header.Get("X-Forwarded-Proto"), ",")
+	return strings.EqualFold(strings.TrimSpace(proto), "https")
 }

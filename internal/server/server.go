@@ -102,7 +102,9 @@ type Options struct {
 	// jobs) after it has had no turn and no SSE client for this long; it
 	// reopens on the next request. 0 means 30 minutes, negative never.
 	IdleTimeout time.Duration
-	// TLS marks the cookie Secure (set when serving HTTPS).
+	// TLS marks the cookies Secure whatever the request says (overTLS:
+	// a request through an HTTPS proxy's X-Forwarded-Proto gets them so
+	// without it).
 	TLS bool
 	// OnEventWritten, when set, is called for each live event once it is
 	// flushed to an SSE client (not for the backlog a resuming client is

@@ -5,9 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/tandem-agent/tandem/internal/accounts"
 	"github.com/tandem-agent/tandem/internal/event"
 	"github.com/tandem-agent/tandem/internal/permission"
 	"github.com/tandem-agent/tandem/internal/session"
@@ -47,7 +49,7 @@ func (s *Server) Host(ctx context.Context, opts HostOptions) (session.Host, erro
 	}
 	for _, f := range opts.Folders {
 		if _, ok, err := s.workspaces.WorkspaceForPath(ctx, f); err == nil && !ok {
-			s.log.Warn("a folder of "+h.actor+" is in no registered workspace: its sessions are listed to admins only (register it with --workspace to share them)", "folder", f)
+			s.log.Warn("a folder of "+h.actor+" is in no registered workspace: its sessions are listed to admins only, and a chat acting as an owner who is no admin may not start one there (register it with --workspace and make the owner an editor)", "folder", f)
 		}
 	}
 	return h, nil
@@ -69,11 +71,17 @@ func (h *serverHost) Attach(ctx context.Context, req session.OpenRequest, sink e
 	}
 	var st *sessState
 	if req.ID != "" {
+		if err := h.mayWrite(ctx, req.ID); err != nil {
+			return nil, err
+		}
 		var e *apiError
 		if st, e = s.state(ctx, req.ID); e != nil {
 			return nil, fmt.Errorf("%s", e.Message)
 		}
 	} else {
+		if err := h.mayStart(ctx, req.Cwd); err != nil {
+			return nil, err
+		}
 		hb := s.newHub(0)
 		l, err := s.mgr.Open(ctx, session.OpenRequest{Cwd: req.Cwd, AddDirs: req.AddDirs, Title: req.Title,
 			Model: cmp.Or(strings.TrimSpace(req.Model), s.opts.DefaultModel), Runtime: cmp.Or(req.Runtime, s.opts.DefaultRuntime),
@@ -91,6 +99,72 @@ func (h *serverHost) Attach(ctx context.Context, req session.OpenRequest, sink e
 		h.audit(ctx, "session.create", st.id, "cwd="+l.Info().Cwd)
 	}
 	return &serverAttachment{h: h, st: st, stop: st.hub.listen(sink)}, nil
+}
+
+// List implements session.Host: what GET /api/sessions lists the owner
+// (listVisible); every session for a front end with no owner, as for the
+// server token.
+func (h *serverHost) List(ctx context.Context, opt session.ListOptions) ([]session.Summary, error) {
+	c, err := h.as(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if c == nil {
+		return h.s.mgr.List(ctx, opt)
+	}
+	return h.s.listVisible(ctx, c, opt)
+}
+
+// as is the owner the front end acts as, read again at each use, so a
+// change to the account (disabled, its workspaces and roles) applies to
+// its chats as to its next web request; nil for a front end with no
+// owner (the server token's standing).
+func (h *serverHost) as(ctx context.Context) (*caller, error) {
+	if h.owner == "" {
+		return nil, nil
+	}
+	u, err := h.s.accounts.Get(ctx, h.owner)
+	if err != nil {
+		return nil, fmt.Errorf("%s's owner %s: %w", h.actor, h.owner, err)
+	}
+	if u.Disabled {
+		return nil, fmt.Errorf("%s acts as %s: %w", h.actor, u.Name, accounts.ErrDisabled)
+	}
+	return &caller{user: u}, nil
+}
+
+// mayWrite applies to the owner the rule of the HTTP routes that prompt,
+// answer or change a session (decideSession, write): a bridge reaches no
+// session its owner could not reach from the web UI.
+func (h *serverHost) mayWrite(ctx context.Context, id string) error {
+	c, err := h.as(ctx)
+	if err != nil || c == nil {
+		return err
+	}
+	if _, e := h.s.decideSession(ctx, c, id, needSessionWrite); e != nil {
+		return errors.New(e.Message)
+	}
+	return nil
+}
+
+// mayStart applies to the owner the rule of POST /api/sessions: write
+// access to the folder.
+func (h *serverHost) mayStart(ctx context.Context, cwd string) error {
+	c, err := h.as(ctx)
+	if err != nil || c == nil {
+		return err
+	}
+	if !filepath.IsAbs(cwd) {
+		return fmt.Errorf("folder %q is not an absolute path", cwd)
+	}
+	a, _, err := h.s.accounts.FolderAccess(ctx, c.user, filepath.Clean(cwd))
+	if err != nil {
+		return fmt.Errorf("could not check %s's access to %s: %w", c.user.Name, cwd, err)
+	}
+	if a < accounts.Write {
+		return errors.New(forbidden(a, cwd, "folder").Message)
+	}
+	return nil
 }
 
 func (h *serverHost) audit(ctx context.Context, action, target, detail string) {
@@ -113,6 +187,9 @@ type serverAttachment struct {
 func (a *serverAttachment) ID() string { return a.st.id }
 
 func (a *serverAttachment) Live(ctx context.Context) (*session.Live, error) {
+	if err := a.h.mayWrite(ctx, a.st.id); err != nil {
+		return nil, err
+	}
 	st := a.st
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -132,6 +209,9 @@ func (a *serverAttachment) Live(ctx context.Context) (*session.Live, error) {
 // to count, as for the server token.
 func (a *serverAttachment) Prompt(ctx context.Context, text string, opts session.TurnOptions) (bool, error) {
 	s, turn := a.h.s, queuedTurn{text: text, opts: opts}
+	if err := a.h.mayWrite(ctx, a.st.id); err != nil {
+		return false, err
+	}
 	if e := s.admitUserTurn(ctx, a.h.owner, a.st.id, &turn); e != nil {
 		return false, errors.New(e.Message)
 	}
@@ -145,6 +225,9 @@ func (a *serverAttachment) Prompt(ctx context.Context, text string, opts session
 }
 
 func (a *serverAttachment) Interrupt(ctx context.Context) bool {
+	if a.h.mayWrite(ctx, a.st.id) != nil {
+		return false
+	}
 	if a.h.s.opts.Turns != nil {
 		was, _ := a.h.s.interruptDurable(ctx, a.st)
 		return was
@@ -156,6 +239,9 @@ func (a *serverAttachment) Interrupt(ctx context.Context) bool {
 // Reply answers as POST /api/sessions/{id}/permissions/{request_id} does.
 func (a *serverAttachment) Reply(ctx context.Context, requestID string, ans permission.Answer) error {
 	s := a.h.s
+	if err := a.h.mayWrite(ctx, a.st.id); err != nil {
+		return err
+	}
 	var err error
 	if s.opts.Turns != nil {
 		err = s.answerDurable(ctx, a.st.id, requestID, ans)

@@ -63,3 +63,77 @@ func TestHostSessionsAreTheServers(t *testing.T) {
 		t.Errorf("the owner deleting the chat's session: %d %s", code, data)
 	}
 }
+
+// A bridge acting as an owner reaches sessions as that owner's web
+// requests would (one rule, decideSession): a chat of an account of no
+// workspace neither starts a session in the workspace nor resumes one of
+// it by id, nor does a viewer's; and once the owner is disabled, their
+// chat's prompts stop too.
+func TestHostActsWithinItsOwnersAccess(t *testing.T) {
+	tm := newTeam(t, scripted.Script{Steps: []scripted.Step{scripted.TextStep("ok")}})
+	ctx := context.Background()
+	sink := event.SinkFunc(func(event.Event) {})
+	for _, owner := range []string{"eve", "vic"} {
+		h, err := tm.srv.Host(ctx, server.HostOptions{Owner: owner, Actor: "bridge:test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if att, err := h.Attach(ctx, session.OpenRequest{ID: tm.sid}, sink); err == nil {
+			att.Detach("other")
+			t.Errorf("a bridge owned by %s resumed session %s of a workspace it may not write in", owner, tm.sid)
+		}
+		if att, err := h.Attach(ctx, session.OpenRequest{Cwd: tm.ws}, sink); err == nil {
+			att.Detach("other")
+			t.Errorf("a bridge owned by %s started a session in a workspace it may not write in", owner)
+		}
+	}
+	h, err := tm.srv.Host(ctx, server.HostOptions{Owner: "ed", Actor: "bridge:test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	att, err := h.Attach(ctx, session.OpenRequest{ID: tm.sid}, sink)
+	if err != nil {
+		t.Fatalf("the editor's bridge resuming the workspace's session: %v", err)
+	}
+	defer att.Detach("other")
+	if code, data := tm.doAs(tm.boss, "PATCH", "/api/users/ed", map[string]any{"disabled": true}); code != 200 {
+		t.Fatalf("disable ed: %d %s", code, data)
+	}
+	if _, err := att.Prompt(ctx, "after ed was disabled", session.TurnOptions{}); err == nil {
+		t.Errorf("a disabled owner's chat prompted")
+	}
+}
+
+// What a bridge lists (/sessions) is what its owner may see, as
+// GET /api/sessions lists: a chat acting as an account of no workspace is
+// shown none of the workspace's sessions, not even their titles; one
+// acting as a member is.
+func TestHostListsWhatItsOwnerMaySee(t *testing.T) {
+	tm := newTeam(t, scripted.Script{})
+	ctx := context.Background()
+	ids := func(owner string) []string {
+		t.Helper()
+		h, err := tm.srv.Host(ctx, server.HostOptions{Owner: owner, Actor: "bridge:test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ss, err := h.List(ctx, session.ListOptions{Limit: 50})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, s := range ss {
+			out = append(out, s.ID)
+		}
+		return out
+	}
+	if got := ids("eve"); len(got) != 0 {
+		t.Errorf("a bridge owned by eve (no workspace) lists %v", got)
+	}
+	if got := ids("vic"); len(got) != 1 || got[0] != tm.sid {
+		t.Errorf("a bridge owned by vic (a viewer) lists %v, want [%s]", got, tm.sid)
+	}
+	if got := ids(""); len(got) != 1 {
+		t.Errorf("a bridge with no owner lists %v, want every session, as the server token", got)
+	}
+}

@@ -22,6 +22,10 @@ type Host interface {
 	// front end's turn emitted it. Asker and Sinks of req are ignored;
 	// questions are answered through Attachment.Reply.
 	Attach(ctx context.Context, req OpenRequest, sink event.Sink) (Attachment, error)
+	// List returns the stored sessions the front end may see (the ones
+	// it may offer to resume), as Manager.List orders them: the server's
+	// Host lists what the account it acts as may see.
+	List(ctx context.Context, opt ListOptions) ([]Summary, error)
 }
 
 // An Attachment is one front end's hold on a shared session.
@@ -96,6 +100,12 @@ func (ls *localSession) Emit(e event.Event) {
 	for _, s := range sinks {
 		s.Emit(e)
 	}
+}
+
+// List implements Host: every stored session (a process alone has no
+// accounts).
+func (h *LocalHost) List(ctx context.Context, opt ListOptions) ([]Summary, error) {
+	return h.m.List(ctx, opt)
 }
 
 // Attach implements Host.

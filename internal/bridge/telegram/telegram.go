@@ -9,6 +9,7 @@ package telegram
 import (
 	"bytes"
 	"context"
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"io"
@@ -145,6 +146,10 @@ func (p *Platform) Receive(ctx context.Context, handle func(context.Context, bri
 	return failure
 }
 
+// maxBody is the largest update the webhook reads (Telegram's are a few
+// KiB; a file comes as an id to download, not in the update).
+const maxBody = 1 << 20
+
 // serveWebhook registers the webhook and serves it until ctx ends.
 func (p *Platform) serveWebhook(ctx context.Context, b *tg.Bot) error {
 	w := p.cfg.Webhook
@@ -155,11 +160,23 @@ func (p *Platform) serveWebhook(ctx context.Context, b *tg.Bot) error {
 	lib := b.WebhookHandler()
 	srv := &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		// The library drops a request with a wrong secret but answers
-		// 200; refuse it plainly so a misconfiguration shows.
-		if r.Method != http.MethodPost || r.Header.Get("X-Telegram-Bot-Api-Secret-Token") != w.Secret {
+		// 200; refuse it plainly so a misconfiguration shows. The
+		// secret is compared in constant time, and the body is read
+		// here within maxBody: the library reads whatever it is sent.
+		if r.Method != http.MethodPost || subtle.ConstantTimeCompare([]byte(r.Header.Get("X-Telegram-Bot-Api-Secret-Token")), []byte(w.Secret)) != 1 {
 			http.Error(rw, "forbidden", http.StatusForbidden)
 			return
 		}
+		body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+		if err != nil {
+			http.Error(rw, "bad request", http.StatusBadRequest)
+			return
+		}
+		if len(body) > maxBody {
+			http.Error(rw, "too large", http.StatusRequestEntityTooLarge)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
 		lib(rw, r)
 	})}
 	errc := make(chan error, 1)

@@ -5,6 +5,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/testfiles"
 	"io"
 	"log"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -184,6 +185,15 @@ func TestWebhookWithSecretAndAttachedFile(t *testing.T) {
 	codes, err := fake.Deliver(ctx)
 	if err != nil || len(codes) != 1 || codes[0] != 403 {
 		t.Fatalf("a post without the secret: %v, %v; want 403", codes, err)
+	}
+	// Even with the secret, a body past the limit is refused, not read
+	// whole into memory.
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, hook, strings.NewReader(`{"update_id":1,"x":"`+strings.Repeat("a", 2<<20)+`"}`))
+	req.Header.Set("X-Telegram-Bot-Api-Secret-Token", "s3cret-hook")
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Fatalf("a 2 MiB post with the secret: %v, %v; want 413", resp, err)
+	} else {
+		resp.Body.Close()
 	}
 	setHook(fake, hook, "s3cret-hook")
 	fake.Message(chat, alice, "/new proj")

@@ -70,7 +70,23 @@ func newClient(cfg Config, signal string) (*client, error) {
 	default:
 		return nil, fmt.Errorf("otlp: protocol %q: use %s or %s", cfg.Protocol, HTTP, GRPC)
 	}
+	c.http.CheckRedirect = refuseRedirect
 	return c, nil
+}
+
+// redirected is a collector's answer sending the export elsewhere. It is
+// not followed: net/http would carry the exporter's headers (an API key
+// in OTEL_EXPORTER_OTLP_HEADERS: it strips only Authorization and
+// cookies) and the telemetry to whatever host the answer names. Not
+// retried either: the next answer would be the same.
+type redirected struct{ to string }
+
+func (e *redirected) Error() string {
+	return "the collector redirected the export to " + e.to + ": redirects are not followed (they would take the headers along); set the endpoint to the address it should reach"
+}
+
+func refuseRedirect(req *http.Request, _ []*http.Request) error {
+	return &redirected{to: req.URL.Redacted()}
 }
 
 // export sends body, retrying what may succeed later with a growing,

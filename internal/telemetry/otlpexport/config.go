@@ -170,7 +170,7 @@ func endpoint(getenv func(string) string, sig, signal, protocol, file string) (*
 	}
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("%s %q: give a URL such as http://collector:%s", name, raw, map[bool]string{true: "4317", false: "4318"}[protocol == GRPC])
+		return nil, fmt.Errorf("%s %q: give a URL such as http://collector:%s", name, withoutCredentials(raw), map[bool]string{true: "4317", false: "4318"}[protocol == GRPC])
 	}
 	switch {
 	case protocol == GRPC:
@@ -183,15 +183,30 @@ func endpoint(getenv func(string) string, sig, signal, protocol, file string) (*
 	return u, nil
 }
 
+// withoutCredentials is an endpoint that is no URL as an error shows it:
+// what comes before an "@" (user:password) left out.
+func withoutCredentials(raw string) string {
+	i := strings.LastIndex(raw, "@")
+	if i < 0 {
+		return raw
+	}
+	if scheme, _, ok := strings.Cut(raw[:i], "://"); ok {
+		return scheme + "://…@" + raw[i+1:]
+	}
+	return "…@" + raw[i+1:]
+}
+
 // parseHeaders reads "k1=v1,k2=v2" (values percent-decoded, as the
-// W3C baggage format the variable uses).
+// W3C baggage format the variable uses). An entry that is no pair is
+// named by its place, not its text: it is often a secret written
+// another way ("Authorization: Bearer ...").
 func parseHeaders(v string) (map[string]string, error) {
 	out := map[string]string{}
-	for _, pair := range strings.Split(v, ",") {
+	for i, pair := range strings.Split(v, ",") {
 		k, val, ok := strings.Cut(pair, "=")
 		k = strings.TrimSpace(k)
 		if !ok || k == "" || strings.ContainsAny(k, " \t\"(),/:;<>?@[\\]{}") {
-			return nil, fmt.Errorf("entry %q: give key=value pairs separated by commas", strings.SplitN(pair, "=", 2)[0])
+			return nil, fmt.Errorf("entry %d is not key=value (give key=value pairs separated by commas, e.g. Authorization=Bearer%%20TOKEN)", i+1)
 		}
 		dec, err := url.PathUnescape(val)
 		if err != nil {

@@ -45,7 +45,7 @@ func TestResolve(t *testing.T) {
 		{name: "signal timeout wins", signal: "traces", protocol: HTTP, env: map[string]string{"OTEL_EXPORTER_OTLP_TIMEOUT": "500", "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT": "700"}, timeout: 700 * time.Millisecond},
 		{name: "bad timeout", signal: "traces", protocol: HTTP, env: map[string]string{"OTEL_EXPORTER_OTLP_TIMEOUT": "10s"}, err: "OTEL_EXPORTER_OTLP_TIMEOUT=\"10s\": give milliseconds"},
 		{name: "bad compression", signal: "traces", protocol: HTTP, env: map[string]string{"OTEL_EXPORTER_OTLP_COMPRESSION": "zstd"}, err: "use gzip or none"},
-		{name: "bad header", signal: "traces", protocol: HTTP, env: map[string]string{"OTEL_EXPORTER_OTLP_HEADERS": "novalue"}, err: "OTEL_EXPORTER_OTLP_HEADERS: entry \"novalue\""},
+		{name: "bad header", signal: "traces", protocol: HTTP, env: map[string]string{"OTEL_EXPORTER_OTLP_HEADERS": "novalue"}, err: "OTEL_EXPORTER_OTLP_HEADERS: entry 1 is not key=value"},
 		{name: "endpoint without scheme", signal: "traces", protocol: GRPC, env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "collector:4317"}, err: "give a URL such as http://collector:4317"},
 		{name: "bad insecure", signal: "traces", protocol: GRPC, env: map[string]string{"OTEL_EXPORTER_OTLP_INSECURE": "yes"}, err: "use true or false"},
 		{name: "bad temporality", signal: "metrics", protocol: GRPC, env: map[string]string{"OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE": "sometimes"}, err: "use cumulative, delta or lowmemory"},
@@ -124,4 +124,26 @@ func equalMaps(a, b map[string]string) bool {
 		}
 	}
 	return true
+}
+
+// A mistyped variable's error names the variable and the fix, never the
+// secret it holds: a header written with a colon ("Authorization: Bearer
+// ...") is no key=value pair, and an endpoint with credentials but no
+// scheme is no URL.
+func TestResolveErrorsHoldNoSecret(t *testing.T) {
+	for name, e := range map[string]map[string]string{
+		"header with a colon":      {"OTEL_EXPORTER_OTLP_HEADERS": "Authorization: Bearer sekrit-123"},
+		"second header, no equals": {"OTEL_EXPORTER_OTLP_HEADERS": "a=b,sekrit-123"},
+		"endpoint without scheme":  {"OTEL_EXPORTER_OTLP_ENDPOINT": "user:sekrit-123@collector:4318"},
+		"endpoint that is no URL":  {"OTEL_EXPORTER_OTLP_ENDPOINT": "https://user:sekrit-123@coll ector:4318"},
+	} {
+		_, err := Resolve(Source{Getenv: env(e)}, "traces", HTTP)
+		if err == nil {
+			t.Errorf("%s: no error", name)
+			continue
+		}
+		if strings.Contains(err.Error(), "sekrit") {
+			t.Errorf("%s: the error holds the secret: %v", name, err)
+		}
+	}
 }

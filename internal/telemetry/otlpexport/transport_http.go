@@ -118,7 +118,8 @@ func retryAfter(v string) time.Duration {
 // timeout) unless the export's own context ended it or retrying cannot
 // help.
 func transportError(ctx context.Context, err error) error {
-	if ctx.Err() != nil {
+	var redir *redirected
+	if ctx.Err() != nil || errors.As(err, &redir) {
 		return err
 	}
 	// A TLS mismatch or an untrusted certificate will not mend itself.
