@@ -265,3 +265,22 @@ func TestGuardKeepsWhatWasThere(t *testing.T) {
 	r.s.Close()
 	r.gone(filepath.Join(r.l.ws, ".git", "commondir"))
 }
+
+// `git config` run outside while the session goes on writes .git/config
+// anew and renames it over the old one, and the kernel drops the
+// read-only mount over the old one in the session's sandbox process: the
+// next command must find it read-only again.
+func TestConfigRewrittenOutsideStaysReadOnly(t *testing.T) {
+	r := newGuardRig(t, nil)
+	if !r.s.Capabilities().UserNS {
+		t.Skip("read-only places need the mount namespace")
+	}
+	config := filepath.Join(r.l.ws, ".git", "config")
+	r.run("git status >/dev/null")
+	gitIn(t, r.l.ws, "config", "user.name", "outside")
+	r.run(`printf '[core]\n\tfsmonitor = touch %s; echo\n' "$MARK" >> .git/config`)
+	if b, _ := os.ReadFile(config); strings.Contains(string(b), "fsmonitor") {
+		t.Errorf("a sandboxed command wrote .git/config after it was rewritten outside:\n%s", b)
+	}
+	r.gitOutside(r.l.ws, "status")
+}
