@@ -195,6 +195,10 @@ printf '[core]\n\tfsmonitor = touch %s; echo\n' "$MARK" >> ` + filepath.Join(mod
 	if _, err := os.Stat(hook); err == nil {
 		t.Errorf("a hook was planted in the submodule's git folder")
 	}
+	out, _ := runStarted(t, r.s, "write", hook)
+	if evs := r.s.DenialEvents(out, r.l.ws); len(evs) != 1 || evs[0].Meta["path"] != hook || evs[0].Meta["rule"] != RuleReadOnly {
+		t.Errorf("the refusal (%q) is not one sandbox_denial naming %s: %+v", out, hook, evs)
+	}
 	if b, _ := os.ReadFile(filepath.Join(mod, "config")); strings.Contains(string(b), "fsmonitor") {
 		t.Errorf("the submodule's config was changed:\n%s", b)
 	}
