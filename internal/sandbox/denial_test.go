@@ -16,7 +16,7 @@ func TestDenialEventsInferred(t *testing.T) {
 	s.policy.ReadOnly = []string{"/w/proj/.git/modules/lib/hooks"}
 	s.caps.UserNS = true
 	evs := s.DenialEvents(out, "/w/proj")
-	want := map[string]string{"/w/proj/.git/modules/lib/hooks/post-checkout": RuleReadOnly,"/home/u/.ssh/id_rsa": RuleSecret, "/w/outside.txt": RuleWriteOutside,
+	want := map[string]string{"/w/proj/.git/modules/lib/hooks/post-checkout": RuleReadOnly, "/home/u/.ssh/id_rsa": RuleSecret, "/w/outside.txt": RuleWriteOutside,
 		"/home/u/evil.txt": RuleWriteOutside, "/etc/x.conf": RuleWriteOutside, "/home/u/node.txt": RuleWriteOutside}
 	got := map[string]string{}
 	for _, e := range evs {
