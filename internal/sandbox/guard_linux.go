@@ -172,8 +172,24 @@ func (g *gitGuard) check() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.watch()
+	roots := map[string]*os.Root{}
+	defer func() {
+		for _, r := range roots {
+			if r != nil {
+				r.Close()
+			}
+		}
+	}()
 	for _, e := range g.entries {
-		if ev, ok := e.enforce(); ok && g.report != nil {
+		root, ok := roots[e.anchor]
+		if !ok {
+			root, _ = os.OpenRoot(e.anchor)
+			roots[e.anchor] = root
+		}
+		if root == nil {
+			continue
+		}
+		if ev, ok := e.enforce(root); ok && g.report != nil {
 			g.report(ev)
 		}
 	}
@@ -192,15 +208,10 @@ func (g *gitGuard) stop() {
 }
 
 // enforce removes e's path when it is there and must not be: it checks
-// and removes through an os.Root at e's anchor, so a link a command put
+// and removes through root, an os.Root at e's anchor, so a link a command put
 // on the way is followed only inside that folder, and a link at the path
 // itself is removed, never followed.
-func (e guardEntry) enforce() (event.Event, bool) {
-	root, err := os.OpenRoot(e.anchor)
-	if err != nil {
-		return event.Event{}, false
-	}
-	defer root.Close()
+func (e guardEntry) enforce(root *os.Root) (event.Event, bool) {
 	rel, err := filepath.Rel(e.anchor, e.path)
 	if err != nil {
 		return event.Event{}, false
