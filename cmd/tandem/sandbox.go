@@ -121,6 +121,11 @@ func newSandboxRunCmd(g *globalFlags) *cobra.Command {
 				return err
 			}
 			defer cleanup()
+			// As a session's: the sandbox process, and with it the guard
+			// that removes the git program files a command creates.
+			if err := sb.Open(); err != nil {
+				return err
+			}
 			c := exec.Command(args[0], args[1:]...)
 			c.Dir = s.Cwd
 			c.Stdin, c.Stdout, c.Stderr = os.Stdin, cmd.OutOrStdout(), cmd.ErrOrStderr()

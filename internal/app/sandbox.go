@@ -124,6 +124,8 @@ func (a *App) SandboxFor(sc sandbox.Config, roots []string, onDenial func(event.
 		go proxy.Serve(tcp)
 		sb = sb.WithProxyPort(tcp.Addr().(*net.TCPAddr).Port)
 	}
+	// The git program files a command creates are removed and said there.
+	sb.OnDenial(onDenial)
 	// First undone: the session's sandbox process, and every command it
 	// still runs, goes before the proxy and the folders.
 	undo = append(undo, func() { sb.Close() })

@@ -17,14 +17,19 @@ const maxLinkFile = 4096
 // that git runs later, outside any sandbox: its hooks folder, its config
 // (core.hooksPath, aliases, filters, fsmonitor), config.worktree (read when
 // extensions.worktreeConfig is on) and commondir (it names the folder
-// whose config git reads), and the last two in each of its linked
-// worktrees' folders (worktrees/*). The one list: the main checkout's
-// .git (permission.ProgramPaths) and a linked worktree's common folder
-// (the OS sandbox, internal/sandbox's Build) are both kept read-only
-// from it. Only the worktrees that exist now are listed.
+// whose config git reads), the last two in each of its linked worktrees'
+// folders (worktrees/*), and all four in each of its submodules' git
+// folders (modules/**, nested ones too: git runs a submodule's hooks and
+// config when it works in the submodule, and `git status` does in the
+// top folder). The one list: the main checkout's .git
+// (permission.ProgramPaths) and a linked worktree's common folder (the OS
+// sandbox, internal/sandbox's Build) are both kept read-only from it, and
+// the sandbox removes any of them that did not exist when it started and
+// appears (internal/sandbox's guard). Only the worktrees and submodules
+// that exist now are listed, at most maxModules submodule folders down to
+// maxModuleDepth names deep.
 func ProgramFiles(gitDir string) []string {
-	out := []string{filepath.Join(gitDir, "hooks"), filepath.Join(gitDir, "config"),
-		filepath.Join(gitDir, "config.worktree"), filepath.Join(gitDir, "commondir")}
+	out := programFilesOf(gitDir)
 	ents, _ := os.ReadDir(filepath.Join(gitDir, "worktrees"))
 	for _, e := range ents {
 		if e.IsDir() {
@@ -32,6 +37,57 @@ func ProgramFiles(gitDir string) []string {
 			out = append(out, filepath.Join(w, "config.worktree"), filepath.Join(w, "commondir"))
 		}
 	}
+	for _, m := range moduleGitDirs(gitDir) {
+		out = append(out, programFilesOf(m)...)
+	}
+	return out
+}
+
+// programFilesOf are the program files of one git folder itself.
+func programFilesOf(gitDir string) []string {
+	return []string{filepath.Join(gitDir, "hooks"), filepath.Join(gitDir, "config"),
+		filepath.Join(gitDir, "config.worktree"), filepath.Join(gitDir, "commondir")}
+}
+
+// Bounds on the submodule folders ProgramFiles walks: a repository's
+// submodules are a handful, and a folder a command filled with thousands
+// must not make every sandboxed session's start (one bind mount each)
+// slow. A submodule's name may hold slashes (modules/a/b is the git folder
+// of submodule "a/b"), and nested submodules live in modules/x/modules/y.
+const (
+	maxModules     = 64
+	maxModuleDepth = 8
+)
+
+// moduleGitDirs finds the git folders under gitDir/modules: a folder
+// holding HEAD is one (and its own modules folder is searched for nested
+// ones); another folder is a part of a submodule name containing slashes.
+// Links are not followed.
+func moduleGitDirs(gitDir string) []string {
+	var out []string
+	var walk func(dir string, depth int)
+	walk = func(dir string, depth int) {
+		if depth > maxModuleDepth {
+			return
+		}
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			if len(out) >= maxModules {
+				return
+			}
+			if !e.IsDir() {
+				continue
+			}
+			d := filepath.Join(dir, e.Name())
+			if fi, err := os.Lstat(filepath.Join(d, "HEAD")); err == nil && fi.Mode().IsRegular() {
+				out = append(out, d)
+				walk(filepath.Join(d, "modules"), depth+1)
+			} else {
+				walk(d, depth+1)
+			}
+		}
+	}
+	walk(filepath.Join(gitDir, "modules"), 1)
 	return out
 }
 

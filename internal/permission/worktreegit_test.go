@@ -57,3 +57,37 @@ func TestLinkedWorktreeGitProgramsAreProtected(t *testing.T) {
 		t.Errorf("Rooted view: %s; want asked", got)
 	}
 }
+
+// In an ordinary checkout, .git/commondir does not exist (only a linked
+// worktree's git folder has one), and config.worktree often does not: a
+// file tool writing either, or a submodule's hooks and config, asks in
+// every mode, even under a rule allowing writes to the whole workspace,
+// since git would follow them to programs it runs outside the sandbox.
+func TestWriteToMissingGitProgramFileAsks(t *testing.T) {
+	ws := t.TempDir()
+	ws, _ = filepath.EvalSymlinks(ws)
+	os.MkdirAll(filepath.Join(ws, ".git", "modules", "lib", "hooks"), 0o755)
+	a := &recordingAsker{}
+	e := NewEngine(EngineOptions{Tools: builtinFiles, Mode: Trust, WorkDir: ws, HomeDir: t.TempDir(), Asker: a,
+		UserRules: mustRules(t, ActionAllow, "Edit(/"+filepath.ToSlash(ws)+"/**)")})
+	write := func(p string) map[string]any { return map[string]any{"file_path": p, "content": "/elsewhere\n"} }
+	if got, d := verdictOf(t, e, a, "Write", write(filepath.Join(ws, "notes.txt"))); got != "A" {
+		t.Errorf("Write notes.txt under the allowing rule: %s (%q)", got, d.Message)
+	}
+	for _, rel := range []string{".git/commondir", ".git/config.worktree", ".git/hooks/pre-commit",
+		".git/modules/lib/hooks/post-checkout", ".git/modules/lib/commondir", ".git/modules/lib/config"} {
+		p := filepath.Join(ws, rel)
+		if _, err := os.Stat(p); err == nil && rel == ".git/commondir" {
+			t.Fatalf("%s exists", p)
+		}
+		if got, d := verdictOf(t, e, a, "Write", write(p)); got != "Q" {
+			t.Errorf("Write %s: %s (%q); want asked", rel, got, d.Message)
+		}
+	}
+	for _, p := range ProgramPaths(ws) {
+		if filepath.Base(p) == "commondir" && filepath.Dir(p) == filepath.Join(ws, ".git") {
+			return
+		}
+	}
+	t.Errorf("ProgramPaths(%s) lacks .git/commondir", ws)
+}

@@ -2,6 +2,8 @@ package sandbox
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 
 	"github.com/tandem-agent/tandem/internal/gitrepo"
@@ -40,6 +42,7 @@ func Build(in Input) (Policy, error) {
 	p.WriteRoots = append(p.WriteRoots, in.Roots...)
 	gitRoots, gitReadOnly := linkedGitDirs(in.Roots)
 	p.WriteRoots = append(p.WriteRoots, gitRoots...)
+	p.GitDirs = append(ownGitDirs(in.Roots), gitRoots...)
 	p.ReadOnly = appendNew(p.ReadOnly, gitReadOnly...)
 	for _, w := range in.Config.Write {
 		d := expand(w, in.Home, getenv)
@@ -94,6 +97,19 @@ func linkedGitDirs(roots []string) (write, readOnly []string) {
 		readOnly = append(readOnly, gitrepo.ProgramFiles(common)...)
 	}
 	return write, readOnly
+}
+
+// ownGitDirs are the roots' own .git folders (a directory: a worktree's
+// or a submodule's .git file names a folder found elsewhere).
+func ownGitDirs(roots []string) []string {
+	var out []string
+	for _, r := range roots {
+		d := filepath.Join(r, ".git")
+		if fi, err := os.Lstat(d); err == nil && fi.IsDir() && !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // appendNew appends the entries of add that list lacks.

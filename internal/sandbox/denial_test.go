@@ -11,9 +11,12 @@ func TestDenialEventsInferred(t *testing.T) {
 		"PermissionError: [Errno 13] Permission denied: '/home/u/evil.txt'\n" +
 		"cat: /w/proj/locked: Permission denied\n" + // inside: the file's own mode
 		"open /etc/x.conf: permission denied\n" +
-		"Error: EACCES: permission denied, open '/home/u/node.txt'\n"
+		"Error: EACCES: permission denied, open '/home/u/node.txt'\n" +
+		"sh: 1: cannot create .git/modules/lib/hooks/post-checkout: Read-only file system\n"
+	s.policy.ReadOnly = []string{"/w/proj/.git/modules/lib/hooks"}
+	s.caps.UserNS = true
 	evs := s.DenialEvents(out, "/w/proj")
-	want := map[string]string{"/home/u/.ssh/id_rsa": RuleSecret, "/w/outside.txt": RuleWriteOutside,
+	want := map[string]string{"/w/proj/.git/modules/lib/hooks/post-checkout": RuleReadOnly, "/home/u/.ssh/id_rsa": RuleSecret, "/w/outside.txt": RuleWriteOutside,
 		"/home/u/evil.txt": RuleWriteOutside, "/etc/x.conf": RuleWriteOutside, "/home/u/node.txt": RuleWriteOutside}
 	got := map[string]string{}
 	for _, e := range evs {

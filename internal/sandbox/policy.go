@@ -21,6 +21,12 @@ type Policy struct {
 	// .tandem, .vscode...). Enforced by read-only bind mounts, so only with
 	// namespaces.
 	ReadOnly []string `json:"read_only,omitempty"`
+	// GitDirs are the git folders whose program files (gitrepo.ProgramFiles)
+	// tandem's guard keeps from appearing while the session's sandbox runs
+	// (guard_linux.go): each root's .git folder and a linked worktree
+	// root's common git folder. Not sent to the sandbox process: the guard
+	// runs in tandem.
+	GitDirs []string `json:"-"`
 	// TempDir is the process's own temporary folder (TMPDIR); it is also a
 	// write root. Empty: none is set.
 	TempDir string `json:"tmp,omitempty"`
@@ -54,7 +60,7 @@ type Network struct {
 // validate checks that every path is absolute: a relative one would be
 // read against whatever folder the helper started in.
 func (p Policy) validate() error {
-	for _, list := range [][]string{p.WriteRoots, p.DenyRead, p.ReadOnly} {
+	for _, list := range [][]string{p.WriteRoots, p.DenyRead, p.ReadOnly, p.GitDirs} {
 		for _, d := range list {
 			if !filepath.IsAbs(d) {
 				return fmt.Errorf("sandbox policy path %q is not absolute (give the full path)", d)

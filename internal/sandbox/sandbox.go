@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+
+	"github.com/tandem-agent/tandem/internal/event"
 )
 
 // ErrUnavailable is returned where this system cannot build the sandbox;
@@ -22,6 +24,17 @@ type Sandbox struct {
 	// (started on first use, stopped by Close).
 	mu  sync.Mutex
 	srv *fastServer
+	// onDenial hears what the git guard removed (OnDenial).
+	onDenial func(event.Event)
+}
+
+// OnDenial sends the sandbox_denial events of the git guard (a git program
+// file a sandboxed command created, removed: guard_linux.go) to f. Set it
+// before Open; nil drops them.
+func (s *Sandbox) OnDenial(f func(event.Event)) {
+	s.mu.Lock()
+	s.onDenial = f
+	s.mu.Unlock()
 }
 
 // New returns a sandbox for p, started through exe (the tandem binary;

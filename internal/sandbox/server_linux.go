@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"sync"
 	"syscall"
@@ -66,6 +67,12 @@ type server struct {
 	waiting map[int]*child // started commands by pid
 	// poke wakes the reaper when a command's pidfd has gone to tandem.
 	poke chan struct{}
+
+	// mounted are the read-only places bound at setup (resolved), which
+	// remount puts back when one was replaced from outside; bindMu keeps
+	// two commands' starts from binding the same place twice.
+	mounted []string
+	bindMu  sync.Mutex
 }
 
 // child is a started command. Until tandem has its pidfd (sent), the
@@ -120,6 +127,11 @@ func (s *server) setup(p Policy) error {
 		if err := readOnlyBinds(p.ReadOnly); err != nil {
 			return err
 		}
+		for _, ro := range p.ReadOnly {
+			if real, err := filepath.EvalSymlinks(ro); err == nil {
+				s.mounted = append(s.mounted, real)
+			}
+		}
 		if err := loopbackUp(); err != nil {
 			return err
 		}
@@ -160,6 +172,11 @@ func (s *server) handle(conn int, files []int) {
 	var req request
 	if err := json.NewDecoder(c).Decode(&req); err != nil {
 		closeAll(files)
+		return
+	}
+	if err := s.remount(); err != nil {
+		closeAll(files)
+		send(c, reply{Error: err.Error()}, -1)
 		return
 	}
 	env := req.Env
@@ -246,6 +263,27 @@ func (s *server) handle(conn int, files []int) {
 		unix.Kill(-st.pid, unix.SIGKILL)
 		<-exited
 	}
+}
+
+// remount binds again, read-only, each place bound at setup that is
+// writable now. The kernel drops a mount in this namespace when the file
+// under it is renamed over or removed outside (`git config` run outside
+// writes .git/config anew and renames it over the old one), and this
+// process keeps its mount namespace for the whole session: without this,
+// every later command could write the new file.
+func (s *server) remount() error {
+	s.bindMu.Lock()
+	defer s.bindMu.Unlock()
+	for _, p := range s.mounted {
+		var st unix.Statfs_t
+		if unix.Statfs(p, &st) != nil || st.Flags&unix.ST_RDONLY != 0 {
+			continue // gone, or still read-only
+		}
+		if err := readOnlyBinds([]string{p}); err != nil {
+			return fmt.Errorf("%w (a protected place was replaced outside the sandbox; the command was not started)", err)
+		}
+	}
+	return nil
 }
 
 // sent marks pid's pidfd as delivered: the reaper may now collect it.

@@ -124,6 +124,11 @@ type fastServer struct {
 	// a pid namespace nothing else would end a command's children).
 	liveMu sync.Mutex
 	live   map[int]bool
+
+	// guard removes the git program files commands create (guard_linux.go):
+	// it watches while the sandbox process runs, and checks after each
+	// command and when it stops.
+	guard *gitGuard
 }
 
 // server returns the running sandbox process, starting it first when
@@ -206,6 +211,7 @@ func startServer(s *Sandbox) (*fastServer, error) {
 		}
 		return nil, fmt.Errorf("sandbox: the session's sandbox process did not start: %s (`tandem sandbox check` shows what this system offers)", msg)
 	}
+	srv.guard = startGuard(p.GitDirs, s.onDenial)
 	return srv, nil
 }
 
@@ -226,6 +232,7 @@ func (f *fastServer) stop() {
 			<-f.exited
 		}
 	}
+	f.guard.stop()
 }
 
 // stopGrace is how long the sandbox process gets to exit by itself.
@@ -291,6 +298,9 @@ func (f *fastServer) start(req request, files []*os.File) (*Process, error) {
 	f.liveMu.Unlock()
 	go func() {
 		defer close(p.done)
+		// Before Wait returns: what the command planted is gone when its
+		// caller looks.
+		defer f.guard.check()
 		defer conn.Close()
 		defer func() {
 			f.liveMu.Lock()
