@@ -298,7 +298,7 @@ func startReplica(bin, tmp string, i, port int, dbURL, modelURL, ws string) (*re
 		"OPENAI_BASE_URL="+modelURL+"/v1", "OPENAI_API_KEY=bench-key",
 		"TANDEM_MODEL=", "XDG_CONFIG_HOME=", "XDG_DATA_HOME=")
 	r.cmd.Stdout, r.cmd.Stderr = logf, logf
-	r.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	r.cmd.SysProcAttr = diesWithBench()
 	if err := r.cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start replica %d: %w", i, err)
 	}

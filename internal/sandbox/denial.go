@@ -15,6 +15,9 @@ const (
 	RuleWriteOutside = "sandbox: outside the writable folders"
 	RuleNetwork      = "sandbox.network.allow"
 	RuleReadOnly     = "sandbox: protected place (read-only)"
+	// RuleGitProgram: a git program file created inside the sandbox,
+	// removed by the git guard (guard_linux.go).
+	RuleGitProgram = "sandbox: git program file created inside the sandbox"
 )
 
 // deniedPath finds the paths in EACCES/EPERM/EROFS messages of the usual shapes:

@@ -16,9 +16,6 @@ import (
 	"github.com/tandem-agent/tandem/internal/gitrepo"
 )
 
-// RuleGitProgram is the rule a removed git program file names.
-const RuleGitProgram = "sandbox: git program file created inside the sandbox"
-
 // The git guard (docs/sandbox.md, "Git's program files"). Read-only bind
 // mounts keep the git program files that exist when the session's sandbox
 // starts (gitrepo.ProgramFiles) as they are, but a mount needs something

@@ -326,7 +326,7 @@ func (s *Server) start(bin string, cred *syscall.Credential, opts Options) error
 	defer logf.Close()
 	cmd := exec.Command(filepath.Join(bin, "postgres"), args...)
 	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGQUIT, Setpgid: true}
+	cmd.SysProcAttr = serverProcAttr(cred)
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("pgtest: start postgres: %w", err)
 	}
