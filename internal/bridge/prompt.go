@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/tandem-agent/tandem/internal/attach"
@@ -65,7 +66,9 @@ func (b *Bridge) attachments(ctx context.Context, u Update) (string, []message.B
 		if f.Fetch == nil {
 			continue
 		}
-		data, err := f.Fetch(ctx, attach.MaxBytes+1)
+		fctx, cancel := context.WithTimeout(ctx, fetchTimeout)
+		data, err := f.Fetch(fctx, attach.MaxBytes+1)
+		cancel()
 		if err != nil {
 			return "", nil, fmt.Errorf("download %s: %w", f.Name, err)
 		}
@@ -87,6 +90,11 @@ func (b *Bridge) attachments(ctx context.Context, u Update) (string, []message.B
 	}
 	return text, images, nil
 }
+
+// fetchTimeout bounds the download of one file a user sent: a chat's
+// updates are taken one at a time, so a download that stalls would hold
+// up every later one, /stop included.
+const fetchTimeout = time.Minute
 
 func isImage(f File, data []byte) bool {
 	if strings.HasPrefix(f.MediaType, "image/") {
