@@ -38,14 +38,26 @@ type logSink struct {
 	lost          error
 	lostTo        int64
 	progress      chan struct{} // closed (and replaced) when stored rises
-	// sealed: the session's turn is handed over to another replica
-	// (durable.go); the interrupted turn's end here (its result, done or
-	// error) is stored and shown as a handing_over status under the same
-	// seq instead, since the turn goes on elsewhere: a client sees one
-	// result, and the numbering has no gap.
-	sealed bool
-	note   string
+	// hand is what a drain does to the session's running turn
+	// (durable.go): armed, the drain will hand the turn over if it ends
+	// interrupted; handed, it did: the interrupted turn's end here (its
+	// result, done or error) is stored and shown as a handing_over status
+	// saying note under the same seq instead, since the turn goes on
+	// elsewhere: a client sees one result, and the numbering has no gap.
+	// A turn that ends otherwise (it completed as the drain timed out)
+	// keeps its end and completes its workflow.
+	hand handState
+	note string
 }
+
+// handState: see logSink.hand.
+type handState int
+
+const (
+	handNone handState = iota
+	handArmed
+	handHanded
+)
 
 func newLogSink(l EventLog, h *hub, lg *slog.Logger) *logSink {
 	s := &logSink{log: l, hub: h, slog: lg, progress: make(chan struct{})}
@@ -57,7 +69,13 @@ func newLogSink(l EventLog, h *hub, lg *slog.Logger) *logSink {
 func (s *logSink) Emit(e event.Event) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.sealed && (e.Type == event.Result || e.Type == event.Done || e.Type == event.Error) {
+	if s.hand == handArmed && e.Type == event.Result {
+		// The turn's end decides, in emission order: a result emitted
+		// before the drain armed the sink passed through unarmed, and
+		// runJob (which settles after the turn) finds nothing handed.
+		s.decideLocked(e.Subtype == event.SubtypeInterrupted)
+	}
+	if s.hand == handHanded && (e.Type == event.Result || e.Type == event.Done || e.Type == event.Error) {
 		e = event.Event{Type: event.Status, Subtype: SubtypeHandingOver, SessionID: e.SessionID, Seq: e.Seq, Time: e.Time, Message: s.note}
 	}
 	s.pending = append(s.pending, e)
@@ -123,12 +141,48 @@ func (s *logSink) sync() {
 	}
 }
 
-// seal turns the end of the interrupted turn into a handing_over status
-// saying note.
-func (s *logSink) seal(note string) {
+// arm makes the running turn's end, if it ends interrupted, a
+// handing_over status saying note (see logSink.hand).
+func (s *logSink) arm(note string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.sealed, s.note = true, note
+	if s.hand == handNone {
+		s.hand, s.note = handArmed, note
+	}
+}
+
+// decide settles an armed sink before the turn's end is emitted by the
+// server itself (runTurn's error end): handed over if interrupted. It
+// reports whether the turn is handed over.
+func (s *logSink) decide(interrupted bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.decideLocked(interrupted)
+	return s.hand == handHanded
+}
+
+func (s *logSink) decideLocked(interrupted bool) {
+	if s.hand != handArmed {
+		return
+	}
+	s.hand = handNone
+	if interrupted {
+		s.hand = handHanded
+	}
+}
+
+// handed reports whether the turn was handed over.
+func (s *logSink) handed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.hand == handHanded
+}
+
+// settle is runJob's answer once the turn's end is emitted: whether it
+// was handed over. An armed sink whose turn ended before it was armed
+// is disarmed: that turn completed.
+func (s *logSink) settle() bool {
+	return s.decide(false)
 }
 
 // EventRow is a stored event.
@@ -148,6 +202,13 @@ func (s *Server) sinkFor(h *hub) event.Sink {
 	}
 	s.logSinks[h] = ls
 	return ls
+}
+
+// sinkOf is h's log sink (nil without an event log).
+func (s *Server) sinkOf(h *hub) *logSink {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.logSinks[h]
 }
 
 // syncLog waits until the events h's session emitted so far are stored

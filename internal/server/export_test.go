@@ -1,5 +1,7 @@
 package server
 
+import "context"
+
 // SSEClients is how many event streams a session has (0 when it is not live).
 func (s *Server) SSEClients(id string) int {
 	s.mu.Lock()
@@ -10,3 +12,8 @@ func (s *Server) SSEClients(id string) int {
 	}
 	return st.hub.clientCount()
 }
+
+// DrainTurns is the first part of Shutdown with durable turns: stop
+// taking turns, wait DrainTimeout for the running ones, and decide to
+// hand those still running over.
+func (s *Server) DrainTurns(ctx context.Context) { s.drainTurns(ctx) }

@@ -89,13 +89,14 @@ func (s *Server) endUserTurn(id string) {
 
 // turnRunning returns what ends a user's turn (admitted by admitTurn):
 // its place given back and its cost added to the user's day. A turn
-// handed over to another replica keeps its place: it goes on there.
-func (s *Server) turnRunning(t queuedTurn) func(cost *float64) {
+// handed over to another replica (handed) keeps its place: it goes on
+// there.
+func (s *Server) turnRunning(t queuedTurn) func(cost *float64, handed bool) {
 	if t.user == "" {
-		return func(*float64) {}
+		return func(*float64, bool) {}
 	}
-	return func(cost *float64) {
-		if t.slot && !s.handOver.Load() {
+	return func(cost *float64, handed bool) {
+		if t.slot && !handed {
 			s.endUserTurn(t.id)
 		}
 		if cost == nil || *cost <= 0 {
