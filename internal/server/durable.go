@@ -186,9 +186,18 @@ func (s *Server) runJob(ctx context.Context, id string, job turnqueue.Job, res *
 	// (an interrupted result, as the log sink stored it) says whether the
 	// drain interrupted it. A turn that completed as the drain timed out
 	// completes its workflow, and another replica never redoes it.
-	handed := false
+	handed, refused := false, false
 	if ls := s.sinkOf(st.hub); ls != nil {
-		handed = ls.settle()
+		handed, refused = ls.settle(), ls.wasRefused()
+	}
+	if refused {
+		// The session's lease was lost to another runner, which took the
+		// turn over (eventfence.go): the workflow is that replica's now,
+		// and this one neither completes nor fails it.
+		s.log.Warn("a turn's lease was lost to another runner: its late output was not stored, and the turn is left to that runner", "session", st.id, "turn", id)
+		cancel()
+		done()
+		<-make(chan struct{})
 	}
 	st.mu.Lock()
 	st.handedOver = handed

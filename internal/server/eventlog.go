@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -48,6 +49,13 @@ type logSink struct {
 	// keeps its end and completes its workflow.
 	hand handState
 	note string
+	// holder is the session lease's holder while a turn runs here
+	// (event.Fencer); holders[i] is pending[i]'s. refused: the lease was
+	// lost to another runner (this replica stalled and the turn moved):
+	// nothing more of the turn is stored or shown (eventfence.go).
+	holder  string
+	holders []string
+	refused bool
 }
 
 // handState: see logSink.hand.
@@ -78,7 +86,12 @@ func (s *logSink) Emit(e event.Event) {
 	if s.hand == handHanded && (e.Type == event.Result || e.Type == event.Done || e.Type == event.Error) {
 		e = event.Event{Type: event.Status, Subtype: SubtypeHandingOver, SessionID: e.SessionID, Seq: e.Seq, Time: e.Time, Message: s.note}
 	}
+	if s.refused {
+		s.dropLocked(e)
+		return
+	}
 	s.pending = append(s.pending, e)
+	s.holders = append(s.holders, s.holder)
 	s.given = max(s.given, e.Seq)
 	if !s.busy {
 		s.busy = true
@@ -90,8 +103,8 @@ func (s *logSink) Emit(e event.Event) {
 func (s *logSink) write() {
 	for {
 		s.mu.Lock()
-		batch := s.pending
-		s.pending = nil
+		batch, holders := s.pending, s.holders
+		s.pending, s.holders = nil, nil
 		if len(batch) == 0 {
 			s.busy = false
 			s.idle.Broadcast()
@@ -99,7 +112,12 @@ func (s *logSink) write() {
 			return
 		}
 		s.mu.Unlock()
-		s.done(batch, s.store(batch))
+		err := s.store(batch, fenceOf(holders))
+		s.done(batch, err)
+		if errors.Is(err, store.ErrLeaseLost) {
+			s.refuse(batch)
+			continue // shown to no client
+		}
 		for _, e := range batch {
 			s.hub.Emit(e)
 		}
@@ -108,7 +126,7 @@ func (s *logSink) write() {
 
 // store writes batch, retrying a while: the log is the truth, so an event
 // is shown to nobody before it is stored or given up on (logged).
-func (s *logSink) store(batch []event.Event) error {
+func (s *logSink) store(batch []event.Event, holder string) error {
 	rows := make([]EventRow, len(batch))
 	for i, e := range batch {
 		js, err := json.Marshal(e)
@@ -121,10 +139,14 @@ func (s *logSink) store(batch []event.Event) error {
 	var err error
 	for try := 0; try < 20; try++ {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		err = s.log.AppendEvents(ctx, id, rows)
+		err = s.append(ctx, id, holder, rows)
 		cancel()
 		if err == nil {
 			return nil
+		}
+		if errors.Is(err, store.ErrLeaseLost) {
+			s.slog.Warn("a turn's late events not stored: the session's lease was lost to another runner", "session", id, "from_seq", rows[0].Seq, "to_seq", rows[len(rows)-1].Seq)
+			return fmt.Errorf("events %d to %d not stored: %w", rows[0].Seq, rows[len(rows)-1].Seq, err)
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
@@ -183,6 +205,15 @@ func (s *logSink) handed() bool {
 // is disarmed: that turn completed.
 func (s *logSink) settle() bool {
 	return s.decide(false)
+}
+
+// append stores rows, under the lease of holder when given and the log
+// can tell.
+func (s *logSink) append(ctx context.Context, id, holder string, rows []EventRow) error {
+	if h, ok := s.log.(store.HeldEvents); ok && holder != "" {
+		return h.AppendEventsHeld(ctx, id, holder, rows)
+	}
+	return s.log.AppendEvents(ctx, id, rows)
 }
 
 // EventRow is a stored event.

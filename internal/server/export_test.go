@@ -17,3 +17,11 @@ func (s *Server) SSEClients(id string) int {
 // taking turns, wait DrainTimeout for the running ones, and decide to
 // hand those still running over.
 func (s *Server) DrainTurns(ctx context.Context) { s.drainTurns(ctx) }
+
+// RunningHere reports whether a turn of the session runs in this process.
+func (s *Server) RunningHere(id string) bool {
+	s.mu.Lock()
+	st, ok := s.sessions[id]
+	s.mu.Unlock()
+	return ok && st.snapshot().running
+}

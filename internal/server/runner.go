@@ -218,6 +218,9 @@ func (s *Server) runTurn(parent context.Context, st *sessState, t queuedTurn) {
 		l.WaitMCP(ctx, app.DefaultMCPWait)
 	}
 
+	if ls := s.sinkOf(st.hub); ls != nil {
+		ls.newTurn()
+	}
 	// Every client sees the prompt that started the turn, whoever sent it
 	// (a resumed turn's was shown when it began).
 	if !t.opts.Resume {
