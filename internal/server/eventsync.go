@@ -34,6 +34,13 @@ func (s *logSink) done(batch []event.Event, err error) {
 func (s *logSink) Sync(ctx context.Context, seq int64) error {
 	for {
 		s.mu.Lock()
+		if s.refused {
+			// The turn lost its lease (eventfence.go): nothing it records
+			// or saves (its messages, the session's last_seq) may claim
+			// events the log refused.
+			s.mu.Unlock()
+			return errRefused
+		}
 		if s.stored >= min(seq, s.given) {
 			var err error
 			if s.lost != nil && s.lostTo <= seq {

@@ -15,7 +15,8 @@ import (
 // when it stalled past the lease's TTL and its turn was taken over; then
 // it goes on (the question answered) as if nothing happened. Nothing it
 // produces after that reaches the stored log, its own clients or the
-// stored conversation: no tool result, no text, no second result.
+// stored conversation: no tool result, no text, no second result, and
+// the session's last_seq stays where the log ends.
 func TestStaleReplicaLateOutputIsNotStored(t *testing.T) {
 	dbURL := privatePG(t)
 	script := scripted.Script{Steps: []scripted.Step{
@@ -42,6 +43,10 @@ func TestStaleReplicaLateOutputIsNotStored(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	rec, err := runner.stack.Manager.Find(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	conn, err := pgx.Connect(ctx, dbURL)
 	if err != nil {
@@ -59,6 +64,9 @@ func TestStaleReplicaLateOutputIsNotStored(t *testing.T) {
 	}
 	if after, err := runner.stack.Manager.Messages(ctx, id); err != nil || len(after) != len(msgs) {
 		t.Errorf("the stale replica recorded messages: %d before, %d after (%v)", len(msgs), len(after), err)
+	}
+	if after, err := runner.stack.Manager.Find(ctx, id); err != nil || after.LastSeq != rec.LastSeq {
+		t.Errorf("the stale replica moved the session's last_seq from %d to %d (%v): the next runner would number after events never stored", rec.LastSeq, after.LastSeq, err)
 	}
 	for _, e := range drain(streams[runner]) {
 		if e.Type == event.Result || e.Type == event.ToolResult || e.Type == event.Text {

@@ -247,7 +247,9 @@ func (s *Server) runTurn(parent context.Context, st *sessState, t queuedTurn) {
 		l.Events().Emit(event.Event{Type: event.Error, Error: msg})
 		l.Events().Emit(event.Event{Type: event.Result, Subtype: event.SubtypeError, IsError: true, Error: msg})
 		l.Events().Emit(event.Event{Type: event.Done})
-		s.saveSeq(l)
+		if ls := s.sinkOf(st.hub); ls == nil || !ls.wasRefused() {
+			s.saveSeq(l) // not for a turn whose lease was lost (eventfence.go)
+		}
 	}
 	st.mu.Lock()
 	st.cancel, st.current = nil, ""
