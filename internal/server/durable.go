@@ -210,9 +210,9 @@ func (s *Server) runJob(ctx context.Context, id string, job turnqueue.Job, res *
 		done()
 		<-make(chan struct{})
 	}
-	if s.handOver.Load() {
-		// Completed during a hand-over: releaseTurns waits until DBOS
-		// has recorded it, so the hand-over does not take it too.
+	if s.draining.Load() {
+		// Completed during a drain: releaseTurns waits until DBOS has
+		// recorded it, so a hand-over does not take it too.
 		s.mu.Lock()
 		s.ended = append(s.ended, id)
 		s.mu.Unlock()

@@ -44,10 +44,8 @@ func fenceOf(holders []string) string {
 // was lost: the message they belong to must not be recorded.
 var errRefused = errors.New("the session's lease was lost to another runner: this turn's output is not stored")
 
-// refuse drops the rest of the turn after batch was refused.
-func (s *logSink) refuse(batch []event.Event) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// refuseLocked drops the rest of the turn once a batch was refused.
+func (s *logSink) refuseLocked() {
 	s.refused = true
 	for _, e := range s.pending {
 		s.dropLocked(e)

@@ -113,9 +113,9 @@ func (s *logSink) write() {
 		}
 		s.mu.Unlock()
 		err := s.store(batch, fenceOf(holders))
-		s.done(batch, err)
-		if errors.Is(err, store.ErrLeaseLost) {
-			s.refuse(batch)
+		refused := errors.Is(err, store.ErrLeaseLost)
+		s.done(batch, err, refused) // a refused batch refuses the rest of the turn
+		if refused {
 			continue // shown to no client
 		}
 		for _, e := range batch {
