@@ -13,10 +13,13 @@ func (s *Server) SSEClients(id string) int {
 	return st.hub.clientCount()
 }
 
-// DrainTurns is the first part of Shutdown with durable turns: stop
-// taking turns, wait DrainTimeout for the running ones, and decide to
-// hand those still running over.
-func (s *Server) DrainTurns(ctx context.Context) { s.drainTurns(ctx) }
+// DrainTurns is the first part of Shutdown with durable turns: mark the
+// server draining, stop taking turns, wait DrainTimeout for the running
+// ones, and decide to hand those still running over.
+func (s *Server) DrainTurns(ctx context.Context) {
+	s.draining.Store(true)
+	s.drainTurns(ctx)
+}
 
 // RunningHere reports whether a turn of the session runs in this process.
 func (s *Server) RunningHere(id string) bool {

@@ -14,7 +14,7 @@ import (
 // drainPair is two replicas on a private PostgreSQL, with a drain
 // timeout that ends at once, and a session whose turn (held by a
 // permission question, req) runs on runner; streams are each replica's
-// event stream of it.
+// event stream of it, opened before the turn.
 func drainPair(t *testing.T) (runner, other *pgReplica, id string, req event.Event, streams map[*pgReplica]<-chan sseEvent) {
 	t.Helper()
 	dbURL := privatePG(t)
@@ -33,9 +33,42 @@ func drainPair(t *testing.T) (runner, other *pgReplica, id string, req event.Eve
 		streams[r] = ch
 	}
 	a.send(id, "write the file")
-	evs := until(t, streams[a], isType(event.PermissionRequest))
+	req = storedUntil(t, a, id, 0, isType(event.PermissionRequest))
 	runner, other = runnerOf(t, id, a, b)
-	return runner, other, id, evs[len(evs)-1].Event, streams
+	return runner, other, id, req, streams
+}
+
+// storedUntil waits until the session's stored log has an event after
+// seq after that stop accepts, and returns it. (The stored log, not a
+// stream: a stream opened on the replica before its turn began sometimes
+// gets none of the turn's events, on the old code too.)
+func storedUntil(t *testing.T, r *pgReplica, id string, after int64, stop func(event.Event) bool) event.Event {
+	t.Helper()
+	var got event.Event
+	waitUntil(t, "the awaited event in the stored log", func() bool {
+		for _, e := range storedEvents(t, r, id) {
+			if e.Seq > after && stop(e) {
+				got = e
+				return true
+			}
+		}
+		return false
+	})
+	return got
+}
+
+// storedResultAllowing waits for the session's next stored result after
+// seq after, allowing every permission asked on the way through r.
+func storedResultAllowing(t *testing.T, r *pgReplica, id string, after int64) event.Event {
+	t.Helper()
+	for {
+		e := storedUntil(t, r, id, after, func(e event.Event) bool { return e.Type == event.Result || e.Type == event.PermissionRequest })
+		if e.Type == event.Result {
+			return e
+		}
+		r.mustDo("POST", "/api/sessions/"+id+"/permissions/"+e.RequestID, map[string]string{"decision": "allow_once"}, 200, nil)
+		after = e.Seq
+	}
 }
 
 // storedEvents is the session's stored event log.
@@ -118,14 +151,14 @@ func TestDrainKeepsATurnThatCompletes(t *testing.T) {
 // replica is a handing_over status (no result), and the other replica
 // resumes it (turn_moved) and completes it: one result, a success.
 func TestDrainHandsOverAnInterruptedTurn(t *testing.T) {
-	runner, other, id, _, streams := drainPair(t)
+	runner, other, id, req, _ := drainPair(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	runner.srv.DrainTurns(ctx)
 	if err := runner.srv.Shutdown(ctx); err != nil {
 		t.Fatalf("shut the draining replica down: %v", err)
 	}
-	untilResultAllowing(t, streams[other], other, id)
+	storedResultAllowing(t, other, id, req.Seq)
 	waitUntil(t, "the turn's workflow to finish", func() bool {
 		ids, err := other.turns.Pending(ctx, id)
 		return err == nil && len(ids) == 0

@@ -33,10 +33,8 @@ func TestStaleReplicaLateOutputIsNotStored(t *testing.T) {
 		streams[r] = ch
 	}
 	a.send(id, "write the file")
-	evs := until(t, streams[a], isType(event.PermissionRequest))
-	req := evs[len(evs)-1].Event
+	req := storedUntil(t, a, id, 0, isType(event.PermissionRequest))
 	runner, _ := runnerOf(t, id, a, b)
-	until(t, streams[runner], isType(event.PermissionRequest))
 	ctx := context.Background()
 	stored := storedEvents(t, runner, id)
 	msgs, err := runner.stack.Manager.Messages(ctx, id)

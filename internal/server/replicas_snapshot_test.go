@@ -77,8 +77,6 @@ func TestReplicaSnapshotAtTurnStartShowsThePromptOnce(t *testing.T) {
 		o.EventLog = held
 	})
 	id := a.newSession()
-	ch, stop := a.stream(id, "")
-	defer stop()
 
 	type got struct {
 		code int
@@ -94,7 +92,7 @@ func TestReplicaSnapshotAtTurnStartShowsThePromptOnce(t *testing.T) {
 	select {
 	case <-reached: // the old boundary read: the turn starts now
 		a.send(id, "write the file")
-		until(t, ch, isType(event.PermissionRequest)) // its prompt is stored by now
+		storedUntil(t, a, id, 0, isType(event.PermissionRequest)) // its prompt is stored by now
 		held.disarm()
 		snap = <-done
 	case snap = <-done: // read at one instant: the turn starts after it
