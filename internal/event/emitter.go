@@ -157,3 +157,25 @@ func (em *Emitter) Stored(ctx context.Context) (int64, error) {
 	}
 	return seq, nil
 }
+
+// Fencer is a sink that stores a turn's events only while the turn's
+// runner holds the session's lease (the server's stored event log): a
+// runner that lost the lease (it stalled past its TTL and another took
+// the turn over) must not add its late output to the log.
+type Fencer interface {
+	// Fence marks the events that follow as the turn of holder (the
+	// session lease's holder id); "" ends the turn.
+	Fence(holder string)
+}
+
+// Fence tells the Fencer sinks that the events that follow are the turn
+// of lease holder holder ("" : the turn ended), in order with them.
+func (em *Emitter) Fence(holder string) {
+	em.mu.Lock()
+	defer em.mu.Unlock()
+	for _, s := range em.sinks {
+		if f, ok := s.(Fencer); ok {
+			f.Fence(holder)
+		}
+	}
+}

@@ -182,8 +182,25 @@ func (s *Server) runJob(ctx context.Context, id string, job turnqueue.Job, res *
 	go s.relayAnswers(tctx, st.id, l)
 	s.runTurn(tctx, st, t)
 	s.syncLog(st.hub) // a completed turn's events are all stored
+	// What happened to the turn decides, not the drain's wish: its end
+	// (an interrupted result, as the log sink stored it) says whether the
+	// drain interrupted it. A turn that completed as the drain timed out
+	// completes its workflow, and another replica never redoes it.
+	handed, refused := false, false
+	if ls := s.sinkOf(st.hub); ls != nil {
+		handed, refused = ls.settle(), ls.wasRefused()
+	}
+	if refused {
+		// The session's lease was lost to another runner, which took the
+		// turn over (eventfence.go): the workflow is that replica's now,
+		// and this one neither completes nor fails it.
+		s.log.Warn("a turn's lease was lost to another runner: its late output was not stored, and the turn is left to that runner", "session", st.id, "turn", id)
+		cancel()
+		done()
+		<-make(chan struct{})
+	}
 	st.mu.Lock()
-	handed := st.handedOver
+	st.handedOver = handed
 	st.mu.Unlock()
 	if handed {
 		// Interrupted by a drain with another replica alive: leave the
@@ -192,6 +209,13 @@ func (s *Server) runJob(ctx context.Context, id string, job turnqueue.Job, res *
 		cancel()
 		done()
 		<-make(chan struct{})
+	}
+	if s.draining.Load() {
+		// Completed during a drain: releaseTurns waits until DBOS has
+		// recorded it, so a hand-over does not take it too.
+		s.mu.Lock()
+		s.ended = append(s.ended, id)
+		s.mu.Unlock()
 	}
 	return nil
 }
@@ -310,7 +334,7 @@ const replicaDeadAfter = 8 * time.Second
 // drainTurns stops taking turns and waits (DrainTimeout, within ctx) for
 // the durable turns running here. If some still run and another replica
 // is alive, they are handed over: Shutdown interrupts them and runJob
-// leaves their workflows pending (see runJob).
+// leaves the workflows of those it interrupted pending (see runJob).
 func (s *Server) drainTurns(ctx context.Context) {
 	if s.opts.Turns == nil {
 		return
@@ -326,16 +350,17 @@ func (s *Server) drainTurns(ctx context.Context) {
 	}
 	if n := s.runningTurns(); n > 0 && s.othersAlive(ctx) {
 		s.handOver.Store(true)
-		s.sealRunning()
+		s.armRunning()
 		s.log.Warn("handing running turns over to the other replicas", "turns", n, "drain_timeout", d)
 	}
 }
 
-// sealRunning marks the sessions running a turn here as handed over and
-// seals their event logs: the interrupted turn's end (its result, its
-// error) shows as a handing_over status, since the turn goes on
-// elsewhere.
-func (s *Server) sealRunning() {
+// armRunning arms the log sinks of the sessions running a turn here:
+// such a turn that then ends interrupted (Shutdown interrupts it) is
+// handed over, its end (its result, its error) shown as a handing_over
+// status, since the turn goes on elsewhere. One that ends otherwise (it
+// completed meanwhile) keeps its end and completes its workflow (runJob).
+func (s *Server) armRunning() {
 	s.mu.Lock()
 	sts := make([]*sessState, 0, len(s.sessions))
 	for _, st := range s.sessions {
@@ -345,16 +370,12 @@ func (s *Server) sealRunning() {
 	for _, st := range sts {
 		st.mu.Lock()
 		running := st.running
-		st.handedOver = running
 		st.mu.Unlock()
 		if !running {
 			continue
 		}
-		s.mu.Lock()
-		ls := s.logSinks[st.hub]
-		s.mu.Unlock()
-		if ls != nil {
-			ls.seal(fmt.Sprintf("replica %s is stopping: this turn is interrupted here and goes on on another replica", s.replica.id))
+		if ls := s.sinkOf(st.hub); ls != nil {
+			ls.arm(fmt.Sprintf("replica %s is stopping: this turn is interrupted here and goes on on another replica", s.replica.id))
 		}
 	}
 }
@@ -381,6 +402,13 @@ func (s *Server) releaseTurns(ctx context.Context) {
 	for _, st := range handed {
 		s.syncLog(st.hub)
 		ids = append(ids, st.id)
+	}
+	s.mu.Lock()
+	ended := s.ended
+	s.mu.Unlock()
+	if err := s.opts.Turns.AwaitEnded(ctx, ended); err != nil {
+		s.log.Error("hand the turns over (the other replicas take them once this one's heartbeat is gone)", "err", err)
+		return
 	}
 	n, err := s.opts.Turns.Release(ctx)
 	if err != nil {

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -38,14 +39,33 @@ type logSink struct {
 	lost          error
 	lostTo        int64
 	progress      chan struct{} // closed (and replaced) when stored rises
-	// sealed: the session's turn is handed over to another replica
-	// (durable.go); the interrupted turn's end here (its result, done or
-	// error) is stored and shown as a handing_over status under the same
-	// seq instead, since the turn goes on elsewhere: a client sees one
-	// result, and the numbering has no gap.
-	sealed bool
-	note   string
+	// hand is what a drain does to the session's running turn
+	// (durable.go): armed, the drain will hand the turn over if it ends
+	// interrupted; handed, it did: the interrupted turn's end here (its
+	// result, done or error) is stored and shown as a handing_over status
+	// saying note under the same seq instead, since the turn goes on
+	// elsewhere: a client sees one result, and the numbering has no gap.
+	// A turn that ends otherwise (it completed as the drain timed out)
+	// keeps its end and completes its workflow.
+	hand handState
+	note string
+	// holder is the session lease's holder while a turn runs here
+	// (event.Fencer); holders[i] is pending[i]'s. refused: the lease was
+	// lost to another runner (this replica stalled and the turn moved):
+	// nothing more of the turn is stored or shown (eventfence.go).
+	holder  string
+	holders []string
+	refused bool
 }
+
+// handState: see logSink.hand.
+type handState int
+
+const (
+	handNone handState = iota
+	handArmed
+	handHanded
+)
 
 func newLogSink(l EventLog, h *hub, lg *slog.Logger) *logSink {
 	s := &logSink{log: l, hub: h, slog: lg, progress: make(chan struct{})}
@@ -57,10 +77,21 @@ func newLogSink(l EventLog, h *hub, lg *slog.Logger) *logSink {
 func (s *logSink) Emit(e event.Event) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.sealed && (e.Type == event.Result || e.Type == event.Done || e.Type == event.Error) {
+	if s.hand == handArmed && e.Type == event.Result {
+		// The turn's end decides, in emission order: a result emitted
+		// before the drain armed the sink passed through unarmed, and
+		// runJob (which settles after the turn) finds nothing handed.
+		s.decideLocked(e.Subtype == event.SubtypeInterrupted)
+	}
+	if s.hand == handHanded && (e.Type == event.Result || e.Type == event.Done || e.Type == event.Error) {
 		e = event.Event{Type: event.Status, Subtype: SubtypeHandingOver, SessionID: e.SessionID, Seq: e.Seq, Time: e.Time, Message: s.note}
 	}
+	if s.refused {
+		s.dropLocked(e)
+		return
+	}
 	s.pending = append(s.pending, e)
+	s.holders = append(s.holders, s.holder)
 	s.given = max(s.given, e.Seq)
 	if !s.busy {
 		s.busy = true
@@ -72,8 +103,8 @@ func (s *logSink) Emit(e event.Event) {
 func (s *logSink) write() {
 	for {
 		s.mu.Lock()
-		batch := s.pending
-		s.pending = nil
+		batch, holders := s.pending, s.holders
+		s.pending, s.holders = nil, nil
 		if len(batch) == 0 {
 			s.busy = false
 			s.idle.Broadcast()
@@ -81,7 +112,12 @@ func (s *logSink) write() {
 			return
 		}
 		s.mu.Unlock()
-		s.done(batch, s.store(batch))
+		err := s.store(batch, fenceOf(holders))
+		refused := errors.Is(err, store.ErrLeaseLost)
+		s.done(batch, err, refused) // a refused batch refuses the rest of the turn
+		if refused {
+			continue // shown to no client
+		}
 		for _, e := range batch {
 			s.hub.Emit(e)
 		}
@@ -90,7 +126,7 @@ func (s *logSink) write() {
 
 // store writes batch, retrying a while: the log is the truth, so an event
 // is shown to nobody before it is stored or given up on (logged).
-func (s *logSink) store(batch []event.Event) error {
+func (s *logSink) store(batch []event.Event, holder string) error {
 	rows := make([]EventRow, len(batch))
 	for i, e := range batch {
 		js, err := json.Marshal(e)
@@ -103,10 +139,14 @@ func (s *logSink) store(batch []event.Event) error {
 	var err error
 	for try := 0; try < 20; try++ {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		err = s.log.AppendEvents(ctx, id, rows)
+		err = s.append(ctx, id, holder, rows)
 		cancel()
 		if err == nil {
 			return nil
+		}
+		if errors.Is(err, store.ErrLeaseLost) {
+			s.slog.Warn("a turn's late events not stored: the session's lease was lost to another runner", "session", id, "from_seq", rows[0].Seq, "to_seq", rows[len(rows)-1].Seq)
+			return fmt.Errorf("events %d to %d not stored: %w", rows[0].Seq, rows[len(rows)-1].Seq, err)
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
@@ -123,12 +163,57 @@ func (s *logSink) sync() {
 	}
 }
 
-// seal turns the end of the interrupted turn into a handing_over status
-// saying note.
-func (s *logSink) seal(note string) {
+// arm makes the running turn's end, if it ends interrupted, a
+// handing_over status saying note (see logSink.hand).
+func (s *logSink) arm(note string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.sealed, s.note = true, note
+	if s.hand == handNone {
+		s.hand, s.note = handArmed, note
+	}
+}
+
+// decide settles an armed sink before the turn's end is emitted by the
+// server itself (runTurn's error end): handed over if interrupted. It
+// reports whether the turn is handed over.
+func (s *logSink) decide(interrupted bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.decideLocked(interrupted)
+	return s.hand == handHanded
+}
+
+func (s *logSink) decideLocked(interrupted bool) {
+	if s.hand != handArmed {
+		return
+	}
+	s.hand = handNone
+	if interrupted {
+		s.hand = handHanded
+	}
+}
+
+// handed reports whether the turn was handed over.
+func (s *logSink) handed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.hand == handHanded
+}
+
+// settle is runJob's answer once the turn's end is emitted: whether it
+// was handed over. An armed sink whose turn ended before it was armed
+// is disarmed: that turn completed.
+func (s *logSink) settle() bool {
+	return s.decide(false)
+}
+
+// append stores rows, under the lease of holder when given and the log
+// can tell.
+func (s *logSink) append(ctx context.Context, id, holder string, rows []EventRow) error {
+	if h, ok := s.log.(store.HeldEvents); ok && holder != "" {
+		return h.AppendEventsHeld(ctx, id, holder, rows)
+	}
+	return s.log.AppendEvents(ctx, id, rows)
 }
 
 // EventRow is a stored event.
@@ -148,6 +233,13 @@ func (s *Server) sinkFor(h *hub) event.Sink {
 	}
 	s.logSinks[h] = ls
 	return ls
+}
+
+// sinkOf is h's log sink (nil without an event log).
+func (s *Server) sinkOf(h *hub) *logSink {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.logSinks[h]
 }
 
 // syncLog waits until the events h's session emitted so far are stored

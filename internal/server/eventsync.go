@@ -15,13 +15,19 @@ import (
 
 var _ event.Syncer = (*logSink)(nil)
 
-// done notes that the writer is through with batch (err: given up on).
-func (s *logSink) done(batch []event.Event, err error) {
+// done notes that the writer is through with batch (err: given up on;
+// refused: the log refused it, the turn's lease being lost).
+func (s *logSink) done(batch []event.Event, err error, refused bool) {
 	last := batch[len(batch)-1].Seq
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err != nil {
 		s.lost, s.lostTo = err, last
+	}
+	if refused {
+		// Refused with the batch, under the same lock: a Sync woken by
+		// this batch must already see the turn refused (eventfence.go).
+		s.refuseLocked()
 	}
 	s.stored = max(s.stored, last)
 	close(s.progress)
@@ -34,6 +40,13 @@ func (s *logSink) done(batch []event.Event, err error) {
 func (s *logSink) Sync(ctx context.Context, seq int64) error {
 	for {
 		s.mu.Lock()
+		if s.refused {
+			// The turn lost its lease (eventfence.go): nothing it records
+			// or saves (its messages, the session's last_seq) may claim
+			// events the log refused.
+			s.mu.Unlock()
+			return errRefused
+		}
 		if s.stored >= min(seq, s.given) {
 			var err error
 			if s.lost != nil && s.lostTo <= seq {

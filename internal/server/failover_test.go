@@ -50,7 +50,7 @@ type pgReplica struct {
 	turns *turnqueue.Engine
 }
 
-func newPGReplica(t *testing.T, dbURL, name string, script scripted.Script, ws string) *pgReplica {
+func newPGReplica(t *testing.T, dbURL, name string, script scripted.Script, ws string, opts ...func(*server.Options)) *pgReplica {
 	t.Helper()
 	dir := t.TempDir()
 	stack, err := servertest.New(dir, servertest.Config{Script: script, Database: dbURL, AskTools: []string{"Write"}})
@@ -71,6 +71,9 @@ func newPGReplica(t *testing.T, dbURL, name string, script scripted.Script, ws s
 	o := server.Options{Token: testToken, DataDir: dir, KeepAlive: time.Hour, DefaultModel: servertest.Model,
 		Manager: stack.Manager, Checkpoints: stack.Checkpoints, Extensions: stack.App, FlagRules: stack.FlagRules,
 		EventLog: stack.Manager.Store(), Replicas: beats, Turns: turns, ReplicaID: id, DeadAfter: failoverDeadAfter}
+	for _, f := range opts {
+		f(&o)
+	}
 	srv, err := server.New(o)
 	if err != nil {
 		t.Fatal(err)

@@ -95,10 +95,11 @@ func (s *Server) endUserTurn(id string) {
 // did not record as they were made added to the user's day. Under a daily
 // budget the turn is backed by the user's day ledger (ledger.go), which a
 // resumed durable turn gets again here on whichever replica runs it. A
-// turn handed over to another replica keeps its place: it goes on there.
-func (s *Server) turnRunning(t *queuedTurn) func(cost *float64) {
+// turn handed over to another replica (handed) keeps its place: it goes
+// on there.
+func (s *Server) turnRunning(t *queuedTurn) func(cost *float64, handed bool) {
 	if t.user == "" {
-		return func(*float64) {}
+		return func(*float64, bool) {}
 	}
 	var day *dayLedger
 	if lim := s.opts.Limits.DailyBudgetUSD; lim > 0 {
@@ -112,8 +113,8 @@ func (s *Server) turnRunning(t *queuedTurn) func(cost *float64) {
 			t.opts.MaxBudgetUSD = left
 		}
 	}
-	return func(cost *float64) {
-		if t.slot && !s.handOver.Load() {
+	return func(cost *float64, handed bool) {
+		if t.slot && !handed {
 			s.endUserTurn(t.id)
 		}
 		owed := 0.0

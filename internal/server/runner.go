@@ -37,8 +37,8 @@ type sessState struct {
 	wg           sync.WaitGroup
 	// idleSince is when the idle sweep first saw the session unused.
 	idleSince time.Time
-	// handedOver: a drain interrupts this session's durable turn to hand
-	// it to another replica (durable.go).
+	// handedOver: a drain interrupted this session's durable turn to hand
+	// it to another replica (durable.go); set once the turn ended.
 	handedOver bool
 	// dropped gives back the per-user place of a queued turn dropped
 	// before it ran (limits.go).
@@ -218,6 +218,9 @@ func (s *Server) runTurn(parent context.Context, st *sessState, t queuedTurn) {
 		l.WaitMCP(ctx, app.DefaultMCPWait)
 	}
 
+	if ls := s.sinkOf(st.hub); ls != nil {
+		ls.newTurn()
+	}
 	// Every client sees the prompt that started the turn, whoever sent it
 	// (a resumed turn's was shown when it began).
 	if !t.opts.Resume {
@@ -225,14 +228,28 @@ func (s *Server) runTurn(parent context.Context, st *sessState, t queuedTurn) {
 	}
 	ended := s.turnRunning(&t)
 	res, err := s.run(ctx, l, prompt, t.opts, t.resumed)
-	ended(res.CostUSD)
-	if err != nil && res.Type != event.Result {
+	failed := err != nil && res.Type != event.Result
+	// A drain hands the turn over only if it ended interrupted (durable.go):
+	// decided by its result as it was emitted, or here, before the error
+	// end below is emitted, by whether it was interrupted.
+	handed := false
+	if ls := s.sinkOf(st.hub); ls != nil {
+		if failed {
+			handed = ls.decide(ctx.Err() != nil)
+		} else {
+			handed = ls.handed()
+		}
+	}
+	ended(res.CostUSD, handed)
+	if failed {
 		s.log.Error("turn failed", "session", st.id, "err", err)
 		msg := err.Error()
 		l.Events().Emit(event.Event{Type: event.Error, Error: msg})
 		l.Events().Emit(event.Event{Type: event.Result, Subtype: event.SubtypeError, IsError: true, Error: msg})
 		l.Events().Emit(event.Event{Type: event.Done})
-		s.saveSeq(l)
+		if ls := s.sinkOf(st.hub); ls == nil || !ls.wasRefused() {
+			s.saveSeq(l) // not for a turn whose lease was lost (eventfence.go)
+		}
 	}
 	st.mu.Lock()
 	st.cancel, st.current = nil, ""

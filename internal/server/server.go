@@ -165,6 +165,9 @@ type Server struct {
 	// handOver: a draining replica leaves its interrupted durable turns
 	// pending for another replica (durable.go).
 	handOver atomic.Bool
+	// ended: the durable turns that completed here during a drain
+	// (durable.go).
+	ended []string
 	// draining: Shutdown began (/readyz answers 503 from then on).
 	draining atomic.Bool
 }

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"math"
 
 	"github.com/tandem-agent/tandem/internal/turnqueue"
 )
@@ -14,7 +13,8 @@ import (
 // turn shows it running too. A replica that does not run the turn also
 // takes the snapshot boundary (GET /api/sessions/{id}'s messages and
 // last_seq) from the store: from what the turn recorded when it began
-// while it runs, else from the stored messages and event log.
+// while it runs, else from the stored session (its message count and
+// last_seq, read together).
 
 // sharedSnapshot lays the turn queue's view over sn, this replica's
 // snapshot of st; sn unchanged without durable turns or when the queue
@@ -42,8 +42,16 @@ func (s *Server) sharedSnapshot(ctx context.Context, st *sessState, sn snapshot)
 			return sn
 		}
 	}
-	if seq, ok := s.storedSeq(ctx, st); ok {
-		sn.boundaryMsgs, sn.boundarySeq = math.MaxInt, seq
+	// No turn of it has begun: the stored session's message count and
+	// last_seq, one row read at one instant (a message and the seq of its
+	// events are stored in one transaction, recorder.ForSessionStored).
+	// The last stored event and then the messages, read one after the
+	// other, could straddle a turn starting on another replica: its prompt
+	// in the messages and its user_message after last_seq, shown twice.
+	if rec, err := s.mgr.Find(ctx, st.id); err == nil {
+		sn.boundaryMsgs, sn.boundarySeq = rec.MessageCount, rec.LastSeq
+	} else {
+		s.log.Warn("read the session's stored boundary", "session", st.id, "err", err)
 	}
 	return sn
 }
@@ -63,18 +71,6 @@ func withTurns(sn snapshot, turns []turnqueue.Turn) snapshot {
 		sn.queued = append(sn.queued, t.Prompt)
 	}
 	return sn
-}
-
-// storedSeq is the session's last stored event seq, after what this
-// replica emitted is stored.
-func (s *Server) storedSeq(ctx context.Context, st *sessState) (int64, bool) {
-	s.syncLog(st.hub)
-	seq, err := s.opts.EventLog.LastEventSeq(ctx, st.id)
-	if err != nil {
-		s.log.Warn("read the session's last stored event", "session", st.id, "err", err)
-		return 0, false
-	}
-	return seq, true
 }
 
 // turnSeq is what a durable turn records as its start's Seq: the

@@ -438,7 +438,17 @@ func (l *Live) beginTurn(ctx context.Context) (context.Context, func(), error) {
 		cancel(nil)
 		return nil, nil, err
 	}
-	return ctx, func() { release(); cancel(nil) }, nil
+	// The turn's events are stored only while this lease is ours
+	// (event.Fencer): a runner that lost it adds nothing to the log.
+	l.events.Fence(l.mgr.holder.ID)
+	return ctx, func() {
+		// Every event of the turn stored before the lease goes: one
+		// stored after it would be refused as another runner's.
+		l.events.Fence("")
+		_, _ = l.events.Stored(context.WithoutCancel(ctx))
+		release()
+		cancel(nil)
+	}, nil
 }
 
 // refresh reloads the stored record, keeping this process's per-run

@@ -34,3 +34,14 @@ type Events interface {
 	// fn must not block.
 	WatchEvents(ctx context.Context, fn func(sessionID string, seq int64)) error
 }
+
+// HeldEvents is an event log that can fence a turn's events by the
+// session's lease: both backends implement it.
+type HeldEvents interface {
+	// AppendEventsHeld is AppendEvents while holder holds the session's
+	// lease (checked in the same transaction, so a runner that lost it
+	// meanwhile stores nothing): ErrLeaseLost otherwise. A replica that
+	// lost a turn to another one (its lease lapsed: it was stalled, not
+	// dead) must not add its late output to the session's log.
+	AppendEventsHeld(ctx context.Context, sessionID, holder string, evs []StoredEvent) error
+}

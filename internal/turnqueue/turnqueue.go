@@ -107,6 +107,7 @@ type Engine struct {
 	seq     func(ctx context.Context, session string) (int64, error)
 	queues  map[string]dbos.Queue
 	started bool
+	stopped time.Time // StopTaking was called
 }
 
 // Open connects to the system database (creating its tables) and
@@ -272,7 +273,18 @@ func (e *Engine) Listen(queues []string) error {
 // finishes what it runs; the others take the rest).
 func (e *Engine) StopTaking() {
 	dbos.ListenQueues(e.dc, "tandem-draining")
+	e.mu.Lock()
+	if e.stopped.IsZero() {
+		e.stopped = time.Now()
+	}
+	e.mu.Unlock()
 }
+
+// listenSettle is how long DBOS may go on dequeuing from a queue no
+// longer listened to: its queue runner applies the listen set once a
+// second (a fixed interval in DBOS), and a worker already polling
+// finishes that poll.
+const listenSettle = 1500 * time.Millisecond
 
 // Release puts the turns this replica began and did not finish back on
 // their queues, at once, for the other replicas to resume: a draining
@@ -280,11 +292,47 @@ func (e *Engine) StopTaking() {
 // others to find its heartbeat gone. Call it after StopTaking, once they
 // stopped here.
 func (e *Engine) Release(ctx context.Context) (int, error) {
+	// Until StopTaking has settled this replica could dequeue the turns
+	// it hands over itself, and run them again from their start.
+	e.mu.Lock()
+	settled := e.stopped.Add(listenSettle)
+	e.mu.Unlock()
+	if wait := time.Until(settled); wait > 0 {
+		select {
+		case <-ctx.Done():
+			return 0, fmt.Errorf("hand this replica's turns over: %w", ctx.Err())
+		case <-time.After(wait):
+		}
+	}
 	hs, err := e.rt.RecoverPendingWorkflows([]string{e.cfg.Replica})
 	if err != nil {
 		return 0, fmt.Errorf("hand this replica's turns over: %w", err)
 	}
 	return len(hs), nil
+}
+
+// AwaitEnded waits until none of the turns ids is running any more as
+// DBOS records it: their runner returned and their outcome is stored.
+// A draining replica waits so for the turns it completed before it
+// hands the rest over (Release), which would otherwise take a completed
+// turn whose outcome is not stored yet for one to resume.
+func (e *Engine) AwaitEnded(ctx context.Context, ids []string) error {
+	for len(ids) > 0 {
+		ws, err := dbos.ListWorkflows(e.dc, dbos.WithFilterWorkflowIDs(ids...), dbos.WithFilterStatus(dbos.WorkflowStatusPending),
+			dbos.WithFilterLoadInput(false), dbos.WithFilterLoadOutput(false))
+		if err != nil {
+			return fmt.Errorf("read the state of turns %v: %w", ids, err)
+		}
+		if len(ws) == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("wait for turns %v to be recorded as ended: %w", ids, ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	return nil
 }
 
 // Pending returns the ids of the session's turns not finished yet

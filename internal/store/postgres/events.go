@@ -18,11 +18,32 @@ import (
 // transaction NOTIFYs tandem_events with "<session>:<last seq>" so every
 // replica's WatchEvents wakes once it commits.
 func (s *Store) AppendEvents(ctx context.Context, sessionID string, evs []store.StoredEvent) error {
+	return s.appendEvents(ctx, sessionID, "", evs)
+}
+
+// AppendEventsHeld implements store.HeldEvents: the lease row is locked
+// (FOR SHARE) before the events are inserted, so a takeover waits for
+// this transaction or makes it store nothing.
+func (s *Store) AppendEventsHeld(ctx context.Context, sessionID, holder string, evs []store.StoredEvent) error {
+	return s.appendEvents(ctx, sessionID, holder, evs)
+}
+
+func (s *Store) appendEvents(ctx context.Context, sessionID, holder string, evs []store.StoredEvent) error {
 	if len(evs) == 0 {
 		return nil
 	}
 	now := s.nowUTC().UnixNano()
 	err := s.tx(ctx, func(tx pgx.Tx) error {
+		if holder != "" {
+			var n int
+			err := tx.QueryRow(ctx, leaseHeldSQL, sessionID, holder).Scan(&n)
+			if errors.Is(err, pgx.ErrNoRows) {
+				return store.ErrLeaseLost
+			}
+			if err != nil {
+				return err
+			}
+		}
 		b := &pgx.Batch{}
 		for _, e := range evs {
 			b.Queue(eventsInsertSQL, sessionID, e.Seq, e.Type, e.JSON, now)

@@ -198,6 +198,9 @@ var updateSessionSQL string
 //go:embed queries/events_insert.sql
 var eventsInsertSQL string
 
+//go:embed queries/lease_held.sql
+var leaseHeldSQL string
+
 //go:embed queries/events_after.sql
 var eventsAfterSQL string
 

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -13,6 +14,16 @@ import (
 // (session, seq) already stored; then wakes this process's watchers (a
 // SQLite file has no way to wake another process).
 func (s *Store) AppendEvents(ctx context.Context, sessionID string, evs []store.StoredEvent) error {
+	return s.appendEvents(ctx, sessionID, "", evs)
+}
+
+// AppendEventsHeld implements store.HeldEvents: the lease is checked in
+// the write transaction, which no takeover can interleave with.
+func (s *Store) AppendEventsHeld(ctx context.Context, sessionID, holder string, evs []store.StoredEvent) error {
+	return s.appendEvents(ctx, sessionID, holder, evs)
+}
+
+func (s *Store) appendEvents(ctx context.Context, sessionID, holder string, evs []store.StoredEvent) error {
 	if len(evs) == 0 {
 		return nil
 	}
@@ -20,6 +31,16 @@ func (s *Store) AppendEvents(ctx context.Context, sessionID string, evs []store.
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		if err := sessionExists(ctx, tx, sessionID); err != nil {
 			return err
+		}
+		if holder != "" {
+			var n int
+			err := tx.QueryRowContext(ctx, leaseHeldSQL, sessionID, holder).Scan(&n)
+			if errors.Is(err, sql.ErrNoRows) {
+				return store.ErrLeaseLost
+			}
+			if err != nil {
+				return err
+			}
 		}
 		st, err := tx.PrepareContext(ctx, eventsInsertSQL)
 		if err != nil {

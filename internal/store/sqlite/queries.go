@@ -168,6 +168,9 @@ func withSessionColumns(q string) string {
 //go:embed queries/events_insert.sql
 var eventsInsertSQL string
 
+//go:embed queries/lease_held.sql
+var leaseHeldSQL string
+
 //go:embed queries/events_after.sql
 var eventsAfterSQL string
 

@@ -127,3 +127,38 @@ func watch(t *testing.T, s store.Store) <-chan wake {
 	t.Cleanup(func() { cancel(); wg.Wait() })
 	return ch
 }
+
+// testEventsHeldByLease: events appended under a lease holder are stored
+// while it holds the session's lease (expired or not, until another takes
+// it), and refused with ErrLeaseLost, storing none, once another holder
+// took it or none holds it.
+func testEventsHeldByLease(t *testing.T, db DB) {
+	s := db(nil)
+	h, ok := s.(store.HeldEvents)
+	if !ok {
+		t.Fatal("the backend does not implement store.HeldEvents")
+	}
+	ctx := context.Background()
+	sess := newSession(t, s, "/p")
+	a := store.Holder{ID: "a", PID: 100, Host: "h1"}
+	b := store.Holder{ID: "b", PID: 200, Host: "h1"}
+	if err := h.AppendEventsHeld(ctx, sess.ID, "a", evs(1, 1, "no lease")); !errors.Is(err, store.ErrLeaseLost) {
+		t.Fatalf("append under a lease nobody holds: %v, want ErrLeaseLost", err)
+	}
+	if err := s.AcquireLease(ctx, sess.ID, a, time.Millisecond, func(int) bool { return false }); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(5 * time.Millisecond) // expired, not taken: still a's
+	if err := h.AppendEventsHeld(ctx, sess.ID, "a", evs(1, 2, "held")); err != nil {
+		t.Fatalf("append under the holder's lease: %v", err)
+	}
+	if err := s.AcquireLease(ctx, sess.ID, b, time.Minute, func(int) bool { return false }); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.AppendEventsHeld(ctx, sess.ID, "a", evs(3, 4, "late")); !errors.Is(err, store.ErrLeaseLost) {
+		t.Fatalf("append under a lease another took: %v, want ErrLeaseLost", err)
+	}
+	if n, err := s.LastEventSeq(ctx, sess.ID); err != nil || n != 2 {
+		t.Fatalf("after a refused append the log ends at %d (%v), want 2", n, err)
+	}
+}

@@ -75,6 +75,7 @@ var tests = []struct {
 	{"WebSessions", testWebSessions},
 	{"ConcurrentWritersTwoStores", testConcurrentWritersTwoStores},
 	{"EventsLog", testEventsLog},
+	{"EventsHeldByLease", testEventsHeldByLease},
 	{"WatchEventsWakes", testWatchEventsWakes},
 	{"ReplicaHeartbeats", testReplicaHeartbeats},
 	{"PermissionAnswers", testPermissionAnswers},

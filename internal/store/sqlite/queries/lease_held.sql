@@ -1,0 +1,1 @@
+SELECT 1 FROM session_leases WHERE session_id = ? AND holder = ?
