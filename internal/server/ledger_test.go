@@ -86,7 +86,7 @@ func TestQueuedTurnStartsWithWhatIsLeftOfTheDay(t *testing.T) {
 		t.Fatal(err)
 	}
 	ended := s.turnRunning(&turn)
-	ended(nil)
+	ended(nil, false)
 	if got := turn.opts.MaxBudgetUSD; got <= 0 || got > 0.5+1e-9 {
 		t.Errorf("the queued turn runs with a budget of $%v, want at most the $0.50 left", got)
 	}
@@ -95,7 +95,7 @@ func TestQueuedTurnStartsWithWhatIsLeftOfTheDay(t *testing.T) {
 	}
 	late := queuedTurn{text: "late", user: u.ID, opts: turn.opts}
 	late.opts.MaxBudgetUSD = 10
-	s.turnRunning(&late)(nil)
+	s.turnRunning(&late)(nil, false)
 	if got := late.opts.MaxBudgetUSD; got <= 0 || got > 0.01 {
 		t.Errorf("a turn starting with the day spent runs with $%v, want a token budget above 0", got)
 	}
