@@ -127,8 +127,16 @@ func start(spec startSpec) (*process, error) {
 	cmd.SysProcAttr = commandAttr()
 	cmd.ExtraFiles = spec.extra
 	starter, fast := spec.sandbox.(tool.Starter)
+	var g *gate
+	if !fast {
+		var err error
+		if g, err = gateCommand(cmd, spec.procs); err != nil {
+			return nil, fmt.Errorf("start the command: %w", err)
+		}
+	}
 	if spec.sandbox != nil && !fast {
 		if err := spec.sandbox.Confine(cmd); err != nil {
+			g.close()
 			return nil, fmt.Errorf("start the command in the sandbox: %w", err)
 		}
 	}
@@ -194,10 +202,13 @@ func start(spec startSpec) (*process, error) {
 	}()
 	if err := <-started; err != nil {
 		closeAll()
+		g.close()
 		return nil, fmt.Errorf("start %s: %w", cmd.Path, err)
 	}
+	g.started()
 	p.pgid = cmd.Process.Pid
 	spec.procs.add(p.pgid)
+	g.open() // its group is the watchdog's: the command may run
 	for _, f := range writeEnds {
 		f.Close()
 	}

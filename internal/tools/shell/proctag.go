@@ -93,9 +93,11 @@ func (s *sessionProcs) add(pid int) {
 		}
 	}
 	s.groups = append(kept, g)
+	// The watchdog first: the command waits at its gate (gate.go) for
+	// this call to return.
+	s.watch.add(g)
 	writeProcRecord(s.record, s.tag, s.groups)
 	s.mu.Unlock()
-	s.watch.add(g)
 }
 
 // signalGroups sends sig to every recorded group still ours: its leader
