@@ -80,28 +80,45 @@ func TestReplicaStreamOpenedBeforeTurn(t *testing.T) {
 }
 
 // On SQLite alone with durable turns (a web page streams, then prompts,
-// on every turn), the stream gets the turn's events too.
+// on every turn), the stream gets the turn's events too: with the stored
+// log, exactly the stored ones; without it (`tandem serve` on SQLite),
+// the turn's events from its user_message to its done, in order.
 func TestDurableStreamOpenedBeforeTurn(t *testing.T) {
-	e := newDurableEnv(t, streamBeforeTurnScript, withEventLog)
-	id := e.newSession()
-	from := lastSeqOf(e, id)
-	ch, stop := e.stream(id, "")
-	defer stop()
-	e.send(id, "go")
-	checkTurnStream(t, ch, from, func() []event.Event {
-		rows, err := e.stack.Manager.Store().EventsAfter(t.Context(), id, 0, 10000)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []event.Event
-		for _, r := range rows {
-			var ev event.Event
-			if err := json.Unmarshal(r.JSON, &ev); err != nil {
+	t.Run("with the stored log", func(t *testing.T) {
+		e := newDurableEnv(t, streamBeforeTurnScript, withEventLog)
+		id := e.newSession()
+		from := lastSeqOf(e, id)
+		ch, stop := e.stream(id, "")
+		defer stop()
+		e.send(id, "go")
+		checkTurnStream(t, ch, from, func() []event.Event {
+			rows, err := e.stack.Manager.Store().EventsAfter(t.Context(), id, 0, 10000)
+			if err != nil {
 				t.Fatal(err)
 			}
-			out = append(out, ev)
+			var out []event.Event
+			for _, r := range rows {
+				var ev event.Event
+				if err := json.Unmarshal(r.JSON, &ev); err != nil {
+					t.Fatal(err)
+				}
+				out = append(out, ev)
+			}
+			return out
+		})
+	})
+	t.Run("in memory", func(t *testing.T) {
+		e := newDurableEnv(t, streamBeforeTurnScript)
+		id := e.newSession()
+		from := lastSeqOf(e, id)
+		ch, stop := e.stream(id, "")
+		defer stop()
+		e.send(id, "go")
+		got := until(t, ch, isType(event.Done))
+		if got[0].Event.Subtype != event.SubtypeUserMessage {
+			t.Fatalf("the stream began with %s/%s, want the turn's user_message", got[0].Event.Type, got[0].Event.Subtype)
 		}
-		return out
+		contiguous(t, got, from+1)
 	})
 }
 
