@@ -12,8 +12,7 @@ import (
 	"github.com/tandem-agent/tandem/internal/store/postgres"
 )
 
-// streamBeforeTurnScript is a turn with a few events: a tool call (no
-// permission asked) and a reply.
+// streamBeforeTurnScript is four one-reply turns.
 var streamBeforeTurnScript = scripted.Script{Steps: []scripted.Step{
 	scripted.TextStep("one"), scripted.TextStep("two"), scripted.TextStep("three"), scripted.TextStep("four"),
 }}
@@ -66,12 +65,11 @@ func TestReplicaStreamOpenedBeforeTurn(t *testing.T) {
 	a := newPGReplica(t, dbURL, "a", streamBeforeTurnScript, "")
 	newPGReplica(t, dbURL, "b", streamBeforeTurnScript, a.ws)
 	id := a.newSession()
-	for i := range streamBeforeTurnScript.Steps {
+	for range streamBeforeTurnScript.Steps {
 		from := int64(0)
 		if evs := storedEvents(t, a, id); len(evs) > 0 {
 			from = evs[len(evs)-1].Seq
 		}
-		t.Logf("turn %d: stored up to %d, the session says last_seq %d", i, from, lastSeqOf(a.env, id))
 		ch, stop := a.stream(id, "")
 		a.send(id, "go")
 		checkTurnStream(t, ch, from, func() []event.Event { return storedEvents(t, a, id) })
