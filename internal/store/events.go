@@ -29,9 +29,10 @@ type Events interface {
 	// WatchEvents calls fn(sessionID, seq) after events up to seq of a
 	// session were appended: by any process sharing the database where
 	// the backend can tell (PostgreSQL's LISTEN/NOTIFY), by this process
-	// otherwise (SQLite). fn("", 0) says wake-ups may have been missed (a
-	// lost connection): re-read what you follow. It blocks until ctx ends;
-	// fn must not block.
+	// otherwise (SQLite). fn("", 0) says wake-ups may have been missed:
+	// re-read what you follow. It comes once the watch is up (appends
+	// before it woke nobody) and after a lost connection is reopened.
+	// It blocks until ctx ends; fn must not block.
 	WatchEvents(ctx context.Context, fn func(sessionID string, seq int64)) error
 }
 

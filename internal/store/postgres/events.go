@@ -91,14 +91,15 @@ func (s *Store) LastEventSeq(ctx context.Context, sessionID string) (int64, erro
 }
 
 // WatchEvents LISTENs on a connection of its own (not one of the pool's)
-// and calls fn for each notification until ctx ends. A lost connection is
-// reopened after a second, and fn("", 0) says notifications may have been
-// missed meanwhile.
+// and calls fn for each notification until ctx ends. Once each LISTEN is
+// active (the first one included), fn("", 0) says notifications may have
+// been missed: appends committed before it, while the connection was
+// being opened or reopened after a loss, were notified to nobody here, so
+// the caller re-reads what it follows. (Saying so before the LISTEN left
+// a gap: a replica whose connection came up late never heard of a turn
+// stored meanwhile, and its clients got none of its events.)
 func (s *Store) WatchEvents(ctx context.Context, fn func(sessionID string, seq int64)) error {
-	for first := true; ; first = false {
-		if !first {
-			fn("", 0)
-		}
+	for {
 		err := s.listen(ctx, fn)
 		if ctx.Err() != nil {
 			return nil
@@ -121,6 +122,7 @@ func (s *Store) listen(ctx context.Context, fn func(string, int64)) error {
 	if _, err := conn.Exec(ctx, eventsListenSQL); err != nil {
 		return err
 	}
+	fn("", 0) // listening now: re-read what was appended before
 	for {
 		n, err := conn.WaitForNotification(ctx)
 		if err != nil {

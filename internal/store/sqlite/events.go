@@ -94,10 +94,13 @@ func (s *Store) LastEventSeq(ctx context.Context, sessionID string) (int64, erro
 	return n, nil
 }
 
-// WatchEvents calls fn after each append through this Store until ctx ends.
+// WatchEvents calls fn after each append through this Store until ctx
+// ends, and fn("", 0) once it is registered: appends made before then
+// woke nobody here (store.Events).
 func (s *Store) WatchEvents(ctx context.Context, fn func(sessionID string, seq int64)) error {
 	id := s.watchers.add(fn)
 	defer s.watchers.remove(id)
+	fn("", 0)
 	<-ctx.Done()
 	return nil
 }
