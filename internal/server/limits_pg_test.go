@@ -19,19 +19,7 @@ import (
 // call is recorded in the shared store as it is made and read by the
 // other turn before its next call, whichever replica runs it.
 func TestReplicasShareUserDailyBudget(t *testing.T) {
-	dbURL := pg.Database(t)
-	opt := func(o *server.Options, c *servertest.Config) {
-		c.AskTools = []string{"Write"}
-		o.Limits = server.Limits{DailyBudgetUSD: 7}
-	}
-	a := newReplica(t, dbURL, budgetScript(), "", opt)
-	b := newReplica(t, dbURL, budgetScript(), a.ws, opt)
-	code, data := a.do("POST", "/api/users", map[string]any{"name": "ann", "admin": true})
-	if code != 201 {
-		t.Fatalf("add a user: %d %s", code, data)
-	}
-	var ann struct{ Token string }
-	json.Unmarshal(data, &ann)
+	a, b, ann := budgetReplicas(t, 7)
 	var s1, s2 struct{ ID string }
 	for _, s := range []struct {
 		r  *env
@@ -57,19 +45,7 @@ func TestReplicasShareUserDailyBudget(t *testing.T) {
 // own budget (what was left of the day when it was admitted) would let
 // it go on.
 func TestReplicasResumedTurnKeepsTheDailyBudget(t *testing.T) {
-	dbURL := pg.Database(t)
-	opt := func(o *server.Options, c *servertest.Config) {
-		c.AskTools = []string{"Write"}
-		o.Limits = server.Limits{DailyBudgetUSD: 5}
-	}
-	a := newReplica(t, dbURL, budgetScript(), "", opt)
-	b := newReplica(t, dbURL, budgetScript(), a.ws, opt)
-	code, data := a.do("POST", "/api/users", map[string]any{"name": "ann", "admin": true})
-	if code != 201 {
-		t.Fatalf("add a user: %d %s", code, data)
-	}
-	var ann struct{ Token string }
-	json.Unmarshal(data, &ann)
+	a, b, ann := budgetReplicas(t, 5)
 	var s struct{ ID string }
 	if code, data := a.doAs(ann.Token, "POST", "/api/sessions", map[string]string{"cwd": a.ws}); code != 201 {
 		t.Fatalf("create: %d %s", code, data)
@@ -90,7 +66,7 @@ func TestReplicasResumedTurnKeepsTheDailyBudget(t *testing.T) {
 		t.Fatalf("the day after the first call: $%v, want about $3 (recorded as it was made)", spent)
 	}
 	var me struct{ User struct{ ID string } }
-	_, data = a.doAs(ann.Token, "GET", "/api/me", nil)
+	_, data := a.doAs(ann.Token, "GET", "/api/me", nil)
 	json.Unmarshal(data, &me)
 	if _, err := a.stack.App.Store.AddSpend(context.Background(), me.User.ID, time.Now().UTC().Format(time.DateOnly), 5-spent); err != nil {
 		t.Fatal(err)
@@ -124,4 +100,23 @@ func TestReplicasResumedTurnKeepsTheDailyBudget(t *testing.T) {
 	if res.Subtype != event.SubtypeMaxBudget || !strings.Contains(res.Error, "of today's $5.00 budget") {
 		t.Fatalf("the resumed turn: %s %q, want it stopped by the day's budget", res.Subtype, res.Error)
 	}
+}
+
+// budgetReplicas are two replicas on one PostgreSQL under a daily budget
+// of day US dollars per user (Write asks), and ann, an admin on them.
+func budgetReplicas(t *testing.T, day float64) (a, b *env, ann struct{ Token string }) {
+	t.Helper()
+	dbURL := pg.Database(t)
+	opt := func(o *server.Options, c *servertest.Config) {
+		c.AskTools = []string{"Write"}
+		o.Limits = server.Limits{DailyBudgetUSD: day}
+	}
+	a = newReplica(t, dbURL, budgetScript(), "", opt)
+	b = newReplica(t, dbURL, budgetScript(), a.ws, opt)
+	code, data := a.do("POST", "/api/users", map[string]any{"name": "ann", "admin": true})
+	if code != 201 {
+		t.Fatalf("add a user: %d %s", code, data)
+	}
+	json.Unmarshal(data, &ann)
+	return a, b, ann
 }

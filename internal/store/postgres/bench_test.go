@@ -16,21 +16,8 @@ import (
 // name on a private PostgreSQL with durable commits (fsync and synchronous
 // commit on, as a real server), over loopback TCP: a step's store write.
 func BenchmarkAppendMessage(b *testing.B) {
-	url, stop, err := pgtest.Private(pgtest.Options{Durable: true})
-	if err != nil {
-		var nb *pgtest.NoBinariesError
-		if !pgtest.Required() && errors.As(err, &nb) {
-			b.Skip(err)
-		}
-		b.Fatal(err)
-	}
-	defer stop()
 	ctx := context.Background()
-	s, err := Open(ctx, url, Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
+	s := durableStore(b)
 	sess := newSession(b, s, "/p")
 	m := message.Message{Role: message.Assistant, Usage: &message.Usage{InputTokens: 1000, OutputTokens: 200}, CostUSD: ptr(0.01),
 		Content: []message.Block{message.TextBlock(strings.Repeat("some text ", 100)),
@@ -46,21 +33,8 @@ func BenchmarkAppendMessage(b *testing.B) {
 // a private PostgreSQL with durable commits, over loopback TCP: a model
 // call's read of the user's day and its one-statement add.
 func BenchmarkDaySpend(b *testing.B) {
-	url, stop, err := pgtest.Private(pgtest.Options{Durable: true})
-	if err != nil {
-		var nb *pgtest.NoBinariesError
-		if !pgtest.Required() && errors.As(err, &nb) {
-			b.Skip(err)
-		}
-		b.Fatal(err)
-	}
-	defer stop()
 	ctx := context.Background()
-	s, err := Open(ctx, url, Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
+	s := durableStore(b)
 	u, err := s.CreateUser(ctx, store.User{Name: "ann"})
 	if err != nil {
 		b.Fatal(err)
@@ -73,4 +47,24 @@ func BenchmarkDaySpend(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// durableStore is a store on a private PostgreSQL with durable commits
+// (fsync and synchronous commit on, as a real server), closed with b.
+func durableStore(b *testing.B) *Store {
+	url, stop, err := pgtest.Private(pgtest.Options{Durable: true})
+	if err != nil {
+		var nb *pgtest.NoBinariesError
+		if !pgtest.Required() && errors.As(err, &nb) {
+			b.Skip(err)
+		}
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = stop() })
+	s, err := Open(context.Background(), url, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	return s
 }
