@@ -3,7 +3,8 @@ package claudecode
 import (
 	"os"
 	"strconv"
-	"strings"
+
+	"github.com/tandem-agent/tandem/internal/procstat"
 )
 
 // descendants lists the processes below pid. Claude Code starts its Bash
@@ -21,26 +22,11 @@ func descendants(pid int) []int {
 		if err != nil {
 			continue
 		}
-		data, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		st, err := procstat.Read(p)
 		if err != nil {
 			continue
 		}
-		// The command name (field 2) may contain spaces and parentheses;
-		// the fields after the last ')' are fixed.
-		s := string(data)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(s[i+1:])
-		if len(f) < 2 {
-			continue
-		}
-		ppid, err := strconv.Atoi(f[1])
-		if err != nil {
-			continue
-		}
-		children[ppid] = append(children[ppid], p)
+		children[st.PPID] = append(children[st.PPID], p)
 	}
 	var out []int
 	queue := []int{pid}

@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"os"
 	"strconv"
-	"strings"
 	"syscall"
+
+	"github.com/tandem-agent/tandem/internal/procstat"
 )
 
 // taggedPids lists the live processes (not zombies) whose environment
@@ -37,33 +38,15 @@ func taggedPids(tag string) []int {
 
 // processAlive is false for a process that is gone or a zombie.
 func processAlive(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
+	st, err := procstat.Read(pid)
+	return err == nil && !st.Gone()
 }
 
 // startTime is a process's start time (field 22 of /proc/PID/stat, clock
 // ticks since boot): with the pid it names one process for good.
 func startTime(pid int) (uint64, bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return 0, false
-	}
-	f := strings.Fields(s[i+1:])
-	if len(f) < 20 {
-		return 0, false
-	}
-	v, err := strconv.ParseUint(f[19], 10, 64)
-	return v, err == nil
+	st, err := procstat.Read(pid)
+	return st.Start, err == nil
 }
 
 // commandAttr puts a command in its own process group and has the kernel
