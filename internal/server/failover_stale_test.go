@@ -7,7 +7,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/tandem-agent/tandem/internal/event"
-	"github.com/tandem-agent/tandem/internal/scripted"
 )
 
 // Two replicas on one PostgreSQL. The replica running a turn (held by a
@@ -19,19 +18,7 @@ import (
 // the session's last_seq stays where the log ends.
 func TestStaleReplicaLateOutputIsNotStored(t *testing.T) {
 	dbURL := privatePG(t)
-	script := scripted.Script{Steps: []scripted.Step{
-		scripted.ToolStep(scripted.Call("Write", map[string]string{"file_path": "out.txt", "content": "x\n"})),
-		scripted.TextStep("Wrote it."),
-	}}
-	a := newPGReplica(t, dbURL, "a", script, "")
-	b := newPGReplica(t, dbURL, "b", script, a.ws)
-	id := a.newSession()
-	streams := map[*pgReplica]<-chan sseEvent{}
-	for _, r := range []*pgReplica{a, b} {
-		ch, stop := r.stream(id, "")
-		defer stop()
-		streams[r] = ch
-	}
+	a, b, id, streams := askingPair(t, dbURL)
 	a.send(id, "write the file")
 	req := storedUntil(t, a, id, 0, isType(event.PermissionRequest))
 	runner, _ := runnerOf(t, id, a, b)

@@ -124,19 +124,7 @@ func TestDurableStreamOpenedBeforeTurn(t *testing.T) {
 // (as the drain tests do) each get the turn's events up to the question.
 func TestReplicaStreamsOpenedBeforeAskingTurn(t *testing.T) {
 	dbURL := privatePG(t)
-	script := scripted.Script{Steps: []scripted.Step{
-		scripted.ToolStep(scripted.Call("Write", map[string]string{"file_path": "out.txt", "content": "x\n"})),
-		scripted.TextStep("Wrote it."),
-	}}
-	a := newPGReplica(t, dbURL, "a", script, "")
-	b := newPGReplica(t, dbURL, "b", script, a.ws)
-	id := a.newSession()
-	streams := map[*pgReplica]<-chan sseEvent{}
-	for _, r := range []*pgReplica{a, b} {
-		ch, stop := r.stream(id, "")
-		t.Cleanup(stop)
-		streams[r] = ch
-	}
+	a, b, id, streams := askingPair(t, dbURL)
 	a.send(id, "write the file")
 	req := storedUntil(t, a, id, 0, isType(event.PermissionRequest))
 	runner, _ := runnerOf(t, id, a, b)
@@ -203,4 +191,25 @@ func TestReplicaStreamsATurnStoredBeforeItsWatchBegan(t *testing.T) {
 	storedUntil(t, a, id, from, isType(event.Done))
 	close(ready)
 	checkTurnStream(t, ch, from, func() []event.Event { return storedEvents(t, a, id) })
+}
+
+// askingPair is two replicas on the PostgreSQL at dbURL whose scripted model
+// writes out.txt (Write asks) and then says "Wrote it.", a session made on
+// a, and a stream of it opened on each replica before any turn.
+func askingPair(t *testing.T, dbURL string) (a, b *pgReplica, id string, streams map[*pgReplica]<-chan sseEvent) {
+	t.Helper()
+	script := scripted.Script{Steps: []scripted.Step{
+		scripted.ToolStep(scripted.Call("Write", map[string]string{"file_path": "out.txt", "content": "x\n"})),
+		scripted.TextStep("Wrote it."),
+	}}
+	a = newPGReplica(t, dbURL, "a", script, "")
+	b = newPGReplica(t, dbURL, "b", script, a.ws)
+	id = a.newSession()
+	streams = map[*pgReplica]<-chan sseEvent{}
+	for _, r := range []*pgReplica{a, b} {
+		ch, stop := r.stream(id, "")
+		t.Cleanup(stop)
+		streams[r] = ch
+	}
+	return a, b, id, streams
 }
